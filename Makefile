@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+# gputally: one GNU Makefile.  `make help` lists the targets.
+
+.SUFFIXES:
+SHELL = /bin/sh
+
+ifeq ($(origin CC),default)
+CC = cc
+endif
+PREFIX  ?= /usr/local
+O       ?= build
+DEPS_OK := $(O)/.deps-ok
+
+WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wwrite-strings -Wvla -Wformat=2 -Wundef -Wno-format-nonliteral
+CSTD    = -std=c11 -D_GNU_SOURCE
+OPT     ?= -O2 -g
+HARDEN  = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+PKGS    = zlib libzstd inih
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih)
+CFLAGS  ?=
+ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) -Isrc -I$(O)/gen $(PKG_CFLAGS) -pthread -MMD -MP $(CFLAGS)
+LDLIBS  = $(PKG_LIBS) -lm -pthread
+
+ifdef SANITIZE
+O       = build-san
+OPT     = -O1 -g -fno-omit-frame-pointer
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+LDLIBS  += -fsanitize=$(SANITIZE)
+HARDEN  =
+endif
+ifdef DEVELOPER
+WARN += -Werror
+endif
+ALL_CFLAGS += $(HARDEN)
+
+LIB_SRCS  := $(sort $(shell find src -name '*.c' ! -path 'src/main.c'))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/%.o)
+FMT_SRCS  := $(sort $(wildcard src/formats/fmt_*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/presets.inc
+
+BIN = $(O)/gputally
+
+.PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
+        unit formats golden check-layers check-docs
+all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
+
+help:
+	@echo "make            build $(BIN)"
+	@echo "make demo       install deps, build, report on examples/h200-training"
+	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
+	@echo "make test       the quick tier only (no sanitizer build)"
+	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log"
+	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
+	@echo "make SANITIZE=address,undefined test   the quick tier under ASan+UBSan"
+
+# Missing Debian packages are installed once per build directory.
+$(DEPS_OK): scripts/install-deps.sh
+	@mkdir -p $(O)
+	@sh scripts/install-deps.sh test
+	@touch $@
+deps: $(DEPS_OK)
+
+# Generated: the format table (one line per src/formats/fmt_*.c) and the embedded profile presets.
+$(O)/gen/formats_list.h: $(FMT_SRCS) Makefile | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@for f in $(FMT_SRCS); do b=$${f##*/fmt_}; echo "FORMAT($${b%.c})"; done >$@.tmp && mv $@.tmp $@
+$(O)/gen/presets.inc: $(wildcard profiles/*.ini) scripts/embed-profiles.sh
+	@mkdir -p $(@D)
+	@sh scripts/embed-profiles.sh profiles/*.ini >$@.tmp && mv $@.tmp $@
+
+$(O)/%.o: %.c | $(DEPS_OK) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/libgputally.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(O)/src/main.o $(O)/libgputally.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/tests/%: tests/unit/%.c tests/unit/test.h $(O)/libgputally.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(O)/libgputally.a $(LDLIBS) -lcmocka
+
+$(O)/fuzz_replay: fuzz/fuzz_formats.c fuzz/replay_main.c $(O)/libgputally.a
+	$(CC) $(ALL_CFLAGS) -o $@ fuzz/fuzz_formats.c fuzz/replay_main.c $(O)/libgputally.a $(LDLIBS)
+
+$(O)/gen-logs: bench/gen.c $(O)/libgputally.a
+	$(CC) $(ALL_CFLAGS) -o $@ bench/gen.c $(O)/libgputally.a $(LDLIBS)
+
+# ---- tests -------------------------------------------------------------
+unit: $(UNIT_BINS)
+	@sh tests/run-unit.sh $(UNIT_BINS)
+formats: $(BIN)
+	@sh tests/run-formats.sh $(BIN)
+golden: $(BIN)
+	@sh tests/run-golden.sh $(BIN)
+fuzz-replay: $(O)/fuzz_replay
+	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
+check-layers:
+	@sh scripts/check-layers.sh
+check-docs: $(BIN)
+	@sh tests/check-docs.sh $(BIN)
+
+test: all
+	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs
+
+san:
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
+
+check: deps
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory san
+	@echo "check: all tiers passed"
+
+# ---- the user-facing jobs ----------------------------------------------
+demo: $(BIN)
+	$(BIN) report examples/h200-training
+
+bench: all
+	@sh scripts/install-deps.sh bench
+	@sh bench/run.sh $(O)
+
+FUZZ_TIME ?= 60
+fuzz:
+	@mkdir -p build-fuzz
+	clang $(CSTD) -O1 -g -Isrc -Ibuild/gen -fsanitize=fuzzer,address,undefined \
+		-o build-fuzz/fuzz_formats fuzz/fuzz_formats.c $(LIB_SRCS) $(PKG_LIBS) -lm -pthread
+	@mkdir -p fuzz/corpus
+	build-fuzz/fuzz_formats -max_total_time=$(FUZZ_TIME) -max_len=4096 fuzz/corpus tests/formats
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gputally
+	install -m 644 docs/gputally.1 $(DESTDIR)$(PREFIX)/share/man/man1/gputally.1
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

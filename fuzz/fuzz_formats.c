@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer entry for every parser: the first byte picks a format from the
+ * registry (or, if it is >= the count, sniffing decides), the rest is the
+ * file.  The input goes through the real driver (chunking, context replay,
+ * time resolution) with tiny chunks so chunk seams are exercised too.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/driver.h"
+
+static int sink_rec(void *ud, const struct input_stat *in, const struct rec *r,
+		    const struct batch *b)
+{
+	size_t *n = ud;
+	(void)in;
+	if (r->name != STR_NONE)
+		*n += strlen(batch_str(b, r->name));
+	if (r->uuid != STR_NONE)
+		*n += strlen(batch_str(b, r->uuid));
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[] = "/tmp/gputally-fuzz-XXXXXX";
+	struct ingest_opts o = { 0 };
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink;
+	size_t n = 0;
+	const char *paths[1];
+	int fd;
+
+	if (size < 1)
+		return 0;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data + 1, size - 1) != (ssize_t)(size - 1)) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	close(fd);
+	if (data[0] < format_count())
+		o.format = format_at(data[0])->id;
+	o.date_days = INT64_MIN;
+	o.interval_ns = 1000000000;
+	o.threads = 1 + (data[0] & 1);
+	o.chunk_bytes = 64 + (data[0] % 7) * 50;
+	o.columns = "index,utilization.gpu,memory.used,power.draw";
+	sink.ud = &n;
+	sink.rec = sink_rec;
+	paths[0] = path;
+	ingest_run(paths, 1, &o, &sink, &res, NULL);
+	ingest_result_release(&res);
+	unlink(path);
+	return 0;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install the Debian packages gputally needs to build and test, if missing.
+# Usage: scripts/install-deps.sh [build|test|bench]
+set -e
+pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev"
+case "${1:-build}" in
+test)  pkgs="$pkgs libcmocka-dev gzip zstd" ;;
+bench) pkgs="$pkgs mawk" ;;
+esac
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* One cmd_<name>() per file in cli/, dispatched from main.c's table. */
+#ifndef CLI_COMMANDS_H
+#define CLI_COMMANDS_H
+
+#include "cli/options.h"
+
+int cmd_report(int argc, char **argv);
+int cmd_cost(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
+
+/* Each command's option table, for `gputally help-options` (docs check). */
+extern const struct option_def report_options[];
+extern const struct option_def cost_options[];
+extern const struct option_def formats_options[];
+
+#endif

@@ -1,0 +1,937 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ingest driver (see driver.h).  Design:
+ *
+ *   main thread:  expand paths -> open + sniff each input -> cut each input
+ *                 into chunks at line ends (noting the header lines in force
+ *                 at each chunk's start) -> queue chunks -> merge the parsed
+ *                 batches of all inputs by time -> sink
+ *   workers:      parse one chunk each: replay its context lines, then every
+ *                 line through the format, into a batch of records
+ *
+ * Memory is bounded by the chunks in flight (a small window per input), not
+ * by the input size.  Plain files are mapped, so a chunk is a pointer range;
+ * compressed files are decompressed by the main thread into chunk buffers.
+ */
+#include "formats/driver.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/reader.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define SNIFF_BYTES (64 * 1024)
+#define MAX_LINE (16 * 1024 * 1024)
+#define MAX_CONTEXT_LINE (64 * 1024)
+#define DEFAULT_CHUNK (1024 * 1024)
+#define INFLIGHT_BUDGET (16 * 1024 * 1024)
+
+const struct metric_info metric_info[M__COUNT] = {
+#define METRIC(id, name, unit, help) { name, unit, help },
+#include "formats/metrics.def"
+#undef METRIC
+};
+
+const char *const event_kind_name[EV__COUNT] = {
+	[EV_GPU_LOST] = "gpu_lost",
+	[EV_RESET_REQUIRED] = "reset_required",
+	[EV_ERROR_ROW] = "error_row",
+	[EV_TOOL_ERROR] = "tool_error",
+};
+
+/* ---- helpers for formats ------------------------------------------------ */
+
+struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind)
+{
+	struct batch *b = ctx->out;
+	struct rec *r;
+
+	if (ctx->replay)
+		return NULL;
+	ALLOC_GROW(b->recs, b->nr + 1, b->alloc);
+	r = &b->recs[b->nr++];
+	memset(r, 0, offsetof(struct rec, v));
+	r->kind = (uint8_t)kind;
+	r->gpu_index = -1;
+	r->uuid = r->name = STR_NONE;
+	r->line = ctx->line;
+	if (kind == REC_BAD)
+		b->bad++;
+	else
+		b->records++;
+	return r;
+}
+
+uint32_t ctx_str(struct parse_ctx *ctx, struct slice s)
+{
+	struct batch *b = ctx->out;
+	uint32_t off;
+
+	/* Consecutive rows repeat the same UUID and name: reuse recent copies. */
+	for (int i = 0; i < 4; i++) {
+		uint32_t o = b->last_str[i];
+		if (o != STR_NONE && o < b->strs_len && strlen(b->strs + o) == s.n &&
+		    !memcmp(b->strs + o, s.p, s.n))
+			return o;
+	}
+	if (s.n > 4096)
+		s.n = 4096;
+	ALLOC_GROW(b->strs, b->strs_len + s.n + 1, b->strs_alloc);
+	off = (uint32_t)b->strs_len;
+	memcpy(b->strs + off, s.p, s.n);
+	b->strs[off + s.n] = '\0';
+	b->strs_len += s.n + 1;
+	memmove(b->last_str + 1, b->last_str, 3 * sizeof(b->last_str[0]));
+	b->last_str[0] = off;
+	return off;
+}
+
+static uint32_t ctx_vstr(struct parse_ctx *ctx, const char *fmt, va_list ap)
+{
+	char buf[256];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return ctx_str(ctx, (struct slice){ buf, (size_t)n });
+}
+
+void ctx_bad(struct parse_ctx *ctx, uint32_t col, const char *fmt, ...)
+{
+	struct rec *r;
+	va_list ap;
+
+	if (ctx->replay)
+		return;
+	r = ctx_rec(ctx, REC_BAD);
+	r->col = col;
+	r->time_kind = TK_ABS;
+	r->t_ns = INT64_MIN;
+	va_start(ap, fmt);
+	r->name = ctx_vstr(ctx, fmt, ap);
+	va_end(ap);
+}
+
+void ctx_event(struct parse_ctx *ctx, enum event_kind ev, int64_t t_ns,
+	       enum time_kind tk, int32_t gpu_index, const char *fmt, ...)
+{
+	struct rec *r;
+	va_list ap;
+
+	if (ctx->replay)
+		return;
+	r = ctx_rec(ctx, REC_EVENT);
+	r->ev = (uint8_t)ev;
+	r->t_ns = t_ns;
+	r->time_kind = (uint8_t)tk;
+	r->gpu_index = gpu_index;
+	va_start(ap, fmt);
+	r->name = ctx_vstr(ctx, fmt, ap);
+	va_end(ap);
+}
+
+static void batch_reset(struct batch *b)
+{
+	b->nr = 0;
+	b->strs_len = 0;
+	b->lines = b->records = b->bad = 0;
+	for (int i = 0; i < 4; i++)
+		b->last_str[i] = STR_NONE;
+}
+
+static void batch_release(struct batch *b)
+{
+	free(b->recs);
+	free(b->strs);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- sniffing ------------------------------------------------------------ */
+
+const struct format *format_sniff(const char *head, size_t n, const char *name, int *score)
+{
+	const struct format *best = NULL;
+	int best_score = 0;
+
+	for (size_t i = 0; i < format_count(); i++) {
+		const struct format *f = format_at(i);
+		int s = f->sniff ? f->sniff(head, n, name) : 0;
+		if (s > best_score) {
+			best_score = s;
+			best = f;
+		}
+	}
+	if (score)
+		*score = best_score;
+	return best;
+}
+
+int64_t date_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (const char *p = base; *p; p++) {
+		int y, m, d;
+		const char *q = p;
+		if (p > base && (unsigned)(p[-1] - '0') <= 9)
+			continue;
+		if (scan_fixed_digits(&q, q + strlen(q), 4, &y) ||
+		    scan_fixed_digits(&q, q + strlen(q), 2, &m) ||
+		    scan_fixed_digits(&q, q + strlen(q), 2, &d))
+			continue;
+		if ((unsigned)(*q - '0') <= 9)
+			continue;
+		if (y >= 1990 && y <= 2200 && civil_valid(y, m, d))
+			return days_from_civil(y, m, d);
+	}
+	return INT64_MIN;
+}
+
+/* ---- chunks, sources and the worker pool --------------------------------- */
+
+enum chunk_state { CH_FREE, CH_QUEUED, CH_DONE };
+
+struct source;
+
+struct chunk {
+	struct source *src;
+	const char *p;
+	size_t n;
+	char *owned;		/* decompressed buffer, or NULL for mapped data */
+	char *ctx[2];		/* context lines in force at the chunk start */
+	size_t ctx_n[2];
+	int nctx;
+	bool first;		/* first chunk of the file: skip a BOM */
+	bool ends_partial;	/* the last line has no newline */
+	enum chunk_state state;
+	struct batch batch;
+	struct chunk *next_job;
+};
+
+struct source {
+	struct input_stat *st;
+	const struct format *fmt;
+	struct reader rd;
+	size_t pos;		/* READER_MAP: next byte to cut */
+	char *carry;		/* streaming: bytes after the last newline */
+	size_t carry_n;
+	char *head;		/* streaming: sniffed bytes not yet cut */
+	size_t head_n;
+	bool cut_all;		/* every byte is in a chunk */
+	bool cut_first;
+	char *ctx[2];
+	size_t ctx_n[2];
+	int nctx;
+	struct chunk *slots;
+	unsigned nslots;
+	uint64_t head_seq, tail_seq;
+	size_t rec_pos;
+	uint64_t lines_before;
+	bool finished;
+	/* time resolution */
+	bool have_head;
+	struct rec head_rec;
+	const struct batch *head_batch;
+	int64_t last_t_ns;
+	int64_t tod_base_days, tod_last_ns, tod_day_offset;
+	int64_t tick_anchor_ns, ticks;
+	int32_t tick_last_gpu;
+	bool ticks_counted;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t job_cv, done_cv;
+	struct chunk *jobs_head, *jobs_tail;
+	bool stop;
+	const struct ingest_opts *opts;
+	pthread_t *threads;
+	int nthreads;
+};
+
+static void parse_lines(const struct format *f, struct parse_ctx *ctx, const char *p,
+			size_t n, bool ends_partial)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t len = (size_t)(le - p);
+
+		ctx->line++;
+		if (len && p[len - 1] == '\r')
+			len--;
+		ctx->last_line_partial = !nl && ends_partial;
+		if (len) {
+			size_t i = 0;
+			while (i < len && (p[i] == ' ' || p[i] == '\t'))
+				i++;
+			if (i < len)
+				f->line(ctx, p, len);
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
+static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
+{
+	const struct format *f = c->src->fmt;
+	struct parse_ctx ctx = { 0 };
+	void *state = f->state_size ? xcalloc(1, f->state_size) : NULL;
+	const char *p = c->p;
+	size_t n = c->n;
+
+	batch_reset(&c->batch);
+	if (f->init)
+		f->init(state, o);
+	ctx.opts = o;
+	ctx.src = c->src->st->path;
+	ctx.state = state;
+	ctx.out = &c->batch;
+	ctx.replay = true;
+	for (int i = 0; i < c->nctx; i++)
+		f->line(&ctx, c->ctx[i], c->ctx_n[i]);
+	ctx.replay = false;
+	ctx.line = 0;
+	if (c->first && n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
+		p += 3;
+		n -= 3;
+	}
+	parse_lines(f, &ctx, p, n, c->ends_partial);
+	c->batch.lines = ctx.line;
+	free(state);
+}
+
+static void *worker_main(void *arg)
+{
+	struct pool *pl = arg;
+
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		struct chunk *c;
+		while (!pl->jobs_head && !pl->stop)
+			pthread_cond_wait(&pl->job_cv, &pl->mu);
+		if (!pl->jobs_head && pl->stop)
+			break;
+		c = pl->jobs_head;
+		pl->jobs_head = c->next_job;
+		if (!pl->jobs_head)
+			pl->jobs_tail = NULL;
+		pthread_mutex_unlock(&pl->mu);
+		parse_chunk(c, pl->opts);
+		pthread_mutex_lock(&pl->mu);
+		c->state = CH_DONE;
+		pthread_cond_broadcast(&pl->done_cv);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
+static void pool_push(struct pool *pl, struct chunk *c)
+{
+	c->state = CH_QUEUED;
+	c->next_job = NULL;
+	if (pl->nthreads == 0) {
+		parse_chunk(c, pl->opts);
+		c->state = CH_DONE;
+		return;
+	}
+	pthread_mutex_lock(&pl->mu);
+	if (pl->jobs_tail)
+		pl->jobs_tail->next_job = c;
+	else
+		pl->jobs_head = c;
+	pl->jobs_tail = c;
+	pthread_cond_signal(&pl->job_cv);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+static void pool_wait(struct pool *pl, struct chunk *c)
+{
+	if (pl->nthreads == 0)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	while (c->state != CH_DONE)
+		pthread_cond_wait(&pl->done_cv, &pl->mu);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* ---- cutting chunks ------------------------------------------------------ */
+
+static void remember_context(struct source *s, const char *line, size_t n)
+{
+	if (n > MAX_CONTEXT_LINE)
+		n = MAX_CONTEXT_LINE;
+	if (s->nctx == 2) {
+		free(s->ctx[0]);
+		s->ctx[0] = s->ctx[1];
+		s->ctx_n[0] = s->ctx_n[1];
+		s->nctx = 1;
+	}
+	s->ctx[s->nctx] = xstrndup(line, n);
+	s->ctx_n[s->nctx] = n;
+	s->nctx++;
+}
+
+static void check_context_line(struct source *s, const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t len = (size_t)((nl ? nl : end) - p);
+	if (len && p[len - 1] == '\r')
+		len--;
+	if (s->fmt->is_context(p, len))
+		remember_context(s, p, len);
+}
+
+/* Note the context lines inside [p, p+n) so later chunks can replay them. */
+static void scan_context(struct source *s, const char *p, size_t n)
+{
+	const struct format *f = s->fmt;
+	const char *end = p + n, *start = p;
+
+	if (!f->is_context)
+		return;
+	if (f->context_first && strlen(f->context_first) == 1) {
+		char c = f->context_first[0];
+		while (p < end) {
+			const char *q = memchr(p, c, (size_t)(end - p));
+			if (!q)
+				break;
+			if (q == start || q[-1] == '\n')
+				check_context_line(s, q, end);
+			p = q + 1;
+		}
+		return;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!f->context_first || strchr(f->context_first, *p))
+			check_context_line(s, p, end);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+static void chunk_set_context(struct chunk *c, const struct source *s)
+{
+	for (int i = 0; i < c->nctx; i++)
+		free(c->ctx[i]);
+	c->nctx = s->nctx;
+	for (int i = 0; i < s->nctx; i++) {
+		c->ctx[i] = xstrndup(s->ctx[i], s->ctx_n[i]);
+		c->ctx_n[i] = s->ctx_n[i];
+	}
+}
+
+/* Cut the next chunk of s into c.  Returns false when nothing is left. */
+static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, struct gl_err *err)
+{
+	free(c->owned);
+	c->owned = NULL;
+	c->first = !s->cut_first;
+	c->ends_partial = false;
+	if (s->cut_all)
+		return false;
+	if (s->rd.kind == READER_MAP) {
+		const char *data = s->rd.map;
+		size_t len = s->rd.map_len, start = s->pos, end;
+		if (start >= len) {
+			s->cut_all = true;
+			return false;
+		}
+		end = start + (s->fmt->whole_file ? len : chunk_bytes);
+		if (end >= len) {
+			end = len;
+		} else {
+			const char *nl = memchr(data + end, '\n', len - end);
+			end = nl ? (size_t)(nl - data) + 1 : len;
+		}
+		c->p = data + start;
+		c->n = end - start;
+		s->pos = end;
+		if (end == len) {
+			s->cut_all = true;
+			c->ends_partial = data[len - 1] != '\n';
+		}
+	} else {
+		size_t cap = chunk_bytes + s->carry_n + s->head_n, n = 0;
+		char *buf = xmalloc(cap + 1);
+		bool eof = false;
+		memcpy(buf, s->carry, s->carry_n);
+		n = s->carry_n;
+		s->carry_n = 0;
+		memcpy(buf + n, s->head, s->head_n);
+		n += s->head_n;
+		s->head_n = 0;
+		for (;;) {
+			long got;
+			if (n == cap) {
+				if (s->fmt->whole_file || !memchr(buf, '\n', n)) {
+					if (cap >= MAX_LINE && !s->fmt->whole_file)
+						break;	/* cut an over-long line */
+					cap *= 2;
+					buf = xrealloc(buf, cap + 1);
+				} else {
+					break;
+				}
+			}
+			got = reader_read(&s->rd, buf + n, cap - n, err);
+			if (got < 0) {
+				eof = true;	/* corrupt stream: keep what we have */
+				snprintf(s->st->skip_reason, sizeof(s->st->skip_reason),
+					 "stopped early: %.160s", err ? err->msg : "read error");
+				break;
+			}
+			if (got == 0) {
+				eof = true;
+				break;
+			}
+			n += (size_t)got;
+			s->st->bytes += (uint64_t)got;
+		}
+		if (!eof) {
+			/* keep the partial last line for the next chunk */
+			char *nl = n ? memrchr(buf, '\n', n) : NULL;
+			if (nl) {
+				size_t keep = n - (size_t)(nl + 1 - buf);
+				s->carry = xrealloc(s->carry, keep + 1);
+				memcpy(s->carry, nl + 1, keep);
+				s->carry_n = keep;
+				n -= keep;
+			}
+		} else {
+			s->cut_all = true;
+			c->ends_partial = n && buf[n - 1] != '\n';
+		}
+		if (n == 0) {
+			free(buf);
+			s->cut_all = true;
+			return false;
+		}
+		c->owned = buf;
+		c->p = buf;
+		c->n = n;
+	}
+	s->cut_first = true;
+	chunk_set_context(c, s);
+	scan_context(s, c->p, c->n);
+	return true;
+}
+
+/* ---- expanding paths ----------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_input(struct ingest_result *res, const char *path)
+{
+	struct input_stat *st;
+	ALLOC_GROW(res->inputs, res->nr + 1, res->alloc);
+	st = &res->inputs[res->nr++];
+	memset(st, 0, sizeof(*st));
+	st->path = xstrdup(path);
+	st->t_first_ns = st->t_last_ns = INT64_MIN;
+	st->compression = "plain";
+}
+
+static void expand(struct ingest_result *res, const char *path, int depth)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nr = 0, alloc = 0;
+
+	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		if (depth > 16 || !(d = opendir(path))) {
+			add_input(res, path);
+			snprintf(res->inputs[res->nr - 1].skip_reason,
+				 sizeof(res->inputs[0].skip_reason), "cannot read directory");
+			return;
+		}
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			ALLOC_GROW(names, nr + 1, alloc);
+			names[nr] = xmalloc(strlen(path) + strlen(de->d_name) + 2);
+			sprintf(names[nr], "%s%s%s", path,
+				path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+			nr++;
+		}
+		closedir(d);
+		qsort(names, nr, sizeof(*names), cmp_str);
+		for (size_t i = 0; i < nr; i++) {
+			expand(res, names[i], depth + 1);
+			free(names[i]);
+		}
+		free(names);
+		return;
+	}
+	add_input(res, path);
+}
+
+/* ---- time resolution ----------------------------------------------------- */
+
+static int64_t local_days_of(int64_t t_ns)
+{
+	int64_t t_s = t_ns / NS_PER_S;
+	int64_t local = t_s + time_utc_offset_s(t_s);
+	return (local >= 0 ? local : local - 86399) / 86400;
+}
+
+static int64_t local_to_utc_ns(int64_t days, int64_t tod_ns)
+{
+	int y, m, d;
+	int64_t t_s, sec = tod_ns / NS_PER_S;
+
+	civil_from_days(days, &y, &m, &d);
+	if (time_local_to_utc(y, m, d, (int)(sec / 3600), (int)(sec / 60 % 60),
+			      (int)(sec % 60), &t_s))
+		return days * NS_PER_DAY + tod_ns;
+	return t_s * NS_PER_S + tod_ns % NS_PER_S;
+}
+
+/* Count the ticks of a time-less log with a separate sequential pass. */
+static void count_ticks(struct source *s, const struct ingest_opts *o)
+{
+	struct reader rd;
+	struct chunk c = { 0 };
+	struct source tmp = { 0 };
+	int32_t last = INT32_MAX;
+
+	s->ticks_counted = true;
+	if (reader_open(&rd, s->st->path, NULL))
+		return;
+	tmp.st = s->st;
+	tmp.fmt = s->fmt;
+	tmp.rd = rd;
+	c.src = &tmp;
+	while (cut_chunk(&tmp, &c, DEFAULT_CHUNK, NULL)) {
+		parse_chunk(&c, o);
+		for (size_t i = 0; i < c.batch.nr; i++) {
+			const struct rec *r = &c.batch.recs[i];
+			if (r->kind == REC_BAD || r->time_kind != TK_NONE)
+				continue;
+			if (r->gpu_index <= last)
+				s->ticks++;
+			last = r->gpu_index;
+		}
+	}
+	s->st->bytes = 0;	/* counted again by the real pass */
+	for (int i = 0; i < c.nctx; i++)
+		free(c.ctx[i]);
+	for (int i = 0; i < tmp.nctx; i++)
+		free(tmp.ctx[i]);
+	free(c.owned);
+	free(tmp.carry);
+	batch_release(&c.batch);
+	reader_close(&tmp.rd);
+}
+
+static void resolve_time(struct source *s, struct rec *r, const struct ingest_opts *o)
+{
+	switch (r->time_kind) {
+	case TK_ABS:
+		if (r->t_ns == INT64_MIN)
+			r->t_ns = s->last_t_ns;
+		break;
+	case TK_TOD:
+		if (s->tod_base_days == INT64_MIN) {
+			if (o->date_days != INT64_MIN) {
+				s->tod_base_days = o->date_days;
+				s->st->time_basis = "time of day in file, date from --date";
+			} else if ((s->tod_base_days = date_from_name(s->st->path)) != INT64_MIN) {
+				s->st->time_basis = "time of day in file, date from file name";
+			} else {
+				s->tod_base_days = local_days_of(s->rd.mtime_ns);
+				s->st->time_basis = "time of day in file, date from file modification time";
+			}
+			s->tod_last_ns = r->t_ns;
+		}
+		/* a step back of more than an hour is midnight passing */
+		if (r->t_ns < s->tod_last_ns - 3600 * NS_PER_S)
+			s->tod_day_offset++;
+		s->tod_last_ns = r->t_ns;
+		r->t_ns = local_to_utc_ns(s->tod_base_days + s->tod_day_offset, r->t_ns);
+		break;
+	case TK_NONE:
+		if (!s->ticks_counted) {
+			count_ticks(s, o);
+			s->tick_anchor_ns = s->rd.mtime_ns - s->ticks * o->interval_ns;
+			s->ticks = 0;
+			s->tick_last_gpu = INT32_MAX;
+			s->st->time_basis = "no time in file: one tick per --interval, ending at the file modification time";
+		}
+		if (r->kind == REC_SAMPLE || r->kind == REC_PROC) {
+			if (r->gpu_index <= s->tick_last_gpu)
+				s->ticks++;
+			s->tick_last_gpu = r->gpu_index;
+		}
+		r->t_ns = s->tick_anchor_ns + (s->ticks ? s->ticks : 1) * o->interval_ns;
+		break;
+	case TK_FILE:
+		r->t_ns = s->rd.mtime_ns;
+		if (!s->st->time_basis)
+			s->st->time_basis = "snapshot without time: file modification time";
+		break;
+	}
+	r->time_kind = TK_ABS;
+	if (r->kind != REC_BAD)
+		s->last_t_ns = r->t_ns;
+}
+
+/* ---- the run --------------------------------------------------------------- */
+
+static void source_release(struct source *s)
+{
+	for (unsigned i = 0; i < s->nslots; i++) {
+		struct chunk *c = &s->slots[i];
+		free(c->owned);
+		for (int k = 0; k < c->nctx; k++)
+			free(c->ctx[k]);
+		batch_release(&c->batch);
+	}
+	free(s->slots);
+	for (int k = 0; k < s->nctx; k++)
+		free(s->ctx[k]);
+	free(s->carry);
+	free(s->head);
+	reader_close(&s->rd);
+}
+
+static void source_fill(struct source *s, struct pool *pl, size_t chunk_bytes, struct gl_err *err)
+{
+	while (!s->cut_all && s->tail_seq - s->head_seq < s->nslots) {
+		struct chunk *c = &s->slots[s->tail_seq % s->nslots];
+		if (!cut_chunk(s, c, chunk_bytes, err))
+			break;
+		c->src = s;
+		s->tail_seq++;
+		pool_push(pl, c);
+	}
+}
+
+/* Make sure s->head_rec holds the next record; false when s is finished. */
+static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
+			const struct ingest_opts *o, struct gl_err *err)
+{
+	while (!s->have_head) {
+		struct chunk *c;
+		if (s->head_seq == s->tail_seq) {
+			source_fill(s, pl, chunk_bytes, err);
+			if (s->head_seq == s->tail_seq) {
+				s->finished = true;
+				return false;
+			}
+		}
+		c = &s->slots[s->head_seq % s->nslots];
+		pool_wait(pl, c);
+		if (s->rec_pos < c->batch.nr) {
+			s->head_rec = c->batch.recs[s->rec_pos++];
+			s->head_rec.line += s->lines_before;
+			s->head_batch = &c->batch;
+			resolve_time(s, &s->head_rec, o);
+			s->have_head = true;
+			break;
+		}
+		/* chunk consumed */
+		s->lines_before += c->batch.lines;
+		s->st->lines += c->batch.lines;
+		if (c->ends_partial && c->batch.lines)
+			s->st->partial_last_line = true;
+		if (s->rd.kind == READER_MAP)
+			s->st->bytes += c->n;
+		s->head_seq++;
+		s->rec_pos = 0;
+		source_fill(s, pl, chunk_bytes, err);
+	}
+	return true;
+}
+
+static bool open_source(struct source *s, struct input_stat *st, const struct ingest_opts *o)
+{
+	struct gl_err e = { 0 };
+	const char *name = strrchr(st->path, '/');
+	const char *head;
+	size_t head_n;
+	int score = 0;
+
+	name = name ? name + 1 : st->path;
+	s->st = st;
+	s->rd.fd = -1;
+	s->tod_base_days = INT64_MIN;
+	if (st->skip_reason[0])
+		return false;
+	if (reader_open(&s->rd, st->path, &e)) {
+		snprintf(st->skip_reason, sizeof(st->skip_reason), "%s", e.msg);
+		return false;
+	}
+	st->compression = reader_kind_name(s->rd.kind);
+	if (s->rd.kind == READER_MAP) {
+		head = s->rd.map;
+		head_n = s->rd.map_len < SNIFF_BYTES ? s->rd.map_len : SNIFF_BYTES;
+	} else {
+		long got;
+		s->head = xmalloc(SNIFF_BYTES);
+		got = reader_read(&s->rd, s->head, SNIFF_BYTES, &e);
+		if (got < 0) {
+			snprintf(st->skip_reason, sizeof(st->skip_reason), "%s", e.msg);
+			return false;
+		}
+		s->head_n = (size_t)got;
+		st->bytes += (uint64_t)got;
+		head = s->head;
+		head_n = s->head_n;
+	}
+	if (head_n >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3)) {
+		head += 3;
+		head_n -= 3;
+	}
+	if (head_n == 0) {
+		snprintf(st->skip_reason, sizeof(st->skip_reason), "empty file");
+		return false;
+	}
+	if (o->format) {
+		s->fmt = format_find(o->format);
+		snprintf(st->why, sizeof(st->why), "--format %s", o->format);
+	} else {
+		s->fmt = format_sniff(head, head_n, name, &score);
+		if (s->fmt)
+			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id, score);
+	}
+	if (!s->fmt) {
+		snprintf(st->skip_reason, sizeof(st->skip_reason), "not a recognised format");
+		return false;
+	}
+	st->format = s->fmt;
+	st->time_basis = NULL;
+	return true;
+}
+
+int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts *o,
+	       struct ingest_sink *sink, struct ingest_result *res, struct gl_err *err)
+{
+	struct source *srcs;
+	struct pool pl = { 0 };
+	size_t nsrc = 0, chunk_bytes;
+	unsigned window;
+	int rc = 0;
+	long ncpu;
+
+	for (size_t i = 0; i < npaths; i++)
+		expand(res, paths[i], 0);
+	srcs = xcalloc(res->nr ? res->nr : 1, sizeof(*srcs));
+	for (size_t i = 0; i < res->nr; i++) {
+		struct source *s = &srcs[nsrc];
+		memset(s, 0, sizeof(*s));
+		if (open_source(s, &res->inputs[i], o))
+			nsrc++;
+		else
+			source_release(s);
+	}
+
+	/* Keep the bytes in flight within budget whatever the number of inputs. */
+	chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
+	if (nsrc > 1 && chunk_bytes * 2 * nsrc > INFLIGHT_BUDGET)
+		chunk_bytes = INFLIGHT_BUDGET / (2 * nsrc);
+	if (chunk_bytes < 16 * 1024)
+		chunk_bytes = 16 * 1024;
+	window = (unsigned)(INFLIGHT_BUDGET / (chunk_bytes * (nsrc ? nsrc : 1)));
+	if (window < 2)
+		window = 2;
+	if (window > 8)
+		window = 8;
+
+	ncpu = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		ncpu = 1;
+	if (ncpu > 64)
+		ncpu = 64;
+	pl.opts = o;
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.job_cv, NULL);
+	pthread_cond_init(&pl.done_cv, NULL);
+	/* One CPU: parse on the main thread, no hand-offs. */
+	pl.nthreads = ncpu > 1 ? (int)ncpu : 0;
+	pl.threads = xcalloc((size_t)(pl.nthreads ? pl.nthreads : 1), sizeof(*pl.threads));
+	for (int i = 0; i < pl.nthreads; i++)
+		if (pthread_create(&pl.threads[i], NULL, worker_main, &pl)) {
+			pl.nthreads = i;
+			break;
+		}
+
+	for (size_t i = 0; i < nsrc; i++) {
+		srcs[i].nslots = window;
+		srcs[i].slots = xcalloc(window, sizeof(struct chunk));
+		srcs[i].last_t_ns = INT64_MIN;
+		source_fill(&srcs[i], &pl, chunk_bytes, err);
+	}
+
+	for (;;) {
+		struct source *best = NULL;
+		for (size_t i = 0; i < nsrc; i++) {
+			struct source *s = &srcs[i];
+			if (s->finished || !source_peek(s, &pl, chunk_bytes, o, err))
+				continue;
+			if (!best || s->head_rec.t_ns < best->head_rec.t_ns)
+				best = s;
+		}
+		if (!best)
+			break;
+		{
+			struct rec *r = &best->head_rec;
+			struct input_stat *st = best->st;
+			if (r->kind == REC_BAD) {
+				st->bad++;
+			} else {
+				st->records++;
+				if (st->t_first_ns == INT64_MIN || r->t_ns < st->t_first_ns)
+					st->t_first_ns = r->t_ns;
+				if (r->t_ns > st->t_last_ns)
+					st->t_last_ns = r->t_ns;
+				if (!st->time_basis)
+					st->time_basis = "timestamps in the file";
+			}
+			best->have_head = false;
+			rc = sink->rec(sink->ud, st, r, best->head_batch);
+			if (rc)
+				break;
+		}
+	}
+
+	pthread_mutex_lock(&pl.mu);
+	pl.stop = true;
+	pthread_cond_broadcast(&pl.job_cv);
+	pthread_mutex_unlock(&pl.mu);
+	for (int i = 0; i < pl.nthreads; i++)
+		pthread_join(pl.threads[i], NULL);
+	free(pl.threads);
+	pthread_mutex_destroy(&pl.mu);
+	pthread_cond_destroy(&pl.job_cv);
+	pthread_cond_destroy(&pl.done_cv);
+	for (size_t i = 0; i < nsrc; i++)
+		source_release(&srcs[i]);
+	free(srcs);
+	(void)err;
+	return rc;
+}
+
+void ingest_result_release(struct ingest_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++)
+		free(res->inputs[i].path);
+	free(res->inputs);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ingest driver: turns a list of files into one stream of records in
+ * time order, parsing chunks of each file on worker threads.
+ *
+ * Every record handed to the sink has time_kind TK_ABS (UTC ns) and an
+ * absolute line number.  Records of different inputs are merged by time, so
+ * a sink sees each GPU's samples (nearly) in order whatever the file order.
+ */
+#ifndef FORMATS_DRIVER_H
+#define FORMATS_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/format.h"
+#include "util/err.h"
+
+/* What the driver learnt about one input.  Strings are owned by the result. */
+struct input_stat {
+	char *path;
+	const struct format *format;	/* NULL when skipped */
+	char why[96];			/* "sniffed smi-dmon (score 95)" or "--format" */
+	char skip_reason[192];		/* set when the file was not read */
+	const char *compression;	/* "plain", "gzip", "zstd" */
+	const char *time_basis;		/* how times were obtained, see driver.c */
+	uint64_t bytes;			/* decompressed bytes */
+	uint64_t lines, records, bad;
+	bool partial_last_line;
+	int64_t t_first_ns, t_last_ns;	/* INT64_MIN when no timed record */
+};
+
+struct ingest_result {
+	struct input_stat *inputs;
+	size_t nr, alloc;
+};
+
+/*
+ * The consumer.  rec() gets each record with its input and the batch that
+ * holds its strings (valid only during the call).  A non-zero return stops
+ * the ingest (ingest_run then returns that value).
+ */
+struct ingest_sink {
+	void *ud;
+	int (*rec)(void *ud, const struct input_stat *in, const struct rec *r,
+		   const struct batch *b);
+};
+
+/*
+ * Expand files and directories (recursively, sorted by name) into inputs,
+ * sniff each, parse, and feed the sink.  A file no format recognises is
+ * recorded as skipped, not an error.  Returns 0, the sink's non-zero code,
+ * or a GL_E* code with err filled for failures of the run itself.
+ */
+int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts *o,
+	       struct ingest_sink *sink, struct ingest_result *res, struct gl_err *err);
+
+void ingest_result_release(struct ingest_result *res);
+
+/* Sniff one head buffer; returns the best format or NULL, with its score. */
+const struct format *format_sniff(const char *head, size_t n, const char *name, int *score);
+
+/* The YYYYMMDD date in a file name (e.g. "dmon_20261129.log"), or INT64_MIN. */
+int64_t date_from_name(const char *path);
+
+#endif

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between the ingest driver and one input format.
+ *
+ * A format is a `const struct format format_<id>` in src/formats/fmt_<id>.c;
+ * the build lists every fmt_*.c in a generated table (see registry.c), so a
+ * new format is one new file.  The driver owns files, decompression, line
+ * splitting (CRLF, BOM, line length cap), line numbers, chunking across
+ * threads and statistics; a format sees one line at a time and emits records.
+ *
+ * Threads: the driver parses chunks of one file on several threads at once.
+ * Each chunk gets a fresh state (init()) and first replays the "context"
+ * lines in force at the chunk's start (the header lines, as the format's
+ * is_context() identifies them) with ctx->replay set.  So a format must keep
+ * all cross-line knowledge in its state and must recover it from context
+ * lines alone.  Anything sequential beyond that (a day rolling over in a
+ * time-only log, ticks in a log with no time) is resolved by the driver from
+ * rec.time_kind.
+ *
+ * Ownership: parsers never keep pointers into the line they are given.
+ * Strings that travel with a record are copied with ctx_str().
+ */
+#ifndef FORMATS_FORMAT_H
+#define FORMATS_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/scan.h"
+
+enum metric {
+#define METRIC(id, name, unit, help) M_##id,
+#include "formats/metrics.def"
+#undef METRIC
+	M__COUNT
+};
+
+struct metric_info {
+	const char *name;
+	const char *unit;
+	const char *help;
+};
+extern const struct metric_info metric_info[M__COUNT];
+
+enum rec_kind {
+	REC_SAMPLE,	/* one GPU at one time: metrics in v[] where present */
+	REC_PROC,	/* one process on one GPU at one time */
+	REC_EVENT,	/* something happened: GPU lost, error row, tool error text */
+	REC_BAD,	/* a line that was skipped: line/col/message */
+};
+
+enum time_kind {
+	TK_ABS,		/* t_ns is UTC nanoseconds */
+	TK_TOD,		/* t_ns is local nanoseconds since midnight; date unknown */
+	TK_NONE,	/* no time on the line; the driver derives it from ticks */
+	TK_FILE,	/* a snapshot with no time: the file's modification time */
+};
+
+enum gpu_status {
+	GS_LOST = 1 << 0,	/* "[GPU is lost]" or similar */
+	GS_RESET = 1 << 1,	/* "[GPU requires reset]" */
+	GS_READ_ERROR = 1 << 2,	/* "[Unknown Error]" in some field */
+};
+
+enum event_kind {
+	EV_GPU_LOST,
+	EV_RESET_REQUIRED,
+	EV_ERROR_ROW,		/* a logger's own ERROR row */
+	EV_TOOL_ERROR,		/* nvidia-smi printed an error instead of data */
+	EV__COUNT
+};
+extern const char *const event_kind_name[EV__COUNT];
+
+#define STR_NONE UINT32_MAX
+
+/* Process fields present in a REC_PROC */
+enum proc_field {
+	PF_SM = 1 << 0,
+	PF_MEM = 1 << 1,
+	PF_FB = 1 << 2,
+};
+
+struct rec {
+	int64_t t_ns;		/* see time_kind */
+	uint8_t kind;		/* enum rec_kind */
+	uint8_t time_kind;	/* enum time_kind */
+	uint8_t status;		/* enum gpu_status bits (REC_SAMPLE) */
+	uint8_t ev;		/* enum event_kind (REC_EVENT) */
+	int32_t gpu_index;	/* -1 when the line names no index */
+	uint32_t uuid;		/* ctx_str() offset or STR_NONE */
+	uint32_t name;		/* GPU name (SAMPLE), process name (PROC), message (EVENT, BAD) */
+	uint32_t present;	/* bit i set: v[i] is a reading (SAMPLE); PF_* (PROC) */
+	uint32_t col;		/* REC_BAD / REC_EVENT: 1-based column, 0 if none */
+	uint64_t line;		/* line number within the chunk (the driver makes it absolute) */
+	int64_t pid;		/* REC_PROC */
+	double v[M__COUNT];	/* SAMPLE: metric values; PROC: v[0]=sm%, v[1]=mem%, v[2]=fb MiB */
+};
+
+/* A chunk's output: records in input order and the strings they name. */
+struct batch {
+	struct rec *recs;
+	size_t nr, alloc;
+	char *strs;
+	size_t strs_len, strs_alloc;
+	uint64_t lines;		/* lines in the chunk */
+	uint64_t records;	/* records emitted (REC_SAMPLE + REC_PROC + REC_EVENT) */
+	uint64_t bad;		/* REC_BAD emitted */
+	uint32_t last_str[4];	/* small cache for ctx_str() de-duplication */
+};
+
+/* Options that reach parsers. Borrowed from the CLI for the whole run. */
+struct ingest_opts {
+	const char *columns;	/* --columns LIST for headerless query CSV, or NULL */
+	const char *format;	/* --format ID to force, or NULL to sniff */
+	int64_t date_days;	/* --date as days since epoch, or INT64_MIN */
+	int64_t interval_ns;	/* --interval for logs without time; default 1 s */
+	int threads;		/* worker threads; 0 = number of CPUs */
+	size_t chunk_bytes;	/* 0 = default */
+};
+
+struct parse_ctx {
+	const struct ingest_opts *opts;
+	const char *src;	/* input name for messages (borrowed) */
+	void *state;		/* the format's state_size bytes, zeroed then init() */
+	struct batch *out;
+	uint64_t line;		/* current line number, chunk-relative, 1-based */
+	bool replay;		/* replaying context lines: update state, emit nothing */
+	bool last_line_partial;	/* this line had no terminating newline */
+};
+
+struct format {
+	const char *id;
+	const char *summary;	/* one line: what produces this format */
+	const char *detects;	/* one line: how sniff() recognises it */
+	size_t state_size;
+	/*
+	 * Score 0..100 for how sure the format is that `head` (the first bytes
+	 * of the decompressed file, possibly cut mid-line) is its own; `name` is
+	 * the file's base name.  0 means "not mine".
+	 */
+	int (*sniff)(const char *head, size_t n, const char *name);
+	/* Prepare a fresh state. May be NULL (zeroed state). */
+	void (*init)(void *state, const struct ingest_opts *o);
+	/* Is this line a header (context) line?  NULL: the format has none.
+	 * Only lines whose first byte is in context_first are asked. */
+	bool (*is_context)(const char *line, size_t n);
+	const char *context_first;
+	/* Parse one line (no newline, no trailing CR). */
+	void (*line)(struct parse_ctx *ctx, const char *line, size_t n);
+	/* Chunks of this format must not be split (NULL-is_context formats whose
+	 * lines depend on earlier ones).  false for nearly everything. */
+	bool whole_file;
+};
+
+/* ---- helpers for formats (driver.c) ---------------------------------- */
+
+/* A new record of `kind` at the end of the batch, zeroed, with line set.
+ * NULL in replay mode (then the caller must not emit). */
+struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind);
+/* Copy s into the batch's string table; returns its offset. */
+uint32_t ctx_str(struct parse_ctx *ctx, struct slice s);
+/* Skip the current line: counted and reported with col (1-based, 0 = none). */
+void ctx_bad(struct parse_ctx *ctx, uint32_t col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Report an event on the current line. */
+void ctx_event(struct parse_ctx *ctx, enum event_kind ev, int64_t t_ns,
+	       enum time_kind tk, int32_t gpu_index, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* Column (1-based) of p within the line starting at line_start. */
+static inline uint32_t ctx_col(const char *line_start, const char *p)
+{
+	return (uint32_t)(p - line_start) + 1;
+}
+
+/* String at offset off of a batch (NUL-terminated), or NULL for STR_NONE. */
+static inline const char *batch_str(const struct batch *b, uint32_t off)
+{
+	return off == STR_NONE ? NULL : b->strs + off;
+}
+
+/* ---- the registry (registry.c) --------------------------------------- */
+
+size_t format_count(void);
+const struct format *format_at(size_t i);
+const struct format *format_find(const char *id);
+
+/*
+ * Shared value-token handling for nvidia-smi text: "[N/A]", "N/A",
+ * "[Not Supported]", "[Unknown Error]", "[GPU is lost]", "-", "" ...
+ * Returns true if tok is such a "no value" token and ORs the status it
+ * implies (GS_*) into *status.
+ */
+bool smi_missing_token(struct slice tok, uint8_t *status);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* argv -> the subcommand table -> cmd_*().  Nothing else lives here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/usage.h"
+
+#ifndef GPUTALLY_VERSION
+#define GPUTALLY_VERSION "0.1.0"
+#endif
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct option_def *options;
+	const char *summary;
+} commands[] = {
+	{ "report", cmd_report, report_options, "read GPU logs, explain where GPU time went and what it cost" },
+	{ "cost", cmd_cost, cost_options, "the owning-versus-renting cost model alone, no logs" },
+	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: gputally <command> [options] [args]\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'gputally <command> --help' shows a command's options; 'man gputally' has the rest.\n"
+		     "exit codes: 0 ok, 1 runtime failure, 2 usage, 3 input errors under --strict\n");
+}
+
+/* Every option of every command, one per line: the man-page check reads this. */
+static int help_options(void)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		for (const struct option_def *d = commands[i].options; d->name; d++)
+			printf("%s --%s\n", commands[i].name, d->name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("gputally %s\n", GPUTALLY_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help-options"))
+		return help_options();
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	error("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

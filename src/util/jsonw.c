@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+#include "util/jsonw.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+
+void jsonw_init(struct jsonw *w, FILE *out, bool pretty)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->pretty = pretty;
+}
+
+static void newline(struct jsonw *w)
+{
+	if (!w->pretty)
+		return;
+	fputc('\n', w->out);
+	for (int i = 0; i < w->depth; i++)
+		fputs("  ", w->out);
+}
+
+static void before_value(struct jsonw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth > 0) {
+		if (w->need_comma[w->depth])
+			fputc(',', w->out);
+		w->need_comma[w->depth] = true;
+		newline(w);
+	}
+}
+
+static void open(struct jsonw *w, char c)
+{
+	before_value(w);
+	fputc(c, w->out);
+	if (w->depth < JSONW_MAX_DEPTH - 1)
+		w->depth++;
+	w->need_comma[w->depth] = false;
+}
+
+static void close(struct jsonw *w, char c)
+{
+	bool had = w->need_comma[w->depth];
+	if (w->depth > 0)
+		w->depth--;
+	if (had)
+		newline(w);
+	fputc(c, w->out);
+	if (w->depth == 0 && w->pretty)
+		fputc('\n', w->out);
+}
+
+void jsonw_obj_begin(struct jsonw *w) { open(w, '{'); }
+void jsonw_obj_end(struct jsonw *w) { close(w, '}'); }
+void jsonw_arr_begin(struct jsonw *w) { open(w, '['); }
+void jsonw_arr_end(struct jsonw *w) { close(w, ']'); }
+
+static void put_escaped(FILE *out, const char *s, size_t n);
+
+void jsonw_key(struct jsonw *w, const char *key)
+{
+	before_value(w);
+	put_escaped(w->out, key, strlen(key));
+	fputs(w->pretty ? ": " : ":", w->out);
+	w->after_key = true;	/* the next value belongs to this key */
+}
+
+static void put_escaped(FILE *out, const char *s, size_t n)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(out, "\\u%04x", c);
+			else
+				fputc(c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void jsonw_strn(struct jsonw *w, const char *s, size_t n)
+{
+	before_value(w);
+	put_escaped(w->out, s, n);
+}
+
+void jsonw_str(struct jsonw *w, const char *s)
+{
+	if (!s) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_strn(w, s, strlen(s));
+}
+
+void jsonw_int(struct jsonw *w, int64_t v)
+{
+	before_value(w);
+	fprintf(w->out, "%lld", (long long)v);
+}
+
+char *fmt_num(char *buf, size_t cap, double v, int decimals)
+{
+	char *dot;
+	size_t n;
+
+	if (v == 0)
+		v = 0; /* no "-0" */
+	snprintf(buf, cap, "%.*f", decimals, v);
+	dot = strchr(buf, '.');
+	if (dot) {
+		n = strlen(buf);
+		while (n > 0 && buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (n > 0 && buf[n - 1] == '.')
+			buf[--n] = '\0';
+	}
+	if (!strcmp(buf, "-0"))
+		strcpy(buf, "0");
+	return buf;
+}
+
+void jsonw_num(struct jsonw *w, double v, int decimals)
+{
+	char buf[64];
+
+	if (!isfinite(v)) {
+		jsonw_null(w);
+		return;
+	}
+	before_value(w);
+	fputs(fmt_num(buf, sizeof(buf), v, decimals), w->out);
+}
+
+void jsonw_bool(struct jsonw *w, bool v)
+{
+	before_value(w);
+	fputs(v ? "true" : "false", w->out);
+}
+
+void jsonw_null(struct jsonw *w)
+{
+	before_value(w);
+	fputs("null", w->out);
+}
+
+void jsonw_time(struct jsonw *w, int64_t t_ns)
+{
+	char buf[40];
+	jsonw_str(w, time_rfc3339(buf, sizeof(buf), t_ns));
+}
+
+void jsonw_kstr(struct jsonw *w, const char *k, const char *s) { jsonw_key(w, k); jsonw_str(w, s); }
+void jsonw_kint(struct jsonw *w, const char *k, int64_t v) { jsonw_key(w, k); jsonw_int(w, v); }
+void jsonw_knum(struct jsonw *w, const char *k, double v, int d) { jsonw_key(w, k); jsonw_num(w, v, d); }
+void jsonw_kbool(struct jsonw *w, const char *k, bool v) { jsonw_key(w, k); jsonw_bool(w, v); }
+void jsonw_ktime(struct jsonw *w, const char *k, int64_t t) { jsonw_key(w, k); jsonw_time(w, t); }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one JSON writer: commas, nesting, escaping and number formatting live
+ * here.  Output is deterministic: keys in call order, numbers with a fixed
+ * precision, NaN written as null (unknown is never zero).
+ */
+#ifndef UTIL_JSONW_H
+#define UTIL_JSONW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSONW_MAX_DEPTH 32
+
+struct jsonw {
+	FILE *out;		/* borrowed */
+	int depth;
+	bool pretty;
+	bool need_comma[JSONW_MAX_DEPTH];
+	bool after_key;
+};
+
+void jsonw_init(struct jsonw *w, FILE *out, bool pretty);
+void jsonw_obj_begin(struct jsonw *w);
+void jsonw_obj_end(struct jsonw *w);
+void jsonw_arr_begin(struct jsonw *w);
+void jsonw_arr_end(struct jsonw *w);
+void jsonw_key(struct jsonw *w, const char *key);
+void jsonw_str(struct jsonw *w, const char *s);
+void jsonw_strn(struct jsonw *w, const char *s, size_t n);
+void jsonw_int(struct jsonw *w, int64_t v);
+/* Up to `decimals` digits after the point, trailing zeros trimmed; NaN/Inf -> null. */
+void jsonw_num(struct jsonw *w, double v, int decimals);
+void jsonw_bool(struct jsonw *w, bool v);
+void jsonw_null(struct jsonw *w);
+/* RFC 3339 UTC string of t_ns. */
+void jsonw_time(struct jsonw *w, int64_t t_ns);
+
+/* key + value shorthands */
+void jsonw_kstr(struct jsonw *w, const char *k, const char *s);
+void jsonw_kint(struct jsonw *w, const char *k, int64_t v);
+void jsonw_knum(struct jsonw *w, const char *k, double v, int decimals);
+void jsonw_kbool(struct jsonw *w, const char *k, bool v);
+void jsonw_ktime(struct jsonw *w, const char *k, int64_t t_ns);
+
+/* Format v like jsonw_num into buf (also used by the text report). */
+char *fmt_num(char *buf, size_t cap, double v, int decimals);
+
+#endif

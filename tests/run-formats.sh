@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "run-formats.sh: not yet"
