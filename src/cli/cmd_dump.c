@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gputally dump: every record the parsers produce, one JSON object per line,
+ * in the order the analysis sees them.  The format fixtures compare this.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/ingest_opts.h"
+#include "cli/usage.h"
+#include "formats/driver.h"
+#include "util/jsonw.h"
+#include "util/timeutil.h"
+
+enum { OPT_HELP = 1 };
+
+const struct option_def dump_options[] = {
+	INGEST_OPTION_ROWS,
+	{ "help", 'h', NULL, "show this help", OPT_HELP },
+	OPTIONS_END
+};
+
+struct dump_ctx {
+	struct jsonw w;
+	int strict;
+	uint64_t bad;
+};
+
+static const char *const kind_names[] = { "sample", "proc", "event", "bad" };
+
+static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
+		    const struct batch *b)
+{
+	struct dump_ctx *d = ud;
+	struct jsonw *w = &d->w;
+
+	jsonw_init(w, stdout, false);
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "kind", kind_names[r->kind]);
+	if (r->kind == REC_BAD) {
+		d->bad++;
+		jsonw_kint(w, "line", (int64_t)r->line);
+		jsonw_kint(w, "col", r->col);
+		jsonw_kstr(w, "msg", batch_str(b, r->name));
+		jsonw_obj_end(w);
+		fputc('\n', stdout);
+		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
+		return d->strict ? EXIT_INPUT : 0;
+	}
+	jsonw_ktime(w, "t", r->t_ns);
+	jsonw_kint(w, "line", (int64_t)r->line);
+	if (r->gpu_index >= 0)
+		jsonw_kint(w, "gpu", r->gpu_index);
+	if (r->uuid != STR_NONE)
+		jsonw_kstr(w, "uuid", batch_str(b, r->uuid));
+	switch (r->kind) {
+	case REC_SAMPLE:
+		if (r->name != STR_NONE)
+			jsonw_kstr(w, "name", batch_str(b, r->name));
+		if (r->status) {
+			jsonw_key(w, "status");
+			jsonw_arr_begin(w);
+			if (r->status & GS_LOST) jsonw_str(w, "lost");
+			if (r->status & GS_RESET) jsonw_str(w, "reset_required");
+			if (r->status & GS_READ_ERROR) jsonw_str(w, "read_error");
+			jsonw_arr_end(w);
+		}
+		for (int m = 0; m < M__COUNT; m++)
+			if (r->present & (1u << m))
+				jsonw_knum(w, metric_info[m].name, r->v[m], 3);
+		break;
+	case REC_PROC:
+		jsonw_kint(w, "pid", r->pid);
+		if (r->name != STR_NONE)
+			jsonw_kstr(w, "process", batch_str(b, r->name));
+		if (r->present & PF_SM)
+			jsonw_knum(w, "sm_pct", r->v[0], 3);
+		if (r->present & PF_MEM)
+			jsonw_knum(w, "mem_pct", r->v[1], 3);
+		if (r->present & PF_FB)
+			jsonw_knum(w, "fb_mib", r->v[2], 3);
+		break;
+	case REC_EVENT:
+		jsonw_kstr(w, "event", event_kind_name[r->ev]);
+		jsonw_kstr(w, "msg", batch_str(b, r->name));
+		break;
+	}
+	jsonw_obj_end(w);
+	fputc('\n', stdout);
+	return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct option_iter it;
+	struct ingest_cli ic;
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink;
+	struct dump_ctx d = { 0 };
+	struct gl_err err = { 0 };
+	const char **ops = NULL;
+	int nops = 0, id, rc;
+
+	ingest_cli_init(&ic);
+	option_iter_init(&it, argc, argv);
+	while ((id = option_next(&it, dump_options, &ops, &nops)) != 0) {
+		if (id < 0)
+			return EXIT_USAGE;
+		if (id == OPT_HELP) {
+			options_help("dump", "[options] FILE|DIR...",
+				     "Print every parsed record as one JSON object per line (for fixtures and debugging).",
+				     dump_options);
+			return EXIT_OK;
+		}
+		if (ingest_cli_option(&ic, id, it.arg) < 0)
+			return EXIT_USAGE;
+	}
+	if (nops == 0) {
+		error("dump needs at least one file or directory");
+		return EXIT_USAGE;
+	}
+	ingest_cli_apply(&ic);
+	d.strict = ic.strict;
+	sink.ud = &d;
+	sink.rec = dump_rec;
+	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
+	for (size_t i = 0; i < res.nr; i++) {
+		const struct input_stat *in = &res.inputs[i];
+		if (in->skip_reason[0])
+			fprintf(stderr, "%s: skipped: %s\n", in->path, in->skip_reason);
+		else
+			fprintf(stderr, "%s: %s, %" PRIu64 " lines, %" PRIu64 " records, %" PRIu64 " skipped (%s)\n",
+				in->path, in->format->id, in->lines, in->records, in->bad,
+				in->time_basis ? in->time_basis : "no timed records");
+	}
+	ingest_result_release(&res);
+	free(ops);
+	if (rc == EXIT_INPUT)
+		return EXIT_INPUT;
+	if (rc)
+		return (print_gl_err(&err), EXIT_FAILURE_RUN);
+	return EXIT_OK;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#include "cli/ingest_opts.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/usage.h"
+#include "util/timeutil.h"
+
+void ingest_cli_init(struct ingest_cli *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->o.date_days = INT64_MIN;
+	c->o.interval_ns = NS_PER_S;
+}
+
+int ingest_cli_option(struct ingest_cli *c, int id, const char *arg)
+{
+	switch (id) {
+	case OPT_I_FORMAT:
+		if (!format_find(arg))
+			return error("unknown format '%s' (see 'gputally formats')", arg);
+		c->o.format = arg;
+		return 0;
+	case OPT_I_TZ:
+		c->tz = arg;
+		return 0;
+	case OPT_I_DATE:
+		if (time_parse_date(arg, &c->o.date_days))
+			return error("--date wants YYYY-MM-DD, got '%s'", arg);
+		return 0;
+	case OPT_I_COLUMNS:
+		c->o.columns = arg;
+		return 0;
+	case OPT_I_INTERVAL:
+		if (time_parse_dur(arg, &c->o.interval_ns) || c->o.interval_ns <= 0)
+			return error("--interval wants a duration such as 1s or 500ms, got '%s'", arg);
+		return 0;
+	case OPT_I_THREADS: {
+		char *end;
+		long n = strtol(arg, &end, 10);
+		if (*end || n < 1 || n > 64)
+			return error("--threads wants 1..64, got '%s'", arg);
+		c->o.threads = (int)n;
+		return 0;
+	}
+	case OPT_I_STRICT:
+		c->strict = 1;
+		return 0;
+	}
+	return 1;
+}
+
+void ingest_cli_apply(struct ingest_cli *c)
+{
+	if (c->tz)
+		setenv("TZ", c->tz, 1);
+	tzset();
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Options every command that reads logs shares (report, dump). */
+#ifndef CLI_INGEST_OPTS_H
+#define CLI_INGEST_OPTS_H
+
+#include "cli/options.h"
+#include "formats/format.h"
+
+enum {
+	OPT_I_FORMAT = 100,
+	OPT_I_TZ,
+	OPT_I_DATE,
+	OPT_I_COLUMNS,
+	OPT_I_INTERVAL,
+	OPT_I_THREADS,
+	OPT_I_STRICT,
+};
+
+#define INGEST_OPTION_ROWS                                                                          \
+	{ "format", 'f', "ID", "read every input as format ID (see 'gputally formats') instead of sniffing", OPT_I_FORMAT }, \
+	{ "tz", 0, "ZONE", "time zone of timestamps that carry none (default: the machine's, or $TZ)", OPT_I_TZ }, \
+	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T)", OPT_I_DATE }, \
+	{ "columns", 0, "LIST", "column names for headerless --query-gpu CSV (as given to --query-gpu)", OPT_I_COLUMNS }, \
+	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
+	{ "threads", 'j', "N", "parser threads (default: one per CPU)", OPT_I_THREADS }, \
+	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }
+
+struct ingest_cli {
+	struct ingest_opts o;
+	const char *tz;
+	int strict;
+};
+
+void ingest_cli_init(struct ingest_cli *c);
+/* Handle one ingest option; returns 0 if consumed, 1 if not ours, -1 on error. */
+int ingest_cli_option(struct ingest_cli *c, int id, const char *arg);
+/* Apply --tz (sets TZ for the process) once options are parsed. */
+void ingest_cli_apply(struct ingest_cli *c);
+
+#endif
