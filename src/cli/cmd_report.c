@@ -1,5 +1,200 @@
 /* SPDX-License-Identifier: MIT */
+/* gputally report: read logs, explain where GPU time went, price it. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "cli/ingest_opts.h"
 #include "cli/usage.h"
-const struct option_def report_options[] = { OPTIONS_END };
-int cmd_report(int argc, char **argv) { (void)argc; (void)argv; return error("report: not built yet"), 1; }
+#include "cost/profile.h"
+#include "formats/driver.h"
+#include "report/report.h"
+#include "util/xalloc.h"
+
+#define MAX_BAD_KEPT 1000
+
+enum {
+	OPT_JSON = 1,
+	OPT_PROFILE,
+	OPT_SET,
+	OPT_OUTPUT,
+	OPT_HELP,
+};
+
+const struct option_def report_options[] = {
+	{ "json", 0, NULL, "machine-readable output (keys: docs/report-json.md)", OPT_JSON },
+	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
+	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
+	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
+	INGEST_OPTION_ROWS,
+	{ "help", 'h', NULL, "show this help", OPT_HELP },
+	OPTIONS_END
+};
+
+struct report_ctx {
+	struct analysis *an;
+	struct bad_line *bad;
+	size_t nbad;
+	uint64_t bad_total;
+	int strict;
+	const struct input_stat *strict_in;
+	struct bad_line strict_bad;
+};
+
+static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+{
+	struct report_ctx *c = ud;
+
+	if (r->kind == REC_BAD) {
+		struct bad_line *bl;
+		c->bad_total++;
+		if (c->strict) {
+			c->strict_bad.path = in->path;
+			c->strict_bad.line = r->line;
+			c->strict_bad.col = r->col;
+			snprintf(c->strict_bad.msg, sizeof(c->strict_bad.msg), "%s", batch_str(b, r->name));
+			return EXIT_INPUT;
+		}
+		if (c->nbad < MAX_BAD_KEPT) {
+			bl = &c->bad[c->nbad++];
+			bl->path = in->path;
+			bl->line = r->line;
+			bl->col = r->col;
+			snprintf(bl->msg, sizeof(bl->msg), "%s", batch_str(b, r->name));
+		}
+		return 0;
+	}
+	analysis_add(c->an, r, b, in->path);
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct option_iter it;
+	struct ingest_cli ic;
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink;
+	struct report_ctx c = { 0 };
+	struct report rep;
+	struct gl_err err = { 0 };
+	const char **ops = NULL, **sets = NULL;
+	const char *profile = NULL, *output = NULL;
+	int nops = 0, nsets = 0, id, rc, json = 0, ret = EXIT_OK;
+	FILE *out = stdout;
+
+	ingest_cli_init(&ic);
+	option_iter_init(&it, argc, argv);
+	while ((id = option_next(&it, report_options, &ops, &nops)) != 0) {
+		switch (id) {
+		case -1:
+			return EXIT_USAGE;
+		case OPT_HELP:
+			options_help("report", "[options] FILE|DIR...",
+				     "Read GPU logs (any mix of formats; .gz and .zst too), line them up on one timeline\n"
+				     "per GPU, explain where the time went and price it against renting.",
+				     report_options);
+			return EXIT_OK;
+		case OPT_JSON:
+			json = 1;
+			break;
+		case OPT_PROFILE:
+			profile = it.arg;
+			break;
+		case OPT_SET:
+			sets = xreallocarray(sets, (size_t)nsets + 1, sizeof(*sets));
+			sets[nsets++] = it.arg;
+			break;
+		case OPT_OUTPUT:
+			output = it.arg;
+			break;
+		default:
+			if (ingest_cli_option(&ic, id, it.arg) < 0)
+				return EXIT_USAGE;
+		}
+	}
+	if (nops == 0) {
+		error("report needs at least one file or directory (try 'gputally report examples/h200-training')");
+		return EXIT_USAGE;
+	}
+	memset(&rep, 0, sizeof(rep));
+	cost_params_init(&rep.params);
+	if (profile && cost_profile_load(&rep.params, profile, &err)) {
+		print_gl_err(&err);
+		ret = err.code == GL_EUSAGE ? EXIT_USAGE : EXIT_FAILURE_RUN;
+		goto out;
+	}
+	for (int i = 0; i < nsets; i++)
+		if (cost_param_set_kv(&rep.params, sets[i], COST_SET, &err)) {
+			print_gl_err(&err);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	ingest_cli_apply(&ic);
+
+	c.an = xcalloc(1, sizeof(*c.an));
+	analysis_init(c.an, NULL);
+	c.bad = xcalloc(MAX_BAD_KEPT, sizeof(*c.bad));
+	c.strict = ic.strict;
+	sink.ud = &c;
+	sink.rec = on_rec;
+	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
+	if (rc == EXIT_INPUT) {
+		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", c.strict_bad.path, c.strict_bad.line,
+			c.strict_bad.col, c.strict_bad.msg);
+		error("stopping at the first bad line (--strict)");
+		ret = EXIT_INPUT;
+		goto out;
+	}
+	if (rc) {
+		print_gl_err(&err);
+		ret = EXIT_FAILURE_RUN;
+		goto out;
+	}
+	analysis_finish(c.an);
+	for (size_t i = 0; i < res.nr; i++)
+		if (res.inputs[i].skip_reason[0] && !res.inputs[i].format && nops == 1 &&
+		    res.nr == 1) {
+			error("%s: %s", res.inputs[i].path, res.inputs[i].skip_reason);
+			ret = EXIT_FAILURE_RUN;
+			goto out;
+		}
+	rep.inputs = &res;
+	rep.an = c.an;
+	rep.bad = c.bad;
+	rep.nbad = c.nbad;
+	rep.bad_total = c.bad_total;
+	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
+	report_compute(&rep);
+	if (output && !(out = fopen(output, "w"))) {
+		error("cannot write '%s'", output);
+		ret = EXIT_FAILURE_RUN;
+		goto out;
+	}
+	if (json)
+		report_json(out, &rep);
+	else
+		report_text(out, &rep);
+	if (fflush(out) || ferror(out)) {
+		error("writing the report failed");
+		ret = EXIT_FAILURE_RUN;
+	}
+	if (out != stdout)
+		fclose(out);
+	if (c.bad_total && !json)
+		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped; see 'Skipped lines' in the report\n",
+			c.bad_total);
+out:
+	report_release(&rep);
+	if (c.an) {
+		analysis_release(c.an);
+		free(c.an);
+	}
+	free(c.bad);
+	ingest_result_release(&res);
+	free(ops);
+	free(sets);
+	return ret;
+}

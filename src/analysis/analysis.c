@@ -1,0 +1,914 @@
+/* SPDX-License-Identifier: MIT */
+#include "analysis/analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+const char *const severity_name[3] = { "info", "warning", "critical" };
+
+#define RING 256
+#define MAXPRESENT 64
+#define POWER_BINS 2048		/* 1 W bins for the idle-floor medians */
+#define PROC_STALE_NS (5 * NS_PER_S)
+
+struct present_proc {
+	int64_t pid;
+	char name[64];
+	int64_t seen_ns;
+	double sm_pct;		/* NAN if unknown */
+	size_t stat;		/* index into an->procs */
+};
+
+struct stretch {		/* an open run of one state, for findings */
+	int state;
+	int64_t t0_ns, t1_ns;
+	double energy_j, power_ws, power_s;
+};
+
+struct gpu_work {
+	struct ival ring[RING];
+	int ring_head, ring_n, ncls;	/* see drain() */
+	struct present_proc present[MAXPRESENT];
+	int npresent;
+	int64_t last_proc_obs_ns;
+	/* segment being built */
+	bool seg_open;
+	struct segment seg;
+	struct stretch st;
+	/* leak detector: a run of rising memory */
+	bool leak_open;
+	int64_t leak_t0, leak_last_up, leak_t_last;
+	double leak_m0, leak_mlast;
+	int leak_ups;
+	/* clock drops: inside a drop? */
+	bool in_drop;
+	/* power histograms (1 W bins) for held-idle and no-context idle */
+	uint32_t held_hist[POWER_BINS], noctx_hist[POWER_BINS];
+	uint64_t held_n, noctx_n, held_n_at_median;
+	double held_floor_cache;
+	/* gaps merged into one finding */
+	int64_t gap_t0, gap_t1;
+	bool gap_open;
+};
+
+void analysis_cfg_default(struct analysis_cfg *cfg)
+{
+	cfg->window_ns = 5 * NS_PER_S;
+	cfg->held_mem_mib = 128;
+	cfg->stretch_min_s = 10;
+	cfg->max_segments = 500000;
+	cfg->max_findings = 5000;
+}
+
+/* ---- findings ----------------------------------------------------------- */
+
+static struct finding *add_finding(struct analysis *an, const char *kind, int gpu, int64_t t0,
+				   int64_t t1, int sev, double value)
+{
+	struct finding *f;
+
+	if (an->nfinds >= an->cfg.max_findings) {
+		an->finds_dropped++;
+		return NULL;
+	}
+	ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
+	f = &an->finds[an->nfinds++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->gpu = gpu;
+	f->t0_ns = t0;
+	f->t1_ns = t1;
+	f->severity = sev;
+	f->value = value;
+	return f;
+}
+
+static double median_hist(const uint32_t *h, uint64_t n)
+{
+	uint64_t acc = 0;
+	if (!n)
+		return NAN;
+	for (int i = 0; i < POWER_BINS; i++) {
+		acc += h[i];
+		if (acc * 2 >= n)
+			return i + 0.5;
+	}
+	return NAN;
+}
+
+static void close_stretch(struct analysis *an, int gi)
+{
+	struct gpu_work *w = an->work[gi];
+	struct stretch *s = &w->st;
+	double dur = (double)(s->t1_ns - s->t0_ns) / 1e9;
+	struct finding *f;
+	char d[32];
+	double pw = s->power_s > 0 ? s->power_ws / s->power_s : NAN;
+
+	if (s->t1_ns <= s->t0_ns)
+		return;
+	time_human_dur(d, sizeof(d), s->t1_ns - s->t0_ns);
+	switch (s->state) {
+	case ST_HELD_IDLE:
+		if (dur < an->cfg.stretch_min_s)
+			return;
+		f = add_finding(an, "held_idle", gi, s->t0_ns, s->t1_ns,
+				dur >= 300 ? SEV_WARNING : SEV_INFO, dur);
+		if (!f)
+			return;
+		snprintf(f->message, sizeof(f->message),
+			 "GPU %d held memory or a process but did no work for %s", gi, d);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "utilization 0 %% for %.0f s with memory held; mean power %.0f W, %.0f J spent",
+			 dur, pw, s->energy_j);
+		break;
+	case ST_INPUT:
+		if (dur < an->cfg.stretch_min_s)
+			return;
+		f = add_finding(an, "input_starved", gi, s->t0_ns, s->t1_ns,
+				dur >= 300 ? SEV_WARNING : SEV_INFO, dur);
+		if (!f)
+			return;
+		snprintf(f->message, sizeof(f->message),
+			 "GPU %d was starved for input for %s: work came in bursts with waits between them", gi, d);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "utilization low and swinging (or steady and partial well above idle power) for %.0f s; mean power %.0f W",
+			 dur, pw);
+		break;
+	case ST_LAUNCH:
+		if (dur < an->cfg.stretch_min_s)
+			return;
+		f = add_finding(an, "launch_bound", gi, s->t0_ns, s->t1_ns,
+				dur >= 300 ? SEV_WARNING : SEV_INFO, dur);
+		if (!f)
+			return;
+		snprintf(f->message, sizeof(f->message),
+			 "GPU %d ran streams of tiny kernels for %s: busy on paper, idle in power", gi, d);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "utilization above 0 while power stayed at the held-idle floor (mean %.0f W) for %.0f s",
+			 pw, dur);
+		break;
+	case ST_THROTTLED:
+		f = add_finding(an, "throttling", gi, s->t0_ns, s->t1_ns,
+				dur >= 60 ? SEV_WARNING : SEV_INFO, dur);
+		if (!f)
+			return;
+		snprintf(f->message, sizeof(f->message), "GPU %d ran throttled for %s", gi, d);
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "clock event reasons (power cap, thermal, HW slowdown), violation counters or an SM clock drop under load");
+		break;
+	case ST_DOWN:
+		f = add_finding(an, "gpu_down", gi, s->t0_ns, s->t1_ns, SEV_CRITICAL, dur);
+		if (!f)
+			return;
+		snprintf(f->message, sizeof(f->message), "GPU %d was lost or needed a reset for %s", gi, d);
+		snprintf(f->evidence, sizeof(f->evidence), "readings such as [GPU is lost] / [GPU requires reset]");
+		break;
+	}
+}
+
+static void close_gap(struct analysis *an, int gi)
+{
+	struct gpu_work *w = an->work[gi];
+	struct finding *f;
+	char d[32];
+	double dur = (double)(w->gap_t1 - w->gap_t0) / 1e9;
+
+	if (!w->gap_open)
+		return;
+	w->gap_open = false;
+	f = add_finding(an, "log_gap", gi, w->gap_t0, w->gap_t1, dur >= 3600 ? SEV_WARNING : SEV_INFO, dur);
+	if (!f)
+		return;
+	snprintf(f->message, sizeof(f->message), "no data for GPU %d for %s", gi,
+		 time_human_dur(d, sizeof(d), w->gap_t1 - w->gap_t0));
+	snprintf(f->evidence, sizeof(f->evidence),
+		 "no sample for longer than %.1f s (2.5 sample intervals); not counted as idle or covered",
+		 (double)timeline_gap_threshold(an->gpus[gi].nominal_ns ? an->gpus[gi].nominal_ns : NS_PER_S) / 1e9);
+}
+
+static void leak_eval(struct analysis *an, int gi)
+{
+	struct gpu_work *w = an->work[gi];
+	struct gpu_stats *g = &an->gpus[gi];
+	double dur_s = (double)(w->leak_last_up - w->leak_t0) / 1e9;
+	double rise = w->leak_mlast - w->leak_m0;
+	double min_rise = 512;
+	struct finding *f;
+
+	w->leak_open = false;
+	if (g->mem_total_mib > 0 && g->mem_total_mib * 0.02 > min_rise)
+		min_rise = g->mem_total_mib * 0.02;
+	if (dur_s < 10 || w->leak_ups < 5 || rise < min_rise)
+		return;
+	f = add_finding(an, "memory_leak", gi, w->leak_t0, w->leak_last_up, SEV_WARNING,
+			rise / (dur_s / 3600));
+	if (!f)
+		return;
+	snprintf(f->message, sizeof(f->message),
+		 "GPU %d memory rose steadily by %.0f MiB in %.0f s (%.0f MiB/h): a leak or an unbounded cache",
+		 gi, rise, dur_s, rise / (dur_s / 3600));
+	snprintf(f->evidence, sizeof(f->evidence),
+		 "memory used %.0f -> %.0f MiB in %d rises, no fall and no pause longer than 10 s",
+		 w->leak_m0, w->leak_mlast, w->leak_ups);
+}
+
+static void leak_feed(struct analysis *an, int gi, int64_t t, double mem)
+{
+	struct gpu_work *w = an->work[gi];
+	double tol = mem * 0.005 > 64 ? mem * 0.005 : 64;
+	int64_t pause = 10 * NS_PER_S;
+
+	if (!w->leak_open) {
+		w->leak_open = true;
+		w->leak_t0 = w->leak_last_up = t;
+		w->leak_m0 = w->leak_mlast = mem;
+		w->leak_ups = 0;
+		return;
+	}
+	if (mem > w->leak_mlast + 0.5) {
+		if (w->leak_ups > 0 && t - w->leak_last_up > pause) {
+			leak_eval(an, gi);
+			w->leak_open = true;
+			w->leak_t0 = w->leak_last_up = w->leak_t_last;
+			w->leak_m0 = w->leak_mlast;
+			w->leak_ups = 0;
+		} else if (w->leak_ups == 0) {
+			w->leak_t0 = w->leak_t_last;
+		}
+		w->leak_ups++;
+		w->leak_last_up = t;
+		w->leak_mlast = mem;
+	} else if (mem < w->leak_mlast - tol) {
+		leak_eval(an, gi);
+		w->leak_open = true;
+		w->leak_t0 = w->leak_last_up = t;
+		w->leak_m0 = w->leak_mlast = mem;
+		w->leak_ups = 0;
+	} else if (w->leak_ups > 0 && t - w->leak_last_up > pause) {
+		leak_eval(an, gi);
+		w->leak_open = true;
+		w->leak_t0 = w->leak_last_up = t;
+		w->leak_m0 = w->leak_mlast = mem;
+		w->leak_ups = 0;
+	}
+	w->leak_t_last = t;
+}
+
+/* ---- segments and per-state totals -------------------------------------- */
+
+static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
+{
+	struct gpu_work *w = an->work[gi];
+
+	if (w->seg_open && w->seg.state == st && w->seg.t1_ns == iv->t0_ns) {
+		w->seg.t1_ns = iv->t1_ns;
+	} else {
+		if (w->seg_open) {
+			if (an->nsegs < an->cfg.max_segments) {
+				ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
+				an->segs[an->nsegs++] = w->seg;
+			} else {
+				an->segs_dropped++;
+			}
+		}
+		w->seg_open = true;
+		w->seg.t0_ns = iv->t0_ns;
+		w->seg.t1_ns = iv->t1_ns;
+		w->seg.gpu = (uint16_t)gi;
+		w->seg.state = (uint8_t)st;
+	}
+	/* the stretch for findings: same state, contiguous */
+	if (w->st.state == st && w->st.t1_ns == iv->t0_ns) {
+		w->st.t1_ns = iv->t1_ns;
+	} else {
+		close_stretch(an, gi);
+		memset(&w->st, 0, sizeof(w->st));
+		w->st.state = st;
+		w->st.t0_ns = iv->t0_ns;
+		w->st.t1_ns = iv->t1_ns;
+	}
+	if (!isnan(iv->energy_j))
+		w->st.energy_j += iv->energy_j;
+	if (iv->present & (1u << M_POWER)) {
+		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+		w->st.power_ws += iv->v[M_POWER] * dt;
+		w->st.power_s += dt;
+	}
+}
+
+static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util)
+{
+	while (t0 < t1) {
+		int64_t m = (t0 - g->min_base_ns) / (60 * NS_PER_S);
+		int64_t mend = g->min_base_ns + (m + 1) * 60 * NS_PER_S;
+		int64_t e = t1 < mend ? t1 : mend;
+		double dt = (double)(e - t0) / 1e9;
+		if (m < 0)
+			break;
+		if ((size_t)m >= g->nmin) {
+			size_t n = (size_t)m + 1, old = g->min_alloc;
+			if (n > g->min_alloc) {
+				g->min_alloc = n * 2;
+				g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
+				g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
+				memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
+				memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
+			}
+			g->nmin = n;
+		}
+		g->min_cov_s[m] += (float)dt;
+		if (!isnan(util))
+			g->min_busy_s[m] += (float)(dt * util / 100);
+		t0 = e;
+	}
+}
+
+/* ---- classification with a centred window ------------------------------- */
+
+static void window_at(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
+{
+	const struct ival *c = &w->ring[(w->ring_head + idx) % RING];
+	double sum = 0, sum2 = 0, tot = 0, act = 0, mx = 0;
+
+	memset(sw, 0, sizeof(*sw));
+	for (int i = 0; i < w->ring_n; i++) {
+		const struct ival *iv = &w->ring[(w->ring_head + i) % RING];
+		double dt, u;
+		if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)))
+			continue;
+		if (iv->t1_ns <= c->t0_ns - half || iv->t0_ns >= c->t1_ns + half)
+			continue;
+		dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+		u = iv->v[M_UTIL_GPU];
+		sum += u * dt;
+		sum2 += u * u * dt;
+		tot += dt;
+		if (u > state_thr.active_util_pct)
+			act += dt;
+		if (u > mx)
+			mx = u;
+	}
+	if (tot <= 0)
+		return;
+	sw->valid = true;
+	sw->util_mean = sum / tot;
+	sw->util_cv = sw->util_mean > 0 ? sqrt(fmax(0, sum2 / tot - sw->util_mean * sw->util_mean)) / sw->util_mean : 0;
+	sw->active_frac = act / tot;
+	sw->util_max = mx;
+}
+
+static void account(struct analysis *an, int gi, const struct ival *iv, int st)
+{
+	struct gpu_stats *g = &an->gpus[gi];
+	struct gpu_work *w = an->work[gi];
+	double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+	double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
+
+	if (g->min_base_ns == 0 && g->nmin == 0)
+		g->min_base_ns = iv->t0_ns - (iv->t0_ns % (60 * NS_PER_S));
+	g->state_s[st] += dt;
+	if (iv->kind == IV_GAP) {
+		g->gaps_s += dt;
+		if (w->gap_open && w->gap_t1 == iv->t0_ns) {
+			w->gap_t1 = iv->t1_ns;
+		} else {
+			close_gap(an, gi);
+			w->gap_open = true;
+			w->gap_t0 = iv->t0_ns;
+			w->gap_t1 = iv->t1_ns;
+		}
+		add_segment(an, gi, iv, st);
+		return;
+	}
+	g->covered_s += dt;
+	minute_add(g, iv->t0_ns, iv->t1_ns, util);
+	if (!isnan(util)) {
+		int b = util < 0 ? 0 : util > 100 ? 100 : (int)(util + 0.5);
+		g->util_known_s += dt;
+		g->util_hist_s[b] += dt;
+		g->busy_s += dt * util / 100;
+		g->state_busy_s[st] += dt * util / 100;
+	}
+	if (iv->present & (1u << M_POWER)) {
+		double p = iv->v[M_POWER];
+		g->power_known_s += dt;
+		g->power_ws += p * dt;
+		if (p > g->power_max_w)
+			g->power_max_w = p;
+		if (!isnan(util) && util <= state_thr.active_util_pct) {
+			g->idle_ws += p * dt;
+			g->idle_s += dt;
+		} else if (!isnan(util) && util >= state_thr.busy_util_pct) {
+			g->active_ws += p * dt;
+			g->active_s += dt;
+		}
+	}
+	if (!isnan(iv->energy_j)) {
+		if (iv->energy_from_counter) {
+			g->energy_counter_j += iv->energy_j;
+			g->energy_counter_s += dt;
+		} else {
+			g->energy_power_j += iv->energy_j;
+			g->energy_power_s += dt;
+		}
+		g->state_energy_j[st] += iv->energy_j;
+	}
+	if ((iv->present & (1u << M_TEMP)) && iv->v[M_TEMP] > g->temp_max_c)
+		g->temp_max_c = iv->v[M_TEMP];
+	if (iv->present & (1u << M_MEM_USED)) {
+		if (iv->v[M_MEM_USED] > g->mem_max_mib)
+			g->mem_max_mib = iv->v[M_MEM_USED];
+		leak_feed(an, gi, iv->t0_ns, iv->v[M_MEM_USED]);
+	}
+	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
+		g->mem_total_mib = iv->v[M_MEM_TOTAL];
+	add_segment(an, gi, iv, st);
+}
+
+static void classify_one(struct analysis *an, int gi, int idx)
+{
+	struct gpu_work *w = an->work[gi];
+	struct gpu_stats *g = &an->gpus[gi];
+	struct ival *iv = &w->ring[(w->ring_head + idx) % RING];
+	struct state_in in;
+	int st;
+
+	if (iv->kind == IV_GAP) {
+		account(an, gi, iv, ST_GAP);
+		return;
+	}
+	memset(&in, 0, sizeof(in));
+#define HAS(m) (iv->present & (1u << (m)))
+	in.util_known = HAS(M_UTIL_GPU);
+	in.util = iv->v[M_UTIL_GPU];
+	in.mem_util_known = HAS(M_UTIL_MEM);
+	in.mem_util = iv->v[M_UTIL_MEM];
+	in.power_known = HAS(M_POWER);
+	in.power_w = iv->v[M_POWER];
+	in.mem_known = HAS(M_MEM_USED);
+	in.mem_mib = iv->v[M_MEM_USED];
+	in.mask_known = HAS(M_EVENT_MASK);
+	in.mask = (unsigned long long)iv->v[M_EVENT_MASK];
+	in.clock_known = HAS(M_SM_CLOCK);
+	in.sm_clock_mhz = iv->v[M_SM_CLOCK];
+	in.pviol = HAS(M_PVIOL) ? iv->v[M_PVIOL] : 0;
+	in.tviol = HAS(M_TVIOL) ? iv->v[M_TVIOL] : 0;
+	in.status_down = iv->status & (GS_LOST | GS_RESET);
+	in.nproc = iv->nproc;
+	in.held_mem_mib = an->cfg.held_mem_mib;
+	/* reference clock: the GPU's max SM clock, else the highest seen under load */
+	if (HAS(M_SM_CLOCK_MAX))
+		g->sm_clock_ref_mhz = iv->v[M_SM_CLOCK_MAX];
+	in.sm_clock_ref_mhz = g->sm_clock_ref_mhz;
+	if (w->held_n && (w->held_n >= w->held_n_at_median * 2 || w->held_n - w->held_n_at_median >= 256)) {
+		w->held_floor_cache = median_hist(w->held_hist, w->held_n);
+		w->held_n_at_median = w->held_n;
+	}
+	in.held_floor_w = w->held_n ? w->held_floor_cache : NAN;
+	window_at(w, idx, an->cfg.window_ns, &in.win);
+#undef HAS
+	st = state_classify(&in);
+
+	/* learn the idle floors and the load clock after deciding, from this interval */
+	if (in.util_known && in.util <= state_thr.active_util_pct && in.power_known &&
+	    in.power_w >= 0 && in.power_w < POWER_BINS) {
+		if (in.nproc > 0 || (in.mem_known && in.mem_mib >= in.held_mem_mib)) {
+			w->held_hist[(int)in.power_w]++;
+			w->held_n++;
+			if (w->held_n == 1)
+				w->held_floor_cache = in.power_w + 0.5;
+		} else {
+			w->noctx_hist[(int)in.power_w]++;
+			w->noctx_n++;
+		}
+	}
+	if (in.clock_known && in.util >= state_thr.busy_util_pct) {
+		bool drop = g->sm_clock_ref_mhz > 0 &&
+			    in.sm_clock_mhz < state_thr.clock_drop_ratio * g->sm_clock_ref_mhz;
+		if (drop && !w->in_drop)
+			g->sm_clock_drops++;
+		w->in_drop = drop;
+		if (!(iv->present & (1u << M_SM_CLOCK_MAX)) && in.sm_clock_mhz > g->sm_clock_ref_mhz)
+			g->sm_clock_ref_mhz = in.sm_clock_mhz;
+	}
+	account(an, gi, iv, st);
+}
+
+/*
+ * The ring holds, oldest first, `ncls` intervals already classified (kept as
+ * past context for the window) and then the unclassified ones.  An interval
+ * is classified once `half` of future is behind it (or at the end).
+ */
+static void drain(struct analysis *an, int gi, bool all)
+{
+	struct gpu_work *w = an->work[gi];
+	int64_t half = an->cfg.window_ns;
+
+	while (w->ncls < w->ring_n) {
+		const struct ival *c = &w->ring[(w->ring_head + w->ncls) % RING];
+		const struct ival *newest = &w->ring[(w->ring_head + w->ring_n - 1) % RING];
+		if (!all && w->ring_n < RING && newest->t1_ns < c->t1_ns + half)
+			break;
+		classify_one(an, gi, w->ncls);
+		w->ncls++;
+		/* past context older than the next one's window is no longer needed */
+		while (w->ncls > 0) {
+			const struct ival *old = &w->ring[w->ring_head];
+			const struct ival *next = w->ncls < w->ring_n ?
+				&w->ring[(w->ring_head + w->ncls) % RING] : newest;
+			if (old->t1_ns > next->t0_ns - half && w->ring_n < RING)
+				break;
+			w->ring_head = (w->ring_head + 1) % RING;
+			w->ring_n--;
+			w->ncls--;
+		}
+	}
+}
+
+/* The ring holds past context too: classify index `pos` when it has enough future. */
+static void on_interval(void *ud, int gi, const struct ival *iv_in)
+{
+	struct analysis *an = ud;
+	struct gpu_work *w;
+	struct gpu_stats *g = &an->gpus[gi];
+	struct ival iv = *iv_in;
+
+	if (!an->work[gi])
+		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
+	w = an->work[gi];
+	if (g->first_ns == 0 && g->last_ns == 0)
+		g->first_ns = iv.t0_ns;
+	if (iv.t1_ns > g->last_ns)
+		g->last_ns = iv.t1_ns;
+
+	/* processes present during this interval, and their shares */
+	if (iv.kind == IV_DATA && w->last_proc_obs_ns) {
+		double dt = (double)(iv.t1_ns - iv.t0_ns) / 1e9;
+		double util = (iv.present & (1u << M_UTIL_GPU)) ? iv.v[M_UTIL_GPU] : NAN;
+		double sm_tot = 0;
+		int n = 0;
+		bool all_sm = true;
+		for (int i = 0; i < w->npresent; i++) {
+			if (iv.t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
+				continue;
+			n++;
+			if (isnan(w->present[i].sm_pct))
+				all_sm = false;
+			else
+				sm_tot += w->present[i].sm_pct;
+		}
+		iv.nproc = n;
+		for (int i = 0; i < w->npresent; i++) {
+			struct proc_stat *ps;
+			double share;
+			if (iv.t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
+				continue;
+			ps = &an->procs[w->present[i].stat];
+			share = all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
+			ps->busy_by_sm = all_sm && sm_tot > 0;
+			ps->present_s += dt;
+			if (!isnan(util))
+				ps->busy_s += dt * util / 100 * share;
+			if (!isnan(iv.energy_j))
+				ps->energy_j += iv.energy_j * share;
+		}
+	}
+	/* a full ring: forget the oldest past context, or classify early */
+	if (w->ring_n == RING) {
+		if (w->ncls == 0) {
+			classify_one(an, gi, 0);
+			w->ncls = 1;
+		}
+		w->ring_head = (w->ring_head + 1) % RING;
+		w->ring_n--;
+		w->ncls--;
+	}
+	w->ring[(w->ring_head + w->ring_n) % RING] = iv;
+	w->ring_n++;
+	drain(an, gi, false);
+}
+
+static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *name)
+{
+	struct proc_stat *p;
+
+	for (size_t i = 0; i < an->nprocs; i++)
+		if (an->procs[i].gpu == gi && an->procs[i].pid == pid &&
+		    !strncmp(an->procs[i].name, name, sizeof(an->procs[i].name) - 1))
+			return i;
+	ALLOC_GROW(an->procs, an->nprocs + 1, an->procs_alloc);
+	p = &an->procs[an->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->gpu = gi;
+	p->pid = pid;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->fb_max_mib = NAN;
+	p->first_ns = INT64_MAX;
+	return an->nprocs++;
+}
+
+static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *name,
+		       uint32_t present, double sm, double mem, double fb)
+{
+	struct analysis *an = ud;
+	struct gpu_work *w;
+	struct proc_stat *ps;
+	size_t si;
+	int slot = -1;
+
+	(void)mem;
+	if (!an->work[gi])
+		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
+	w = an->work[gi];
+	an->gpus[gi].has_process_data = true;
+	w->last_proc_obs_ns = t;
+	if (pid == -1) {	/* pmon: nothing runs on this GPU now */
+		w->npresent = 0;
+		return;
+	}
+	if (!name)
+		name = "";
+	si = proc_find(an, gi, pid, name);
+	ps = &an->procs[si];
+	ps->observations++;
+	if (t < ps->first_ns)
+		ps->first_ns = t;
+	if (t > ps->last_ns)
+		ps->last_ns = t;
+	if ((present & PF_FB) && (isnan(ps->fb_max_mib) || fb > ps->fb_max_mib))
+		ps->fb_max_mib = fb;
+	if (present & PF_SM) {
+		ps->sm_sum += sm;
+		ps->sm_n++;
+	}
+	for (int i = 0; i < w->npresent; i++)
+		if (w->present[i].stat == si)
+			slot = i;
+	if (slot < 0) {
+		/* drop stale entries first */
+		int k = 0;
+		for (int i = 0; i < w->npresent; i++)
+			if (t - w->present[i].seen_ns <= PROC_STALE_NS)
+				w->present[k++] = w->present[i];
+		w->npresent = k;
+		if (w->npresent == MAXPRESENT)
+			return;
+		slot = w->npresent++;
+		w->present[slot].stat = si;
+		w->present[slot].pid = pid;
+		snprintf(w->present[slot].name, sizeof(w->present[slot].name), "%s", name);
+	}
+	w->present[slot].seen_ns = t;
+	w->present[slot].sm_pct = (present & PF_SM) ? sm : NAN;
+}
+
+static void on_event(void *ud, int gi, int64_t t, int ev, const char *msg, const char *src,
+		     uint64_t line)
+{
+	struct analysis *an = ud;
+	struct finding *f;
+	static const char *const kinds[EV__COUNT] = {
+		[EV_GPU_LOST] = "gpu_lost", [EV_RESET_REQUIRED] = "reset_required",
+		[EV_ERROR_ROW] = "error_row", [EV_TOOL_ERROR] = "tool_error",
+	};
+
+	if (ev >= 0 && ev < 8)
+		an->events[ev]++;
+	/* merge a repeat of the same event on the same GPU within a minute */
+	for (size_t i = an->nfinds; i-- > 0 && i + 8 >= an->nfinds;) {
+		f = &an->finds[i];
+		if (f->kind == kinds[ev] && f->gpu == gi && t - f->t1_ns <= 60 * NS_PER_S) {
+			f->t1_ns = t;
+			f->value++;
+			return;
+		}
+	}
+	f = add_finding(an, kinds[ev], gi, t, t,
+			ev == EV_GPU_LOST || ev == EV_RESET_REQUIRED ? SEV_CRITICAL : SEV_WARNING, 1);
+	if (!f)
+		return;
+	snprintf(f->message, sizeof(f->message), "%s%s: %.150s",
+		 ev == EV_ERROR_ROW ? "the logger wrote an error row" :
+		 ev == EV_TOOL_ERROR ? "nvidia-smi printed an error instead of data" :
+		 ev == EV_GPU_LOST ? "GPU lost" : "GPU requires reset",
+		 gi >= 0 ? "" : " (no GPU named)", msg ? msg : "");
+	snprintf(f->evidence, sizeof(f->evidence), "%s:%llu", src ? src : "?", (unsigned long long)line);
+}
+
+void analysis_init(struct analysis *an, const struct analysis_cfg *cfg)
+{
+	struct timeline_consumer c = { an, on_interval, on_process, on_event };
+
+	memset(an, 0, sizeof(*an));
+	if (cfg)
+		an->cfg = *cfg;
+	else
+		analysis_cfg_default(&an->cfg);
+	timeline_init(&an->tl, &c);
+}
+
+void analysis_add(struct analysis *an, const struct rec *r, const struct batch *b, const char *src)
+{
+	timeline_add(&an->tl, r, b, src);
+}
+
+static void imbalance(struct analysis *an)
+{
+	int n = an->tl.ngpus;
+	int64_t base = INT64_MAX, end = INT64_MIN;
+
+	if (n < 2)
+		return;
+	for (int i = 0; i < n; i++) {
+		struct gpu_stats *g = &an->gpus[i];
+		if (!g->nmin)
+			continue;
+		if (g->min_base_ns < base)
+			base = g->min_base_ns;
+		if (g->min_base_ns + (int64_t)g->nmin * 60 * NS_PER_S > end)
+			end = g->min_base_ns + (int64_t)g->nmin * 60 * NS_PER_S;
+	}
+	if (base == INT64_MAX)
+		return;
+	/* busy fraction of each GPU over the minutes where every other GPU has data too */
+	for (int i = 0; i < n; i++) {
+		double my_b = 0, my_c = 0, peer_b = 0, peer_c = 0;
+		struct gpu_stats *g = &an->gpus[i];
+		for (int64_t t = base; t < end; t += 60 * NS_PER_S) {
+			int64_t mi = (t - g->min_base_ns) / (60 * NS_PER_S);
+			double pb = 0, pc = 0;
+			int peers = 0;
+			if (mi < 0 || (size_t)mi >= g->nmin || g->min_cov_s[mi] < 30)
+				continue;
+			for (int j = 0; j < n; j++) {
+				struct gpu_stats *h = &an->gpus[j];
+				int64_t mj = (t - h->min_base_ns) / (60 * NS_PER_S);
+				if (j == i || mj < 0 || (size_t)mj >= h->nmin || h->min_cov_s[mj] < 30)
+					continue;
+				pb += h->min_busy_s[mj];
+				pc += h->min_cov_s[mj];
+				peers++;
+			}
+			if (!peers)
+				continue;
+			my_b += g->min_busy_s[mi];
+			my_c += g->min_cov_s[mi];
+			peer_b += pb;
+			peer_c += pc;
+		}
+		if (my_c >= 300 && peer_c > 0) {
+			double mine = my_b / my_c, theirs = peer_b / peer_c;
+			struct finding *f;
+			if (theirs >= 0.2 && mine < 0.5 * theirs) {
+				f = add_finding(an, "imbalance", i, g->first_ns, g->last_ns, SEV_WARNING,
+						100 * (theirs - mine));
+				if (!f)
+					continue;
+				snprintf(f->message, sizeof(f->message),
+					 "GPU %d was %.0f %% busy while its peers were %.0f %% busy over the same minutes",
+					 i, 100 * mine, 100 * theirs);
+				snprintf(f->evidence, sizeof(f->evidence),
+					 "busy fraction over %.0f common minutes: this GPU %.3f, mean of peers %.3f",
+					 my_c / 60, mine, theirs);
+			}
+		}
+	}
+}
+
+static void idle_floor(struct analysis *an, int gi)
+{
+	struct gpu_stats *g = &an->gpus[gi];
+	struct gpu_work *w = an->work[gi];
+	struct finding *f;
+	double idle_j;
+
+	g->held_floor_w = median_hist(w->held_hist, w->held_n);
+	g->noctx_floor_w = median_hist(w->noctx_hist, w->noctx_n);
+	if (g->idle_s < 1)
+		return;
+	idle_j = g->idle_ws;
+	f = add_finding(an, "idle_power", gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
+	if (!f)
+		return;
+	snprintf(f->message, sizeof(f->message),
+		 "GPU %d drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
+		 gi, g->idle_ws / g->idle_s, g->idle_s, idle_j / 3.6e6);
+	if (!isnan(g->held_floor_w) && !isnan(g->noctx_floor_w))
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "median idle power %.0f W with memory or a context held, %.0f W with nothing held: holding costs %.0f W",
+			 g->held_floor_w, g->noctx_floor_w, g->held_floor_w - g->noctx_floor_w);
+	else
+		snprintf(f->evidence, sizeof(f->evidence), "median idle power %.0f W (%s)",
+			 !isnan(g->held_floor_w) ? g->held_floor_w : g->noctx_floor_w,
+			 !isnan(g->held_floor_w) ? "memory or a context held" : "nothing held");
+}
+
+static int cmp_find(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	if (x->t0_ns != y->t0_ns)
+		return x->t0_ns < y->t0_ns ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu - y->gpu;
+	return strcmp(x->kind, y->kind);
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+	if (x->gpu != y->gpu)
+		return x->gpu - y->gpu;
+	return (x->t0_ns > y->t0_ns) - (x->t0_ns < y->t0_ns);
+}
+
+void analysis_finish(struct analysis *an)
+{
+	timeline_finish(&an->tl);
+	for (int gi = 0; gi < an->tl.ngpus; gi++) {
+		struct gpu_work *w = an->work[gi];
+		struct gpu_stats *g = &an->gpus[gi];
+		g->samples = an->tl.gpus[gi].samples;
+		g->out_of_order = an->tl.gpus[gi].out_of_order;
+		g->nominal_ns = an->tl.gpus[gi].nominal_ns ? an->tl.gpus[gi].nominal_ns :
+				an->tl.gpus[gi].ndts ? an->tl.gpus[gi].dts[an->tl.gpus[gi].ndts / 2] : 0;
+		g->held_floor_w = g->noctx_floor_w = NAN;
+		if (!w)
+			continue;
+		drain(an, gi, true);
+		if (w->seg_open) {
+			if (an->nsegs < an->cfg.max_segments) {
+				ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
+				an->segs[an->nsegs++] = w->seg;
+			} else {
+				an->segs_dropped++;
+			}
+		}
+		close_stretch(an, gi);
+		close_gap(an, gi);
+		if (w->leak_open)
+			leak_eval(an, gi);
+		idle_floor(an, gi);
+	}
+	imbalance(an);
+	qsort(an->segs, an->nsegs, sizeof(*an->segs), cmp_seg);
+	qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
+}
+
+void analysis_release(struct analysis *an)
+{
+	for (int i = 0; i < TL_MAX_GPUS; i++) {
+		free(an->work[i]);
+		free(an->gpus[i].min_busy_s);
+		free(an->gpus[i].min_cov_s);
+	}
+	free(an->segs);
+	free(an->finds);
+	free(an->procs);
+}
+
+double gpu_util_mean(const struct gpu_stats *g)
+{
+	return g->util_known_s > 0 ? 100 * g->busy_s / g->util_known_s : NAN;
+}
+
+double gpu_util_quantile(const struct gpu_stats *g, double q)
+{
+	double acc = 0;
+	if (g->util_known_s <= 0)
+		return NAN;
+	for (int i = 0; i <= 100; i++) {
+		acc += g->util_hist_s[i];
+		if (acc >= q * g->util_known_s - 1e-9)
+			return i;
+	}
+	return 100;
+}
+
+double gpu_power_mean(const struct gpu_stats *g)
+{
+	return g->power_known_s > 0 ? g->power_ws / g->power_known_s : NAN;
+}
+
+double gpu_energy_j(const struct gpu_stats *g, const char **source)
+{
+	if (g->energy_counter_s > 0 && g->energy_power_s > 0) {
+		*source = "counter+power";
+		return g->energy_counter_j + g->energy_power_j;
+	}
+	if (g->energy_counter_s > 0) {
+		*source = "counter";
+		return g->energy_counter_j;
+	}
+	if (g->energy_power_s > 0) {
+		*source = "power";
+		return g->energy_power_j;
+	}
+	*source = "none";
+	return NAN;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Analysis: from each GPU's intervals to what a report needs: totals,
+ * a state for every stretch of time (segments), processes and findings.
+ * Streaming: memory grows with the number of GPUs, processes, state changes
+ * (capped) and minutes covered, never with the number of samples.
+ */
+#ifndef ANALYSIS_ANALYSIS_H
+#define ANALYSIS_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/states.h"
+#include "timeline/timeline.h"
+
+enum severity { SEV_INFO, SEV_WARNING, SEV_CRITICAL };
+extern const char *const severity_name[3];
+
+struct segment {
+	int64_t t0_ns, t1_ns;
+	uint16_t gpu;
+	uint8_t state;		/* enum gpu_state */
+};
+
+struct finding {
+	const char *kind;	/* static: "memory_leak", "held_idle", ... */
+	int gpu;		/* -1: not one GPU */
+	int64_t t0_ns, t1_ns;
+	int severity;
+	double value;		/* the headline number (slope, seconds, watts ...) */
+	char message[200];
+	char evidence[240];
+};
+
+/* Per-GPU process bookkeeping (attribution of time, busy time and energy). */
+struct proc_stat {
+	int gpu;
+	int64_t pid;
+	char name[64];
+	int64_t first_ns, last_ns;
+	uint64_t observations;
+	double present_s;	/* time the process was seen on the GPU */
+	double busy_s;		/* its share of util x dt */
+	double energy_j;	/* its share of the GPU's energy */
+	double fb_max_mib;	/* NAN if never reported */
+	double sm_sum, sm_n;	/* pmon sm % (mean = sum / n) */
+	bool busy_by_sm;	/* shares came from per-process sm %, else split evenly */
+};
+
+struct gpu_stats {
+	int64_t first_ns, last_ns;
+	int64_t nominal_ns;
+	uint64_t samples, out_of_order;
+	double covered_s, gaps_s;
+	double busy_s;			/* sum of util/100 x dt */
+	double util_known_s;
+	double util_hist_s[101];	/* seconds at each whole utilization % */
+	double power_known_s, power_ws, power_max_w;
+	double energy_counter_j, energy_counter_s;	/* from counter deltas */
+	double energy_power_j, energy_power_s;		/* integrated power */
+	double temp_max_c, mem_max_mib, mem_total_mib;
+	uint32_t sm_clock_drops;
+	double sm_clock_ref_mhz;
+	double state_s[ST__COUNT], state_energy_j[ST__COUNT], state_busy_s[ST__COUNT];
+	double idle_ws, idle_s;		/* power while util == 0 */
+	double active_ws, active_s;	/* power while util >= 50 % */
+	double held_floor_w, noctx_floor_w;	/* medians, NAN if unseen */
+	bool has_process_data;
+	/* per-minute busy and covered seconds since min_base_ns */
+	int64_t min_base_ns;
+	float *min_busy_s, *min_cov_s;
+	size_t nmin, min_alloc;
+};
+
+struct analysis_cfg {
+	int64_t window_ns;		/* centred window for input_bound; default 5 s each side */
+	double held_mem_mib;		/* memory at or above this counts as held */
+	double stretch_min_s;		/* shortest held_idle/input_bound/launch_bound finding */
+	size_t max_segments;
+	size_t max_findings;
+};
+
+struct gpu_work;	/* private per-GPU working state */
+
+struct analysis {
+	struct analysis_cfg cfg;
+	struct timeline tl;
+	struct gpu_stats gpus[TL_MAX_GPUS];
+	struct gpu_work *work[TL_MAX_GPUS];
+	struct segment *segs;
+	size_t nsegs, segs_alloc;
+	uint64_t segs_dropped;
+	struct finding *finds;
+	size_t nfinds, finds_alloc;
+	uint64_t finds_dropped;
+	struct proc_stat *procs;
+	size_t nprocs, procs_alloc;
+	uint64_t events[8];
+};
+
+void analysis_cfg_default(struct analysis_cfg *cfg);
+/* an is large: allocate it (xcalloc) rather than put it on the stack. */
+void analysis_init(struct analysis *an, const struct analysis_cfg *cfg);
+/* Feed one record, in the time order the ingest driver delivers. */
+void analysis_add(struct analysis *an, const struct rec *r, const struct batch *b, const char *src);
+/* Flush windows, close segments, run the end-of-run detectors. */
+void analysis_finish(struct analysis *an);
+void analysis_release(struct analysis *an);
+
+/* Summaries over a GPU's stats. NAN when unknown. */
+double gpu_util_mean(const struct gpu_stats *g);
+double gpu_util_quantile(const struct gpu_stats *g, double q);
+double gpu_power_mean(const struct gpu_stats *g);
+double gpu_energy_j(const struct gpu_stats *g, const char **source);
+
+#endif

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/* The JSON rendering of a report; keys are documented in docs/report-json.md. */
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/jsonw.h"
+
+static void knum_or_null(struct jsonw *w, const char *k, double v, int d)
+{
+	jsonw_knum(w, k, v, d);	/* NAN -> null */
+}
+
+static void gpu_ident(struct jsonw *w, const struct analysis *an, int gi)
+{
+	const struct gpu_ident *id = &an->tl.gpus[gi].id;
+	if (id->index >= 0)
+		jsonw_kint(w, "index", id->index);
+	else
+		jsonw_kstr(w, "index", NULL);
+	jsonw_kstr(w, "uuid", id->uuid[0] ? id->uuid : NULL);
+	jsonw_kstr(w, "name", id->name[0] ? id->name : NULL);
+}
+
+static void inputs(struct jsonw *w, const struct report *r)
+{
+	jsonw_key(w, "inputs");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "path", in->path);
+		jsonw_kstr(w, "format", in->format ? in->format->id : NULL);
+		jsonw_kstr(w, "detected", in->why[0] ? in->why : NULL);
+		jsonw_kstr(w, "compression", in->compression);
+		jsonw_kint(w, "bytes", (int64_t)in->bytes);
+		jsonw_kint(w, "lines", (int64_t)in->lines);
+		jsonw_kint(w, "records", (int64_t)in->records);
+		jsonw_kint(w, "skipped", (int64_t)in->bad);
+		jsonw_kbool(w, "partial_last_line", in->partial_last_line);
+		jsonw_kstr(w, "time_basis", in->time_basis);
+		jsonw_kstr(w, "not_read", in->skip_reason[0] ? in->skip_reason : NULL);
+		if (in->t_first_ns != INT64_MIN) {
+			jsonw_ktime(w, "start", in->t_first_ns);
+			jsonw_ktime(w, "end", in->t_last_ns);
+		}
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void gpus(struct jsonw *w, const struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	jsonw_key(w, "gpus");
+	jsonw_arr_begin(w);
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		const char *src;
+		double e = gpu_energy_j(g, &src);
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "gpu", i);
+		gpu_ident(w, an, i);
+		if (g->covered_s > 0 || g->gaps_s > 0) {
+			jsonw_ktime(w, "start", g->first_ns);
+			jsonw_ktime(w, "end", g->last_ns);
+		} else {
+			jsonw_kstr(w, "start", NULL);
+			jsonw_kstr(w, "end", NULL);
+		}
+		jsonw_kint(w, "samples", (int64_t)g->samples);
+		jsonw_kint(w, "out_of_order", (int64_t)g->out_of_order);
+		knum_or_null(w, "sample_interval_s", g->nominal_ns ? (double)g->nominal_ns / 1e9 : NAN, 3);
+		jsonw_knum(w, "covered_s", g->covered_s, 3);
+		jsonw_knum(w, "gaps_s", g->gaps_s, 3);
+		jsonw_knum(w, "busy_s", g->busy_s, 3);
+		knum_or_null(w, "util_mean_pct", gpu_util_mean(g), 2);
+		knum_or_null(w, "util_p50_pct", gpu_util_quantile(g, 0.5), 0);
+		knum_or_null(w, "util_p95_pct", gpu_util_quantile(g, 0.95), 0);
+		knum_or_null(w, "energy_j", e, 1);
+		jsonw_kstr(w, "energy_source", src);
+		knum_or_null(w, "power_mean_w", gpu_power_mean(g), 2);
+		knum_or_null(w, "power_max_w", g->power_known_s > 0 ? g->power_max_w : NAN, 2);
+		knum_or_null(w, "idle_power_w", g->idle_s > 0 ? g->idle_ws / g->idle_s : NAN, 2);
+		knum_or_null(w, "busy_power_w", g->active_s > 0 ? g->active_ws / g->active_s : NAN, 2);
+		knum_or_null(w, "held_idle_floor_w", g->held_floor_w, 1);
+		knum_or_null(w, "no_context_floor_w", g->noctx_floor_w, 1);
+		knum_or_null(w, "temp_max_c", g->temp_max_c > 0 ? g->temp_max_c : NAN, 1);
+		knum_or_null(w, "mem_max_mib", g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 1);
+		knum_or_null(w, "mem_total_mib", g->mem_total_mib > 0 ? g->mem_total_mib : NAN, 1);
+		jsonw_kint(w, "sm_clock_drops", g->sm_clock_drops);
+		jsonw_key(w, "states");
+		jsonw_obj_begin(w);
+		for (int s = 0; s < ST__COUNT; s++) {
+			jsonw_key(w, state_name[s]);
+			jsonw_obj_begin(w);
+			jsonw_knum(w, "seconds", g->state_s[s], 3);
+			jsonw_knum(w, "busy_s", g->state_busy_s[s], 3);
+			jsonw_knum(w, "energy_j", g->state_energy_j[s], 1);
+			jsonw_obj_end(w);
+		}
+		jsonw_obj_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void segments(struct jsonw *w, const struct report *r)
+{
+	jsonw_key(w, "segments");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < r->an->nsegs; i++) {
+		const struct segment *s = &r->an->segs[i];
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "gpu", s->gpu);
+		jsonw_ktime(w, "start", s->t0_ns);
+		jsonw_ktime(w, "end", s->t1_ns);
+		jsonw_kstr(w, "state", state_name[s->state]);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
+}
+
+static void findings(struct jsonw *w, const struct report *r)
+{
+	jsonw_key(w, "findings");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < r->an->nfinds; i++) {
+		const struct finding *f = &r->an->finds[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "kind", f->kind);
+		if (f->gpu >= 0)
+			jsonw_kint(w, "gpu", f->gpu);
+		else
+			jsonw_kstr(w, "gpu", NULL);
+		jsonw_ktime(w, "start", f->t0_ns);
+		jsonw_ktime(w, "end", f->t1_ns);
+		jsonw_kstr(w, "severity", severity_name[f->severity]);
+		jsonw_knum(w, "value", f->value, 3);
+		jsonw_kstr(w, "message", f->message);
+		jsonw_kstr(w, "evidence", f->evidence);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kint(w, "findings_dropped", (int64_t)r->an->finds_dropped);
+}
+
+static void processes(struct jsonw *w, const struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	jsonw_key(w, "processes");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		const char *src;
+		double e = gpu_energy_j(&an->gpus[p->gpu], &src);
+		double busy = an->gpus[p->gpu].busy_s;
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "gpu", p->gpu);
+		jsonw_kint(w, "pid", p->pid);
+		jsonw_kstr(w, "name", p->name);
+		jsonw_ktime(w, "first_seen", p->first_ns);
+		jsonw_ktime(w, "last_seen", p->last_ns);
+		jsonw_kint(w, "observations", (int64_t)p->observations);
+		jsonw_knum(w, "present_s", p->present_s, 3);
+		jsonw_knum(w, "busy_s", p->busy_s, 3);
+		knum_or_null(w, "busy_share", busy > 0 ? p->busy_s / busy : NAN, 4);
+		jsonw_kstr(w, "split", p->busy_by_sm ? "per-process sm %" : "even among processes present");
+		jsonw_knum(w, "energy_j", p->energy_j, 1);
+		knum_or_null(w, "energy_share", e > 0 ? p->energy_j / e : NAN, 4);
+		knum_or_null(w, "mem_max_mib", p->fb_max_mib, 1);
+		knum_or_null(w, "sm_mean_pct", p->sm_n > 0 ? p->sm_sum / p->sm_n : NAN, 2);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
+static void cost(struct jsonw *w, const struct report *r)
+{
+	const struct cost_params *p = &r->params;
+
+	jsonw_key(w, "cost");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "profile", p->name[0] ? p->name : NULL);
+	jsonw_kstr(w, "currency", p->currency[0] ? p->currency : NULL);
+	jsonw_key(w, "params");
+	jsonw_obj_begin(w);
+	for (size_t i = 0; i < COST_NPARAMS; i++) {
+		jsonw_key(w, cost_param_info(i)->key);
+		jsonw_obj_begin(w);
+		jsonw_knum(w, "value", cost_param_get(p, i), 6);
+		jsonw_kstr(w, "origin", cost_origin_name(p->origin[i]));
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
+
+	jsonw_key(w, "window");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "covered_h", r->covered_h, 6);
+	jsonw_knum(w, "busy_h", r->busy_h, 6);
+	jsonw_knum(w, "gaps_h", r->gaps_h, 6);
+	jsonw_knum(w, "energy_j", r->energy_j, 1);
+	jsonw_kstr(w, "energy_source", r->energy_source);
+	jsonw_kint(w, "jobs", (int64_t)r->njobs);
+	jsonw_kstr(w, "jobs_from", r->jobs_from_processes ? "processes" : "gpus");
+	jsonw_knum(w, "local_cost", r->win.local_cost, 6);
+	jsonw_knum(w, "local_fixed", r->win.local_fixed, 6);
+	jsonw_knum(w, "local_energy", r->win.local_energy, 6);
+	jsonw_knum(w, "local_cooling", r->win.local_cooling, 6);
+	jsonw_knum(w, "local_jobs", r->win.local_jobs, 6);
+	jsonw_knum(w, "cloud_cost", r->win.cloud_cost, 6);
+	jsonw_knum(w, "premium_pct", r->win.premium_pct, 2);
+	jsonw_knum(w, "u_obs", r->win.u_obs, 6);
+	jsonw_knum(w, "local_cost_per_useful_hour", r->c_local_obs, 6);
+	jsonw_obj_end(w);
+
+	jsonw_key(w, "local");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "fixed_per_year", r->lr.F, 6);
+	jsonw_knum(w, "hours_per_year", r->lr.H, 6);
+	jsonw_knum(w, "energy_cost_per_wh", r->lr.k, 9);
+	jsonw_obj_end(w);
+	jsonw_key(w, "cloud");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "cost_per_useful_hour", r->lr.c_cloud, 6);
+	jsonw_obj_end(w);
+	jsonw_key(w, "break_even");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "utilization", r->lr.u_star, 6);
+	jsonw_kstr(w, "status", cost_status_name(r->lr.status));
+	jsonw_knum(w, "useful_hours_per_month", r->lr.useful_hours_per_month, 3);
+	jsonw_obj_end(w);
+	jsonw_key(w, "job_break_even");
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "status", cost_status_name(r->job.status));
+	jsonw_knum(w, "hours", r->job.hours, 6);
+	jsonw_obj_end(w);
+	jsonw_key(w, "sensitivity");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < r->nsens; i++) {
+		const struct cost_sens *s = &r->sens[i];
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "param", s->param);
+		jsonw_knum(w, "low_value", s->low_value, 6);
+		jsonw_knum(w, "high_value", s->high_value, 6);
+		jsonw_knum(w, "u_low", s->u_low, 6);
+		jsonw_knum(w, "u_high", s->u_high, 6);
+		jsonw_knum(w, "swing", s->swing, 6);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "waterfall");
+	jsonw_arr_begin(w);
+	for (int s = 0; s < ST__COUNT; s++) {
+		if (s == ST_GAP)
+			continue;
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "state", state_name[s]);
+		jsonw_kbool(w, "useful", state_is_useful(s));
+		jsonw_knum(w, "seconds", r->state_s[s], 3);
+		jsonw_knum(w, "cost", r->state_cost[s], 6);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kstr(w, "verdict", r->verdict);
+	jsonw_obj_end(w);
+}
+
+void report_json(FILE *out, const struct report *r)
+{
+	struct jsonw w;
+
+	jsonw_init(&w, out, true);
+	jsonw_obj_begin(&w);
+	jsonw_kint(&w, "schema", 1);
+	jsonw_kstr(&w, "tz", r->tz);
+	if (r->t0_ns != INT64_MAX) {
+		jsonw_ktime(&w, "start", r->t0_ns);
+		jsonw_ktime(&w, "end", r->t1_ns);
+	}
+	inputs(&w, r);
+	jsonw_kint(&w, "skipped_lines", (int64_t)r->bad_total);
+	jsonw_key(&w, "skipped");
+	jsonw_arr_begin(&w);
+	for (size_t i = 0; i < r->nbad; i++) {
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "path", r->bad[i].path);
+		jsonw_kint(&w, "line", (int64_t)r->bad[i].line);
+		jsonw_kint(&w, "col", r->bad[i].col);
+		jsonw_kstr(&w, "reason", r->bad[i].msg);
+		jsonw_obj_end(&w);
+	}
+	jsonw_arr_end(&w);
+	gpus(&w, r);
+	segments(&w, r);
+	findings(&w, r);
+	processes(&w, r);
+	cost(&w, r);
+	jsonw_obj_end(&w);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+static void measured_power(struct report *r)
+{
+	const struct analysis *an = r->an;
+	double idle_ws = 0, idle_s = 0, act_ws = 0, act_s = 0;
+
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		idle_ws += an->gpus[i].idle_ws;
+		idle_s += an->gpus[i].idle_s;
+		act_ws += an->gpus[i].active_ws;
+		act_s += an->gpus[i].active_s;
+	}
+	/* an explicit --set beats a measurement; a measurement beats a profile */
+	if (idle_s >= 1 && r->params.origin[COST_IDLE_POWER_W] != COST_SET)
+		cost_param_put(&r->params, COST_IDLE_POWER_W, idle_ws / idle_s, COST_MEASURED);
+	if (act_s >= 1 && r->params.origin[COST_BUSY_POWER_W] != COST_SET)
+		cost_param_put(&r->params, COST_BUSY_POWER_W, act_ws / act_s, COST_MEASURED);
+}
+
+static void window_totals(struct report *r)
+{
+	const struct analysis *an = r->an;
+	bool any_counter = false, any_power = false, any_missing = false;
+
+	r->t0_ns = INT64_MAX;
+	r->t1_ns = INT64_MIN;
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		const char *src;
+		double e;
+		if (g->covered_s <= 0)
+			continue;
+		r->covered_h += g->covered_s / 3600;
+		r->busy_h += g->busy_s / 3600;
+		r->gaps_h += g->gaps_s / 3600;
+		if (g->first_ns < r->t0_ns)
+			r->t0_ns = g->first_ns;
+		if (g->last_ns > r->t1_ns)
+			r->t1_ns = g->last_ns;
+		e = gpu_energy_j(g, &src);
+		if (isnan(e)) {
+			any_missing = true;
+			continue;
+		}
+		r->energy_j += e;
+		if (strstr(src, "counter"))
+			any_counter = true;
+		if (strstr(src, "power"))
+			any_power = true;
+	}
+	for (int s = 0; s < ST__COUNT; s++)
+		for (int i = 0; i < an->tl.ngpus; i++)
+			r->state_s[s] += an->gpus[i].state_s[s];
+	if (any_missing) {
+		/* no power reading at all on some GPU: estimate from the profile,
+		 * and say so: P_busy for busy hours, P_idle for the rest */
+		r->energy_source = "profile estimate";
+		r->energy_j = 0;
+		for (int i = 0; i < an->tl.ngpus; i++) {
+			const struct gpu_stats *g = &an->gpus[i];
+			r->energy_j += 3600 * (r->params.busy_power_w * g->busy_s / 3600 +
+					       r->params.idle_power_w * (g->covered_s - g->busy_s) / 3600);
+		}
+	} else if (any_counter && any_power) {
+		r->energy_source = "counter+power";
+	} else if (any_counter) {
+		r->energy_source = "counter";
+	} else {
+		r->energy_source = "power";
+	}
+}
+
+static void jobs(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	for (size_t i = 0; i < an->nprocs; i++)
+		if (an->procs[i].busy_s > 0)
+			r->njobs++;
+	if (r->njobs) {
+		size_t k = 0;
+		r->jobs_from_processes = true;
+		r->job_useful_h = xcalloc(r->njobs, sizeof(double));
+		for (size_t i = 0; i < an->nprocs; i++)
+			if (an->procs[i].busy_s > 0)
+				r->job_useful_h[k++] = an->procs[i].busy_s / 3600;
+		return;
+	}
+	/* no process data: one job per GPU with work */
+	r->job_useful_h = xcalloc((size_t)(an->tl.ngpus ? an->tl.ngpus : 1), sizeof(double));
+	for (int i = 0; i < an->tl.ngpus; i++)
+		if (an->gpus[i].busy_s > 0)
+			r->job_useful_h[r->njobs++] = an->gpus[i].busy_s / 3600;
+}
+
+static void verdict(struct report *r)
+{
+	const char *cur = r->params.currency[0] ? r->params.currency : "";
+	double u = r->win.u_obs;
+
+	if (r->covered_h <= 0) {
+		snprintf(r->verdict, sizeof(r->verdict), "No covered GPU time in the inputs: nothing to price.");
+		return;
+	}
+	if (r->params.cloud_hourly_rate <= 0) {
+		snprintf(r->verdict, sizeof(r->verdict),
+			 "The GPU was busy %.1f %% of the covered time; set cloud_hourly_rate (a profile or --set) to compare with renting.",
+			 100 * u);
+		return;
+	}
+	switch (r->lr.status) {
+	case COST_NEVER:
+		snprintf(r->verdict, sizeof(r->verdict),
+			 "Owning never pays with these prices: electricity alone costs more than renting (busy %.1f %%).",
+			 100 * u);
+		break;
+	case COST_ABOVE_FULL_USE:
+		snprintf(r->verdict, sizeof(r->verdict),
+			 "Owning would not pay even at 100 %% use (break-even %.0f %%); at the observed %.1f %% renting is %.1fx cheaper per useful hour.",
+			 100 * r->lr.u_star, 100 * u, r->c_local_obs / r->lr.c_cloud);
+		break;
+	default:
+		if (u >= r->lr.u_star)
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "Owning pays: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %.2f%s%s locally against %.2f%s%s to rent.",
+				 100 * u, 100 * r->lr.u_star, r->c_local_obs, cur[0] ? " " : "", cur,
+				 r->lr.c_cloud, cur[0] ? " " : "", cur);
+		else
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "Renting would be cheaper: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %.2f%s%s locally against %.2f%s%s to rent (%.1fx).",
+				 100 * u, 100 * r->lr.u_star, r->c_local_obs, cur[0] ? " " : "", cur,
+				 r->lr.c_cloud, cur[0] ? " " : "", cur, r->c_local_obs / r->lr.c_cloud);
+	}
+}
+
+void report_compute(struct report *r)
+{
+	struct cost_window_in in;
+	double covered_s = 0;
+
+	measured_power(r);
+	window_totals(r);
+	jobs(r);
+	cost_longrun(&r->params, &r->lr);
+	memset(&in, 0, sizeof(in));
+	in.covered_h = r->covered_h;
+	in.busy_h = r->busy_h;
+	in.energy_j = r->energy_j;
+	in.job_useful_h = r->job_useful_h;
+	in.njobs = r->njobs;
+	cost_window(&r->params, &in, &r->win);
+	r->c_local_obs = cost_local_per_useful_hour(&r->params, r->win.u_obs);
+	cost_job_breakeven(&r->params, r->win.u_obs, &r->job);
+	r->nsens = cost_sensitivity(&r->params, r->sens, COST_NSENS);
+	if (r->nsens > COST_NSENS)
+		r->nsens = COST_NSENS;
+	/* the waterfall: the window's local cost split by time in each state
+	 * (cost-model.md); gaps are outside the covered time and cost nothing */
+	for (int s = 0; s < ST__COUNT; s++)
+		if (s != ST_GAP)
+			covered_s += r->state_s[s];
+	for (int s = 0; s < ST__COUNT; s++)
+		r->state_cost[s] = s == ST_GAP || covered_s <= 0 ? 0 :
+				   r->win.local_cost * r->state_s[s] / covered_s;
+	verdict(r);
+}
+
+void report_release(struct report *r)
+{
+	free(r->job_useful_h);
+	r->job_useful_h = NULL;
+}

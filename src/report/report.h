@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A report: the inputs, the analysis and the cost model put together, then
+ * rendered as text for people or JSON for machines (docs/report-json.md).
+ * report_compute() derives every figure once, so both renderings print the
+ * same numbers.
+ */
+#ifndef REPORT_REPORT_H
+#define REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/analysis.h"
+#include "cost/model.h"
+#include "formats/driver.h"
+
+struct bad_line {
+	const char *path;	/* borrowed from the ingest result */
+	uint64_t line;
+	uint32_t col;
+	char msg[160];
+};
+
+struct report {
+	/* inputs (borrowed) */
+	const struct ingest_result *inputs;
+	const struct analysis *an;
+	const struct bad_line *bad;
+	size_t nbad;
+	uint64_t bad_total;
+	const char *tz;		/* the zone timestamps without one were read in */
+	/* cost model, after measured values were applied */
+	struct cost_params params;
+	const char *energy_source;	/* "counter", "power", "counter+power", "profile estimate" */
+	double covered_h, busy_h, gaps_h, energy_j;
+	int64_t t0_ns, t1_ns;
+	double *job_useful_h;
+	size_t njobs;
+	bool jobs_from_processes;
+	struct cost_longrun lr;
+	struct cost_window win;
+	struct cost_job_be job;
+	struct cost_sens sens[COST_NSENS];
+	size_t nsens;
+	double state_s[ST__COUNT];	/* all GPUs */
+	double state_cost[ST__COUNT];	/* the waterfall */
+	double c_local_obs;		/* C_L(u_obs) */
+	char verdict[400];
+};
+
+/*
+ * Fill r from its inputs: measured idle/busy power go into params unless
+ * they were --set (origin COST_SET), then every cost figure.  params must
+ * hold the profile and --set values on entry.
+ */
+void report_compute(struct report *r);
+void report_release(struct report *r);
+
+void report_text(FILE *out, const struct report *r);
+void report_json(FILE *out, const struct report *r);
+
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* The text rendering of a report: the short answer first, then the detail. */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "util/jsonw.h"
+#include "util/timeutil.h"
+
+#define MAX_TEXT_SEGMENTS 40
+#define MAX_TEXT_FINDINGS 60
+#define MAX_TEXT_BAD 20
+
+static const char *num(char *buf, size_t cap, double v, int decimals)
+{
+	if (isnan(v))
+		return "n/a";
+	if (isinf(v))
+		return v > 0 ? "inf" : "-inf";
+	snprintf(buf, cap, "%.*f", decimals, v);
+	return buf;
+}
+
+static const char *when(char *buf, size_t cap, int64_t t_ns)
+{
+	return time_rfc3339(buf, cap, t_ns);
+}
+
+static const char *money(char *buf, size_t cap, const struct report *r, double v)
+{
+	char n[40];
+	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, 2), r->params.currency[0] ? " " : "",
+		 r->params.currency);
+	return buf;
+}
+
+static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
+{
+	const struct gpu_ident *id = &an->tl.gpus[gi].id;
+	if (id->index >= 0)
+		snprintf(buf, cap, "GPU %d%s%s", id->index, id->name[0] ? " " : "", id->name);
+	else
+		snprintf(buf, cap, "GPU ?%s%s", id->name[0] ? " " : "", id->name[0] ? id->name : id->uuid);
+	return buf;
+}
+
+static void summary(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[80], b[80], c[80], d[80], e[80];
+	size_t nread = 0;
+
+	for (size_t i = 0; i < r->inputs->nr; i++)
+		nread += r->inputs->inputs[i].format != NULL && !r->inputs->inputs[i].skip_reason[0];
+	fprintf(out, "gputally report\n\n");
+	if (r->t0_ns == INT64_MAX) {
+		fprintf(out, "No GPU samples in %zu input(s).\n", r->inputs->nr);
+		return;
+	}
+	fprintf(out, "What ran:  %d GPU(s) from %zu of %zu input(s), %s to %s (times in UTC)\n",
+		an->tl.ngpus, nread, r->inputs->nr, when(a, sizeof(a), r->t0_ns), when(b, sizeof(b), r->t1_ns));
+	time_human_dur(c, sizeof(c), (int64_t)(r->covered_h * 3600e9));
+	time_human_dur(d, sizeof(d), (int64_t)(r->gaps_h * 3600e9));
+	fprintf(out, "Coverage:  %s of GPU time covered, %s in gaps (not counted as idle)\n", c, d);
+	fprintf(out, "How busy:  %s %% of covered time (%s busy GPU-hours of %s)\n",
+		num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
+		num(e, sizeof(e), r->covered_h, 3));
+	fprintf(out, "Energy:    %s kWh (%s)\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	fprintf(out, "Cost:      %s to own for this window, %s to rent the same useful work",
+		money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
+	if (!isnan(r->win.premium_pct))
+		fprintf(out, " (owning %s %s %%)", r->win.premium_pct >= 0 ? "costs" : "saves",
+			num(c, sizeof(c), fabs(r->win.premium_pct), 1));
+	fprintf(out, "\nVerdict:   %s\n", r->verdict);
+}
+
+static void inputs(FILE *out, const struct report *r)
+{
+	fprintf(out, "\nInputs\n");
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		if (in->skip_reason[0] && !in->format) {
+			fprintf(out, "  %-44s not read: %s\n", in->path, in->skip_reason);
+			continue;
+		}
+		fprintf(out, "  %-44s %-12s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64 " skipped",
+			in->path, in->format->id, in->lines, in->records, in->bad);
+		if (strcmp(in->compression, "plain"))
+			fprintf(out, " (%s)", in->compression);
+		fprintf(out, "\n  %-44s time: %s%s%s\n", "", in->time_basis ? in->time_basis : "no timed records",
+			in->partial_last_line ? "; last line has no newline" : "",
+			in->skip_reason[0] ? "; " : "");
+		if (in->skip_reason[0])
+			fprintf(out, "  %-44s %s\n", "", in->skip_reason);
+	}
+}
+
+static void gpus(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char l[128], a[32], b[32], c[32], d[32], e[32], f[32], g2[32], h[32];
+
+	fprintf(out, "\nGPUs\n");
+	fprintf(out, "  %-22s %9s %8s %9s %6s %5s %5s %9s %-13s %7s %7s %6s %9s\n",
+		"gpu", "covered", "gaps", "busy", "util%", "p50", "p95", "energy_kJ", "source",
+		"P_mean", "P_max", "T_max", "mem_MiB");
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		const char *src;
+		double en = gpu_energy_j(g, &src);
+		char cov[32], gap[32], busy[32];
+		fprintf(out, "  %-22.22s %9s %8s %9s %6s %5s %5s %9s %-13s %7s %7s %6s %9s\n",
+			gpu_label(l, sizeof(l), an, i),
+			time_human_dur(cov, sizeof(cov), (int64_t)(g->covered_s * 1e9)),
+			time_human_dur(gap, sizeof(gap), (int64_t)(g->gaps_s * 1e9)),
+			time_human_dur(busy, sizeof(busy), (int64_t)(g->busy_s * 1e9)),
+			num(a, sizeof(a), gpu_util_mean(g), 1), num(b, sizeof(b), gpu_util_quantile(g, 0.5), 0),
+			num(c, sizeof(c), gpu_util_quantile(g, 0.95), 0), num(d, sizeof(d), en / 1e3, 1), src,
+			num(e, sizeof(e), gpu_power_mean(g), 0),
+			num(f, sizeof(f), g->power_known_s > 0 ? g->power_max_w : NAN, 0),
+			num(g2, sizeof(g2), g->temp_max_c > 0 ? g->temp_max_c : NAN, 0),
+			num(h, sizeof(h), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
+		if (an->tl.gpus[i].id.uuid[0])
+			fprintf(out, "  %-22s %s\n", "", an->tl.gpus[i].id.uuid);
+		if (g->sm_clock_drops || g->out_of_order)
+			fprintf(out, "  %-22s %u SM clock drop(s) under load, %" PRIu64 " out-of-order sample(s)\n", "",
+				g->sm_clock_drops, g->out_of_order);
+	}
+}
+
+static void states(FILE *out, const struct report *r)
+{
+	char a[32], b[32], c[80];
+	double total = 0;
+
+	for (int s = 0; s < ST__COUNT; s++)
+		if (s != ST_GAP)
+			total += r->state_s[s];
+	fprintf(out, "\nWhere the GPU time went (all GPUs; cost = the window's local cost split by time)\n");
+	fprintf(out, "  %-16s %-20s %10s %7s %14s\n", "state", "meaning", "time", "share", "cost");
+	for (int s = 0; s < ST__COUNT; s++) {
+		if (r->state_s[s] <= 0)
+			continue;
+		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", state_name[s], state_label[s],
+			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
+			s == ST_GAP ? "-" : num(b, sizeof(b), total > 0 ? 100 * r->state_s[s] / total : NAN, 1),
+			s == ST_GAP ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+	}
+}
+
+static void segments(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[40], b[40], d[32], l[128];
+
+	fprintf(out, "\nTimeline (state segments; --json has all %zu)\n", an->nsegs);
+	for (int gi = 0; gi < an->tl.ngpus; gi++) {
+		size_t shown = 0, total = 0;
+		for (size_t i = 0; i < an->nsegs; i++)
+			total += an->segs[i].gpu == gi;
+		fprintf(out, "  %s\n", gpu_label(l, sizeof(l), an, gi));
+		for (size_t i = 0; i < an->nsegs && shown < MAX_TEXT_SEGMENTS; i++) {
+			const struct segment *s = &an->segs[i];
+			if (s->gpu != gi)
+				continue;
+			fprintf(out, "    %s  %s  %8s  %s\n", when(a, sizeof(a), s->t0_ns), when(b, sizeof(b), s->t1_ns),
+				time_human_dur(d, sizeof(d), s->t1_ns - s->t0_ns), state_name[s->state]);
+			shown++;
+		}
+		if (total > shown)
+			fprintf(out, "    ... %zu more\n", total - shown);
+	}
+}
+
+static void processes(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!an->nprocs)
+		return;
+	fprintf(out, "\nProcesses (busy time and energy split %s)\n",
+		"by per-process sm % where pmon has it, else evenly among the processes present");
+	fprintf(out, "  %-4s %8s %-18s %10s %10s %7s %10s %8s\n", "gpu", "pid", "name", "present", "busy",
+		"busy%", "energy_kJ", "mem_MiB");
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		double gb = an->gpus[p->gpu].busy_s;
+		fprintf(out, "  %-4d %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", p->gpu, p->pid,
+			p->name[0] ? p->name : "-",
+			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
+			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
+			num(c, sizeof(c), gb > 0 ? 100 * p->busy_s / gb : NAN, 1),
+			num(d, sizeof(d), p->energy_j / 1e3, 1), num(e, sizeof(e), p->fb_max_mib, 0));
+	}
+}
+
+static void findings(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[40], b[40];
+	size_t shown = 0;
+
+	fprintf(out, "\nFindings (%zu)\n", an->nfinds + (size_t)an->finds_dropped);
+	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
+		for (size_t i = 0; i < an->nfinds && shown < MAX_TEXT_FINDINGS; i++) {
+			const struct finding *f = &an->finds[i];
+			if (f->severity != sev)
+				continue;
+			fprintf(out, "  [%s] %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity],
+				f->kind, when(a, sizeof(a), f->t0_ns), when(b, sizeof(b), f->t1_ns), f->message,
+				f->evidence);
+			shown++;
+		}
+	if (an->nfinds > shown || an->finds_dropped)
+		fprintf(out, "  ... %zu more in --json\n", an->nfinds - shown + (size_t)an->finds_dropped);
+}
+
+static void cost(FILE *out, const struct report *r)
+{
+	const struct cost_params *p = &r->params;
+	char a[80], b[80], c[80];
+
+	fprintf(out, "\nCost model (docs/cost-model.md)%s%s\n", p->name[0] ? ": profile " : "", p->name);
+	fprintf(out, "  parameters (value, origin):\n");
+	for (size_t i = 0; i < COST_NPARAMS; i++) {
+		if (p->origin[i] == COST_DEFAULT)
+			continue;
+		fprintf(out, "    %-28s %14s  %s\n", cost_param_info(i)->key,
+			num(a, sizeof(a), cost_param_get(p, i), 4), cost_origin_name(p->origin[i]));
+	}
+	fprintf(out, "    (all others at their defaults; --json lists every one)\n");
+	fprintf(out, "  long run: fixed %s/year over %s available hours; cloud %s per useful hour\n",
+		money(a, sizeof(a), r, r->lr.F), num(b, sizeof(b), r->lr.H, 0),
+		money(c, sizeof(c), r, r->lr.c_cloud));
+	fprintf(out, "  break-even utilization: %s (%s)", r->lr.status == COST_NEVER ? "none" :
+		num(a, sizeof(a), 100 * r->lr.u_star, 1), cost_status_name(r->lr.status));
+	if (r->lr.status == COST_OK)
+		fprintf(out, ", %s useful GPU-hours a month", num(b, sizeof(b), r->lr.useful_hours_per_month, 1));
+	fprintf(out, "\n  observed: utilization %s %%, local %s per useful hour\n",
+		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs));
+	fprintf(out, "  window: local %s = fixed %s + energy %s + cooling %s + per-job %s\n",
+		money(a, sizeof(a), r, r->win.local_cost), num(b, sizeof(b), r->win.local_fixed, 4),
+		num(c, sizeof(c), r->win.local_energy, 4), num(a, sizeof(a), r->win.local_cooling, 4),
+		num(b, sizeof(b), r->win.local_jobs, 4));
+	fprintf(out, "          cloud %s for %zu job(s) (%s)\n", money(a, sizeof(a), r, r->win.cloud_cost),
+		r->njobs, r->jobs_from_processes ? "one per process" : "one per GPU");
+	fprintf(out, "  job length: %s", cost_status_name(r->job.status));
+	if (r->job.status == COST_JOB_CROSS)
+		fprintf(out, ": owning is cheaper for jobs longer than %s useful hours", num(a, sizeof(a), r->job.hours, 3));
+	fprintf(out, "\n  sensitivity of the break-even utilization (x0.8 / x1.2):\n");
+	for (size_t i = 0; i < r->nsens; i++) {
+		const struct cost_sens *s = &r->sens[i];
+		fprintf(out, "    %-28s %8s %% .. %8s %%  (swing %s points)\n", s->param,
+			num(a, sizeof(a), 100 * s->u_low, 1), num(b, sizeof(b), 100 * s->u_high, 1),
+			num(c, sizeof(c), 100 * s->swing, 1));
+	}
+}
+
+static void skipped(FILE *out, const struct report *r)
+{
+	if (!r->bad_total)
+		return;
+	fprintf(out, "\nSkipped lines (%" PRIu64 ")\n", r->bad_total);
+	for (size_t i = 0; i < r->nbad && i < MAX_TEXT_BAD; i++)
+		fprintf(out, "  %s:%" PRIu64 ":%u: %s\n", r->bad[i].path, r->bad[i].line, r->bad[i].col, r->bad[i].msg);
+	if (r->bad_total > MAX_TEXT_BAD)
+		fprintf(out, "  ... %" PRIu64 " more in --json\n", r->bad_total - MAX_TEXT_BAD);
+}
+
+void report_text(FILE *out, const struct report *r)
+{
+	summary(out, r);
+	inputs(out, r);
+	if (r->t0_ns == INT64_MAX) {
+		skipped(out, r);
+		return;
+	}
+	gpus(out, r);
+	states(out, r);
+	findings(out, r);
+	processes(out, r);
+	cost(out, r);
+	segments(out, r);
+	skipped(out, r);
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+#include "timeline/timeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+
+#define DEFAULT_NOMINAL_NS NS_PER_S
+
+void timeline_init(struct timeline *tl, const struct timeline_consumer *c)
+{
+	memset(tl, 0, sizeof(*tl));
+	tl->c = *c;
+}
+
+int64_t timeline_gap_threshold(int64_t nominal_ns)
+{
+	/* dmon's printed second skips now and then (its 1 s sleep drifts), so
+	 * a 2 s step at a 1 s interval is not lost data; 2.5 intervals is. */
+	int64_t a = nominal_ns * 5 / 2, b = nominal_ns + NS_PER_S;
+	return a > b ? a : b;
+}
+
+static void copy_str(char *dst, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+static int new_gpu(struct timeline *tl, int index, const char *uuid, const char *name)
+{
+	struct tl_gpu *g;
+
+	if (tl->ngpus >= TL_MAX_GPUS) {
+		tl->dropped_too_many++;
+		return -1;
+	}
+	g = &tl->gpus[tl->ngpus];
+	memset(g, 0, sizeof(*g));
+	g->id.index = index;
+	if (uuid)
+		copy_str(g->id.uuid, sizeof(g->id.uuid), uuid);
+	if (name)
+		copy_str(g->id.name, sizeof(g->id.name), name);
+	for (int m = 0; m < M__COUNT; m++)
+		g->f[m].t_ns = INT64_MIN;
+	g->energy_prev_j = NAN;
+	g->nproc_known = -1;
+	return tl->ngpus++;
+}
+
+/* Find or create the GPU a record names. */
+static int resolve_gpu(struct timeline *tl, int index, const char *uuid, const char *name)
+{
+	int i;
+
+	if (uuid) {
+		for (i = 0; i < tl->ngpus; i++)
+			if (!strcmp(tl->gpus[i].id.uuid, uuid))
+				goto found;
+		if (index >= 0) {
+			for (i = 0; i < tl->ngpus; i++)
+				if (tl->gpus[i].id.index == index && !tl->gpus[i].id.uuid[0]) {
+					copy_str(tl->gpus[i].id.uuid, sizeof(tl->gpus[i].id.uuid), uuid);
+					goto found;
+				}
+		} else if (tl->ngpus == 1 && !tl->gpus[0].id.uuid[0]) {
+			/* one GPU known by index only: a UUID-only record is it */
+			i = 0;
+			copy_str(tl->gpus[0].id.uuid, sizeof(tl->gpus[0].id.uuid), uuid);
+			goto found;
+		}
+		return new_gpu(tl, index, uuid, name);
+	}
+	if (index >= 0) {
+		for (i = 0; i < tl->ngpus; i++)
+			if (tl->gpus[i].id.index == index)
+				goto found;
+		/* a UUID-only GPU (known from process data) takes the first index */
+		for (i = 0; i < tl->ngpus; i++)
+			if (tl->gpus[i].id.index < 0 && tl->ngpus == 1) {
+				tl->gpus[i].id.index = index;
+				goto found;
+			}
+		return new_gpu(tl, index, NULL, name);
+	}
+	if (tl->ngpus == 1)
+		return 0;
+	return -1;
+found:
+	if (name && !tl->gpus[i].id.name[0])
+		copy_str(tl->gpus[i].id.name, sizeof(tl->gpus[i].id.name), name);
+	if (index >= 0 && tl->gpus[i].id.index < 0)
+		tl->gpus[i].id.index = index;
+	return i;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int64_t nominal(struct tl_gpu *g)
+{
+	int64_t tmp[32];
+
+	if (g->nominal_ns)
+		return g->nominal_ns;
+	if (g->ndts == 0)
+		return DEFAULT_NOMINAL_NS;
+	memcpy(tmp, g->dts, sizeof(tmp[0]) * (size_t)g->ndts);
+	qsort(tmp, (size_t)g->ndts, sizeof(tmp[0]), cmp_i64);
+	if (g->ndts == 32)
+		g->nominal_ns = tmp[16];
+	return tmp[g->ndts / 2];
+}
+
+/* Emit [g->t_prev, t1) with the readings in force since t_prev. */
+static void emit_until(struct timeline *tl, int gi, int64_t t1, double energy_now_j,
+		       bool energy_now)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(g);
+	int64_t gap_at = t1, thr = timeline_gap_threshold(nom);
+	int64_t stale = thr;
+	struct ival iv;
+
+	if (dt <= 0)
+		return;
+	if (dt > thr)
+		gap_at = t0 + nom;	/* the last reading covers one interval */
+	memset(&iv, 0, sizeof(iv));
+	iv.kind = IV_DATA;
+	iv.t0_ns = t0;
+	iv.t1_ns = gap_at;
+	iv.nproc = g->nproc_known;
+	for (int m = 0; m < M__COUNT; m++) {
+		if (g->f[m].t_ns != INT64_MIN && t0 - g->f[m].t_ns <= stale) {
+			iv.present |= 1u << m;
+			iv.v[m] = g->f[m].v;
+		}
+	}
+	iv.status = t0 - g->status_t_ns <= stale ? g->status : 0;
+	iv.energy_j = NAN;
+	if (energy_now && !isnan(g->energy_prev_j) && g->energy_prev_t_ns == t0 &&
+	    gap_at == t1) {
+		double d = energy_now_j - g->energy_prev_j;
+		if (d >= 0) {		/* a negative step is a counter reset */
+			iv.energy_j = d;
+			iv.energy_from_counter = true;
+		}
+	}
+	if (isnan(iv.energy_j) && (iv.present & (1u << M_POWER)))
+		iv.energy_j = iv.v[M_POWER] * (double)(gap_at - t0) / 1e9;
+	tl->c.interval(tl->c.ud, gi, &iv);
+	if (gap_at < t1) {
+		memset(&iv, 0, sizeof(iv));
+		iv.kind = IV_GAP;
+		iv.t0_ns = gap_at;
+		iv.t1_ns = t1;
+		iv.energy_j = NAN;
+		iv.nproc = -1;
+		tl->c.interval(tl->c.ud, gi, &iv);
+	}
+}
+
+static int source_slot(struct tl_gpu *g, const void *key, int64_t t)
+{
+	struct tl_source *s;
+	int i;
+
+	for (i = 0; i < g->nsrc; i++)
+		if (g->src[i].key == key)
+			break;
+	if (i == g->nsrc) {
+		if (g->nsrc == TL_MAX_SOURCES)
+			i = TL_MAX_SOURCES - 1;	/* share the last slot */
+		else
+			g->nsrc++;
+		s = &g->src[i];
+		memset(s, 0, sizeof(*s));
+		s->key = key;
+		s->last_ns = t;
+		s->nominal_ns = INT64_MAX;
+		return i;
+	}
+	s = &g->src[i];
+	if (t > s->last_ns && s->ndts < 8) {
+		s->dts[s->ndts++] = t - s->last_ns;
+		if (s->ndts >= 3) {
+			int64_t tmp[8];
+			memcpy(tmp, s->dts, sizeof(tmp[0]) * (size_t)s->ndts);
+			qsort(tmp, (size_t)s->ndts, sizeof(tmp[0]), cmp_i64);
+			s->nominal_ns = tmp[s->ndts / 2];
+		}
+	}
+	if (t > s->last_ns)
+		s->last_ns = t;
+	return i;
+}
+
+/* May input slot si overwrite metric m? */
+static bool owns(const struct tl_gpu *g, int m, int si, int64_t t)
+{
+	const struct tl_field *f = &g->f[m];
+	int64_t own_nom;
+
+	if (f->t_ns == INT64_MIN || f->src == si)
+		return true;
+	own_nom = g->src[f->src].nominal_ns;
+	if (t - f->t_ns > timeline_gap_threshold(own_nom == INT64_MAX ? NS_PER_S : own_nom))
+		return true;	/* the owner went quiet */
+	return g->src[si].nominal_ns < own_nom;
+}
+
+static void add_sample(struct timeline *tl, int gi, const struct rec *r, const void *key)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+	int64_t t = r->t_ns;
+	bool has_energy = r->present & (1u << M_ENERGY);
+	int si;
+
+	if (!g->has_samples) {
+		g->has_samples = true;
+		g->first_ns = g->last_ns = g->t_prev_ns = t;
+	} else if (t < g->t_prev_ns) {
+		/* older than what was already cut: keep its readings, no time */
+		g->out_of_order++;
+		t = g->t_prev_ns;
+	} else if (t > g->t_prev_ns) {
+		int64_t dt = t - g->t_prev_ns;
+		if (g->ndts < 32 && !g->nominal_ns)
+			g->dts[g->ndts++] = dt;
+		emit_until(tl, gi, t, has_energy ? r->v[M_ENERGY] : NAN, has_energy);
+		g->t_prev_ns = t;
+	}
+	if (t > g->last_ns)
+		g->last_ns = t;
+	g->samples++;
+	si = source_slot(g, key, r->t_ns);
+	for (int m = 0; m < M__COUNT; m++)
+		if ((r->present & (1u << m)) && owns(g, m, si, t)) {
+			g->f[m].v = r->v[m];
+			g->f[m].t_ns = t;
+			g->f[m].src = si;
+		} else if (m == M_ENERGY) {
+			has_energy = false;
+		}
+	if (has_energy) {
+		g->energy_prev_j = r->v[M_ENERGY];
+		g->energy_prev_t_ns = t;
+	}
+	if (r->status || g->status_t_ns <= t) {
+		g->status = r->status;
+		g->status_t_ns = t;
+	}
+}
+
+void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *b,
+		  const char *src)
+{
+	const char *uuid = batch_str(b, r->uuid);
+	const char *name = r->kind == REC_SAMPLE ? batch_str(b, r->name) : NULL;
+	int gi;
+
+	if (r->kind == REC_BAD)
+		return;
+	if (uuid && !uuid[0])
+		uuid = NULL;
+	gi = resolve_gpu(tl, r->gpu_index, uuid, name);
+	if (r->kind == REC_EVENT) {
+		if (tl->c.event)
+			tl->c.event(tl->c.ud, gi, r->t_ns, r->ev, batch_str(b, r->name), src, r->line);
+		return;
+	}
+	if (gi < 0) {
+		tl->dropped_no_gpu++;
+		return;
+	}
+	if (r->kind == REC_SAMPLE) {
+		add_sample(tl, gi, r, src);
+	} else if (r->kind == REC_PROC) {
+		if (tl->gpus[gi].nproc_known < 0)
+			tl->gpus[gi].nproc_known = 0;
+		if (tl->c.process)
+			tl->c.process(tl->c.ud, gi, r->t_ns, r->pid, batch_str(b, r->name),
+				      r->present, r->v[0], r->v[1], r->v[2]);
+	}
+}
+
+void timeline_finish(struct timeline *tl)
+{
+	for (int gi = 0; gi < tl->ngpus; gi++) {
+		struct tl_gpu *g = &tl->gpus[gi];
+		if (!g->has_samples)
+			continue;
+		/* the last reading covers one nominal interval */
+		emit_until(tl, gi, g->t_prev_ns + nominal(g), NAN, false);
+		g->t_prev_ns += nominal(g);
+	}
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timeline: one series per GPU out of records from any number of inputs.
+ *
+ * GPUs are joined by UUID, else by index (one host per report).  Samples of
+ * one GPU from several inputs are merged by time: every reading holds until
+ * the next reading of the same metric or until it is stale, and time is cut
+ * at every sample, so two logs of the same run add detail, never time.
+ * The result is a sequence of intervals per GPU, handed to a consumer in
+ * time order: data intervals (with the readings in force) and gaps (no
+ * reading for longer than the gap threshold; a gap is not idle).
+ */
+#ifndef TIMELINE_TIMELINE_H
+#define TIMELINE_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/format.h"
+
+#define TL_MAX_GPUS 256
+
+enum ival_kind { IV_DATA, IV_GAP };
+
+/* One stretch of one GPU's time with constant readings. */
+struct ival {
+	int64_t t0_ns, t1_ns;
+	uint8_t kind;		/* enum ival_kind */
+	uint8_t status;		/* GS_* in force */
+	uint32_t present;	/* bit m: v[m] is a fresh reading */
+	double v[M__COUNT];
+	double energy_j;	/* energy over the interval (NAN if unknown) */
+	bool energy_from_counter;
+	int nproc;		/* processes known on the GPU, -1 if no process data */
+};
+
+struct proc_obs;
+
+/* What the timeline calls.  All pointers are borrowed for the call. */
+struct timeline_consumer {
+	void *ud;
+	void (*interval)(void *ud, int gpu, const struct ival *iv);
+	/* A process observation: pid -1 means "no process on this GPU now". */
+	void (*process)(void *ud, int gpu, int64_t t_ns, int64_t pid, const char *name,
+			uint32_t present, double sm_pct, double mem_pct, double fb_mib);
+	void (*event)(void *ud, int gpu, int64_t t_ns, int ev, const char *msg,
+		      const char *src, uint64_t line);
+};
+
+struct gpu_ident {
+	int index;		/* -1 if unknown */
+	char uuid[96];
+	char name[96];
+};
+
+struct tl_field {
+	double v;
+	int64_t t_ns;		/* when it was read; INT64_MIN never */
+	int src;		/* the tl_source slot that owns this metric */
+};
+
+/* One input's view of one GPU: used to pick, per metric, the input with the
+ * finest sampling, so that readings of two logs never interleave. */
+#define TL_MAX_SOURCES 16
+struct tl_source {
+	const void *key;
+	int64_t last_ns;
+	int64_t dts[8];
+	int ndts;
+	int64_t nominal_ns;	/* median of the first intervals; INT64_MAX until known */
+};
+
+struct tl_gpu {
+	struct gpu_ident id;
+	bool has_samples;
+	int64_t first_ns, last_ns;	/* first and last sample time */
+	int64_t t_prev_ns;		/* last cut point */
+	struct tl_field f[M__COUNT];
+	uint8_t status;
+	int64_t status_t_ns;
+	double energy_prev_j;		/* counter at t_prev, NAN if none */
+	int64_t energy_prev_t_ns;
+	/* sample-interval estimate: median of the first intervals */
+	int64_t dts[32];
+	int ndts;
+	int64_t nominal_ns;
+	uint64_t samples, out_of_order;
+	int nproc_known;
+	struct tl_source src[TL_MAX_SOURCES];
+	int nsrc;		/* -1: no process data for this GPU */
+};
+
+struct timeline {
+	struct tl_gpu gpus[TL_MAX_GPUS];
+	int ngpus;
+	struct timeline_consumer c;
+	uint64_t dropped_no_gpu;	/* records naming no GPU at all */
+	uint64_t dropped_too_many;	/* GPUs beyond TL_MAX_GPUS */
+};
+
+void timeline_init(struct timeline *tl, const struct timeline_consumer *c);
+/*
+ * Feed one record (TK_ABS); strings are looked up in b.  src names the input
+ * (for messages) and, by its address, identifies it: when two inputs report
+ * the same metric of the same GPU, the one sampling more often is used while
+ * its readings are fresh, and the other only fills in.
+ */
+void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *b,
+		  const char *src);
+/* Close every GPU's last interval. */
+void timeline_finish(struct timeline *tl);
+
+/* Gap threshold for a GPU whose nominal sample interval is nominal_ns. */
+int64_t timeline_gap_threshold(int64_t nominal_ns);
+
+#endif
