@@ -1,2 +1,39 @@
 #!/bin/sh
-echo "run-golden.sh: not yet"
+# End-to-end golden tests: one directory per case under tests/golden/.
+#   cmd         the arguments after `gputally` (one line; run inside the case directory)
+#   expect.out  exact standard output
+#   expect.err  exact standard error (optional)
+#   expect.rc   exit code (optional, default 0)
+# Runs with LC_ALL=C TZ=UTC.  GOLDEN_UPDATE=1 rewrites the expectations:
+# review the diff like code.
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0
+export LC_ALL=C TZ=UTC
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for dir in "$root"/tests/golden/*/; do
+	name=$(basename "$dir")
+	[ -f "$dir/cmd" ] || continue
+	cd "$dir" || continue
+	# shellcheck disable=SC2046
+	eval "set -- $(cat cmd)"
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc=0
+	[ -f expect.rc ] && want_rc=$(cat expect.rc)
+	if [ -n "$GOLDEN_UPDATE" ]; then
+		cp "$tmp/out" expect.out
+		if [ -s "$tmp/err" ] || [ -f expect.err ]; then cp "$tmp/err" expect.err; fi
+		if [ $rc -ne 0 ]; then echo $rc >expect.rc; else rm -f expect.rc; fi
+		want_rc=$rc
+	fi
+	ok=1
+	if [ $rc -ge 124 ]; then echo "FAIL: $name crashed (exit $rc)"; cat "$tmp/err"; ok=0; fi
+	if [ $ok = 1 ] && [ "$rc" != "$want_rc" ]; then echo "FAIL: $name: exit $rc, want $want_rc"; head -5 "$tmp/err"; ok=0; fi
+	if [ $ok = 1 ] && ! diff -u expect.out "$tmp/out" >"$tmp/diff"; then echo "FAIL: $name: stdout differs"; head -30 "$tmp/diff"; ok=0; fi
+	if [ $ok = 1 ] && [ -f expect.err ] && ! diff -u expect.err "$tmp/err" >"$tmp/diff"; then echo "FAIL: $name: stderr differs"; head -30 "$tmp/diff"; ok=0; fi
+	if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+echo "golden: $pass passed, $fail failed"
+[ $fail -eq 0 ]

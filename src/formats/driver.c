@@ -228,6 +228,7 @@ struct source {
 	char *head;		/* streaming: sniffed bytes not yet cut */
 	size_t head_n;
 	bool cut_all;		/* every byte is in a chunk */
+	bool cut_first_ctx;	/* the first chunk was scanned for context */
 	bool cut_first;
 	char *ctx[2];
 	size_t ctx_n[2];
@@ -402,6 +403,11 @@ static void scan_context(struct source *s, const char *p, size_t n)
 
 	if (!f->is_context)
 		return;
+	if (!s->cut_first_ctx) {
+		s->cut_first_ctx = true;
+		if (n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+			start = p += 3;	/* a BOM before the first header */
+	}
 	if (f->context_first && strlen(f->context_first) == 1) {
 		char c = f->context_first[0];
 		while (p < end) {

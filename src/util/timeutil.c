@@ -50,8 +50,9 @@ int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s)
 {
 	int64_t days, key, local_s;
 
-	if (!civil_valid(y, mo, d) || h < 0 || h > 23 || mi < 0 || mi > 59 ||
-	    s < 0 || s > 60)
+	/* 1900..2200 keeps every t_ns product far from int64 overflow */
+	if (y < 1900 || y > 2200 || !civil_valid(y, mo, d) || h < 0 || h > 23 || mi < 0 ||
+	    mi > 59 || s < 0 || s > 60)
 		return GL_ERANGE;
 	days = days_from_civil(y, mo, d);
 	local_s = days * 86400 + h * 3600 + mi * 60 + s;
@@ -175,7 +176,8 @@ int time_parse_date(const char *s, int64_t *days)
 
 	if (scan_fixed_digits(&p, end, 4, &y) || p >= end || *p++ != '-' ||
 	    scan_fixed_digits(&p, end, 2, &m) || p >= end || *p++ != '-' ||
-	    scan_fixed_digits(&p, end, 2, &d) || p != end || !civil_valid(y, m, d))
+	    scan_fixed_digits(&p, end, 2, &d) || p != end || !civil_valid(y, m, d) ||
+	    y < 1900 || y > 2200)
 		return GL_EPARSE;
 	*days = days_from_civil(y, m, d);
 	return 0;
@@ -211,7 +213,7 @@ int time_parse_iso(const char *s, size_t n, int64_t *t_ns)
 			p++;
 		}
 	}
-	if (!civil_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60)
+	if (!civil_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60 || y < 1900 || y > 2200)
 		return GL_EPARSE;
 	if (p == end) {
 		if (time_local_to_utc(y, mo, d, h, mi, sec, &t_s))
@@ -232,6 +234,8 @@ int time_parse_iso(const char *s, size_t n, int64_t *t_ns)
 	} else {
 		return GL_EPARSE;
 	}
+	if (t_s > INT64_MAX / NS_PER_S - 1 || t_s < INT64_MIN / NS_PER_S + 1)
+		return GL_ERANGE;
 	*t_ns = t_s * NS_PER_S + frac_ns;
 	return 0;
 }

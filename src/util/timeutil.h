@@ -24,7 +24,9 @@ int civil_valid(int y, int m, int d);
  * Seconds since the epoch of a local wall time, using the process time zone.
  * Thread-safe; caches the UTC offset per local hour, so consecutive calls in
  * one hour cost a few instructions.  In a repeated hour (DST fall-back) the
- * first occurrence is taken.  Returns 0 and fills *t_s, or GL_ERANGE.
+ * first occurrence is taken.  Years outside 1900..2200 are rejected, which
+ * keeps every nanosecond product far from overflow.  Returns 0 and fills
+ * *t_s, or GL_ERANGE.
  */
 int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s);
 
