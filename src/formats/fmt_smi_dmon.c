@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/* nvidia-smi dmon logs, and the header and row engine that pmon shares. */
+#include <string.h>
+
+#include "formats/format.h"
+#include "util/timeutil.h"
+
+/*
+ * The engine is shared with fmt_smi_pmon.c, which repeats these declarations:
+ * the two formats differ only in their sniffer and in the record a row makes.
+ */
+#define SMI_MON_STATE_SIZE 2560
+int smi_mon_sniff(const char *head, size_t n, bool want_proc);
+void smi_mon_init_dmon(void *state, const struct ingest_opts *o);
+void smi_mon_init_pmon(void *state, const struct ingest_opts *o);
+bool smi_mon_is_context(const char *line, size_t n);
+void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n);
+
+/* -s pucvmet -o DT plus every GPM metric stays well under this */
+#define MAX_COLS 128
+#define COL_NAME_MAX 15
+/* how much of an offending token a message quotes */
+#define QUOTE_MAX 40
+
+enum col_kind {
+	COL_NUM,	/* a number that is checked but not kept */
+	COL_METRIC,	/* dmon: a number into v[slot] */
+	COL_PROC,	/* pmon: a number into v[slot], present bit 1 << slot */
+	COL_DATE,
+	COL_TIME,
+	COL_GPU,
+	COL_PID,
+	COL_TEXT,	/* an opaque token (pmon type) */
+	COL_CMD,	/* pmon command: the rest of the line */
+};
+
+struct mon_col {
+	uint8_t kind;
+	uint8_t slot;
+	char name[COL_NAME_MAX + 1];
+};
+
+struct mon_state {
+	bool proc;		/* pmon: rows are processes */
+	bool header_seen;	/* a names row came, even one that was rejected */
+	bool units_pending;	/* the names row came, its units row not yet */
+	bool has_date, has_time;
+	uint16_t ncols;		/* 0 while there is no usable column map */
+	struct mon_col cols[MAX_COLS];
+};
+
+_Static_assert(sizeof(struct mon_state) <= SMI_MON_STATE_SIZE, "SMI_MON_STATE_SIZE too small");
+
+static const struct {
+	const char *name;
+	uint8_t metric;
+} dmon_metrics[] = {
+	{ "pwr", M_POWER },
+	{ "gtemp", M_TEMP },
+	{ "temp", M_TEMP },	/* R367-era drivers: one temperature column */
+	{ "mtemp", M_MEM_TEMP },
+	{ "sm", M_UTIL_GPU },
+	{ "mem", M_UTIL_MEM },
+	{ "mclk", M_MEM_CLOCK },
+	{ "pclk", M_SM_CLOCK },
+	{ "pviol", M_PVIOL },
+	{ "tviol", M_TVIOL },
+	{ "fb", M_MEM_USED },
+	{ "rxpci", M_PCIE_RX },
+	{ "txpci", M_PCIE_TX },
+};
+
+/* dmon columns that are read for validity only; they also identify a dmon header */
+static const char *const dmon_other[] = {
+	"enc", "dec", "jpg", "ofa", "bar1", "ccpm", "sbecc", "dbecc", "pci",
+};
+
+/* What nvidia-smi prints in place of rows when it cannot monitor */
+static const char *const tool_errors[] = {
+	"Not supported on the device",
+	"Failed to process command line",
+	"Failed to initialize NVML",
+	"No devices were found",
+	"NVIDIA-SMI has failed",
+	"Unable to determine the device handle",
+	"Insufficient Permissions",
+	"Invalid combination of input arguments",
+	"Unknown Error",
+};
+
+enum hdr_kind { HDR_NAMES, HDR_UNITS, HDR_DATA, HDR_OTHER };
+
+static bool starts_number(char c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.';
+}
+
+/* p points at the '#'; the first token after it tells the kind of line. */
+static enum hdr_kind classify_hash(const char *p, const char *end)
+{
+	struct slice tok;
+
+	p++;
+	if (!scan_token(&p, end, &tok))
+		return HDR_OTHER;
+	if (starts_number(tok.p[0]))
+		return HDR_DATA;
+	if (slice_eq_nocase(tok, "gpu") || slice_eq_nocase(tok, "Date") ||
+	    slice_eq_nocase(tok, "Time"))
+		return HDR_NAMES;
+	if (slice_eq_nocase(tok, "Idx") || slice_eq_nocase(tok, "YYYYMMDD") ||
+	    slice_eq_nocase(tok, "HH:MM:SS"))
+		return HDR_UNITS;
+	return HDR_OTHER;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static int dmon_metric_of(struct slice tok)
+{
+	for (size_t i = 0; i < sizeof(dmon_metrics) / sizeof(dmon_metrics[0]); i++)
+		if (slice_eq(tok, dmon_metrics[i].name))
+			return dmon_metrics[i].metric;
+	return -1;
+}
+
+static bool is_dmon_name(struct slice tok)
+{
+	if (dmon_metric_of(tok) >= 0)
+		return true;
+	for (size_t i = 0; i < sizeof(dmon_other) / sizeof(dmon_other[0]); i++)
+		if (slice_eq(tok, dmon_other[i]))
+			return true;
+	return false;
+}
+
+/* ---- sniffing ------------------------------------------------------------ */
+
+static int sniff_names(const char *p, const char *end, bool cut, bool want_proc, bool first)
+{
+	bool pid = false, cmd = false, dmon = false;
+	struct slice tok;
+
+	p++;
+	while (scan_token(&p, end, &tok)) {
+		/* a token the head cut in two proves nothing */
+		if (cut && tok.p + tok.n == end)
+			break;
+		if (slice_eq(tok, "pid"))
+			pid = true;
+		else if (slice_eq(tok, "command"))
+			cmd = true;
+		else if (is_dmon_name(tok))
+			dmon = true;
+	}
+	if (want_proc) {
+		if (pid && cmd)
+			return first ? 95 : 85;
+		return pid && cut ? 60 : 0;
+	}
+	if (pid || !dmon)
+		return 0;
+	return first ? 95 : 85;
+}
+
+int smi_mon_sniff(const char *head, size_t n, bool want_proc)
+{
+	const char *p = head, *end = head + n;
+	int nonblank = 0;
+
+	if (n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		p += 3;
+	/* a warning or two may come before the header */
+	while (p < end && nonblank < 4) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *q = p;
+
+		while (q < le && scan_is_space(*q))
+			q++;
+		if (q < le) {
+			nonblank++;
+			if (*q == '#' && classify_hash(q, le) == HDR_NAMES)
+				return sniff_names(q, le, !nl, want_proc, nonblank == 1);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* ---- state and headers ----------------------------------------------------- */
+
+void smi_mon_init_dmon(void *state, const struct ingest_opts *o)
+{
+	(void)o;
+	((struct mon_state *)state)->proc = false;
+}
+
+void smi_mon_init_pmon(void *state, const struct ingest_opts *o)
+{
+	(void)o;
+	((struct mon_state *)state)->proc = true;
+}
+
+bool smi_mon_is_context(const char *line, size_t n)
+{
+	const char *end = line + n, *p = skip_blank(line, end);
+	enum hdr_kind k;
+
+	if (p == end || *p != '#')
+		return false;
+	k = classify_hash(p, end);
+	return k == HDR_NAMES || k == HDR_UNITS;
+}
+
+static void map_column(struct mon_state *st, struct mon_col *c, struct slice tok)
+{
+	int m;
+
+	slice_copy(c->name, sizeof(c->name), tok);
+	c->kind = COL_NUM;
+	c->slot = 0;
+	if (slice_eq_nocase(tok, "Date")) {
+		c->kind = COL_DATE;
+		st->has_date = true;
+	} else if (slice_eq_nocase(tok, "Time")) {
+		c->kind = COL_TIME;
+		st->has_time = true;
+	} else if (slice_eq(tok, "gpu")) {
+		c->kind = COL_GPU;
+	} else if (slice_eq(tok, "pid")) {
+		c->kind = COL_PID;
+	} else if (!st->proc) {
+		m = dmon_metric_of(tok);
+		if (m >= 0) {
+			c->kind = COL_METRIC;
+			c->slot = (uint8_t)m;
+		}
+	} else if (slice_eq(tok, "type")) {
+		c->kind = COL_TEXT;
+	} else if (slice_eq(tok, "command")) {
+		c->kind = COL_CMD;
+	} else if (slice_eq(tok, "sm")) {
+		c->kind = COL_PROC;
+		c->slot = 0;
+	} else if (slice_eq(tok, "mem")) {
+		c->kind = COL_PROC;
+		c->slot = 1;
+	} else if (slice_eq(tok, "fb")) {
+		c->kind = COL_PROC;
+		c->slot = 2;
+	}
+}
+
+/* A names row: it replaces the column map, whatever came before. */
+static void read_names(struct parse_ctx *ctx, struct mon_state *st, const char *line,
+		       const char *p, const char *end)
+{
+	const char *pid_at = NULL;
+	bool gpu = false;
+	struct slice tok;
+	uint16_t nc = 0;
+
+	st->header_seen = true;
+	st->units_pending = true;
+	st->ncols = 0;
+	st->has_date = st->has_time = false;
+	p++;
+	while (scan_token(&p, end, &tok)) {
+		struct mon_col *c;
+
+		if (nc == MAX_COLS) {
+			ctx_bad(ctx, ctx_col(line, tok.p), "header has more than %d columns",
+				MAX_COLS);
+			return;
+		}
+		c = &st->cols[nc++];
+		map_column(st, c, tok);
+		if (c->kind == COL_GPU)
+			gpu = true;
+		if (c->kind == COL_PID && !pid_at)
+			pid_at = tok.p;
+	}
+	if (!gpu) {
+		ctx_bad(ctx, 0, "header has no gpu column");
+		return;
+	}
+	if (pid_at && !st->proc) {
+		ctx_bad(ctx, ctx_col(line, pid_at),
+			"pmon header in a dmon log (try --format smi-pmon)");
+		return;
+	}
+	if (!pid_at && st->proc) {
+		ctx_bad(ctx, 0, "dmon header in a pmon log (try --format smi-dmon)");
+		return;
+	}
+	/* only a last command column can hold spaces */
+	for (uint16_t i = 0; i + 1 < nc; i++)
+		if (st->cols[i].kind == COL_CMD)
+			st->cols[i].kind = COL_TEXT;
+	st->ncols = nc;
+}
+
+static void read_units(struct parse_ctx *ctx, struct mon_state *st, const char *p,
+		       const char *end)
+{
+	struct slice tok;
+	unsigned n = 0;
+
+	p++;
+	while (scan_token(&p, end, &tok))
+		n++;
+	if (st->units_pending && st->ncols && n != st->ncols)
+		ctx_bad(ctx, 0, "units row has %u fields, names row has %u", n,
+			(unsigned)st->ncols);
+	st->units_pending = false;
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+static bool parse_date(struct slice t, int *y, int *mo, int *d)
+{
+	const char *p = t.p, *e = t.p + t.n;
+
+	if (t.n != 8 || scan_fixed_digits(&p, e, 4, y) || scan_fixed_digits(&p, e, 2, mo) ||
+	    scan_fixed_digits(&p, e, 2, d))
+		return false;
+	return civil_valid(*y, *mo, *d);
+}
+
+static bool parse_tod(struct slice t, int64_t *tod_s)
+{
+	const char *e = t.p + t.n, *p;
+	int h, m, s;
+
+	if (t.n != 8 || t.p[2] != ':' || t.p[5] != ':')
+		return false;
+	p = t.p;
+	if (scan_fixed_digits(&p, e, 2, &h))
+		return false;
+	p = t.p + 3;
+	if (scan_fixed_digits(&p, e, 2, &m))
+		return false;
+	p = t.p + 6;
+	if (scan_fixed_digits(&p, e, 2, &s))
+		return false;
+	if (h > 23 || m > 59 || s > 59)
+		return false;
+	*tod_s = (int64_t)h * 3600 + m * 60 + s;
+	return true;
+}
+
+static int quote_len(struct slice t)
+{
+	return (int)(t.n < QUOTE_MAX ? t.n : QUOTE_MAX);
+}
+
+static bool is_dash(struct slice t)
+{
+	return t.n == 1 && t.p[0] == '-';
+}
+
+/* Fields of a row, already checked against the column map. */
+struct row {
+	int64_t t_ns;
+	uint8_t time_kind;
+	int32_t gpu;
+	int64_t pid;
+	uint32_t present;
+	double v[M__COUNT];
+};
+
+static bool read_fields(struct parse_ctx *ctx, const struct mon_state *st, const char *line,
+			const struct slice *tok, int nf, struct row *r)
+{
+	int y = 0, mo = 0, d = 0;
+	int64_t tod_s = 0, x;
+	uint32_t date_col = 0;
+	double val;
+
+	for (int i = 0; i < nf; i++) {
+		const struct mon_col *c = &st->cols[i];
+		struct slice t = tok[i];
+		uint32_t col = ctx_col(line, t.p);
+
+		switch (c->kind) {
+		case COL_DATE:
+			if (!parse_date(t, &y, &mo, &d)) {
+				ctx_bad(ctx, col, "bad date '%.*s'", quote_len(t), t.p);
+				return false;
+			}
+			date_col = col;
+			break;
+		case COL_TIME:
+			if (!parse_tod(t, &tod_s)) {
+				ctx_bad(ctx, col, "bad time '%.*s'", quote_len(t), t.p);
+				return false;
+			}
+			break;
+		case COL_GPU:
+			if (slice_to_i64(t, &x) || x < 0 || x > INT32_MAX) {
+				ctx_bad(ctx, col, "bad gpu index '%.*s'", quote_len(t), t.p);
+				return false;
+			}
+			r->gpu = (int32_t)x;
+			break;
+		case COL_PID:
+			if (is_dash(t))
+				break;
+			if (slice_to_i64(t, &x) || x < 0) {
+				ctx_bad(ctx, col, "bad number '%.*s' in column pid", quote_len(t),
+					t.p);
+				return false;
+			}
+			r->pid = x;
+			break;
+		case COL_TEXT:
+		case COL_CMD:
+			break;
+		default:
+			if (is_dash(t))
+				break;
+			if (slice_to_double(t, &val)) {
+				ctx_bad(ctx, col, "bad number '%.*s' in column %s", quote_len(t),
+					t.p, c->name);
+				return false;
+			}
+			if (c->kind == COL_METRIC || c->kind == COL_PROC) {
+				r->v[c->slot] = val;
+				r->present |= 1u << c->slot;
+			}
+			break;
+		}
+	}
+	if (st->has_date && st->has_time) {
+		int64_t t_s;
+		if (time_local_to_utc(y, mo, d, (int)(tod_s / 3600), (int)(tod_s / 60 % 60),
+				      (int)(tod_s % 60), &t_s)) {
+			ctx_bad(ctx, date_col, "date out of range");
+			return false;
+		}
+		r->t_ns = t_s * NS_PER_S;
+		r->time_kind = TK_ABS;
+	} else if (st->has_time) {
+		/* the driver supplies the date and notices midnight */
+		r->t_ns = tod_s * NS_PER_S;
+		r->time_kind = TK_TOD;
+	} else {
+		/* a date alone cannot order rows within the day: count ticks instead */
+		r->time_kind = TK_NONE;
+	}
+	return true;
+}
+
+static void read_row(struct parse_ctx *ctx, const struct mon_state *st, const char *line,
+		     const char *end)
+{
+	struct slice tok[MAX_COLS], cmd = { NULL, 0 }, extra;
+	const char *p = line;
+	bool rest = st->cols[st->ncols - 1].kind == COL_CMD;
+	int fixed = rest ? st->ncols - 1 : st->ncols, nf = 0;
+	const char *cut = ctx->last_line_partial ? "line cut short: " : "";
+	struct row r = { .gpu = -1, .pid = -1 };
+
+	while (nf < fixed && scan_token(&p, end, &tok[nf]))
+		nf++;
+	if (nf < fixed) {
+		ctx_bad(ctx, 0, rest ? "%sexpected at least %d fields, got %d" :
+			"%sexpected %d fields, got %d", cut, fixed, nf);
+		return;
+	}
+	if (rest) {
+		cmd = slice_trim((struct slice){ p, (size_t)(end - p) });
+	} else if (scan_token(&p, end, &extra)) {
+		const char *first_extra = extra.p;
+		int got = nf + 1;
+		while (scan_token(&p, end, &extra))
+			got++;
+		ctx_bad(ctx, ctx_col(line, first_extra), "%sexpected %d fields, got %d", cut,
+			fixed, got);
+		return;
+	}
+
+	if (!read_fields(ctx, st, line, tok, nf, &r))
+		return;
+
+	if (st->proc) {
+		struct rec *o = ctx_rec(ctx, REC_PROC);
+		if (!o)
+			return;
+		o->gpu_index = r.gpu;
+		o->t_ns = r.t_ns;
+		o->time_kind = r.time_kind;
+		o->pid = r.pid;
+		o->present = r.present;
+		for (int i = 0; i < 3; i++)
+			o->v[i] = r.present & (1u << i) ? r.v[i] : 0;
+		/* "-" is nvidia-smi's own blank, not a process name */
+		if (cmd.n && !is_dash(cmd))
+			o->name = ctx_str(ctx, cmd);
+	} else {
+		struct rec *o = ctx_rec(ctx, REC_SAMPLE);
+		if (!o)
+			return;
+		o->gpu_index = r.gpu;
+		o->t_ns = r.t_ns;
+		o->time_kind = r.time_kind;
+		o->present = r.present;
+		for (int m = 0; m < M__COUNT; m++)
+			o->v[m] = r.present & (1u << m) ? r.v[m] : 0;
+	}
+}
+
+static bool is_tool_error(const char *p, const char *end)
+{
+	struct slice s = { p, (size_t)(end - p) };
+
+	for (size_t i = 0; i < sizeof(tool_errors) / sizeof(tool_errors[0]); i++)
+		if (slice_starts_with(s, tool_errors[i]))
+			return true;
+	return false;
+}
+
+void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n)
+{
+	struct mon_state *st = ctx->state;
+	const char *end = line + n, *p = skip_blank(line, end);
+
+	if (p == end)
+		return;
+	if (*p == '#') {
+		switch (classify_hash(p, end)) {
+		case HDR_NAMES:
+			read_names(ctx, st, line, p, end);
+			break;
+		case HDR_UNITS:
+			read_units(ctx, st, p, end);
+			break;
+		case HDR_DATA:
+			ctx_bad(ctx, ctx_col(line, p), "commented-out data row");
+			break;
+		case HDR_OTHER:
+			ctx_bad(ctx, ctx_col(line, p), "unrecognised header line");
+			break;
+		}
+		return;
+	}
+	if (is_tool_error(p, end)) {
+		struct slice s = slice_trim((struct slice){ p, (size_t)(end - p) });
+		ctx_event(ctx, EV_TOOL_ERROR, INT64_MIN, TK_ABS, -1, "%.*s", (int)s.n, s.p);
+		return;
+	}
+	if (!starts_number(*p)) {
+		ctx_bad(ctx, ctx_col(line, p), "unrecognised text line");
+		return;
+	}
+	if (!st->ncols) {
+		ctx_bad(ctx, 0, st->header_seen ? "data row under a rejected header" :
+			"data row before any header");
+		return;
+	}
+	read_row(ctx, st, line, end);
+}
+
+/* ---- dmon -------------------------------------------------------------------- */
+
+static int dmon_sniff(const char *head, size_t n, const char *name)
+{
+	(void)name;
+	return smi_mon_sniff(head, n, false);
+}
+
+const struct format format_smi_dmon = {
+	.id = "smi-dmon",
+	.summary = "nvidia-smi dmon device monitor log (any -s letters, -o D/T/DT, GPM columns)",
+	.detects = "a first '# gpu', '#Date' or '#Time' header naming dmon columns "
+		   "(pwr, sm, fb...) and no pid",
+	.state_size = SMI_MON_STATE_SIZE,
+	.sniff = dmon_sniff,
+	.init = smi_mon_init_dmon,
+	.is_context = smi_mon_is_context,
+	.context_first = "#",
+	.line = smi_mon_line,
+};

@@ -1,0 +1,766 @@
+/* SPDX-License-Identifier: MIT */
+/* nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] logs. */
+#include <string.h>
+
+#include "formats/format.h"
+#include "util/timeutil.h"
+
+/*
+ * The CSV helpers below are shared with fmt_smi_apps.c, which repeats these
+ * declarations: both outputs come from the same nvidia-smi CSV writer.
+ */
+bool smi_csv_is_header(const char *line, size_t n);
+size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap);
+struct slice smi_csv_field(const char *line, size_t n, const uint32_t *start, size_t nf,
+			   size_t first, size_t last);
+struct slice smi_csv_header_name(struct slice f, struct slice *unit);
+int smi_csv_time(struct slice s, int64_t *t_ns);
+bool smi_csv_number(struct slice v, const char *unit, double *out);
+bool smi_csv_tool_text(struct parse_ctx *ctx, const char *line, size_t n);
+void smi_csv_skip_bom(const char **line, size_t *n);
+
+/* The real H200 header has 35 columns; later columns are counted, not read. */
+#define MAX_COLS 128
+/* fields located per row; a row may exceed the header when a name has ", " */
+#define MAX_SPLIT 256
+#define UNIT_MAX 8
+/* how much of an offending token a message quotes */
+#define QUOTE_MAX 40
+
+static int quote_len(struct slice s)
+{
+	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
+}
+
+/* ---- shared CSV helpers ------------------------------------------------- */
+
+void smi_csv_skip_bom(const char **line, size_t *n)
+{
+	if (*n >= 3 && !memcmp(*line, "\xEF\xBB\xBF", 3)) {
+		*line += 3;
+		*n -= 3;
+	}
+}
+
+static bool is_lower(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+static bool is_name_char(char c)
+{
+	return is_lower(c) || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.';
+}
+
+/*
+ * A header field is a field name ("pci.baseClass" has capitals inside) and
+ * an optional " [unit]".  Data never looks like that: values start with a
+ * digit, a capital, "[" or "-", or hold a space before a unit.
+ */
+static bool is_header_field(struct slice f)
+{
+	size_t i = 0;
+
+	f = slice_trim(f);
+	if (!f.n || !is_lower(f.p[0]))
+		return false;
+	while (i < f.n && is_name_char(f.p[i]))
+		i++;
+	if (i == f.n)
+		return true;
+	while (i < f.n && f.p[i] == ' ')
+		i++;
+	if (i == f.n || f.p[i] != '[' || f.p[f.n - 1] != ']')
+		return false;
+	for (i++; i < f.n - 1; i++)
+		if (f.p[i] == '[' || f.p[i] == ']' || f.p[i] == ',')
+			return false;
+	return true;
+}
+
+bool smi_csv_is_header(const char *line, size_t n)
+{
+	const char *p, *end;
+
+	smi_csv_skip_bom(&line, &n);
+	p = line;
+	end = line + n;
+	if (!n || !is_lower(line[0]))
+		return false;
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *fe = c ? c : end;
+		if (!is_header_field((struct slice){ p, (size_t)(fe - p) }))
+			return false;
+		if (!c)
+			return true;
+		p = c + 1;
+	}
+}
+
+/*
+ * Record where each field starts (byte offsets; field k ends one byte before
+ * field k+1).  Only the first cap starts are stored; the return value counts
+ * every field.
+ */
+size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap)
+{
+	const char *p = line, *end = line + n;
+	size_t nf = 1;
+
+	start[0] = 0;
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		if (!c)
+			break;
+		if (nf < cap)
+			start[nf] = (uint32_t)(c + 1 - line);
+		nf++;
+		p = c + 1;
+	}
+	return nf;
+}
+
+/* Fields first..last (inclusive, all below cap) as one trimmed slice. */
+struct slice smi_csv_field(const char *line, size_t n, const uint32_t *start, size_t nf,
+			   size_t first, size_t last)
+{
+	size_t b = start[first];
+	size_t e = last + 1 < nf ? start[last + 1] - 1 : n;
+	return slice_trim((struct slice){ line + b, e - b });
+}
+
+/* "memory.used [MiB]" -> "memory.used", unit "MiB" (empty when none). */
+struct slice smi_csv_header_name(struct slice f, struct slice *unit)
+{
+	f = slice_trim(f);
+	unit->p = f.p + f.n;
+	unit->n = 0;
+	if (f.n >= 2 && f.p[f.n - 1] == ']') {
+		size_t i = f.n - 1;
+		while (i > 0 && f.p[i] != '[')
+			i--;
+		if (f.p[i] == '[') {
+			unit->p = f.p + i + 1;
+			unit->n = f.n - 1 - (i + 1);
+			*unit = slice_trim(*unit);
+			f.n = i;
+			f = slice_trim(f);
+		}
+	}
+	return f;
+}
+
+static int scan_sep(const char **pp, const char *end, char sep)
+{
+	if (*pp >= end || **pp != sep)
+		return -1;
+	(*pp)++;
+	return 0;
+}
+
+/* "YYYY/MM/DD HH:MM:SS[.fff]" in local time -> UTC ns.  0 or -1. */
+int smi_csv_time(struct slice s, int64_t *t_ns)
+{
+	const char *p = s.p, *end = s.p + s.n;
+	int y, mo, d, h, mi, sec;
+	int64_t t_s, frac_ns = 0;
+
+	if (scan_fixed_digits(&p, end, 4, &y) || scan_sep(&p, end, '/') ||
+	    scan_fixed_digits(&p, end, 2, &mo) || scan_sep(&p, end, '/') ||
+	    scan_fixed_digits(&p, end, 2, &d) || scan_sep(&p, end, ' ') ||
+	    scan_fixed_digits(&p, end, 2, &h) || scan_sep(&p, end, ':') ||
+	    scan_fixed_digits(&p, end, 2, &mi) || scan_sep(&p, end, ':') ||
+	    scan_fixed_digits(&p, end, 2, &sec))
+		return -1;
+	if (p < end && *p == '.') {
+		int64_t scale = NS_PER_S;
+		int nd = 0;
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++, nd++) {
+			if (nd >= 9)
+				return -1;
+			scale /= 10;
+			frac_ns += (*p - '0') * scale;
+		}
+		if (!nd)
+			return -1;
+	}
+	if (p != end || !civil_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60)
+		return -1;
+	if (time_local_to_utc(y, mo, d, h, mi, sec, &t_s))
+		return -1;
+	*t_ns = t_s * NS_PER_S + frac_ns;
+	return 0;
+}
+
+static bool is_unit_token(struct slice u)
+{
+	if (!u.n || u.n > UNIT_MAX)
+		return false;
+	for (size_t i = 0; i < u.n; i++) {
+		char c = u.p[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '%' || c == '/'))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * "99.02 W", "99.02", "25 %": the number and an optional unit, which must be
+ * the header's unit when the header named one (so a shifted row fails), else
+ * any unit word.
+ */
+bool smi_csv_number(struct slice v, const char *unit, double *out)
+{
+	const char *p = v.p, *end = v.p + v.n;
+	struct slice u;
+
+	if (scan_double(&p, end, out))
+		return false;
+	if (p == end)
+		return true;
+	if (*p != ' ')
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	u = (struct slice){ p, (size_t)(end - p) };
+	if (unit && unit[0])
+		return slice_eq(u, unit);
+	return is_unit_token(u);
+}
+
+static bool ends_with(struct slice s, const char *lit)
+{
+	size_t n = strlen(lit);
+	s = slice_trim(s);
+	return s.n >= n && !memcmp(s.p + s.n - n, lit, n);
+}
+
+/*
+ * nvidia-smi prints these instead of CSV when it fails (formats.md 2.6).
+ * Returns true when the line was one (an event, or a skipped warning).
+ */
+bool smi_csv_tool_text(struct parse_ctx *ctx, const char *line, size_t n)
+{
+	static const char *const failures[] = {
+		"Field \"",
+		"No devices were found",
+		"NVIDIA-SMI has failed",
+		"Failed to initialize NVML",
+		"Unable to determine the device handle",
+	};
+	struct slice s = { line, n };
+
+	if (line[0] != 'F' && line[0] != 'N' && line[0] != 'U' && line[0] != 'W')
+		return false;
+	/* a warning precedes otherwise valid CSV: not data, not an error */
+	if (slice_starts_with(s, "WARNING:"))
+		return true;
+	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++) {
+		if (!slice_starts_with(s, failures[i]))
+			continue;
+		ctx_event(ctx, ends_with(s, "fallen off the bus.") ? EV_GPU_LOST : EV_TOOL_ERROR,
+			  INT64_MIN, TK_ABS, -1, "%.*s", (int)(n > 200 ? 200 : n), line);
+		return true;
+	}
+	return false;
+}
+
+/* ---- the query-gpu column table ----------------------------------------- */
+
+enum role {
+	R_IGNORE,	/* unknown column: counted for the field check only */
+	R_KNOWN,	/* a real query-gpu field that we do not read */
+	R_TIME,
+	R_INDEX,
+	R_UUID,
+	R_NAME,
+	R_METRIC,	/* a number into v[metric] */
+	R_POWER,	/* power.draw family: the best rank present wins */
+	R_LIMIT,	/* power limit family: the best rank present wins */
+	R_PSTATE,
+	R_MASK,		/* clocks_event_reasons.active hex mask */
+	R_REASON,	/* one Active/Not Active reason: bit */
+};
+
+struct field_def {
+	const char *name;
+	uint8_t role;
+	uint8_t arg;	/* R_METRIC: enum metric; R_POWER, R_LIMIT: rank, 0 best */
+	uint16_t bit;	/* R_REASON: formats.md 7.6 */
+};
+
+#define REASON(suffix, b) \
+	{ "clocks_event_reasons." suffix, R_REASON, 0, b }, \
+	{ "clocks_throttle_reasons." suffix, R_REASON, 0, b }
+
+/* One row per canonical name and per alias (help_query_gpu.txt, driver 580). */
+static const struct field_def fields[] = {
+	{ "timestamp", R_TIME, 0, 0 },
+	{ "index", R_INDEX, 0, 0 },
+	{ "uuid", R_UUID, 0, 0 },
+	{ "gpu_uuid", R_UUID, 0, 0 },
+	{ "name", R_NAME, 0, 0 },
+	{ "gpu_name", R_NAME, 0, 0 },
+	{ "utilization.gpu", R_METRIC, M_UTIL_GPU, 0 },
+	{ "utilization.memory", R_METRIC, M_UTIL_MEM, 0 },
+	{ "memory.used", R_METRIC, M_MEM_USED, 0 },
+	{ "memory.total", R_METRIC, M_MEM_TOTAL, 0 },
+	{ "power.draw", R_POWER, 0, 0 },
+	{ "power.draw.average", R_POWER, 1, 0 },
+	{ "gpu.power.draw.average", R_POWER, 1, 0 },
+	{ "power.draw.instant", R_POWER, 2, 0 },
+	{ "gpu.power.draw.instant", R_POWER, 2, 0 },
+	{ "enforced.power.limit", R_LIMIT, 0, 0 },
+	{ "gpu.power.current_limit", R_LIMIT, 0, 0 },
+	{ "power.limit", R_LIMIT, 1, 0 },
+	{ "gpu.power.requested_limit", R_LIMIT, 1, 0 },
+	{ "temperature.gpu", R_METRIC, M_TEMP, 0 },
+	{ "temperature.memory", R_METRIC, M_MEM_TEMP, 0 },
+	{ "clocks.current.sm", R_METRIC, M_SM_CLOCK, 0 },
+	{ "clocks.sm", R_METRIC, M_SM_CLOCK, 0 },
+	{ "clocks.current.memory", R_METRIC, M_MEM_CLOCK, 0 },
+	{ "clocks.mem", R_METRIC, M_MEM_CLOCK, 0 },
+	{ "clocks.max.sm", R_METRIC, M_SM_CLOCK_MAX, 0 },
+	{ "fan.speed", R_METRIC, M_FAN, 0 },
+	{ "pstate", R_PSTATE, 0, 0 },
+	{ "clocks_event_reasons.active", R_MASK, 0, 0 },
+	{ "clocks_throttle_reasons.active", R_MASK, 0, 0 },
+	REASON("gpu_idle", 0x1),
+	REASON("applications_clocks_setting", 0x2),
+	REASON("sw_power_cap", 0x4),
+	REASON("hw_slowdown", 0x8),
+	REASON("sync_boost", 0x10),
+	REASON("sw_thermal_slowdown", 0x20),
+	REASON("hw_thermal_slowdown", 0x40),
+	REASON("hw_power_brake_slowdown", 0x80),
+	REASON("display_clock_setting", 0x100),
+	/* real fields that are not read: they make a header recognisable */
+	{ "driver_version", R_KNOWN, 0, 0 },
+	{ "count", R_KNOWN, 0, 0 },
+	{ "serial", R_KNOWN, 0, 0 },
+	{ "gpu_serial", R_KNOWN, 0, 0 },
+	{ "pci.bus_id", R_KNOWN, 0, 0 },
+	{ "gpu_bus_id", R_KNOWN, 0, 0 },
+	{ "memory.free", R_KNOWN, 0, 0 },
+	{ "memory.reserved", R_KNOWN, 0, 0 },
+	{ "utilization.encoder", R_KNOWN, 0, 0 },
+	{ "utilization.decoder", R_KNOWN, 0, 0 },
+	{ "utilization.jpeg", R_KNOWN, 0, 0 },
+	{ "utilization.ofa", R_KNOWN, 0, 0 },
+	{ "temperature.gpu.tlimit", R_KNOWN, 0, 0 },
+	{ "power.management", R_KNOWN, 0, 0 },
+	{ "power.default_limit", R_KNOWN, 0, 0 },
+	{ "power.min_limit", R_KNOWN, 0, 0 },
+	{ "power.max_limit", R_KNOWN, 0, 0 },
+	{ "clocks.current.graphics", R_KNOWN, 0, 0 },
+	{ "clocks.gr", R_KNOWN, 0, 0 },
+	{ "clocks.current.video", R_KNOWN, 0, 0 },
+	{ "clocks.video", R_KNOWN, 0, 0 },
+	{ "clocks.max.graphics", R_KNOWN, 0, 0 },
+	{ "clocks.max.gr", R_KNOWN, 0, 0 },
+	{ "clocks.max.memory", R_KNOWN, 0, 0 },
+	{ "clocks.max.mem", R_KNOWN, 0, 0 },
+	{ "clocks_event_reasons.supported", R_KNOWN, 0, 0 },
+	{ "clocks_throttle_reasons.supported", R_KNOWN, 0, 0 },
+	{ "persistence_mode", R_KNOWN, 0, 0 },
+	{ "compute_mode", R_KNOWN, 0, 0 },
+	{ "display_mode", R_KNOWN, 0, 0 },
+	{ "display_active", R_KNOWN, 0, 0 },
+	{ "mig.mode.current", R_KNOWN, 0, 0 },
+	{ "mig.mode.pending", R_KNOWN, 0, 0 },
+	{ "vbios_version", R_KNOWN, 0, 0 },
+};
+
+/* Families of real fields, recognised by prefix. */
+static const char *const known_prefixes[] = {
+	"pcie.link.", "ecc.errors.", "retired_pages.", "clocks_event_reasons_counters.",
+	"clocks.applications.", "clocks.default_applications.", "pci.", "inforom.",
+	"module.power.", "power_smoothing.", "gom.", "vgpu_",
+};
+
+static const struct field_def *field_lookup(struct slice name)
+{
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (slice_eq(name, fields[i].name))
+			return &fields[i];
+	return NULL;
+}
+
+static bool field_known(struct slice name)
+{
+	if (field_lookup(name))
+		return true;
+	for (size_t i = 0; i < sizeof(known_prefixes) / sizeof(known_prefixes[0]); i++)
+		if (slice_starts_with(name, known_prefixes[i]))
+			return true;
+	return false;
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+struct col {
+	uint8_t role;
+	uint8_t arg;
+	uint16_t bit;
+	uint8_t def;		/* index into fields[], for messages */
+	char unit[UNIT_MAX];	/* the header's " [unit]", NUL-terminated */
+};
+
+struct query_state {
+	uint32_t ncols;		/* fields a row must have; 0: no column list yet */
+	bool has_time;
+	bool has_mask;
+	uint16_t nreasons;	/* R_REASON columns, when there is no mask column */
+	struct col cols[MAX_COLS];
+};
+
+/* Map a comma list of names (a header line, or --columns) onto the state. */
+static void set_columns(struct query_state *st, const char *p, size_t n)
+{
+	const char *end = p + n;
+	int best_power = 255, best_limit = 255;
+	uint32_t nc = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *fe = c ? c : end;
+		struct slice unit, name = smi_csv_header_name((struct slice){ p, (size_t)(fe - p) },
+							      &unit);
+		if (nc < MAX_COLS) {
+			struct col *cl = &st->cols[nc];
+			const struct field_def *d = field_lookup(name);
+			if (d) {
+				cl->role = d->role;
+				cl->arg = d->arg;
+				cl->bit = d->bit;
+				cl->def = (uint8_t)(d - fields);
+			}
+			if (unit.n < UNIT_MAX)
+				slice_copy(cl->unit, UNIT_MAX, unit);
+			if (cl->role == R_POWER && cl->arg < best_power)
+				best_power = cl->arg;
+			if (cl->role == R_LIMIT && cl->arg < best_limit)
+				best_limit = cl->arg;
+			if (cl->role == R_MASK)
+				st->has_mask = true;
+			if (cl->role == R_TIME)
+				st->has_time = true;
+		}
+		nc++;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	st->ncols = nc;
+	/* power.draw over .average over .instant; enforced over requested limit */
+	for (uint32_t i = 0; i < nc && i < MAX_COLS; i++) {
+		struct col *cl = &st->cols[i];
+		if ((cl->role == R_POWER && cl->arg != best_power) ||
+		    (cl->role == R_LIMIT && cl->arg != best_limit) ||
+		    (cl->role == R_REASON && st->has_mask))
+			cl->role = R_KNOWN;
+		if (cl->role == R_REASON)
+			st->nreasons++;
+	}
+}
+
+static void query_init(void *state, const struct ingest_opts *o)
+{
+	struct query_state *st = state;
+
+	if (o && o->columns && o->columns[0])
+		set_columns(st, o->columns, strlen(o->columns));
+}
+
+struct header_info {
+	size_t nf, known;
+	bool pid, apps, util;
+};
+
+static void header_scan(const char *p, size_t n, struct header_info *hi)
+{
+	const char *end = p + n;
+
+	memset(hi, 0, sizeof(*hi));
+	smi_csv_skip_bom(&p, &n);
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *fe = c ? c : end;
+		struct slice unit, name = smi_csv_header_name((struct slice){ p, (size_t)(fe - p) },
+							      &unit);
+		hi->nf++;
+		hi->known += field_known(name);
+		hi->pid |= slice_eq(name, "pid");
+		hi->apps |= slice_eq(name, "process_name") || slice_eq(name, "used_gpu_memory") ||
+			    slice_eq(name, "used_memory");
+		hi->util |= slice_starts_with(name, "utilization.");
+		if (!c)
+			break;
+		p = c + 1;
+	}
+}
+
+/* A stray lowercase word must not replace the column map: want a real field. */
+static bool query_is_context(const char *line, size_t n)
+{
+	struct header_info hi;
+
+	if (!smi_csv_is_header(line, n))
+		return false;
+	header_scan(line, n, &hi);
+	return hi.known > 0;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+static void read_row(struct parse_ctx *ctx, const struct query_state *st, const char *line,
+		     size_t n)
+{
+	uint32_t start[MAX_SPLIT];
+	size_t nf = smi_csv_split(line, n, start, MAX_SPLIT);
+	size_t ncols = st->ncols;
+	struct slice uuid = { NULL, 0 }, name = { NULL, 0 };
+	bool reasons_ok = st->nreasons > 0;
+	uint32_t mask = 0;
+	struct rec r;
+	struct rec *o;
+
+	/*
+	 * No ", " in GPU names, so unlike --query-compute-apps no column may
+	 * absorb extra fields: a shifted row must not pass as a reading.
+	 */
+	if (nf != ncols) {
+		if (nf > ncols && ncols < MAX_SPLIT) {
+			const char *x = line + start[ncols];
+			scan_skip_space(&x, line + n);
+			ctx_bad(ctx, ctx_col(line, x), "expected %zu fields, got %zu", ncols, nf);
+		} else {
+			ctx_bad(ctx, 0, "expected %zu fields, got %zu", ncols, nf);
+		}
+		return;
+	}
+
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_SAMPLE;
+	r.gpu_index = -1;
+	r.time_kind = st->has_time ? TK_ABS : TK_NONE;
+	for (size_t i = 0; i < ncols && i < MAX_COLS; i++) {
+		const struct col *cl = &st->cols[i];
+		struct slice v;
+		double d;
+
+		if (cl->role == R_IGNORE || cl->role == R_KNOWN)
+			continue;
+		v = smi_csv_field(line, n, start, nf, i, i);
+
+		switch (cl->role) {
+		case R_TIME:
+			if (smi_csv_time(v, &r.t_ns)) {
+				ctx_bad(ctx, ctx_col(line, v.p), "bad timestamp '%.*s'",
+					quote_len(v), v.p);
+				return;
+			}
+			continue;
+		case R_UUID:
+			if (!smi_missing_token(v, &r.status))
+				uuid = v;
+			continue;
+		case R_NAME:
+			if (!smi_missing_token(v, &r.status))
+				name = v;
+			continue;
+		case R_INDEX: {
+			int64_t idx;
+			if (!slice_to_i64(v, &idx) && idx >= 0 && idx <= INT32_MAX) {
+				r.gpu_index = (int32_t)idx;
+				continue;
+			}
+			break;
+		}
+		case R_PSTATE: {
+			int64_t ps;
+			if (v.n >= 2 && v.p[0] == 'P' &&
+			    !slice_to_i64((struct slice){ v.p + 1, v.n - 1 }, &ps) && ps >= 0 &&
+			    ps < 32) {
+				r.v[M_PSTATE] = (double)ps;
+				r.present |= 1u << M_PSTATE;
+				continue;
+			}
+			break;
+		}
+		case R_MASK: {
+			const char *p = v.p;
+			uint64_t m;
+			if (!scan_hex_u64(&p, v.p + v.n, &m) && p == v.p + v.n) {
+				r.v[M_EVENT_MASK] = (double)m;
+				r.present |= 1u << M_EVENT_MASK;
+				continue;
+			}
+			break;
+		}
+		case R_REASON:
+			if (slice_eq(v, "Active")) {
+				mask |= cl->bit;
+				continue;
+			}
+			if (slice_eq(v, "Not Active"))
+				continue;
+			if (smi_missing_token(v, &r.status)) {
+				reasons_ok = false;
+				continue;
+			}
+			ctx_bad(ctx, ctx_col(line, v.p),
+				"expected Active or Not Active, got '%.*s' in %s",
+				quote_len(v), v.p, fields[cl->def].name);
+			return;
+		case R_METRIC:
+		case R_POWER:
+		case R_LIMIT: {
+			int m = cl->role == R_POWER ? M_POWER :
+				cl->role == R_LIMIT ? M_POWER_LIMIT : cl->arg;
+			if (smi_csv_number(v, cl->unit, &d)) {
+				r.v[m] = d;
+				r.present |= 1u << m;
+				continue;
+			}
+			break;
+		}
+		}
+		/* not a reading: a "no value" token, or a bad line */
+		if (smi_missing_token(v, &r.status))
+			continue;
+		ctx_bad(ctx, ctx_col(line, v.p), "bad value '%.*s' in %s", quote_len(v), v.p,
+			fields[cl->def].name);
+		return;
+	}
+	if (reasons_ok) {
+		r.v[M_EVENT_MASK] = mask;
+		r.present |= 1u << M_EVENT_MASK;
+	}
+
+	o = ctx_rec(ctx, REC_SAMPLE);
+	if (!o)
+		return;
+	r.line = o->line;
+	r.uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
+	r.name = name.p ? ctx_str(ctx, name) : STR_NONE;
+	*o = r;
+}
+
+static void query_line(struct parse_ctx *ctx, const char *line, size_t n)
+{
+	struct query_state *st = ctx->state;
+
+	smi_csv_skip_bom(&line, &n);
+	if (!n)
+		return;
+	if (is_lower(line[0]) && query_is_context(line, n)) {
+		set_columns(st, line, n);
+		return;
+	}
+	if (ctx->replay || smi_csv_tool_text(ctx, line, n))
+		return;
+	/* text, not a row cut down to its first field */
+	if (!memchr(line, ',', n) && st->ncols != 1 && !(line[0] >= '0' && line[0] <= '9')) {
+		ctx_bad(ctx, 1, "not a --query-gpu CSV row");
+		return;
+	}
+	if (!st->ncols) {
+		ctx_bad(ctx, 0,
+			"headerless --query-gpu CSV: pass --columns with the queried fields");
+		return;
+	}
+	/* nvidia-smi ends every row with a newline: without one it was cut */
+	if (ctx->last_line_partial) {
+		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input");
+		return;
+	}
+	read_row(ctx, st, line, n);
+}
+
+/* ---- sniffing ----------------------------------------------------------- */
+
+static bool looks_numeric(struct slice v)
+{
+	double d;
+	uint8_t status = 0;
+
+	v = slice_trim(v);
+	return smi_csv_number(v, NULL, &d) ||
+	       (v.n && v.p[0] == '[' && smi_missing_token(v, &status));
+}
+
+/* "0, NVIDIA H200, 0, 0, 143771, 93.99, ..." or "2026/11/29 22:46:33.922, ..." */
+static int sniff_row(const char *p, size_t n)
+{
+	uint32_t start[32];
+	size_t nf = smi_csv_split(p, n, start, 32), numeric = 0;
+	struct slice f0, f1;
+	int64_t t_ns, idx;
+
+	if (nf < 3 || nf > 32)
+		return 0;
+	f0 = smi_csv_field(p, n, start, nf, 0, 0);
+	f1 = smi_csv_field(p, n, start, nf, 1, 1);
+	if (!(smi_csv_time(f0, &t_ns) == 0 ||
+	      (!slice_to_i64(f0, &idx) && slice_starts_with(f1, "NVIDIA"))))
+		return 0;
+	for (size_t i = 1; i < nf; i++) {
+		struct slice v = smi_csv_field(p, n, start, nf, i, i);
+		if (v.n && v.p[0] == '/')
+			return 0;	/* a process path: --query-compute-apps */
+		numeric += looks_numeric(v);
+	}
+	return numeric >= 3 ? 30 : 0;
+}
+
+static int query_sniff(const char *head, size_t n, const char *fname)
+{
+	const char *p = head, *end;
+	int skipped = 0;
+
+	(void)fname;
+	smi_csv_skip_bom(&p, &n);
+	end = p + n;
+	for (;;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t len = (size_t)(le - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (len && slice_starts_with((struct slice){ p, len }, "WARNING:") && nl &&
+		    ++skipped < 4) {
+			p = nl + 1;
+			continue;
+		}
+		n = len;
+		break;
+	}
+	if (!n)
+		return 0;
+	if (slice_starts_with((struct slice){ p, n }, "time,task_id,gpu_id"))
+		return 0;	/* gpu_monitor.sh */
+	if (smi_csv_is_header(p, n)) {
+		struct header_info hi;
+		header_scan(p, n, &hi);
+		if (hi.pid && hi.apps && !hi.util)
+			return 0;
+		return hi.known && hi.known * 2 >= hi.nf ? 90 : 0;
+	}
+	return sniff_row(p, n);
+}
+
+const struct format format_smi_query = {
+	.id = "smi-query",
+	.summary = "nvidia-smi --query-gpu=... --format=csv logs (any header and units options)",
+	.detects = "a header of --query-gpu field names, or rows like '0, NVIDIA ..., numbers'",
+	.state_size = sizeof(struct query_state),
+	.sniff = query_sniff,
+	.init = query_init,
+	.is_context = query_is_context,
+	.context_first = "abcdefghijklmnopqrstuvwxyz\xEF",
+	.line = query_line,
+};
