@@ -3,17 +3,7 @@
 #include <string.h>
 
 #include "formats/format.h"
-
-/* Shared CSV helpers, defined in fmt_smi_query.c. */
-bool smi_csv_is_header(const char *line, size_t n);
-size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap);
-struct slice smi_csv_field(const char *line, size_t n, const uint32_t *start, size_t nf,
-			   size_t first, size_t last);
-struct slice smi_csv_header_name(struct slice f, struct slice *unit);
-int smi_csv_time(struct slice s, int64_t *t_ns);
-bool smi_csv_number(struct slice v, const char *unit, double *out);
-bool smi_csv_tool_text(struct parse_ctx *ctx, const char *line, size_t n);
-void smi_csv_skip_bom(const char **line, size_t *n);
+#include "formats/smi.h"
 
 /* help_query_apps.txt lists 8 fields; room for what later drivers add */
 #define MAX_COLS 32

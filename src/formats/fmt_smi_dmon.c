@@ -3,18 +3,11 @@
 #include <string.h>
 
 #include "formats/format.h"
+#include "formats/smi.h"
 #include "util/timeutil.h"
 
-/*
- * The engine is shared with fmt_smi_pmon.c, which repeats these declarations:
- * the two formats differ only in their sniffer and in the record a row makes.
- */
-#define SMI_MON_STATE_SIZE 2560
-int smi_mon_sniff(const char *head, size_t n, bool want_proc);
-void smi_mon_init_dmon(void *state, const struct ingest_opts *o);
-void smi_mon_init_pmon(void *state, const struct ingest_opts *o);
-bool smi_mon_is_context(const char *line, size_t n);
-void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n);
+/* The engine (declared in smi.h) is shared with fmt_smi_pmon.c: the two
+ * formats differ only in their sniffer and in the record a row makes. */
 
 /* -s pucvmet -o DT plus every GPM metric stays well under this */
 #define MAX_COLS 128

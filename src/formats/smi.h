@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Code shared by the nvidia-smi formats: the dmon/pmon header and row engine
+ * (fmt_smi_dmon.c) and the CSV helpers of --query-gpu and
+ * --query-compute-apps (fmt_smi_query.c), which both come from the same
+ * nvidia-smi writers.  Nothing here keeps pointers into a line.
+ */
+#ifndef FORMATS_SMI_H
+#define FORMATS_SMI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/format.h"
+
+/* ---- dmon / pmon (fmt_smi_dmon.c) ---- */
+
+/* The engine's state fits in this many bytes (checked at compile time). */
+#define SMI_MON_STATE_SIZE 2560
+/* Sniff score for a dmon (want_proc false) or pmon (true) header. */
+int smi_mon_sniff(const char *head, size_t n, bool want_proc);
+void smi_mon_init_dmon(void *state, const struct ingest_opts *o);
+void smi_mon_init_pmon(void *state, const struct ingest_opts *o);
+/* A `#` header line (names or units): replayed at each chunk start. */
+bool smi_mon_is_context(const char *line, size_t n);
+void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n);
+
+/* ---- nvidia-smi CSV (fmt_smi_query.c) ---- */
+
+/* Is this line a header (its first field a known field name)? */
+bool smi_csv_is_header(const char *line, size_t n);
+/* Split on ", " into at most cap fields; start[i] is each field's offset.
+ * Returns the number of fields (which may exceed cap: then only cap are set). */
+size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap);
+/* Fields first..last joined back (for names that contain ", "), trimmed. */
+struct slice smi_csv_field(const char *line, size_t n, const uint32_t *start, size_t nf,
+			   size_t first, size_t last);
+/* A header name without its " [unit]"; the unit goes to *unit (empty if none). */
+struct slice smi_csv_header_name(struct slice f, struct slice *unit);
+/* "YYYY/MM/DD HH:MM:SS[.frac]" local time to UTC ns; 0 or GL_EPARSE. */
+int smi_csv_time(struct slice s, int64_t *t_ns);
+/* A number, optionally followed by the header's unit. */
+bool smi_csv_number(struct slice v, const char *unit, double *out);
+/* nvidia-smi error text in place of data: emits the event, returns true. */
+bool smi_csv_tool_text(struct parse_ctx *ctx, const char *line, size_t n);
+void smi_csv_skip_bom(const char **line, size_t *n);
+
+#endif
