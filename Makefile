@@ -119,8 +119,8 @@ check: deps
 	@echo "check: all tiers passed"
 
 # ---- the user-facing jobs ----------------------------------------------
-demo: $(BIN)
-	$(BIN) report examples/h200-training
+demo: $(DEPS_OK) $(BIN)
+	$(BIN) report --profile h200-vs-cloud examples/h200-training
 
 bench: all
 	@sh scripts/install-deps.sh bench

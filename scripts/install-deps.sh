@@ -5,7 +5,7 @@
 set -e
 pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev"
 case "${1:-build}" in
-test)  pkgs="$pkgs libcmocka-dev gzip zstd" ;;
+test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata" ;;
 bench) pkgs="$pkgs mawk" ;;
 esac
 missing=""

@@ -49,6 +49,7 @@ struct gpu_work {
 	bool in_drop;
 	/* power histograms (1 W bins) for held-idle and no-context idle */
 	uint32_t held_hist[POWER_BINS], noctx_hist[POWER_BINS];
+	float held_sum[POWER_BINS], noctx_sum[POWER_BINS];	/* to report the median bin's mean */
 	uint64_t held_n, noctx_n, held_n_at_median;
 	double held_floor_cache;
 	/* gaps merged into one finding */
@@ -88,7 +89,8 @@ static struct finding *add_finding(struct analysis *an, const char *kind, int gp
 	return f;
 }
 
-static double median_hist(const uint32_t *h, uint64_t n)
+/* The median's 1 W bin, reported as the mean of the readings in it. */
+static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 {
 	uint64_t acc = 0;
 	if (!n)
@@ -96,7 +98,7 @@ static double median_hist(const uint32_t *h, uint64_t n)
 	for (int i = 0; i < POWER_BINS; i++) {
 		acc += h[i];
 		if (acc * 2 >= n)
-			return i + 0.5;
+			return h[i] ? sum[i] / h[i] : i + 0.5;
 	}
 	return NAN;
 }
@@ -349,8 +351,13 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 		sum += u * dt;
 		sum2 += u * u * dt;
 		tot += dt;
-		if (u > state_thr.active_util_pct)
+		if (u > state_thr.active_util_pct) {
 			act += dt;
+			if (iv->t1_ns <= c->t0_ns)
+				sw->active_before = true;
+			if (iv->t0_ns >= c->t1_ns)
+				sw->active_after = true;
+		}
 		if (u > mx)
 			mx = u;
 	}
@@ -467,7 +474,7 @@ static void classify_one(struct analysis *an, int gi, int idx)
 		g->sm_clock_ref_mhz = iv->v[M_SM_CLOCK_MAX];
 	in.sm_clock_ref_mhz = g->sm_clock_ref_mhz;
 	if (w->held_n && (w->held_n >= w->held_n_at_median * 2 || w->held_n - w->held_n_at_median >= 256)) {
-		w->held_floor_cache = median_hist(w->held_hist, w->held_n);
+		w->held_floor_cache = median_hist(w->held_hist, w->held_sum, w->held_n);
 		w->held_n_at_median = w->held_n;
 	}
 	in.held_floor_w = w->held_n ? w->held_floor_cache : NAN;
@@ -480,11 +487,13 @@ static void classify_one(struct analysis *an, int gi, int idx)
 	    in.power_w >= 0 && in.power_w < POWER_BINS) {
 		if (in.nproc > 0 || (in.mem_known && in.mem_mib >= in.held_mem_mib)) {
 			w->held_hist[(int)in.power_w]++;
+			w->held_sum[(int)in.power_w] += (float)in.power_w;
 			w->held_n++;
 			if (w->held_n == 1)
 				w->held_floor_cache = in.power_w + 0.5;
 		} else {
 			w->noctx_hist[(int)in.power_w]++;
+			w->noctx_sum[(int)in.power_w] += (float)in.power_w;
 			w->noctx_n++;
 		}
 	}
@@ -788,8 +797,8 @@ static void idle_floor(struct analysis *an, int gi)
 	struct finding *f;
 	double idle_j;
 
-	g->held_floor_w = median_hist(w->held_hist, w->held_n);
-	g->noctx_floor_w = median_hist(w->noctx_hist, w->noctx_n);
+	g->held_floor_w = median_hist(w->held_hist, w->held_sum, w->held_n);
+	g->noctx_floor_w = median_hist(w->noctx_hist, w->noctx_sum, w->noctx_n);
 	if (g->idle_s < 1)
 		return;
 	idle_j = g->idle_ws;

@@ -77,7 +77,8 @@ int state_classify(const struct state_in *in)
 		 * bursts from a starved host, at 1 s scale or below it */
 		return ST_INPUT;
 	}
-	if (bursty && held)
-		return ST_INPUT;	/* the pause between bursts of a starved pipeline */
+	/* the pause between bursts of a starved pipeline: work on both sides */
+	if (bursty && held && in->win.active_before && in->win.active_after)
+		return ST_INPUT;
 	return held ? ST_HELD_IDLE : ST_IDLE;
 }

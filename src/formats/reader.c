@@ -56,6 +56,7 @@ int reader_open(struct reader *r, const char *path, struct gl_err *err)
 		goto fail;
 	}
 	r->in_len = (size_t)n;
+	r->bytes_in = (uint64_t)n;
 	if (n >= 2 && r->inbuf[0] == 0x1f && r->inbuf[1] == 0x8b) {
 		z_stream *z = xcalloc(1, sizeof(*z));
 		if (inflateInit2(z, 16 + MAX_WBITS) != Z_OK) {
@@ -70,8 +71,9 @@ int reader_open(struct reader *r, const char *path, struct gl_err *err)
 		ZSTD_initDStream(r->z);
 		r->kind = READER_ZSTD;
 	} else if (n >= 6 && !memcmp(r->inbuf, "\xfd" "7zXZ\0", 6)) {
-		gl_err_set(err, GL_EUNSUPPORTED, "'%s' is xz-compressed; decompress it with xz -d first", path);
-		goto fail;
+		reader_close(r);
+		return gl_err_set(err, GL_EUNSUPPORTED,
+				  "'%s' is xz-compressed; decompress it with xz -d first", path);
 	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 		if (m != MAP_FAILED) {
@@ -108,10 +110,27 @@ static int fill_in(struct reader *r, struct gl_err *err)
 	return 0;
 }
 
+/*
+ * A stream error (in r->fail): returned now when this call has no bytes,
+ * else on the next call, so that a caller who stops at a read < 0 sees it.
+ */
+static long read_failed(struct reader *r, size_t got, struct gl_err *err)
+{
+	r->eof_out = true;
+	if (err)
+		*err = r->fail;
+	if (got)
+		return (long)got;
+	r->fail.code = 0;
+	return -1;
+}
+
 long reader_read(struct reader *r, char *buf, size_t cap, struct gl_err *err)
 {
 	size_t got = 0;
 
+	if (r->fail.code)
+		return read_failed(r, 0, err);
 	if (r->kind == READER_MAP)
 		return 0;	/* the caller uses r->map directly */
 	while (got < cap && !r->eof_out) {
@@ -132,9 +151,8 @@ long reader_read(struct reader *r, char *buf, size_t cap, struct gl_err *err)
 			z_stream *z = r->z;
 			int rc;
 			if (r->eof_in && r->in_pos == r->in_len) {
-				gl_err_set(err, GL_EPARSE, "gzip stream is truncated");
-				r->eof_out = true;
-				return got ? (long)got : -1;
+				gl_err_set(&r->fail, GL_EPARSE, "gzip stream is truncated");
+				return read_failed(r, got, err);
 			}
 			z->next_in = r->inbuf + r->in_pos;
 			z->avail_in = (uInt)(r->in_len - r->in_pos);
@@ -157,25 +175,33 @@ long reader_read(struct reader *r, char *buf, size_t cap, struct gl_err *err)
 				}
 				r->eof_out = true;
 			} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-				gl_err_set(err, GL_EPARSE, "gzip data is corrupt (%s)", z->msg ? z->msg : "inflate failed");
-				r->eof_out = true;
-				return got ? (long)got : -1;
+				gl_err_set(&r->fail, GL_EPARSE, "gzip data is corrupt (%s)",
+					   z->msg ? z->msg : "inflate failed");
+				return read_failed(r, got, err);
 			}
 		} else {
 			ZSTD_inBuffer in = { r->inbuf, r->in_len, r->in_pos };
 			ZSTD_outBuffer out = { buf, cap, got };
 			size_t rc;
-			if (r->eof_in && r->in_pos == r->in_len) {
+			bool stuck;
+			if (r->eof_in && r->in_pos == r->in_len && !r->zstd_mid_frame) {
 				r->eof_out = true;
 				break;
 			}
 			rc = ZSTD_decompressStream(r->z, &out, &in);
+			stuck = in.pos == r->in_pos && out.pos == got;
 			r->in_pos = in.pos;
 			got = out.pos;
 			if (ZSTD_isError(rc)) {
-				gl_err_set(err, GL_EPARSE, "zstd data is corrupt (%s)", ZSTD_getErrorName(rc));
-				r->eof_out = true;
-				return got ? (long)got : -1;
+				gl_err_set(&r->fail, GL_EPARSE, "zstd data is corrupt (%s)",
+					   ZSTD_getErrorName(rc));
+				return read_failed(r, got, err);
+			}
+			/* non-zero: the frame needs more input or has output to flush */
+			r->zstd_mid_frame = rc != 0;
+			if (stuck && r->zstd_mid_frame && r->eof_in && r->in_pos == r->in_len) {
+				gl_err_set(&r->fail, GL_EPARSE, "zstd stream is truncated");
+				return read_failed(r, got, err);
 			}
 		}
 	}

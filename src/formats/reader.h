@@ -26,6 +26,8 @@ struct reader {
 	unsigned char *inbuf;
 	size_t in_len, in_pos;
 	bool eof_in, eof_out;
+	bool zstd_mid_frame;	/* the last ZSTD_decompressStream() left a frame open */
+	struct gl_err fail;	/* an error found while returning data, for the next call */
 };
 
 /* Open path (or "-" for standard input).  Fills err on failure. */

@@ -31,7 +31,9 @@ static const char *when(char *buf, size_t cap, int64_t t_ns)
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
 	char n[40];
-	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, 2), r->params.currency[0] ? " " : "",
+	/* small windows cost cents: keep three significant digits or so */
+	int decimals = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
+	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, decimals), r->params.currency[0] ? " " : "",
 		 r->params.currency);
 	return buf;
 }
@@ -224,27 +226,36 @@ static void cost(FILE *out, const struct report *r)
 	char a[80], b[80], c[80];
 
 	fprintf(out, "\nCost model (docs/cost-model.md)%s%s\n", p->name[0] ? ": profile " : "", p->name);
+	size_t ndefault = 0;
+
 	fprintf(out, "  parameters (value, origin):\n");
 	for (size_t i = 0; i < COST_NPARAMS; i++) {
-		if (p->origin[i] == COST_DEFAULT)
+		if (p->origin[i] == COST_DEFAULT) {
+			ndefault++;
 			continue;
+		}
 		fprintf(out, "    %-28s %14s  %s\n", cost_param_info(i)->key,
-			num(a, sizeof(a), cost_param_get(p, i), 4), cost_origin_name(p->origin[i]));
+			fmt_num(a, sizeof(a), cost_param_get(p, i), 4), cost_origin_name(p->origin[i]));
 	}
-	fprintf(out, "    (all others at their defaults; --json lists every one)\n");
+	if (ndefault)
+		fprintf(out, "    (%zu others at their defaults; --json lists every one)\n", ndefault);
 	fprintf(out, "  long run: fixed %s/year over %s available hours; cloud %s per useful hour\n",
 		money(a, sizeof(a), r, r->lr.F), num(b, sizeof(b), r->lr.H, 0),
 		money(c, sizeof(c), r, r->lr.c_cloud));
-	fprintf(out, "  break-even utilization: %s (%s)", r->lr.status == COST_NEVER ? "none" :
-		num(a, sizeof(a), 100 * r->lr.u_star, 1), cost_status_name(r->lr.status));
+	fprintf(out, "  break-even utilization: %s%s (%s)", r->lr.status == COST_NEVER ? "none" :
+		num(a, sizeof(a), 100 * r->lr.u_star, 1), r->lr.status == COST_NEVER ? "" : " %",
+		cost_status_name(r->lr.status));
 	if (r->lr.status == COST_OK)
 		fprintf(out, ", %s useful GPU-hours a month", num(b, sizeof(b), r->lr.useful_hours_per_month, 1));
 	fprintf(out, "\n  observed: utilization %s %%, local %s per useful hour\n",
 		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs));
-	fprintf(out, "  window: local %s = fixed %s + energy %s + cooling %s + per-job %s\n",
-		money(a, sizeof(a), r, r->win.local_cost), num(b, sizeof(b), r->win.local_fixed, 4),
-		num(c, sizeof(c), r->win.local_energy, 4), num(a, sizeof(a), r->win.local_cooling, 4),
-		num(b, sizeof(b), r->win.local_jobs, 4));
+	{
+		char d[80], e[80];
+		fprintf(out, "  window: local %s = fixed %s + energy %s + cooling %s + per-job %s\n",
+			money(a, sizeof(a), r, r->win.local_cost), num(b, sizeof(b), r->win.local_fixed, 4),
+			num(c, sizeof(c), r->win.local_energy, 4), num(d, sizeof(d), r->win.local_cooling, 4),
+			num(e, sizeof(e), r->win.local_jobs, 4));
+	}
 	fprintf(out, "          cloud %s for %zu job(s) (%s)\n", money(a, sizeof(a), r, r->win.cloud_cost),
 		r->njobs, r->jobs_from_processes ? "one per process" : "one per GPU");
 	fprintf(out, "  job length: %s", cost_status_name(r->job.status));

@@ -93,7 +93,9 @@ static int resolve_gpu(struct timeline *tl, int index, const char *uuid, const c
 		return 0;
 	return -1;
 found:
-	if (name && !tl->gpus[i].id.name[0])
+	/* gpu_monitor.sh strips the spaces from names: prefer one that has them */
+	if (name && (!tl->gpus[i].id.name[0] ||
+		     (!strchr(tl->gpus[i].id.name, ' ') && strchr(name, ' '))))
 		copy_str(tl->gpus[i].id.name, sizeof(tl->gpus[i].id.name), name);
 	if (index >= 0 && tl->gpus[i].id.index < 0)
 		tl->gpus[i].id.index = index;

@@ -118,10 +118,16 @@ char *fmt_num(char *buf, size_t cap, double v, int decimals)
 {
 	char *dot;
 	size_t n;
+	int len;
 
 	if (v == 0)
 		v = 0; /* no "-0" */
-	snprintf(buf, cap, "%.*f", decimals, v);
+	len = snprintf(buf, cap, "%.*f", decimals, v);
+	if (len < 0 || (size_t)len >= cap) {
+		/* cutting %f digits would print a different number */
+		snprintf(buf, cap, "%.17g", v);
+		return buf;
+	}
 	dot = strchr(buf, '.');
 	if (dot) {
 		n = strlen(buf);

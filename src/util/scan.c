@@ -153,7 +153,9 @@ int scan_double(const char **pp, const char *end, double *out)
 		}
 	}
 	v = (double)mant;
-	if (exp10 > 0) {
+	if (mant == 0) {
+		/* zero whatever the exponent: 0 * pow(10, 350) would be NaN */
+	} else if (exp10 > 0) {
 		if (exp10 <= 22)
 			v *= pow10_tab[exp10];
 		else
@@ -161,8 +163,10 @@ int scan_double(const char **pp, const char *end, double *out)
 	} else if (exp10 < 0) {
 		if (exp10 >= -22)
 			v /= pow10_tab[-exp10];
-		else
+		else if (exp10 >= -300)
 			v /= pow(10.0, -exp10);
+		else
+			v = v / 1e300 / pow(10.0, -exp10 - 300);	/* 10^-exp10 is past DBL_MAX */
 	}
 	if (!isfinite(v))
 		return GL_ERANGE;

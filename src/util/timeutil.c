@@ -58,18 +58,23 @@ int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s)
 	local_s = days * 86400 + h * 3600 + mi * 60 + s;
 	key = days * 24 + h;
 	if (key != cache_hour_key) {
-		struct tm tm = { 0 };
-		time_t t;
-		tm.tm_year = y - 1900;
-		tm.tm_mon = mo - 1;
-		tm.tm_mday = d;
-		tm.tm_hour = h;
-		tm.tm_isdst = -1;
-		t = mktime(&tm);
-		if (t == (time_t)-1 && !(y == 1969 && mo == 12 && d == 31))
-			return GL_ERANGE;
-		/* offset = local - utc, measured at the start of the hour */
-		cache_offset_s = (days * 86400 + h * 3600) - (int64_t)t;
+		/*
+		 * Not mktime(): with tm_isdst = -1 glibc settles a repeated hour
+		 * by the DST flag of its previous call, so the answer would depend
+		 * on what was converted before.  Take the offset in force a day
+		 * earlier if this wall time exists under it (in a repeated hour
+		 * that is the first occurrence), else the one a day later if that
+		 * fits; in a skipped hour neither fits and the earlier one stays.
+		 */
+		int64_t hour_s = days * 86400 + h * 3600;
+		long before = time_utc_offset_s(hour_s - 86400);
+		long after = time_utc_offset_s(hour_s + 86400);
+		long off = before;
+
+		if (time_utc_offset_s(hour_s - before) != before &&
+		    time_utc_offset_s(hour_s - after) == after)
+			off = after;
+		cache_offset_s = off;
 		cache_hour_key = key;
 	}
 	*t_s = local_s - cache_offset_s;
@@ -121,7 +126,8 @@ char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
 
 char *time_human_dur(char *buf, size_t cap, int64_t dur_ns)
 {
-	int64_t s = (dur_ns + NS_PER_S / 2) / NS_PER_S;
+	/* half a second away from zero, so -1.6 s and 1.6 s differ only in sign */
+	int64_t s = (dur_ns < 0 ? dur_ns - NS_PER_S / 2 : dur_ns + NS_PER_S / 2) / NS_PER_S;
 	const char *sign = "";
 
 	if (s < 0) {
