@@ -231,6 +231,7 @@ static void leak_feed(struct analysis *an, int gi, int64_t t, double mem)
 		w->leak_t0 = w->leak_last_up = t;
 		w->leak_m0 = w->leak_mlast = mem;
 		w->leak_ups = 0;
+		w->leak_t_last = t;
 		return;
 	}
 	if (mem > w->leak_mlast + 0.5) {
@@ -865,8 +866,10 @@ void analysis_finish(struct analysis *an)
 		idle_floor(an, gi);
 	}
 	imbalance(an);
-	qsort(an->segs, an->nsegs, sizeof(*an->segs), cmp_seg);
-	qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
+	if (an->nsegs)
+		qsort(an->segs, an->nsegs, sizeof(*an->segs), cmp_seg);
+	if (an->nfinds)
+		qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
 }
 
 void analysis_release(struct analysis *an)

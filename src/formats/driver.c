@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,6 +224,7 @@ struct source {
 	const struct format *fmt;
 	struct reader rd;
 	size_t pos;		/* READER_MAP: next byte to cut */
+	size_t released;	/* READER_MAP: bytes handed back (page-aligned) */
 	char *carry;		/* streaming: bytes after the last newline */
 	size_t carry_n;
 	char *head;		/* streaming: sniffed bytes not yet cut */
@@ -473,10 +475,12 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		size_t cap = chunk_bytes + s->carry_n + s->head_n, n = 0;
 		char *buf = xmalloc(cap + 1);
 		bool eof = false;
-		memcpy(buf, s->carry, s->carry_n);
+		if (s->carry_n)
+			memcpy(buf, s->carry, s->carry_n);
 		n = s->carry_n;
 		s->carry_n = 0;
-		memcpy(buf + n, s->head, s->head_n);
+		if (s->head_n)
+			memcpy(buf + n, s->head, s->head_n);
 		n += s->head_n;
 		s->head_n = 0;
 		for (;;) {
@@ -729,6 +733,23 @@ static void source_fill(struct source *s, struct pool *pl, size_t chunk_bytes, s
 	}
 }
 
+/*
+ * Parsed bytes of a mapped file are not needed again: hand their pages back
+ * so that resident memory stays flat whatever the file size (the page cache
+ * keeps them; this process just stops counting them).
+ */
+static void release_mapped(struct source *s, const struct chunk *c)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)s->rd.map + s->released;
+	uintptr_t to = ((uintptr_t)c->p + c->n) & ~(page - 1);
+
+	if (to > from) {
+		madvise((void *)from, to - from, MADV_DONTNEED);
+		s->released += to - from;
+	}
+}
+
 /* Make sure s->head_rec holds the next record; false when s is finished. */
 static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 			const struct ingest_opts *o, struct gl_err *err)
@@ -757,8 +778,10 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		s->st->lines += c->batch.lines;
 		if (c->ends_partial && c->batch.lines)
 			s->st->partial_last_line = true;
-		if (s->rd.kind == READER_MAP)
+		if (s->rd.kind == READER_MAP) {
 			s->st->bytes += c->n;
+			release_mapped(s, c);
+		}
 		s->head_seq++;
 		s->rec_pos = 0;
 		source_fill(s, pl, chunk_bytes, err);
@@ -850,10 +873,12 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	/* Keep the bytes in flight within budget whatever the number of inputs. */
 	chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
-	if (nsrc > 1 && chunk_bytes * 2 * nsrc > INFLIGHT_BUDGET)
-		chunk_bytes = INFLIGHT_BUDGET / (2 * nsrc);
-	if (chunk_bytes < 16 * 1024)
-		chunk_bytes = 16 * 1024;
+	if (!o->chunk_bytes) {
+		if (nsrc > 1 && chunk_bytes * 2 * nsrc > INFLIGHT_BUDGET)
+			chunk_bytes = INFLIGHT_BUDGET / (2 * nsrc);
+		if (chunk_bytes < 16 * 1024)
+			chunk_bytes = 16 * 1024;
+	}	/* an explicit size (tests, the fuzzer) is taken as it is: seams everywhere */
 	window = (unsigned)(INFLIGHT_BUDGET / (chunk_bytes * (nsrc ? nsrc : 1)));
 	if (window < 2)
 		window = 2;

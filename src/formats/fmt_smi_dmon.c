@@ -40,6 +40,10 @@ struct mon_state {
 	bool has_date, has_time;
 	uint16_t ncols;		/* 0 while there is no usable column map */
 	struct mon_col cols[MAX_COLS];
+	/* rows of one tick share their date and time: the last conversion */
+	char tc_text[20];
+	uint8_t tc_len;
+	int64_t tc_t_ns;
 };
 
 _Static_assert(sizeof(struct mon_state) <= SMI_MON_STATE_SIZE, "SMI_MON_STATE_SIZE too small");
@@ -509,6 +513,150 @@ static void read_row(struct parse_ctx *ctx, const struct mon_state *st, const ch
 	}
 }
 
+/* ---- the fast path --------------------------------------------------------- */
+
+static const double pow10_neg[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * A plain dmon number ("93", "0.5") or "-".  Anything else (signs,
+ * exponents, long fractions, junk) answers false and the row goes to the
+ * careful path, which reports it; the value equals what scan_double() gives.
+ */
+static inline bool fast_number(const char **pp, const char *end, double *v, bool *dash)
+{
+	const char *p = *pp, *s = p;
+	uint64_t x = 0;
+	int nd = 0;
+
+	if (*p == '-') {
+		if (p + 1 == end || is_blank(p[1])) {
+			*dash = true;
+			*pp = p + 1;
+			return true;
+		}
+		return false;
+	}
+	while (p < end && (unsigned)(*p - '0') <= 9)
+		x = x * 10 + (unsigned)(*p++ - '0');
+	if (p == s || p - s > 15)
+		return false;
+	if (p < end && *p == '.') {
+		const char *f = ++p;
+		while (p < end && (unsigned)(*p - '0') <= 9 && p - f < 9)
+			x = x * 10 + (unsigned)(*p++ - '0');
+		nd = (int)(p - f);
+		if (!nd)
+			return false;
+	}
+	if (p < end && !is_blank(*p))
+		return false;
+	*dash = false;
+	*v = nd ? (double)x / pow10_neg[nd] : (double)x;
+	*pp = p;
+	return true;
+}
+
+/*
+ * One dmon data row in a single pass, for the overwhelmingly common case.
+ * Returns false, having emitted nothing, whenever anything is unusual; the
+ * careful path then parses the row again and says what is wrong.
+ */
+static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const char *line,
+			  const char *end)
+{
+	const char *p = line, *dt = NULL, *dt_end = NULL;
+	double v[M__COUNT];
+	uint32_t present = 0;
+	int32_t gpu = -1;
+	int64_t t_ns = 0;
+	struct rec *o;
+
+	if (st->proc || !st->has_date || !st->has_time)
+		return false;
+	for (int i = 0; i < st->ncols; i++) {
+		const struct mon_col *c = &st->cols[i];
+		double x;
+		bool dash;
+
+		while (p < end && is_blank(*p))
+			p++;
+		if (p == end)
+			return false;
+		switch (c->kind) {
+		case COL_DATE:
+			if (end - p < 8 || i != 0)
+				return false;
+			dt = p;
+			p += 8;
+			break;
+		case COL_TIME:
+			if (end - p < 8 || !dt)
+				return false;
+			p += 8;
+			dt_end = p;
+			break;
+		case COL_GPU: {
+			const char *s = p;
+			int32_t g = 0;
+			while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 9)
+				g = g * 10 + (*p++ - '0');
+			if (p == s || (p < end && !is_blank(*p)))
+				return false;
+			gpu = g;
+			break;
+		}
+		case COL_METRIC:
+		case COL_NUM:
+			if (!fast_number(&p, end, &x, &dash))
+				return false;
+			if (!dash && c->kind == COL_METRIC) {
+				v[c->slot] = x;
+				present |= 1u << c->slot;
+			}
+			break;
+		default:
+			return false;
+		}
+		if (p < end && !is_blank(*p))
+			return false;
+	}
+	while (p < end && is_blank(*p))
+		p++;
+	if (p != end || gpu < 0 || !dt_end)
+		return false;
+	if ((size_t)(dt_end - dt) == st->tc_len && !memcmp(dt, st->tc_text, st->tc_len)) {
+		t_ns = st->tc_t_ns;
+	} else {
+		struct slice date = { dt, 8 }, tod = { dt_end - 8, 8 };
+		int y, mo, d;
+		int64_t tod_s, t_s;
+		if ((size_t)(dt_end - dt) > sizeof(st->tc_text) || !parse_date(date, &y, &mo, &d) ||
+		    !parse_tod(tod, &tod_s) ||
+		    time_local_to_utc(y, mo, d, (int)(tod_s / 3600), (int)(tod_s / 60 % 60),
+				      (int)(tod_s % 60), &t_s))
+			return false;
+		t_ns = t_s * NS_PER_S;
+		st->tc_len = (uint8_t)(dt_end - dt);
+		memcpy(st->tc_text, dt, st->tc_len);
+		st->tc_t_ns = t_ns;
+	}
+	o = ctx_rec(ctx, REC_SAMPLE);
+	if (!o)
+		return true;
+	o->gpu_index = gpu;
+	o->t_ns = t_ns;
+	o->time_kind = TK_ABS;
+	o->present = present;
+	for (int m = 0; m < M__COUNT; m++)
+		o->v[m] = present & (1u << m) ? v[m] : 0;
+	return true;
+}
+
 static bool is_tool_error(const char *p, const char *end)
 {
 	struct slice s = { p, (size_t)(end - p) };
@@ -543,7 +691,8 @@ void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n)
 		}
 		return;
 	}
-	if (is_tool_error(p, end)) {
+	/* nvidia-smi's error messages start with a letter; data rows never do */
+	if (!starts_number(*p) && is_tool_error(p, end)) {
 		struct slice s = slice_trim((struct slice){ p, (size_t)(end - p) });
 		ctx_event(ctx, EV_TOOL_ERROR, INT64_MIN, TK_ABS, -1, "%.*s", (int)s.n, s.p);
 		return;
@@ -557,7 +706,8 @@ void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n)
 			"data row before any header");
 		return;
 	}
-	read_row(ctx, st, line, end);
+	if (!read_row_fast(ctx, st, line, end))
+		read_row(ctx, st, line, end);
 }
 
 /* ---- dmon -------------------------------------------------------------------- */
