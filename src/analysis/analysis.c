@@ -451,7 +451,9 @@ static void classify_one(struct analysis *an, int gi, int idx)
 		account(an, gi, iv, ST_GAP);
 		return;
 	}
-	memset(&in, 0, sizeof(in));
+	/* every field is set below: no memset on this path, it runs per interval */
+	in.win.valid = false;
+	in.win.active_before = in.win.active_after = false;
 #define HAS(m) (iv->present & (1u << (m)))
 	in.util_known = HAS(M_UTIL_GPU);
 	in.util = iv->v[M_UTIL_GPU];
@@ -479,7 +481,10 @@ static void classify_one(struct analysis *an, int gi, int idx)
 		w->held_n_at_median = w->held_n;
 	}
 	in.held_floor_w = w->held_n ? w->held_floor_cache : NAN;
-	window_at(w, idx, an->cfg.window_ns, &in.win);
+	/* the window only matters for an idle interval with something held */
+	if (in.util_known && in.util <= state_thr.active_util_pct &&
+	    (in.nproc > 0 || (in.mem_known && in.mem_mib >= in.held_mem_mib)))
+		window_at(w, idx, an->cfg.window_ns, &in.win);
 #undef HAS
 	st = state_classify(&in);
 
@@ -542,53 +547,19 @@ static void drain(struct analysis *an, int gi, bool all)
 }
 
 /* The ring holds past context too: classify index `pos` when it has enough future. */
-static void on_interval(void *ud, int gi, const struct ival *iv_in)
+static struct gpu_work *work_of(struct analysis *an, int gi)
 {
-	struct analysis *an = ud;
-	struct gpu_work *w;
-	struct gpu_stats *g = &an->gpus[gi];
-	struct ival iv = *iv_in;
-
 	if (!an->work[gi])
 		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
-	w = an->work[gi];
-	if (g->first_ns == 0 && g->last_ns == 0)
-		g->first_ns = iv.t0_ns;
-	if (iv.t1_ns > g->last_ns)
-		g->last_ns = iv.t1_ns;
+	return an->work[gi];
+}
 
-	/* processes present during this interval, and their shares */
-	if (iv.kind == IV_DATA && w->last_proc_obs_ns) {
-		double dt = (double)(iv.t1_ns - iv.t0_ns) / 1e9;
-		double util = (iv.present & (1u << M_UTIL_GPU)) ? iv.v[M_UTIL_GPU] : NAN;
-		double sm_tot = 0;
-		int n = 0;
-		bool all_sm = true;
-		for (int i = 0; i < w->npresent; i++) {
-			if (iv.t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
-				continue;
-			n++;
-			if (isnan(w->present[i].sm_pct))
-				all_sm = false;
-			else
-				sm_tot += w->present[i].sm_pct;
-		}
-		iv.nproc = n;
-		for (int i = 0; i < w->npresent; i++) {
-			struct proc_stat *ps;
-			double share;
-			if (iv.t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
-				continue;
-			ps = &an->procs[w->present[i].stat];
-			share = all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
-			ps->busy_by_sm = all_sm && sm_tot > 0;
-			ps->present_s += dt;
-			if (!isnan(util))
-				ps->busy_s += dt * util / 100 * share;
-			if (!isnan(iv.energy_j))
-				ps->energy_j += iv.energy_j * share;
-		}
-	}
+/* The next ring slot, made free first (timeline_consumer.reserve). */
+static struct ival *on_reserve(void *ud, int gi)
+{
+	struct analysis *an = ud;
+	struct gpu_work *w = work_of(an, gi);
+
 	/* a full ring: forget the oldest past context, or classify early */
 	if (w->ring_n == RING) {
 		if (w->ncls == 0) {
@@ -599,7 +570,56 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 		w->ring_n--;
 		w->ncls--;
 	}
-	w->ring[(w->ring_head + w->ring_n) % RING] = iv;
+	return &w->ring[(w->ring_head + w->ring_n) % RING];
+}
+
+static void on_interval(void *ud, int gi, const struct ival *iv_in)
+{
+	struct analysis *an = ud;
+	struct gpu_work *w = work_of(an, gi);
+	struct gpu_stats *g = &an->gpus[gi];
+	struct ival *slot = on_reserve(ud, gi);
+	struct ival *iv = slot;
+
+	if (iv_in != slot)
+		*slot = *iv_in;
+	if (g->first_ns == 0 && g->last_ns == 0)
+		g->first_ns = iv->t0_ns;
+	if (iv->t1_ns > g->last_ns)
+		g->last_ns = iv->t1_ns;
+
+	/* processes present during this interval, and their shares */
+	if (iv->kind == IV_DATA && w->last_proc_obs_ns) {
+		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+		double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
+		double sm_tot = 0;
+		int n = 0;
+		bool all_sm = true;
+		for (int i = 0; i < w->npresent; i++) {
+			if (iv->t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
+				continue;
+			n++;
+			if (isnan(w->present[i].sm_pct))
+				all_sm = false;
+			else
+				sm_tot += w->present[i].sm_pct;
+		}
+		iv->nproc = n;
+		for (int i = 0; i < w->npresent; i++) {
+			struct proc_stat *ps;
+			double share;
+			if (iv->t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
+				continue;
+			ps = &an->procs[w->present[i].stat];
+			share = all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
+			ps->busy_by_sm = all_sm && sm_tot > 0;
+			ps->present_s += dt;
+			if (!isnan(util))
+				ps->busy_s += dt * util / 100 * share;
+			if (!isnan(iv->energy_j))
+				ps->energy_j += iv->energy_j * share;
+		}
+	}
 	w->ring_n++;
 	drain(an, gi, false);
 }
@@ -713,7 +733,7 @@ static void on_event(void *ud, int gi, int64_t t, int ev, const char *msg, const
 
 void analysis_init(struct analysis *an, const struct analysis_cfg *cfg)
 {
-	struct timeline_consumer c = { an, on_interval, on_process, on_event };
+	struct timeline_consumer c = { an, on_reserve, on_interval, on_process, on_event };
 
 	memset(an, 0, sizeof(*an));
 	if (cfg)

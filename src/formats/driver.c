@@ -243,7 +243,7 @@ struct source {
 	bool finished;
 	/* time resolution */
 	bool have_head;
-	struct rec head_rec;
+	struct rec *next;	/* the next record, in its batch (time resolved in place) */
 	const struct batch *head_batch;
 	int64_t last_t_ns;
 	int64_t tod_base_days, tod_last_ns, tod_day_offset;
@@ -320,6 +320,7 @@ static void *worker_main(void *arg)
 {
 	struct pool *pl = arg;
 
+	pthread_setname_np(pthread_self(), "gputally-parse");	/* for top and perf */
 	pthread_mutex_lock(&pl->mu);
 	for (;;) {
 		struct chunk *c;
@@ -750,7 +751,7 @@ static void release_mapped(struct source *s, const struct chunk *c)
 	}
 }
 
-/* Make sure s->head_rec holds the next record; false when s is finished. */
+/* Make sure s->next points at the next record; false when s is finished. */
 static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 			const struct ingest_opts *o, struct gl_err *err)
 {
@@ -766,10 +767,10 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		c = &s->slots[s->head_seq % s->nslots];
 		pool_wait(pl, c);
 		if (s->rec_pos < c->batch.nr) {
-			s->head_rec = c->batch.recs[s->rec_pos++];
-			s->head_rec.line += s->lines_before;
+			s->next = &c->batch.recs[s->rec_pos++];
+			s->next->line += s->lines_before;
 			s->head_batch = &c->batch;
-			resolve_time(s, &s->head_rec, o);
+			resolve_time(s, s->next, o);
 			s->have_head = true;
 			break;
 		}
@@ -916,13 +917,13 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			struct source *s = &srcs[i];
 			if (s->finished || !source_peek(s, &pl, chunk_bytes, o, err))
 				continue;
-			if (!best || s->head_rec.t_ns < best->head_rec.t_ns)
+			if (!best || s->next->t_ns < best->next->t_ns)
 				best = s;
 		}
 		if (!best)
 			break;
 		{
-			struct rec *r = &best->head_rec;
+			struct rec *r = best->next;
 			struct input_stat *st = best->st;
 			if (r->kind == REC_BAD) {
 				st->bad++;

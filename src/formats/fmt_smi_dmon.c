@@ -522,6 +522,22 @@ static inline bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* dmon pads every field with runs of spaces: skip them eight at a time */
+static inline const char *skip_spaces(const char *p, const char *end)
+{
+	while (end - p >= 8) {
+		uint64_t w, x;
+		memcpy(&w, p, 8);
+		x = w ^ UINT64_C(0x2020202020202020);
+		if (x)
+			return p + (__builtin_ctzll(x) >> 3);	/* little-endian: first non-space */
+		p += 8;
+	}
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
 /*
  * A plain dmon number ("93", "0.5") or "-".  Anything else (signs,
  * exponents, long fractions, junk) answers false and the row goes to the
@@ -583,8 +599,7 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 		double x;
 		bool dash;
 
-		while (p < end && is_blank(*p))
-			p++;
+		p = skip_spaces(p, end);
 		if (p == end)
 			return false;
 		switch (c->kind) {

@@ -124,6 +124,13 @@ static int64_t nominal(struct tl_gpu *g)
 }
 
 /* Emit [g->t_prev, t1) with the readings in force since t_prev. */
+/* Where to build an interval: the consumer's own slot when it offers one. */
+static struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local)
+{
+	struct ival *iv = tl->c.reserve ? tl->c.reserve(tl->c.ud, gi) : NULL;
+	return iv ? iv : local;
+}
+
 static void emit_until(struct timeline *tl, int gi, int64_t t1, double energy_now_j,
 		       bool energy_now)
 {
@@ -131,44 +138,50 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1, double energy_no
 	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(g);
 	int64_t gap_at = t1, thr = timeline_gap_threshold(nom);
 	int64_t stale = thr;
-	struct ival iv;
+	uint32_t present = 0;
+	struct ival local, *iv;
 
 	if (dt <= 0)
 		return;
 	if (dt > thr)
 		gap_at = t0 + nom;	/* the last reading covers one interval */
-	memset(&iv, 0, sizeof(iv));
-	iv.kind = IV_DATA;
-	iv.t0_ns = t0;
-	iv.t1_ns = gap_at;
-	iv.nproc = g->nproc_known;
+	iv = ival_slot(tl, gi, &local);
+	iv->kind = IV_DATA;
+	iv->t0_ns = t0;
+	iv->t1_ns = gap_at;
+	iv->nproc = g->nproc_known;
 	for (int m = 0; m < M__COUNT; m++) {
 		if (g->f[m].t_ns != INT64_MIN && t0 - g->f[m].t_ns <= stale) {
-			iv.present |= 1u << m;
-			iv.v[m] = g->f[m].v;
+			present |= 1u << m;
+			iv->v[m] = g->f[m].v;
+		} else {
+			iv->v[m] = 0;
 		}
 	}
-	iv.status = t0 - g->status_t_ns <= stale ? g->status : 0;
-	iv.energy_j = NAN;
+	iv->present = present;
+	iv->status = t0 - g->status_t_ns <= stale ? g->status : 0;
+	iv->energy_j = NAN;
+	iv->energy_from_counter = false;
 	if (energy_now && !isnan(g->energy_prev_j) && g->energy_prev_t_ns == t0 &&
 	    gap_at == t1) {
 		double d = energy_now_j - g->energy_prev_j;
 		if (d >= 0) {		/* a negative step is a counter reset */
-			iv.energy_j = d;
-			iv.energy_from_counter = true;
+			iv->energy_j = d;
+			iv->energy_from_counter = true;
 		}
 	}
-	if (isnan(iv.energy_j) && (iv.present & (1u << M_POWER)))
-		iv.energy_j = iv.v[M_POWER] * (double)(gap_at - t0) / 1e9;
-	tl->c.interval(tl->c.ud, gi, &iv);
+	if (isnan(iv->energy_j) && (present & (1u << M_POWER)))
+		iv->energy_j = iv->v[M_POWER] * (double)(gap_at - t0) / 1e9;
+	tl->c.interval(tl->c.ud, gi, iv);
 	if (gap_at < t1) {
-		memset(&iv, 0, sizeof(iv));
-		iv.kind = IV_GAP;
-		iv.t0_ns = gap_at;
-		iv.t1_ns = t1;
-		iv.energy_j = NAN;
-		iv.nproc = -1;
-		tl->c.interval(tl->c.ud, gi, &iv);
+		iv = ival_slot(tl, gi, &local);
+		memset(iv, 0, sizeof(*iv));
+		iv->kind = IV_GAP;
+		iv->t0_ns = gap_at;
+		iv->t1_ns = t1;
+		iv->energy_j = NAN;
+		iv->nproc = -1;
+		tl->c.interval(tl->c.ud, gi, iv);
 	}
 }
 

@@ -39,6 +39,9 @@ struct proc_obs;
 /* What the timeline calls.  All pointers are borrowed for the call. */
 struct timeline_consumer {
 	void *ud;
+	/* Optional: storage for the next interval of gpu, so that interval()
+	 * receives it in place with no copy.  NULL: the timeline uses its own. */
+	struct ival *(*reserve)(void *ud, int gpu);
 	void (*interval)(void *ud, int gpu, const struct ival *iv);
 	/* A process observation: pid -1 means "no process on this GPU now". */
 	void (*process)(void *ud, int gpu, int64_t t_ns, int64_t pid, const char *name,

@@ -17,9 +17,10 @@ static void newline(struct jsonw *w)
 {
 	if (!w->pretty)
 		return;
-	fputc('\n', w->out);
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->out);
+	static const char spaces[2 * JSONW_MAX_DEPTH + 1] =
+		"                                                                ";
+	putc_unlocked('\n', w->out);
+	fwrite_unlocked(spaces, 1, (size_t)(2 * w->depth), w->out);
 }
 
 static void before_value(struct jsonw *w)
@@ -74,23 +75,32 @@ void jsonw_key(struct jsonw *w, const char *key)
 
 static void put_escaped(FILE *out, const char *s, size_t n)
 {
-	fputc('"', out);
+	size_t run = 0;	/* bytes since the last escape, written in one go */
+
+	putc_unlocked('"', out);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		const char *esc;
+		char ubuf[8];
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
 		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
 		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(out, "\\u%04x", c);
-			else
-				fputc(c, out);
+			snprintf(ubuf, sizeof(ubuf), "\\u%04x", c);
+			esc = ubuf;
 		}
+		fwrite_unlocked(s + run, 1, i - run, out);
+		fputs_unlocked(esc, out);
+		run = i + 1;
 	}
-	fputc('"', out);
+	fwrite_unlocked(s + run, 1, n - run, out);
+	putc_unlocked('"', out);
 }
 
 void jsonw_strn(struct jsonw *w, const char *s, size_t n)
@@ -110,8 +120,17 @@ void jsonw_str(struct jsonw *w, const char *s)
 
 void jsonw_int(struct jsonw *w, int64_t v)
 {
+	char buf[24], *p = buf + sizeof(buf);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
 	before_value(w);
-	fprintf(w->out, "%lld", (long long)v);
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), w->out);
 }
 
 char *fmt_num(char *buf, size_t cap, double v, int decimals)

@@ -101,11 +101,22 @@ static void split_ns(int64_t t_ns, int64_t *sec, int64_t *frac_ns)
 	}
 }
 
+static char *put_digits(char *p, unsigned v, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		p[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return p + n;
+}
+
 char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
 {
 	int64_t sec, frac, days, rem;
 	int y, m, d;
+	char tmp[40], *p = tmp;
 
+	/* by hand: reports print one of these per segment, and snprintf is slow */
 	split_ns(t_ns, &sec, &frac);
 	days = sec / 86400;
 	rem = sec % 86400;
@@ -114,13 +125,28 @@ char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
 		days--;
 	}
 	civil_from_days(days, &y, &m, &d);
-	if (frac / NS_PER_MS)
-		snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d,
-			 (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60),
-			 (int)(frac / NS_PER_MS));
-	else
-		snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d,
-			 (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60));
+	if (y < 0 || y > 9999) {
+		snprintf(buf, cap, "%lld", (long long)t_ns);
+		return buf;
+	}
+	p = put_digits(p, (unsigned)y, 4);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)m, 2);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)d, 2);
+	*p++ = 'T';
+	p = put_digits(p, (unsigned)(rem / 3600), 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)(rem / 60 % 60), 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)(rem % 60), 2);
+	if (frac / NS_PER_MS) {
+		*p++ = '.';
+		p = put_digits(p, (unsigned)(frac / NS_PER_MS), 3);
+	}
+	*p++ = 'Z';
+	*p = '\0';
+	snprintf(buf, cap, "%s", tmp);
 	return buf;
 }
 
