@@ -48,7 +48,7 @@ static int new_gpu(struct timeline *tl, int index, const char *uuid, const char 
 	if (name)
 		copy_str(g->id.name, sizeof(g->id.name), name);
 	for (int m = 0; m < M__COUNT; m++)
-		g->f[m].t_ns = INT64_MIN;
+		g->ft_ns[m] = INT64_MIN;
 	g->energy_prev_j = NAN;
 	g->nproc_known = -1;
 	return tl->ngpus++;
@@ -150,14 +150,16 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1, double energy_no
 	iv->t0_ns = t0;
 	iv->t1_ns = gap_at;
 	iv->nproc = g->nproc_known;
-	for (int m = 0; m < M__COUNT; m++) {
-		if (g->f[m].t_ns != INT64_MIN && t0 - g->f[m].t_ns <= stale) {
+	/* what was read at t0 is fresh; anything older is checked for staleness */
+	present = g->upd_t_ns == t0 ? g->upd_mask : 0;
+	for (uint32_t rest = g->seen_mask & ~present; rest; rest &= rest - 1) {
+		int m = __builtin_ctz(rest);
+		if (t0 - g->ft_ns[m] <= stale)
 			present |= 1u << m;
-			iv->v[m] = g->f[m].v;
-		} else {
-			iv->v[m] = 0;
-		}
 	}
+	memcpy(iv->v, g->fv, sizeof(iv->v));
+	for (uint32_t gone = g->seen_mask & ~present; gone; gone &= gone - 1)
+		iv->v[__builtin_ctz(gone)] = 0;
 	iv->present = present;
 	iv->status = t0 - g->status_t_ns <= stale ? g->status : 0;
 	iv->energy_j = NAN;
@@ -223,13 +225,12 @@ static int source_slot(struct tl_gpu *g, const void *key, int64_t t)
 /* May input slot si overwrite metric m? */
 static bool owns(const struct tl_gpu *g, int m, int si, int64_t t)
 {
-	const struct tl_field *f = &g->f[m];
 	int64_t own_nom;
 
-	if (f->t_ns == INT64_MIN || f->src == si)
+	if (g->ft_ns[m] == INT64_MIN || g->fsrc[m] == si)
 		return true;
-	own_nom = g->src[f->src].nominal_ns;
-	if (t - f->t_ns > timeline_gap_threshold(own_nom == INT64_MAX ? NS_PER_S : own_nom))
+	own_nom = g->src[g->fsrc[m]].nominal_ns;
+	if (t - g->ft_ns[m] > timeline_gap_threshold(own_nom == INT64_MAX ? NS_PER_S : own_nom))
 		return true;	/* the owner went quiet */
 	return g->src[si].nominal_ns < own_nom;
 }
@@ -259,14 +260,35 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 		g->last_ns = t;
 	g->samples++;
 	si = source_slot(g, key, r->t_ns);
-	for (int m = 0; m < M__COUNT; m++)
-		if ((r->present & (1u << m)) && owns(g, m, si, t)) {
-			g->f[m].v = r->v[m];
-			g->f[m].t_ns = t;
-			g->f[m].src = si;
-		} else if (m == M_ENERGY) {
-			has_energy = false;
+	if (t != g->upd_t_ns) {
+		g->upd_mask = 0;
+		g->upd_t_ns = t;
+	}
+	if (g->nsrc == 1) {
+		/* one input: every reading is its own */
+		for (uint32_t p = r->present; p; p &= p - 1) {
+			int m = __builtin_ctz(p);
+			g->fv[m] = r->v[m];
+			g->ft_ns[m] = t;
+			g->fsrc[m] = (int8_t)si;
 		}
+		g->seen_mask |= r->present;
+		g->upd_mask |= r->present;
+	} else {
+		for (uint32_t p = r->present; p; p &= p - 1) {
+			int m = __builtin_ctz(p);
+			if (!owns(g, m, si, t)) {
+				if (m == M_ENERGY)
+					has_energy = false;
+				continue;
+			}
+			g->fv[m] = r->v[m];
+			g->ft_ns[m] = t;
+			g->fsrc[m] = (int8_t)si;
+			g->seen_mask |= 1u << m;
+			g->upd_mask |= 1u << m;
+		}
+	}
 	if (has_energy) {
 		g->energy_prev_j = r->v[M_ENERGY];
 		g->energy_prev_t_ns = t;

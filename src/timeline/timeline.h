@@ -56,11 +56,6 @@ struct gpu_ident {
 	char name[96];
 };
 
-struct tl_field {
-	double v;
-	int64_t t_ns;		/* when it was read; INT64_MIN never */
-	int src;		/* the tl_source slot that owns this metric */
-};
 
 /* One input's view of one GPU: used to pick, per metric, the input with the
  * finest sampling, so that readings of two logs never interleave. */
@@ -78,7 +73,14 @@ struct tl_gpu {
 	bool has_samples;
 	int64_t first_ns, last_ns;	/* first and last sample time */
 	int64_t t_prev_ns;		/* last cut point */
-	struct tl_field f[M__COUNT];
+	/* the reading in force of each metric (kept as parallel arrays: the
+	 * interval builder copies them whole) */
+	double fv[M__COUNT];
+	int64_t ft_ns[M__COUNT];	/* when it was read; INT64_MIN never */
+	int8_t fsrc[M__COUNT];		/* the tl_source slot that owns it */
+	uint32_t seen_mask;		/* metrics ever read */
+	uint32_t upd_mask;		/* metrics read at upd_t_ns */
+	int64_t upd_t_ns;
 	uint8_t status;
 	int64_t status_t_ns;
 	double energy_prev_j;		/* counter at t_prev, NAN if none */
