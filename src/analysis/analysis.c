@@ -307,6 +307,15 @@ static void add_segment(struct analysis *an, int gi, const struct ival *iv, int 
 
 static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util)
 {
+	/* the common case, an interval inside the minute of the previous one,
+	 * needs no 64-bit division */
+	if (t0 >= g->min_cur_start_ns && t1 <= g->min_cur_end_ns && g->min_cur < g->nmin) {
+		double dt = (double)(t1 - t0) / 1e9;
+		g->min_cov_s[g->min_cur] += (float)dt;
+		if (!isnan(util))
+			g->min_busy_s[g->min_cur] += (float)(dt * util / 100);
+		return;
+	}
 	while (t0 < t1) {
 		int64_t m = (t0 - g->min_base_ns) / (60 * NS_PER_S);
 		int64_t mend = g->min_base_ns + (m + 1) * 60 * NS_PER_S;
@@ -328,6 +337,9 @@ static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util)
 		g->min_cov_s[m] += (float)dt;
 		if (!isnan(util))
 			g->min_busy_s[m] += (float)(dt * util / 100);
+		g->min_cur = (size_t)m;
+		g->min_cur_start_ns = mend - 60 * NS_PER_S;
+		g->min_cur_end_ns = mend;
 		t0 = e;
 	}
 }

@@ -72,6 +72,8 @@ struct gpu_stats {
 	int64_t min_base_ns;
 	float *min_busy_s, *min_cov_s;
 	size_t nmin, min_alloc;
+	size_t min_cur;				/* the minute last added to, */
+	int64_t min_cur_start_ns, min_cur_end_ns;	/* and its bounds */
 };
 
 struct analysis_cfg {
