@@ -43,9 +43,11 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/presets.inc
 
 BIN = $(O)/gputally
+# Fake NVML libraries for the record tests: a current driver, and an old one without the newer symbols.
+FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.1
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs
+        unit formats golden check-layers check-docs record-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -93,9 +95,18 @@ $(O)/fuzz_replay: fuzz/fuzz_formats.c fuzz/replay_main.c $(O)/libgputally.a
 $(O)/gen-logs: bench/gen.c $(O)/libgputally.a
 	$(CC) $(ALL_CFLAGS) -o $@ bench/gen.c $(O)/libgputally.a $(LDLIBS)
 
+$(O)/fake-nvml/libnvidia-ml.so.1: tests/fake-nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) -O2 -g $(WARN) -fPIC -shared -fvisibility=hidden -pthread -o $@ $<
+$(O)/fake-nvml-min/libnvidia-ml.so.1: tests/fake-nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) -O2 -g $(WARN) -DFAKE_NVML_MINIMAL -fPIC -shared -fvisibility=hidden -pthread -o $@ $<
+
 # ---- tests -------------------------------------------------------------
-unit: $(UNIT_BINS)
-	@sh tests/run-unit.sh $(UNIT_BINS)
+unit: $(UNIT_BINS) $(FAKE_NVML)
+	@FAKE_NVML_DIR=$(abspath $(O)) sh tests/run-unit.sh $(UNIT_BINS)
+record-tests: $(BIN) $(FAKE_NVML)
+	@sh tests/record/run.sh $(BIN) $(O)
 formats: $(BIN)
 	@sh tests/run-formats.sh $(BIN)
 golden: $(BIN)
@@ -107,8 +118,8 @@ check-layers:
 check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
 
-test: all
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs
+test: all $(FAKE_NVML)
+	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test

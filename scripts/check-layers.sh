@@ -4,10 +4,11 @@
 # of docs/internals/layers.md.  Prints each offending include as file:line and
 # exits 1; prints a one-line summary and exits 0 when all are allowed.
 #
-# Layers, lowest first: util formats timeline analysis cost report cli (main.c
-# on top).  A file may include its own layer and lower ones, except that cost/
-# may include only util/, report/ may include anything but cli/, main.c may
-# include only cli/, and nothing else may include cli/.  An include without a
+# Layers, lowest first: util formats timeline analysis cost report record cli
+# (main.c on top).  A file may include its own layer and lower ones, except that
+# cost/ may include only util/, record/ only util/ and formats/, report/ anything
+# but record/ and cli/, nothing but cli/ may include record/, main.c may include
+# only cli/, and nothing else may include cli/.  An include without a
 # directory ("formats_list.h") names a neighbouring or generated file of the
 # includer's own layer; "../" is refused, as it would hide the real layer.
 
@@ -39,6 +40,10 @@ function allowed(from, to) {
 		return from == "main"
 	if (from == "main")
 		return 0
+	if (to == "record")
+		return from == "cli"
+	if (from == "record")
+		return to == "util" || to == "formats"
 	if (from == "cost")
 		return to == "util"
 	if (from == "report")
@@ -52,7 +57,7 @@ function complain(file, line, inc, why) {
 }
 
 BEGIN {
-	n = split("util formats timeline analysis cost report cli", order, " ")
+	n = split("util formats timeline analysis cost report record cli", order, " ")
 	for (i = 1; i <= n; i++)
 		rank[order[i]] = i
 	rank["main"] = n + 1

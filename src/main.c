@@ -20,6 +20,7 @@ static const struct command {
 	{ "cost", cmd_cost, cost_options, "the owning-versus-renting cost model alone, no logs" },
 	{ "dump", cmd_dump, dump_options, "print every parsed record as JSON lines (fixtures, debugging)" },
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },
+	{ "record", cmd_record, record_options, "sample every GPU through NVML into the gputally CSV" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

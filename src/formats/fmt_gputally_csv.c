@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/* The CSV `gputally record` writes (docs/formats/gputally-csv.md). */
+#include "formats/format.h"
+
+#include <string.h>
+
+#include "util/timeutil.h"
+
+#define GC_MAX_COLS 64
+#define GC_SHOW(s) (int)((s).n > 40 ? 40 : (s).n), (s).p
+
+enum gc_role {
+	R_IGNORE = -1,
+	R_TIME = -2,
+	R_GPU = -3,
+	R_UUID = -4,
+	R_NAME = -5,
+	R_STATUS = -6,
+	R_PROCS = -7,
+	R_HEX = -8,	/* clock_event_reasons: a 0x mask */
+};
+
+/* The measured columns, from the table the recorder writes them with. */
+static const struct {
+	const char *name;
+	int metric;
+} gc_measured[] = {
+#define TCOL(id, csv, metric, dec, prom, type, mul, src, help) { csv, metric },
+#include "formats/tally_columns.def"
+#undef TCOL
+};
+#define GC_NMEASURED (sizeof(gc_measured) / sizeof(gc_measured[0]))
+
+static const struct {
+	const char *name;
+	int8_t role;
+} gc_fixed[] = {
+	{ "time", R_TIME }, { "host", R_IGNORE }, { "task", R_IGNORE }, { "gpu", R_GPU },
+	{ "uuid", R_UUID }, { "name", R_NAME }, { "status", R_STATUS }, { "procs", R_PROCS },
+};
+
+struct gc_state {
+	int ncols;		/* 0 until the header is seen */
+	int8_t role[GC_MAX_COLS];
+	int8_t metric[GC_MAX_COLS];	/* enum metric for role >= 0 columns */
+};
+
+static size_t gc_split(const char *line, size_t n, struct slice *f, size_t cap, bool *overflow)
+{
+	const char *p = line, *end = line + n;
+	size_t nf = 0;
+
+	*overflow = false;
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *fe = c ? c : end;
+		if (nf == cap) {
+			*overflow = true;
+			return nf;
+		}
+		f[nf++] = (struct slice){ p, (size_t)(fe - p) };
+		if (!c)
+			return nf;
+		p = c + 1;
+	}
+}
+
+static bool gc_is_context(const char *line, size_t n)
+{
+	struct slice s = { line, n };
+	return slice_starts_with(s, "#") || slice_starts_with(s, "time,");
+}
+
+static void gc_header(struct gc_state *st, const struct slice *f, size_t nf)
+{
+	st->ncols = (int)nf;
+	for (size_t i = 0; i < nf; i++) {
+		struct slice name = slice_trim(f[i]);
+		st->role[i] = R_IGNORE;
+		for (size_t k = 0; k < sizeof(gc_fixed) / sizeof(gc_fixed[0]); k++)
+			if (slice_eq(name, gc_fixed[k].name))
+				st->role[i] = gc_fixed[k].role;
+		for (size_t k = 0; k < GC_NMEASURED; k++) {
+			if (!slice_eq(name, gc_measured[k].name) || gc_measured[k].metric < 0)
+				continue;
+			st->metric[i] = (int8_t)gc_measured[k].metric;
+			st->role[i] = gc_measured[k].metric == M_EVENT_MASK ? R_HEX : 0;
+		}
+	}
+}
+
+/* "pid=mib;pid=?;..." -> count, or -1 with *bad at the offending entry */
+static int gc_check_procs(struct slice s, const char **bad)
+{
+	const char *p = s.p, *end = s.p + s.n;
+	int n = 0;
+
+	if (s.n == 0 || slice_eq(s, "-"))
+		return 0;
+	while (p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p)), *fe = semi ? semi : end;
+		const char *q = p;
+		uint64_t v;
+		*bad = p;
+		if (scan_u64(&q, fe, &v) || v > INT64_MAX || q == fe || *q != '=')
+			return -1;
+		q++;
+		if (!(fe - q == 1 && *q == '?') && (scan_u64(&q, fe, &v) || q != fe))
+			return -1;
+		n++;
+		p = semi ? semi + 1 : end;
+	}
+	return n;
+}
+
+static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, int32_t gpu,
+			  uint32_t uuid)
+{
+	const char *p = s.p, *end = s.p + s.n;
+
+	if (s.n == 0 || slice_eq(s, "-"))
+		return;
+	while (p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p)), *fe = semi ? semi : end;
+		uint64_t pid = 0, mib = 0;
+		struct rec *r;
+		bool known;
+		scan_u64(&p, fe, &pid);
+		p++;	/* '=' (checked) */
+		known = *p != '?';
+		if (known)
+			scan_u64(&p, fe, &mib);
+		r = ctx_rec(ctx, REC_PROC);
+		if (!r)
+			return;
+		r->t_ns = t_ns;
+		r->time_kind = TK_ABS;
+		r->gpu_index = gpu;
+		r->uuid = uuid;
+		r->pid = (int64_t)pid;
+		if (known) {
+			r->present = PF_FB;
+			r->v[2] = (double)mib;
+		}
+		p = semi ? semi + 1 : end;
+	}
+}
+
+static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
+{
+	struct gc_state *st = ctx->state;
+	struct slice f[GC_MAX_COLS], name = { NULL, 0 }, uuid = { NULL, 0 }, procs = { NULL, 0 };
+	double v[M__COUNT];
+	uint32_t present = 0, uuid_off;
+	uint8_t status = 0;
+	int64_t t_ns = 0;
+	int32_t gpu = -1;
+	bool overflow, have_time = false;
+	int xid = -1;
+	size_t nf;
+	struct rec *r;
+
+	if (n && line[0] == '#')
+		return;	/* "# gputally-csv v1" and comments */
+	nf = gc_split(line, n, f, GC_MAX_COLS, &overflow);
+	if (slice_starts_with((struct slice){ line, n }, "time,")) {
+		gc_header(st, f, nf);
+		return;
+	}
+	if (ctx->replay)
+		return;
+	if (!st->ncols) {
+		ctx_bad(ctx, 0, "row before the gputally CSV header");
+		return;
+	}
+	if (overflow || (int)nf != st->ncols) {
+		const char *cut = ctx->last_line_partial ? "line cut short: " : "";
+		ctx_bad(ctx, (int)nf > st->ncols ? ctx_col(line, f[st->ncols].p) : ctx_col(line, line + n),
+			"%sexpected %d fields, got %s%zu", cut, st->ncols, overflow ? "more than " : "", nf);
+		return;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		struct slice s = f[i];
+		int role = st->role[i];
+		uint64_t u;
+		const char *p = s.p, *bad;
+
+		switch (role) {
+		case R_IGNORE:
+			break;
+		case R_TIME:
+			if (time_parse_iso(s.p, s.n, &t_ns)) {
+				ctx_bad(ctx, ctx_col(line, s.p), "bad time '%.*s'", GC_SHOW(s));
+				return;
+			}
+			have_time = true;
+			break;
+		case R_GPU: {
+			int64_t g;
+			if (s.n == 0)
+				break;
+			if (slice_to_i64(s, &g) || g < 0 || g > INT32_MAX) {
+				ctx_bad(ctx, ctx_col(line, s.p), "bad GPU index '%.*s'", GC_SHOW(s));
+				return;
+			}
+			gpu = (int32_t)g;
+			break;
+		}
+		case R_UUID:
+			uuid = s;
+			break;
+		case R_NAME:
+			name = s;
+			break;
+		case R_STATUS:
+			if (slice_eq(s, "ok")) {
+				break;
+			} else if (slice_eq(s, "lost") || slice_eq(s, "timeout")) {
+				status |= GS_LOST;
+			} else if (slice_eq(s, "reset_required")) {
+				status |= GS_RESET;
+			} else if (slice_starts_with(s, "nvml_error_")) {
+				status |= GS_READ_ERROR;
+			} else if (slice_starts_with(s, "xid:")) {
+				int64_t x;
+				if (slice_to_i64((struct slice){ s.p + 4, s.n - 4 }, &x) || x < 0 ||
+				    x > INT32_MAX) {
+					ctx_bad(ctx, ctx_col(line, s.p), "bad Xid '%.*s'", GC_SHOW(s));
+					return;
+				}
+				xid = (int)x;
+			} else if (!slice_starts_with(s, "event:")) {
+				ctx_bad(ctx, ctx_col(line, s.p), "unknown status '%.*s'", GC_SHOW(s));
+				return;
+			} else {
+				xid = -2;	/* another NVML event: nothing to read */
+			}
+			break;
+		case R_PROCS:
+			if (gc_check_procs(s, &bad) < 0) {
+				ctx_bad(ctx, ctx_col(line, bad), "bad process entry in '%.*s'", GC_SHOW(s));
+				return;
+			}
+			procs = s;
+			break;
+		case R_HEX:
+			if (s.n == 0)
+				break;
+			if (scan_hex_u64(&p, s.p + s.n, &u) || p != s.p + s.n) {
+				ctx_bad(ctx, ctx_col(line, s.p), "bad mask '%.*s'", GC_SHOW(s));
+				return;
+			}
+			v[st->metric[i]] = (double)u;
+			present |= 1u << st->metric[i];
+			break;
+		default:
+			if (s.n == 0)
+				break;	/* not supported or not read: absent, never 0 */
+			if (slice_to_double(s, &v[st->metric[i]])) {
+				ctx_bad(ctx, ctx_col(line, s.p), "bad number '%.*s'", GC_SHOW(s));
+				return;
+			}
+			present |= 1u << st->metric[i];
+		}
+	}
+	if (!have_time) {
+		ctx_bad(ctx, 0, "no time column in the header");
+		return;
+	}
+	if (xid == -2)
+		return;
+	if (xid >= 0) {
+		ctx_event(ctx, EV_ERROR_ROW, t_ns, TK_ABS, gpu, "NVML Xid %d event", xid);
+		return;
+	}
+	uuid_off = uuid.n ? ctx_str(ctx, uuid) : STR_NONE;
+	r = ctx_rec(ctx, REC_SAMPLE);
+	if (!r)
+		return;
+	r->t_ns = t_ns;
+	r->time_kind = TK_ABS;
+	r->gpu_index = gpu;
+	r->status = status;
+	r->present = present;
+	r->uuid = uuid_off;
+	for (int m = 0; m < M__COUNT; m++)
+		if (present & (1u << m))
+			r->v[m] = v[m];
+	if (name.n)
+		r->name = ctx_str(ctx, name);
+	gc_emit_procs(ctx, procs, t_ns, gpu, uuid_off);
+}
+
+static int gc_sniff(const char *head, size_t n, const char *name)
+{
+	(void)name;
+	if (slice_starts_with((struct slice){ head, n }, "# gputally-csv v"))
+		return 100;
+	if (slice_starts_with((struct slice){ head, n }, "time,host,task,gpu,uuid,"))
+		return 90;
+	return 0;
+}
+
+const struct format format_gputally_csv = {
+	.id = "gputally-csv",
+	.summary = "the CSV `gputally record` writes (# gputally-csv v1, time,host,task,gpu,...)",
+	.detects = "a first line '# gputally-csv v<N>', or a header starting time,host,task,gpu,uuid,",
+	.state_size = sizeof(struct gc_state),
+	.sniff = gc_sniff,
+	.is_context = gc_is_context,
+	.context_first = "#t",
+	.line = gc_line,
+};

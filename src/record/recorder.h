@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's loop: NVML -> sampler -> CSV sink, on CLOCK_MONOTONIC
+ * deadlines, rows stamped with CLOCK_REALTIME.  SIGTERM and SIGINT end it
+ * (rows flushed, files synced) within a second; SIGHUP reopens the files.
+ */
+#ifndef RECORD_RECORDER_H
+#define RECORD_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+struct record_opts {
+	const char *task;	/* in every row and in the file name */
+	const char *dir;	/* daily files go here (created if missing) */
+	const char *nvml_lib;	/* NULL: the system's libnvidia-ml.so.1 */
+	const char *host;	/* NULL: gethostname() */
+	int64_t interval_ns;
+	uint64_t count;		/* ticks to record; 0 = until a signal */
+	bool to_stdout;		/* rows to standard output instead of files */
+	unsigned int fsync_every;	/* ticks between fsyncs; 0 = about every 10 s */
+	FILE *log;		/* start-up and exit notes; NULL for none */
+};
+
+struct record_stats {
+	uint64_t ticks, rows, write_errors, torn_repairs, events_dropped;
+	uint64_t allocs_in_loop;	/* allocations after the first tick: must be 0 */
+	unsigned int ngpus;
+	bool signalled;
+};
+
+int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl_err *err);
+
+#endif

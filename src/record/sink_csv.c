@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/* The gputally CSV writer: whole rows, append-only, torn tails quarantined. */
+#include "record/sink_csv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/ralloc.h"
+#include "util/timeutil.h"
+
+static const char header[] = "time,host,task,gpu,uuid,name,status"
+#define TCOL(id, csv, metric, dec, prom, type, mul, src, help) "," csv
+#include "formats/tally_columns.def"
+#undef TCOL
+	",procs";
+
+static const int col_dec[TC__COUNT] = {
+#define TCOL(id, csv, metric, dec, prom, type, mul, src, help) dec,
+#include "formats/tally_columns.def"
+#undef TCOL
+};
+
+/* Room for one GPU row: fixed fields plus every process at "pid=mib;". */
+#define ROW_MAX (1024 + SAMPLER_MAX_PROCS * 32)
+
+const char *csv_sink_header(void)
+{
+	return header;
+}
+
+/* ---- row formatting: a bounded appender, no stdio in the loop ---------- */
+
+struct out {
+	char *p, *end;
+	bool full;
+};
+
+static void put_mem(struct out *o, const char *s, size_t n)
+{
+	if (o->full || (size_t)(o->end - o->p) < n) {
+		o->full = true;
+		return;
+	}
+	memcpy(o->p, s, n);
+	o->p += n;
+}
+
+static void put_str(struct out *o, const char *s)
+{
+	put_mem(o, s, strlen(s));
+}
+
+static void put_ch(struct out *o, char c)
+{
+	put_mem(o, &c, 1);
+}
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	char tmp[24], *q = tmp + sizeof(tmp);
+
+	do
+		*--q = (char)('0' + v % 10);
+	while (v /= 10);
+	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
+}
+
+/* v / 10^dec with exactly dec decimals: 123456, 3 -> "123.456" */
+static void put_fixed(struct out *o, int64_t v, int dec)
+{
+	uint64_t u, div = 1;
+	char frac[20];
+
+	if (v < 0) {
+		put_ch(o, '-');
+		u = (uint64_t)0 - (uint64_t)v;
+	} else {
+		u = (uint64_t)v;
+	}
+	for (int i = 0; i < dec; i++)
+		div *= 10;
+	put_u64(o, u / div);
+	if (dec <= 0)
+		return;
+	u %= div;
+	for (int i = dec - 1; i >= 0; i--) {
+		frac[i] = (char)('0' + u % 10);
+		u /= 10;
+	}
+	put_ch(o, '.');
+	put_mem(o, frac, (size_t)dec);
+}
+
+static void put_hex(struct out *o, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[20], *q = tmp + sizeof(tmp);
+
+	do
+		*--q = digits[v & 15];
+	while (v >>= 4);
+	put_str(o, "0x");
+	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
+}
+
+static const char *status_name(const struct gpu_sample *s)
+{
+	switch (s->status) {
+	case GST_OK:
+		return "ok";
+	case GST_LOST:
+		return "lost";
+	case GST_RESET:
+		return "reset_required";
+	case GST_TIMEOUT:
+		return "timeout";
+	default:
+		return NULL;
+	}
+}
+
+static void put_prefix(struct out *o, const char *when, const struct csv_sink *k,
+		       const struct gpu_info *g)
+{
+	put_str(o, when);
+	put_ch(o, ',');
+	put_str(o, k->host);
+	put_ch(o, ',');
+	put_str(o, k->task);
+	put_ch(o, ',');
+	if (g) {
+		put_u64(o, g->index);
+		put_ch(o, ',');
+		put_str(o, g->uuid);
+		put_ch(o, ',');
+		put_str(o, g->name);
+	} else {
+		put_str(o, ",,");
+	}
+	put_ch(o, ',');
+}
+
+static void put_row(struct out *o, const char *when, const struct csv_sink *k,
+		    const struct gpu_info *g, const struct gpu_sample *s)
+{
+	const char *st = status_name(s);
+
+	put_prefix(o, when, k, g);
+	if (st) {
+		put_str(o, st);
+	} else {
+		put_str(o, "nvml_error_");
+		put_u64(o, (uint64_t)(unsigned int)s->err_rc);
+	}
+	for (int c = 0; c < TC__COUNT; c++) {
+		put_ch(o, ',');
+		if (!(s->present & (1u << c)))
+			continue;	/* unsupported or unreadable: an empty cell, never 0 */
+		if (c == TC_CLOCK_EVENTS)
+			put_hex(o, (uint64_t)s->v[c]);
+		else
+			put_fixed(o, s->v[c], col_dec[c]);
+	}
+	put_ch(o, ',');
+	if (s->procs_known && !s->nprocs)
+		put_ch(o, '-');
+	for (uint32_t i = 0; s->procs_known && i < s->nprocs; i++) {
+		if (i)
+			put_ch(o, ';');
+		put_u64(o, s->procs[i].pid);
+		put_ch(o, '=');
+		if (s->procs[i].mem_mib < 0)
+			put_ch(o, '?');
+		else
+			put_u64(o, (uint64_t)s->procs[i].mem_mib);
+	}
+	put_ch(o, '\n');
+}
+
+static void put_event(struct out *o, const struct csv_sink *k, const struct gpu_info *g,
+		      const struct sampler_event *ev)
+{
+	char when[40];
+
+	time_rfc3339(when, sizeof(when), ev->t_ns);
+	put_prefix(o, when, k, g);
+	if (ev->type & NVML_EVENT_XID) {
+		put_str(o, "xid:");
+		put_u64(o, ev->data);
+	} else {
+		put_str(o, "event:");
+		put_hex(o, ev->type);
+	}
+	for (int c = 0; c <= TC__COUNT; c++)
+		put_ch(o, ',');
+	put_ch(o, '\n');
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const char *host,
+		   bool to_stdout, unsigned int fsync_every, unsigned int ngpus,
+		   unsigned int max_events)
+{
+	memset(k, 0, sizeof(*k));
+	k->fd = -1;
+	k->dir = dir;
+	k->task = task;
+	k->host = host;
+	k->to_stdout = to_stdout;
+	k->fsync_every = fsync_every;
+	k->day = INT64_MIN;
+	k->cap = sizeof(header) + 32 + (size_t)(ngpus + max_events) * ROW_MAX;
+	k->buf = rec_calloc(1, k->cap);
+}
+
+/* write() all of it, resuming after short writes and signals. */
+static int write_all(int fd, const char *p, size_t n, size_t *done)
+{
+	*done = 0;
+	while (*done < n) {
+		ssize_t r = write(fd, p + *done, n - *done);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = EIO;
+			return -1;
+		}
+		*done += (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * A file whose last byte is not a newline ends in a row cut by a crash.
+ * Copy that tail to <path>.torn (appending, so earlier quarantines stay),
+ * make the copy durable, then cut the file back to its last whole row.
+ */
+static int repair_tail(struct csv_sink *k, uint64_t *size)
+{
+	char block[4096], torn[4096 + 8];
+	uint64_t cut = 0, pos = *size;
+	int tfd;
+
+	if (!*size)
+		return 0;
+	if (pread(k->fd, block, 1, (off_t)(*size - 1)) != 1)
+		return -1;
+	if (block[0] == '\n')
+		return 0;
+	while (pos > 0) {
+		size_t n = pos > sizeof(block) ? sizeof(block) : (size_t)pos;
+		const char *nl;
+		if (pread(k->fd, block, n, (off_t)(pos - n)) != (ssize_t)n)
+			return -1;
+		nl = memrchr(block, '\n', n);
+		if (nl) {
+			cut = pos - n + (uint64_t)(nl - block) + 1;
+			break;
+		}
+		pos -= n;
+	}
+	snprintf(torn, sizeof(torn), "%.4090s.torn", k->path);
+	tfd = open(torn, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (tfd < 0)
+		return -1;
+	for (uint64_t off = cut; off < *size;) {
+		size_t n = *size - off > sizeof(block) ? sizeof(block) : (size_t)(*size - off), done;
+		if (pread(k->fd, block, n, (off_t)off) != (ssize_t)n || write_all(tfd, block, n, &done)) {
+			close(tfd);
+			return -1;
+		}
+		off += n;
+	}
+	if (write_all(tfd, "\n", 1, &(size_t){ 0 }) || fsync(tfd)) {
+		close(tfd);
+		return -1;
+	}
+	close(tfd);
+	if (ftruncate(k->fd, (off_t)cut) || fsync(k->fd))
+		return -1;
+	*size = cut;
+	k->torn_repairs++;
+	return 0;
+}
+
+/* 1 if the file starts with our two header lines, 0 if not, -1 on error */
+static int header_matches(int fd)
+{
+	char want[sizeof(GPUTALLY_CSV_MAGIC) + sizeof(header) + 2];
+	char got[sizeof(want)];
+	size_t n = (size_t)snprintf(want, sizeof(want), "%s\n%s\n", GPUTALLY_CSV_MAGIC, header);
+	ssize_t r = pread(fd, got, n, 0);
+
+	if (r < 0)
+		return -1;
+	return (size_t)r == n && !memcmp(got, want, n);
+}
+
+int csv_sink_open_day(struct csv_sink *k, int64_t day)
+{
+	int y, m, d;
+
+	civil_from_days(day, &y, &m, &d);
+	/* a file with another header (an older version) is left alone: use name.N.csv */
+	for (int suffix = 0; suffix < 100; suffix++) {
+		struct stat sb;
+		uint64_t size;
+		int ok;
+
+		if (suffix)
+			snprintf(k->path, sizeof(k->path), "%s/%s_%04d%02d%02d.%d.csv", k->dir, k->task,
+				 y, m, d, suffix);
+		else
+			snprintf(k->path, sizeof(k->path), "%s/%s_%04d%02d%02d.csv", k->dir, k->task,
+				 y, m, d);
+		k->fd = open(k->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (k->fd < 0)
+			return -1;
+		if (fstat(k->fd, &sb))
+			goto fail;
+		size = (uint64_t)sb.st_size;
+		if (repair_tail(k, &size))
+			goto fail;
+		if (size == 0) {
+			size_t done, n = (size_t)snprintf(k->buf, k->cap, "%s\n%s\n",
+							 GPUTALLY_CSV_MAGIC, header);
+			if (write_all(k->fd, k->buf, n, &done)) {
+				if (done && ftruncate(k->fd, 0))
+					k->dirty_tail = true;
+				goto fail;
+			}
+			size = n;
+			ok = 1;
+		} else {
+			ok = header_matches(k->fd);
+			if (ok < 0)
+				goto fail;
+		}
+		if (ok) {
+			k->good_size = size;
+			k->day = day;
+			k->dirty_tail = false;
+			k->since_fsync = 0;
+			return 0;
+		}
+		close(k->fd);
+		k->fd = -1;
+	}
+	errno = EEXIST;
+	return -1;
+fail:
+	{
+		int e = errno;
+		close(k->fd);
+		k->fd = -1;
+		errno = e;
+	}
+	return -1;
+}
+
+static void close_file(struct csv_sink *k)
+{
+	if (k->fd < 0)
+		return;
+	fsync(k->fd);
+	close(k->fd);
+	k->fd = -1;
+}
+
+void csv_sink_reopen(struct csv_sink *k)
+{
+	close_file(k);
+	k->day = INT64_MIN;
+}
+
+static void count_error(struct csv_sink *k, int e)
+{
+	k->write_errors++;
+	k->last_errno = e;
+}
+
+int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
+		  const struct gpu_sample *samples, unsigned int ngpus,
+		  const struct sampler_event *events, unsigned int nevents)
+{
+	struct out o = { k->buf, k->buf + k->cap, false };
+	int64_t day = t_ns >= 0 ? t_ns / NS_PER_DAY : -1 - (-1 - t_ns) / NS_PER_DAY;
+	char when[40];
+	unsigned int rows = 0;
+	size_t done;
+	int fd;
+
+	if (k->to_stdout) {
+		fd = STDOUT_FILENO;
+		if (k->day == INT64_MIN) {
+			put_str(&o, GPUTALLY_CSV_MAGIC "\n");
+			put_str(&o, header);
+			put_ch(&o, '\n');
+			k->day = day;
+		}
+	} else {
+		if (k->fd >= 0 && day != k->day)
+			close_file(k);	/* midnight UTC: a new day's file */
+		if (k->fd < 0 && csv_sink_open_day(k, day)) {
+			count_error(k, errno);
+			return -1;	/* retried with the next tick */
+		}
+		fd = k->fd;
+		/* undo what a failed write left behind before appending after it */
+		if (k->dirty_tail) {
+			if (ftruncate(fd, (off_t)k->good_size)) {
+				count_error(k, errno);
+				return -1;
+			}
+			k->dirty_tail = false;
+		}
+	}
+	time_rfc3339(when, sizeof(when), t_ns);
+	/* events first: they arrived before this tick's stamp */
+	for (unsigned int i = 0; i < ngpus + nevents; i++) {
+		char *row = o.p;
+		if (i >= nevents) {
+			put_row(&o, when, k, &gpus[i - nevents], &samples[i - nevents]);
+		} else {
+			const struct sampler_event *ev = &events[i];
+			put_event(&o, k, ev->gpu >= 0 && (unsigned int)ev->gpu < ngpus ? &gpus[ev->gpu] : NULL,
+				  ev);
+		}
+		if (o.full) {
+			/* cannot happen with the sizes above; never write half a row */
+			o.p = row;
+			o.full = false;
+			k->rows_dropped++;
+			continue;
+		}
+		rows++;
+	}
+	if (write_all(fd, k->buf, (size_t)(o.p - k->buf), &done)) {
+		int e = errno;
+		if (done && !k->to_stdout && ftruncate(fd, (off_t)k->good_size))
+			k->dirty_tail = true;
+		count_error(k, e);
+		return -1;
+	}
+	k->good_size += done;
+	k->rows_written += rows;
+	k->batches_written++;
+	if (!k->to_stdout && k->fsync_every && ++k->since_fsync >= k->fsync_every) {
+		k->since_fsync = 0;
+		if (fdatasync(fd))
+			count_error(k, errno);
+	}
+	return 0;
+}
+
+void csv_sink_close(struct csv_sink *k)
+{
+	close_file(k);
+	free(k->buf);
+	k->buf = NULL;
+}
