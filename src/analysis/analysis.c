@@ -718,6 +718,7 @@ static void on_event(void *ud, int gi, int64_t t, int ev, const char *msg, const
 	static const char *const kinds[EV__COUNT] = {
 		[EV_GPU_LOST] = "gpu_lost", [EV_RESET_REQUIRED] = "reset_required",
 		[EV_ERROR_ROW] = "error_row", [EV_TOOL_ERROR] = "tool_error",
+		[EV_XID] = "xid_error",
 	};
 
 	if (ev >= 0 && ev < 8)
@@ -738,7 +739,8 @@ static void on_event(void *ud, int gi, int64_t t, int ev, const char *msg, const
 	snprintf(f->message, sizeof(f->message), "%s%s: %.150s",
 		 ev == EV_ERROR_ROW ? "the logger wrote an error row" :
 		 ev == EV_TOOL_ERROR ? "nvidia-smi printed an error instead of data" :
-		 ev == EV_GPU_LOST ? "GPU lost" : "GPU requires reset",
+		 ev == EV_GPU_LOST ? "GPU lost" : ev == EV_XID ? "the driver reported an Xid error" :
+		 "GPU requires reset",
 		 gi >= 0 ? "" : " (no GPU named)", msg ? msg : "");
 	snprintf(f->evidence, sizeof(f->evidence), "%s:%llu", src ? src : "?", (unsigned long long)line);
 }

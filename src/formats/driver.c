@@ -47,6 +47,7 @@ const char *const event_kind_name[EV__COUNT] = {
 	[EV_RESET_REQUIRED] = "reset_required",
 	[EV_ERROR_ROW] = "error_row",
 	[EV_TOOL_ERROR] = "tool_error",
+	[EV_XID] = "xid",
 };
 
 /* ---- helpers for formats ------------------------------------------------ */

@@ -270,7 +270,7 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (xid == -2)
 		return;
 	if (xid >= 0) {
-		ctx_event(ctx, EV_ERROR_ROW, t_ns, TK_ABS, gpu, "NVML Xid %d event", xid);
+		ctx_event(ctx, EV_XID, t_ns, TK_ABS, gpu, "NVML Xid %d event", xid);
 		return;
 	}
 	uuid_off = uuid.n ? ctx_str(ctx, uuid) : STR_NONE;

@@ -68,6 +68,7 @@ enum event_kind {
 	EV_RESET_REQUIRED,
 	EV_ERROR_ROW,		/* a logger's own ERROR row */
 	EV_TOOL_ERROR,		/* nvidia-smi printed an error instead of data */
+	EV_XID,			/* an NVIDIA Xid error event (the message names the code) */
 	EV__COUNT
 };
 extern const char *const event_kind_name[EV__COUNT];
