@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[] = "/tmp/gputally-fuzz-XXXXXX";
 	struct ingest_opts o = { 0 };
 	struct ingest_result res = { 0 };
-	struct ingest_sink sink;
+	struct ingest_sink sink = { 0 };
 	size_t n = 0;
 	const char *paths[1];
 	int fd;

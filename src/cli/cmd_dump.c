@@ -98,7 +98,7 @@ int cmd_dump(int argc, char **argv)
 	struct option_iter it;
 	struct ingest_cli ic;
 	struct ingest_result res = { 0 };
-	struct ingest_sink sink;
+	struct ingest_sink sink = { 0 };
 	struct dump_ctx d = { 0 };
 	struct gl_err err = { 0 };
 	const char **ops = NULL;

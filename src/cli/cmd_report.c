@@ -76,7 +76,7 @@ int cmd_report(int argc, char **argv)
 	struct option_iter it;
 	struct ingest_cli ic;
 	struct ingest_result res = { 0 };
-	struct ingest_sink sink;
+	struct ingest_sink sink = { 0 };
 	struct report_ctx c = { 0 };
 	struct report rep;
 	struct gl_err err = { 0 };
