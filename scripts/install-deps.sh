@@ -3,9 +3,9 @@
 # Install the Debian packages gputally needs to build and test, if missing.
 # Usage: scripts/install-deps.sh [build|test|bench]
 set -e
-pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev"
+pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev libmicrohttpd-dev tzdata"
 case "${1:-build}" in
-test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata" ;;
+test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl" ;;
 bench) pkgs="$pkgs mawk" ;;
 esac
 missing=""

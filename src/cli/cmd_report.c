@@ -157,7 +157,7 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < res.nr; i++)
 		if (res.inputs[i].skip_reason[0] && !res.inputs[i].format && nops == 1 &&
 		    res.nr == 1) {
-			error("%s: %s", res.inputs[i].path, res.inputs[i].skip_reason);
+			error("%s", res.inputs[i].skip_reason);
 			ret = EXIT_FAILURE_RUN;
 			goto out;
 		}

@@ -2,12 +2,38 @@
 #include "cli/ingest_opts.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/usage.h"
 #include "util/timeutil.h"
+
+/*
+ * glibc takes any TZ it cannot find as UTC, silently: a typo would shift
+ * every timestamp.  Accept a zone file that exists, UTC/GMT, or a POSIX TZ
+ * string (it carries an offset, so it has a digit).
+ */
+static int tz_known(const char *tz)
+{
+	const char *dir = getenv("TZDIR");
+	char path[4096];
+
+	if (!*tz || strstr(tz, ".."))
+		return 0;
+	if (!strcmp(tz, "UTC") || !strcmp(tz, "GMT") || !strcmp(tz, "Z"))
+		return 1;
+	if (tz[0] != ':' && strpbrk(tz, "0123456789") && !strchr(tz, '/'))
+		return 1;
+	if (tz[0] == ':')
+		tz++;
+	if (tz[0] == '/')
+		return access(tz, R_OK) == 0;
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "/usr/share/zoneinfo", tz);
+	return access(path, R_OK) == 0;
+}
 
 void ingest_cli_init(struct ingest_cli *c)
 {
@@ -25,6 +51,9 @@ int ingest_cli_option(struct ingest_cli *c, int id, const char *arg)
 		c->o.format = arg;
 		return 0;
 	case OPT_I_TZ:
+		if (!tz_known(arg))
+			return error("unknown time zone '%s' (a name from the tz database such as "
+				     "Europe/Berlin, or a POSIX TZ string such as CET-1)", arg);
 		c->tz = arg;
 		return 0;
 	case OPT_I_DATE:
