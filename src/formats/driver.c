@@ -249,6 +249,9 @@ struct source {
 	int64_t last_t_ns;
 	int64_t tod_base_days, tod_last_ns, tod_day_offset;
 	int64_t tick_anchor_ns, ticks;
+	/* inside a repeated local hour (clocks fell back): add dst_shift_ns to
+	 * first-occurrence times in [dst_from_ns, dst_until_ns) */
+	int64_t dst_shift_ns, dst_from_ns, dst_until_ns;
 	int32_t tick_last_gpu;
 	bool ticks_counted;
 };
@@ -700,8 +703,40 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 		break;
 	}
 	r->time_kind = TK_ABS;
-	if (r->kind != REC_BAD)
-		s->last_t_ns = r->t_ns;
+	if (r->kind == REC_BAD)
+		return;
+	/*
+	 * When clocks fall back, an hour of local time happens twice, and a
+	 * timestamp without a zone is converted to the first occurrence.  A
+	 * step back of up to an hour across such a change is the second one:
+	 * the order of the lines decides (formats.md 9.1).
+	 */
+	if (s->dst_shift_ns && r->t_ns >= s->dst_until_ns) {
+		s->dst_shift_ns = 0;		/* past the repeated hour */
+	} else if (!s->dst_shift_ns && s->last_t_ns != INT64_MIN &&
+		   r->t_ns < s->last_t_ns - 600 * NS_PER_S &&
+		   r->t_ns + 3 * 3600 * NS_PER_S >= s->last_t_ns) {
+		int64_t lo = r->t_ns / NS_PER_S, hi = lo + 3 * 3600;
+		long off = time_utc_offset_s(lo), later = time_utc_offset_s(hi);
+		if (later < off) {
+			/* the change: the first second with the later offset */
+			while (hi - lo > 1) {
+				int64_t mid = lo + (hi - lo) / 2;
+				if (time_utc_offset_s(mid) == off)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			s->dst_shift_ns = (int64_t)(off - later) * NS_PER_S;
+			s->dst_until_ns = hi * NS_PER_S;
+			s->dst_from_ns = s->dst_until_ns - s->dst_shift_ns;
+		}
+	}
+	if (s->dst_shift_ns && r->t_ns >= s->dst_from_ns && r->t_ns < s->dst_until_ns) {
+		r->t_ns += s->dst_shift_ns;
+		s->st->dst_repeats++;
+	}
+	s->last_t_ns = r->t_ns;
 }
 
 /* ---- the run --------------------------------------------------------------- */

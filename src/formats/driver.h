@@ -27,6 +27,7 @@ struct input_stat {
 	uint64_t bytes;			/* decompressed bytes */
 	uint64_t lines, records, bad;
 	bool partial_last_line;
+	uint64_t dst_repeats;		/* records placed in the second pass of a repeated hour */
 	int64_t t_first_ns, t_last_ns;	/* INT64_MIN when no timed record */
 };
 

@@ -39,6 +39,7 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_kint(w, "records", (int64_t)in->records);
 		jsonw_kint(w, "skipped", (int64_t)in->bad);
 		jsonw_kbool(w, "partial_last_line", in->partial_last_line);
+		jsonw_kint(w, "dst_repeated_hour_records", (int64_t)in->dst_repeats);
 		jsonw_kstr(w, "time_basis", in->time_basis);
 		jsonw_kstr(w, "not_read", in->skip_reason[0] ? in->skip_reason : NULL);
 		if (in->t_first_ns != INT64_MIN) {

@@ -91,9 +91,12 @@ static void inputs(FILE *out, const struct report *r)
 			in->path, in->format->id, in->lines, in->records, in->bad);
 		if (strcmp(in->compression, "plain"))
 			fprintf(out, " (%s)", in->compression);
-		fprintf(out, "\n  %-44s time: %s%s%s\n", "", in->time_basis ? in->time_basis : "no timed records",
-			in->partial_last_line ? "; last line has no newline" : "",
-			in->skip_reason[0] ? "; " : "");
+		fprintf(out, "\n  %-44s time: %s%s", "", in->time_basis ? in->time_basis : "no timed records",
+			in->partial_last_line ? "; last line has no newline" : "");
+		if (in->dst_repeats)
+			fprintf(out, "; %" PRIu64 " record(s) placed in the repeated hour after clocks fell back",
+				in->dst_repeats);
+		fputc('\n', out);
 		if (in->skip_reason[0])
 			fprintf(out, "  %-44s %s\n", "", in->skip_reason);
 	}
