@@ -82,16 +82,14 @@ static void jobs(struct report *r)
 {
 	const struct analysis *an = r->an;
 
-	for (size_t i = 0; i < an->nprocs; i++)
-		if (an->procs[i].busy_s > 0)
-			r->njobs++;
-	if (r->njobs) {
-		size_t k = 0;
+	/* cost-model.md: n is the number of distinct GPU processes seen, each a
+	 * job of its own useful hours (zero for one that never computed) */
+	if (an->nprocs) {
+		r->njobs = an->nprocs;
 		r->jobs_from_processes = true;
 		r->job_useful_h = xcalloc(r->njobs, sizeof(double));
 		for (size_t i = 0; i < an->nprocs; i++)
-			if (an->procs[i].busy_s > 0)
-				r->job_useful_h[k++] = an->procs[i].busy_s / 3600;
+			r->job_useful_h[i] = an->procs[i].busy_s / 3600;
 		return;
 	}
 	/* no process data: one job per GPU with work */

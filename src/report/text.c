@@ -70,6 +70,11 @@ static void summary(FILE *out, const struct report *r)
 		num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
 		num(e, sizeof(e), r->covered_h, 3));
 	fprintf(out, "Energy:    %s kWh (%s)\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	if (r->params.cloud_hourly_rate <= 0 && r->lr.F <= 0 && r->lr.k <= 0) {
+		fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
+		fprintf(out, "Verdict:   %s\n", r->verdict);
+		return;
+	}
 	fprintf(out, "Cost:      %s to own for this window, %s to rent the same useful work",
 		money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
 	if (!isnan(r->win.premium_pct))
@@ -242,6 +247,11 @@ static void cost(FILE *out, const struct report *r)
 	}
 	if (ndefault)
 		fprintf(out, "    (%zu others at their defaults; --json lists every one)\n", ndefault);
+	if (p->cloud_hourly_rate <= 0 && r->lr.F <= 0 && r->lr.k <= 0) {
+		fprintf(out, "  no prices given, so nothing to compare: name a profile (--profile NAME;\n"
+			     "  'gputally cost --list-profiles') or set prices with --set KEY=VALUE\n");
+		return;
+	}
 	fprintf(out, "  long run: fixed %s/year over %s available hours; cloud %s per useful hour\n",
 		money(a, sizeof(a), r, r->lr.F), num(b, sizeof(b), r->lr.H, 0),
 		money(c, sizeof(c), r, r->lr.c_cloud));
@@ -264,6 +274,13 @@ static void cost(FILE *out, const struct report *r)
 	fprintf(out, "  job length: %s", cost_status_name(r->job.status));
 	if (r->job.status == COST_JOB_CROSS)
 		fprintf(out, ": owning is cheaper for jobs longer than %s useful hours", num(a, sizeof(a), r->job.hours, 3));
+	else if (r->job.status == COST_JOB_LOCAL_SHORT)
+		fprintf(out, ": owning is cheaper only for jobs up to %s useful hours (cold start and minimum billing)",
+			num(a, sizeof(a), r->job.hours, 3));
+	else if (r->job.status == COST_JOB_LOCAL_ALWAYS)
+		fprintf(out, ": owning is cheaper for a job of any length");
+	else if (r->job.status == COST_JOB_CLOUD_ALWAYS)
+		fprintf(out, ": renting is as cheap or cheaper for a job of any length");
 	fprintf(out, "\n  sensitivity of the break-even utilization (x0.8 / x1.2):\n");
 	for (size_t i = 0; i < r->nsens; i++) {
 		const struct cost_sens *s = &r->sens[i];
