@@ -214,6 +214,26 @@ static void findings(FILE *out, const struct report *r)
 	size_t shown = 0;
 
 	fprintf(out, "\nFindings (%zu)\n", an->nfinds + (size_t)an->finds_dropped);
+	if (an->nfinds > 1) {
+		/* a tally by kind first: on long logs the list itself is long */
+		const char *kinds[32];
+		size_t counts[32], nk = 0;
+		for (size_t i = 0; i < an->nfinds; i++) {
+			size_t k;
+			for (k = 0; k < nk && strcmp(kinds[k], an->finds[i].kind); k++)
+				;
+			if (k == nk && nk < 32) {
+				kinds[nk] = an->finds[i].kind;
+				counts[nk++] = 0;
+			}
+			if (k < nk)
+				counts[k]++;
+		}
+		fprintf(out, "  by kind:");
+		for (size_t k = 0; k < nk; k++)
+			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
+		fputc('\n', out);
+	}
 	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
 		for (size_t i = 0; i < an->nfinds && shown < MAX_TEXT_FINDINGS; i++) {
 			const struct finding *f = &an->finds[i];
