@@ -175,7 +175,7 @@ static void segments(FILE *out, const struct report *r)
 			const struct segment *s = &an->segs[i];
 			if (s->gpu != gi)
 				continue;
-			fprintf(out, "    %s  %s  %8s  %s\n", when(a, sizeof(a), s->t0_ns), when(b, sizeof(b), s->t1_ns),
+			fprintf(out, "    %-24s  %-24s  %8s  %s\n", when(a, sizeof(a), s->t0_ns), when(b, sizeof(b), s->t1_ns),
 				time_human_dur(d, sizeof(d), s->t1_ns - s->t0_ns), state_name[s->state]);
 			shown++;
 		}
