@@ -103,75 +103,63 @@ static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 	return NAN;
 }
 
+/*
+ * The findings a stretch of one state makes, one row each.  message gets the
+ * GPU number and the duration as text; evidence gets, by position, the
+ * seconds (%1$), the mean power in W (%2$) and the energy in J (%3$).
+ */
+static const struct stretch_finding {
+	int state;
+	const char *kind;
+	bool needs_min;		/* only from cfg.stretch_min_s on */
+	double warn_s;		/* a warning from this long on (critical: always) */
+	int sev;		/* severity below warn_s */
+	const char *message;
+	const char *evidence;
+} stretch_findings[] = {
+	{ ST_HELD_IDLE, "held_idle", true, 300, SEV_INFO,
+	  "GPU %d held memory or a process but did no work for %s",
+	  "utilization 0 %% for %1$.0f s with memory held; mean power %2$.0f W, %3$.0f J spent" },
+	{ ST_INPUT, "input_starved", true, 300, SEV_INFO,
+	  "GPU %d was starved for input for %s: work came in bursts with waits between them",
+	  "utilization low and swinging (or steady and partial well above idle power) for %1$.0f s; "
+	  "mean power %2$.0f W" },
+	{ ST_LAUNCH, "launch_bound", true, 300, SEV_INFO,
+	  "GPU %d ran streams of tiny kernels for %s: busy on paper, idle in power",
+	  "utilization above 0 while power stayed at the held-idle floor (mean %2$.0f W) for %1$.0f s" },
+	{ ST_THROTTLED, "throttling", false, 60, SEV_INFO,
+	  "GPU %d ran throttled for %s",
+	  "clock event reasons (power cap, thermal, HW slowdown), violation counters or an SM clock "
+	  "drop under load for %1$.0f s" },
+	{ ST_DOWN, "gpu_down", false, 0, SEV_CRITICAL,
+	  "GPU %d was lost or needed a reset for %s",
+	  "readings such as [GPU is lost] / [GPU requires reset] for %1$.0f s" },
+};
+
 static void close_stretch(struct analysis *an, int gi)
 {
-	struct gpu_work *w = an->work[gi];
-	struct stretch *s = &w->st;
+	struct stretch *s = &an->work[gi]->st;
 	double dur = (double)(s->t1_ns - s->t0_ns) / 1e9;
+	double pw = s->power_s > 0 ? s->power_ws / s->power_s : NAN;
+	const struct stretch_finding *sf = NULL;
 	struct finding *f;
 	char d[32];
-	double pw = s->power_s > 0 ? s->power_ws / s->power_s : NAN;
+	int sev;
 
 	if (s->t1_ns <= s->t0_ns)
 		return;
+	for (size_t i = 0; i < sizeof(stretch_findings) / sizeof(stretch_findings[0]); i++)
+		if (stretch_findings[i].state == s->state)
+			sf = &stretch_findings[i];
+	if (!sf || (sf->needs_min && dur < an->cfg.stretch_min_s))
+		return;
+	sev = sf->sev == SEV_CRITICAL ? SEV_CRITICAL : dur >= sf->warn_s ? SEV_WARNING : sf->sev;
+	f = add_finding(an, sf->kind, gi, s->t0_ns, s->t1_ns, sev, dur);
+	if (!f)
+		return;
 	time_human_dur(d, sizeof(d), s->t1_ns - s->t0_ns);
-	switch (s->state) {
-	case ST_HELD_IDLE:
-		if (dur < an->cfg.stretch_min_s)
-			return;
-		f = add_finding(an, "held_idle", gi, s->t0_ns, s->t1_ns,
-				dur >= 300 ? SEV_WARNING : SEV_INFO, dur);
-		if (!f)
-			return;
-		snprintf(f->message, sizeof(f->message),
-			 "GPU %d held memory or a process but did no work for %s", gi, d);
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "utilization 0 %% for %.0f s with memory held; mean power %.0f W, %.0f J spent",
-			 dur, pw, s->energy_j);
-		break;
-	case ST_INPUT:
-		if (dur < an->cfg.stretch_min_s)
-			return;
-		f = add_finding(an, "input_starved", gi, s->t0_ns, s->t1_ns,
-				dur >= 300 ? SEV_WARNING : SEV_INFO, dur);
-		if (!f)
-			return;
-		snprintf(f->message, sizeof(f->message),
-			 "GPU %d was starved for input for %s: work came in bursts with waits between them", gi, d);
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "utilization low and swinging (or steady and partial well above idle power) for %.0f s; mean power %.0f W",
-			 dur, pw);
-		break;
-	case ST_LAUNCH:
-		if (dur < an->cfg.stretch_min_s)
-			return;
-		f = add_finding(an, "launch_bound", gi, s->t0_ns, s->t1_ns,
-				dur >= 300 ? SEV_WARNING : SEV_INFO, dur);
-		if (!f)
-			return;
-		snprintf(f->message, sizeof(f->message),
-			 "GPU %d ran streams of tiny kernels for %s: busy on paper, idle in power", gi, d);
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "utilization above 0 while power stayed at the held-idle floor (mean %.0f W) for %.0f s",
-			 pw, dur);
-		break;
-	case ST_THROTTLED:
-		f = add_finding(an, "throttling", gi, s->t0_ns, s->t1_ns,
-				dur >= 60 ? SEV_WARNING : SEV_INFO, dur);
-		if (!f)
-			return;
-		snprintf(f->message, sizeof(f->message), "GPU %d ran throttled for %s", gi, d);
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "clock event reasons (power cap, thermal, HW slowdown), violation counters or an SM clock drop under load");
-		break;
-	case ST_DOWN:
-		f = add_finding(an, "gpu_down", gi, s->t0_ns, s->t1_ns, SEV_CRITICAL, dur);
-		if (!f)
-			return;
-		snprintf(f->message, sizeof(f->message), "GPU %d was lost or needed a reset for %s", gi, d);
-		snprintf(f->evidence, sizeof(f->evidence), "readings such as [GPU is lost] / [GPU requires reset]");
-		break;
-	}
+	snprintf(f->message, sizeof(f->message), sf->message, gi, d);
+	snprintf(f->evidence, sizeof(f->evidence), sf->evidence, dur, pw, s->energy_j);
 }
 
 static void close_gap(struct analysis *an, int gi)
