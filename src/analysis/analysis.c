@@ -130,10 +130,10 @@ static const struct stretch_finding {
 	{ ST_THROTTLED, "throttling", false, 60, SEV_INFO,
 	  "GPU %d ran throttled for %s",
 	  "clock event reasons (power cap, thermal, HW slowdown), violation counters or an SM clock "
-	  "drop under load for %1$.0f s" },
+	  "drop under load for %1$.1f s" },
 	{ ST_DOWN, "gpu_down", false, 0, SEV_CRITICAL,
 	  "GPU %d was lost or needed a reset for %s",
-	  "readings such as [GPU is lost] / [GPU requires reset] for %1$.0f s" },
+	  "readings such as [GPU is lost] / [GPU requires reset] for %1$.1f s" },
 };
 
 static void close_stretch(struct analysis *an, int gi)
