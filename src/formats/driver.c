@@ -586,7 +586,8 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 			nr++;
 		}
 		closedir(d);
-		qsort(names, nr, sizeof(*names), cmp_str);
+		if (nr)
+			qsort(names, nr, sizeof(*names), cmp_str);
 		for (size_t i = 0; i < nr; i++) {
 			expand(res, names[i], depth + 1);
 			free(names[i]);
