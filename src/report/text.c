@@ -48,6 +48,11 @@ static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, i
 	return buf;
 }
 
+static bool have_prices(const struct report *r)
+{
+	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
+}
+
 static void summary(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
@@ -70,7 +75,7 @@ static void summary(FILE *out, const struct report *r)
 		num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
 		num(e, sizeof(e), r->covered_h, 3));
 	fprintf(out, "Energy:    %s kWh (%s)\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
-	if (r->params.cloud_hourly_rate <= 0 && r->lr.F <= 0 && r->lr.k <= 0) {
+	if (!have_prices(r)) {
 		fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
 		fprintf(out, "Verdict:   %s\n", r->verdict);
 		return;
@@ -156,7 +161,7 @@ static void states(FILE *out, const struct report *r)
 		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", state_name[s], state_label[s],
 			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
 			s == ST_GAP ? "-" : num(b, sizeof(b), total > 0 ? 100 * r->state_s[s] / total : NAN, 1),
-			s == ST_GAP ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 	}
 }
 
@@ -267,7 +272,7 @@ static void cost(FILE *out, const struct report *r)
 	}
 	if (ndefault)
 		fprintf(out, "    (%zu others at their defaults; --json lists every one)\n", ndefault);
-	if (p->cloud_hourly_rate <= 0 && r->lr.F <= 0 && r->lr.k <= 0) {
+	if (!have_prices(r)) {
 		fprintf(out, "  no prices given, so nothing to compare: name a profile (--profile NAME;\n"
 			     "  'gputally cost --list-profiles') or set prices with --set KEY=VALUE\n");
 		return;
