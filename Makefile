@@ -16,9 +16,9 @@ WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CSTD    = -std=c11 -D_GNU_SOURCE
 OPT     ?= -O2 -g
 HARDEN  = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-PKGS    = zlib libzstd inih
+PKGS    = zlib libzstd inih libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih -lmicrohttpd)
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) -Isrc -I$(O)/gen $(PKG_CFLAGS) -pthread -MMD -MP $(CFLAGS)
 LDLIBS  = $(PKG_LIBS) -lm -pthread
@@ -45,9 +45,11 @@ GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/presets.inc
 BIN = $(O)/gputally
 # Fake NVML libraries for the record tests: a current driver, and an old one without the newer symbols.
 FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.1
+# Record test helpers: an ENOSPC/EIO injector (LD_PRELOAD), a strict .prom checker, an allocation count.
+RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs record-tests
+        unit formats golden check-layers check-docs record-tests bench-record
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -56,6 +58,7 @@ help:
 	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
 	@echo "make test       the quick tier only (no sanitizer build)"
 	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log"
+	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
 	@echo "make SANITIZE=address,undefined test   the quick tier under ASan+UBSan"
 
@@ -101,11 +104,21 @@ $(O)/fake-nvml/libnvidia-ml.so.1: tests/fake-nvml/fake_nvml.c
 $(O)/fake-nvml-min/libnvidia-ml.so.1: tests/fake-nvml/fake_nvml.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) -O2 -g $(WARN) -DFAKE_NVML_MINIMAL -fPIC -shared -fvisibility=hidden -pthread -o $@ $<
+# Not sanitized: it is preloaded, and must not bring a second sanitizer runtime.
+$(O)/inject/libinject.so: tests/inject/inject.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) -O2 -g $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+$(O)/record-tests/promcheck: tests/record/promcheck.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+$(O)/record-tests/alloc_loop: tests/record/alloc_loop.c $(O)/libgputally.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libgputally.a $(LDLIBS)
 
 # ---- tests -------------------------------------------------------------
 unit: $(UNIT_BINS) $(FAKE_NVML)
 	@FAKE_NVML_DIR=$(abspath $(O)) sh tests/run-unit.sh $(UNIT_BINS)
-record-tests: $(BIN) $(FAKE_NVML)
+record-tests: $(BIN) $(FAKE_NVML) $(RECORD_HELPERS)
 	@sh tests/record/run.sh $(BIN) $(O)
 formats: $(BIN)
 	@sh tests/run-formats.sh $(BIN)
@@ -118,7 +131,7 @@ check-layers:
 check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
 
-test: all $(FAKE_NVML)
+test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests
 
 san:
@@ -136,6 +149,10 @@ demo: $(DEPS_OK) $(BIN)
 bench: all
 	@sh scripts/install-deps.sh bench
 	@sh bench/run.sh $(O)
+
+# The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
+bench-record: $(BIN) $(FAKE_NVML)
+	@sh bench/record.sh $(BIN) $(O)
 
 FUZZ_TIME ?= 60
 fuzz:

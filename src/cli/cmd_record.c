@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "record/http.h"
 #include "record/recorder.h"
 #include "util/timeutil.h"
 
@@ -19,6 +20,9 @@ enum {
 	OPT_FSYNC_EVERY,
 	OPT_HOST,
 	OPT_QUIET,
+	OPT_PROM_TEXTFILE,
+	OPT_LISTEN,
+	OPT_LISTEN_ANY,
 	OPT_HELP,
 };
 
@@ -31,6 +35,9 @@ const struct option_def record_options[] = {
 	{ "nvml-lib", 0, "PATH", "load NVML from PATH (default $GPUTALLY_NVML_LIB, then libnvidia-ml.so.1)", OPT_NVML_LIB },
 	{ "fsync-every", 0, "N", "fsync the CSV every N samples (default: about every 10 s)", OPT_FSYNC_EVERY },
 	{ "host", 0, "NAME", "host name written in every row (default: the machine's)", OPT_HOST },
+	{ "prom-textfile", 0, "DIR", "also write DIR/gputally.prom (Prometheus text) after each sample, by atomic rename", OPT_PROM_TEXTFILE },
+	{ "listen", 0, "ADDR:PORT", "also serve GET /metrics and /health over HTTP (loopback only, e.g. 127.0.0.1:9400)", OPT_LISTEN },
+	{ "listen-any", 0, NULL, "allow --listen on a non-loopback address (no authentication: firewall it)", OPT_LISTEN_ANY },
 	{ "quiet", 'q', NULL, "no start-up and exit notes on standard error", OPT_QUIET },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
@@ -138,6 +145,15 @@ int cmd_record(int argc, char **argv)
 		case OPT_QUIET:
 			quiet = 1;
 			break;
+		case OPT_PROM_TEXTFILE:
+			o.prom_dir = it.arg;
+			break;
+		case OPT_LISTEN:
+			o.listen = it.arg;
+			break;
+		case OPT_LISTEN_ANY:
+			o.listen_any = true;
+			break;
 		}
 	}
 	if (nops) {
@@ -146,6 +162,10 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	free(ops);
+	if (o.listen && http_check_addr(o.listen, o.listen_any, &err)) {
+		error("%s", err.msg);
+		return EXIT_USAGE;
+	}
 	o.log = quiet ? NULL : stderr;
 	if (recorder_run(&o, &st, &err)) {
 		print_gl_err(&err);

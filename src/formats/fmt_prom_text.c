@@ -76,6 +76,15 @@ static const struct pm_map pm_table[] = {
 	{ "gputally_gpu_power_watts", M_POWER, PS_NONE, 0, 1.0 },
 	{ "gputally_gpu_energy_joules_total", M_ENERGY, PS_NONE, 0, 1.0 },
 	{ "gputally_gpu_memory_used_bytes", M_MEM_USED, PS_NONE, 0, MIB_PER_BYTE },
+	{ "gputally_gpu_utilization_percent", M_UTIL_GPU, PS_NONE, 0, 1.0 },
+	{ "gputally_gpu_memory_utilization_percent", M_UTIL_MEM, PS_NONE, 0, 1.0 },
+	{ "gputally_gpu_memory_total_bytes", M_MEM_TOTAL, PS_NONE, 0, MIB_PER_BYTE },
+	{ "gputally_gpu_power_limit_watts", M_POWER_LIMIT, PS_NONE, 0, 1.0 },
+	{ "gputally_gpu_temperature_celsius", M_TEMP, PS_NONE, 0, 1.0 },
+	{ "gputally_gpu_sm_clock_hertz", M_SM_CLOCK, PS_NONE, 0, 1e-6 },
+	{ "gputally_gpu_memory_clock_hertz", M_MEM_CLOCK, PS_NONE, 0, 1e-6 },
+	{ "gputally_gpu_clock_event_reasons", M_EVENT_MASK, PS_NONE, 0, 1.0 },
+	{ "gputally_gpu_pstate", M_PSTATE, PS_NONE, 0, 1.0 },
 };
 #define PM_NTABLE (sizeof(pm_table) / sizeof(pm_table[0]))
 

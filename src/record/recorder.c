@@ -10,10 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/http.h"
 #include "record/nvml.h"
+#include "record/publish.h"
 #include "record/ralloc.h"
 #include "record/sampler.h"
 #include "record/sink_csv.h"
+#include "record/sink_prom.h"
 #include "util/timeutil.h"
 
 #define MAX_EVENTS_PER_TICK 16
@@ -89,6 +92,29 @@ static void log_start(FILE *log, const struct nvml *n, const struct sampler *s,
 		fputc('\n', log);
 }
 
+/* The tick's Prometheus text, to the snapshot that the textfile and HTTP read. */
+static void publish(struct prom_render *pr, struct prom_pub *pub, struct prom_health *h,
+		    const struct record_stats *st, const struct csv_sink *sink,
+		    const struct sampler *s, const struct gpu_sample *samples, bool csv_ok,
+		    int64_t t_wall, int64_t t_mono)
+{
+	size_t n;
+
+	h->ticks = st->ticks;
+	h->overruns = st->overruns;
+	h->rows = sink->rows_written;
+	h->events_dropped = sampler_events_dropped(s);
+	h->csv_errors = sink->write_errors;
+	h->csv_ok = csv_ok;
+	if (csv_ok)
+		h->csv_last_ok_ns = t_wall;
+	h->prom_errors = atomic_load(&pub->write_errors);
+	h->prom_last_ok_ns = atomic_load(&pub->last_ok_ns);
+	n = prom_render_tick(pr, t_mono, samples, h);
+	if (n)
+		prom_pub_put(pub, pr->buf, n, t_mono);
+}
+
 int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl_err *err)
 {
 	struct nvml nv;
@@ -96,6 +122,12 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	struct csv_sink sink;
 	struct gpu_sample *samples = NULL;
 	struct sampler_event events[MAX_EVENTS_PER_TICK];
+	struct prom_render pr;
+	struct prom_pub pub;
+	struct prom_health health = { 0 };
+	struct http_server *http = NULL;
+	bool want_prom = o->prom_dir || o->listen, prom_ready = false;
+	uint64_t probe_after_first = 0;
 	char host[256];
 	int64_t interval = o->interval_ns, collect, next;
 	uint64_t allocs_after_first = 0;
@@ -123,6 +155,25 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	csv_sink_init(&sink, o->dir, o->task, host, o->to_stdout, fsync_every, ngpus,
 		      MAX_EVENTS_PER_TICK);
 	sink_ready = true;
+	health.start_ns = wall_now_ns();
+	if (want_prom) {
+		const struct gpu_info *gi = sampler_gpu(s, 0);
+		prom_render_init(&pr, gi, ngpus, host, interval);
+		prom_ready = true;
+		if (prom_pub_init(&pub, prom_render_cap(&pr), o->prom_dir, err)) {
+			ret = err->code;
+			goto out;
+		}
+		/* /health turns 503 when no tick has come for a few intervals */
+		if (o->listen && !(http = http_start(o->listen, o->listen_any, &pub,
+						     3 * interval + 2 * NS_PER_S, err))) {
+			ret = err->code;
+			goto out;
+		}
+		if (http && o->log)
+			fprintf(o->log, "gputally: record: serving /metrics and /health on port %u (%s)\n",
+				http_port(http), o->listen);
+	}
 	/* waiting longer than most of an interval would make the next tick late */
 	collect = interval / 4 * 3;
 	if (collect > MAX_COLLECT_NS)
@@ -133,30 +184,43 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	next = mono_now_ns();
 	while (!stop_requested && (!o->count || st->ticks < o->count)) {
 		unsigned int nev = 0;
-		int64_t t_wall, now;
+		int64_t t_wall, t_mono, now;
+		bool csv_ok;
 
 		if (reopen_requested) {
 			reopen_requested = 0;
 			csv_sink_reopen(&sink);
 		}
 		t_wall = wall_now_ns();
+		t_mono = mono_now_ns();
 		sampler_tick(s, next + collect, samples);
 		while (nev < MAX_EVENTS_PER_TICK && sampler_next_event(s, &events[nev]))
 			nev++;
-		csv_sink_tick(&sink, t_wall, sampler_gpu(s, 0), samples, ngpus, events, nev);
-		if (++st->ticks == 1)
+		csv_ok = !csv_sink_tick(&sink, t_wall, sampler_gpu(s, 0), samples, ngpus, events, nev);
+		++st->ticks;
+		if (want_prom)
+			publish(&pr, &pub, &health, st, &sink, s, samples, csv_ok, t_wall, t_mono);
+		if (st->ticks == 1) {
 			allocs_after_first = record_alloc_count();
+			if (o->alloc_probe)
+				probe_after_first = o->alloc_probe();
+		}
 		if (o->count && st->ticks >= o->count)
 			break;
 		next += interval;
 		now = mono_now_ns();
-		if (next < now)	/* fell behind (a stall): skip the missed ticks, keep the phase */
-			next += (now - next + interval - 1) / interval * interval;
+		if (next < now) {	/* fell behind (a stall): skip the missed ticks, keep the phase */
+			int64_t missed = (now - next + interval - 1) / interval;
+			next += missed * interval;
+			st->overruns += (uint64_t)missed;
+		}
 		while (!stop_requested && mono_now_ns() < next)
 			sleep_until(next);
 	}
 	st->signalled = stop_requested != 0;
 	st->allocs_in_loop = st->ticks ? record_alloc_count() - allocs_after_first : 0;
+	if (o->alloc_probe && st->ticks)
+		st->probe_in_loop = o->alloc_probe() - probe_after_first;
 	if (o->log && o->to_stdout)
 		fflush(stdout);
 	st->rows = sink.rows_written;
@@ -168,6 +232,17 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	if (o->log && sink.write_errors)
 		fprintf(o->log, "gputally: record: %llu batch(es) not written (last error: %s)\n",
 			(unsigned long long)sink.write_errors, strerror(sink.last_errno));
+out:
+	http_stop(http);
+	if (prom_ready) {
+		prom_pub_close(&pub);
+		st->prom_writes = atomic_load(&pub.writes);
+		st->prom_errors = atomic_load(&pub.write_errors);
+		if (o->log && st->prom_errors)
+			fprintf(o->log, "gputally: record: %llu textfile write(s) failed (last error: %s)\n",
+				(unsigned long long)st->prom_errors, strerror(atomic_load(&pub.last_errno)));
+		prom_render_free(&pr);
+	}
 	if (sink_ready)
 		csv_sink_close(&sink);
 	free(samples);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "record/outbuf.h"
 #include "record/ralloc.h"
 #include "util/timeutil.h"
 
@@ -31,81 +32,6 @@ static const int col_dec[TC__COUNT] = {
 const char *csv_sink_header(void)
 {
 	return header;
-}
-
-/* ---- row formatting: a bounded appender, no stdio in the loop ---------- */
-
-struct out {
-	char *p, *end;
-	bool full;
-};
-
-static void put_mem(struct out *o, const char *s, size_t n)
-{
-	if (o->full || (size_t)(o->end - o->p) < n) {
-		o->full = true;
-		return;
-	}
-	memcpy(o->p, s, n);
-	o->p += n;
-}
-
-static void put_str(struct out *o, const char *s)
-{
-	put_mem(o, s, strlen(s));
-}
-
-static void put_ch(struct out *o, char c)
-{
-	put_mem(o, &c, 1);
-}
-
-static void put_u64(struct out *o, uint64_t v)
-{
-	char tmp[24], *q = tmp + sizeof(tmp);
-
-	do
-		*--q = (char)('0' + v % 10);
-	while (v /= 10);
-	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
-}
-
-/* v / 10^dec with exactly dec decimals: 123456, 3 -> "123.456" */
-static void put_fixed(struct out *o, int64_t v, int dec)
-{
-	uint64_t u, div = 1;
-	char frac[20];
-
-	if (v < 0) {
-		put_ch(o, '-');
-		u = (uint64_t)0 - (uint64_t)v;
-	} else {
-		u = (uint64_t)v;
-	}
-	for (int i = 0; i < dec; i++)
-		div *= 10;
-	put_u64(o, u / div);
-	if (dec <= 0)
-		return;
-	u %= div;
-	for (int i = dec - 1; i >= 0; i--) {
-		frac[i] = (char)('0' + u % 10);
-		u /= 10;
-	}
-	put_ch(o, '.');
-	put_mem(o, frac, (size_t)dec);
-}
-
-static void put_hex(struct out *o, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[20], *q = tmp + sizeof(tmp);
-
-	do
-		*--q = digits[v & 15];
-	while (v >>= 4);
-	put_str(o, "0x");
-	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
 }
 
 static const char *status_name(const struct gpu_sample *s)
@@ -187,7 +113,7 @@ static void put_event(struct out *o, const struct csv_sink *k, const struct gpu_
 {
 	char when[40];
 
-	time_rfc3339(when, sizeof(when), ev->t_ns);
+	time_rfc3339_us(when, sizeof(when), ev->t_ns);
 	put_prefix(o, when, k, g);
 	if (ev->type & NVML_EVENT_XID) {
 		put_str(o, "xid:");
@@ -424,7 +350,7 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 			k->dirty_tail = false;
 		}
 	}
-	time_rfc3339(when, sizeof(when), t_ns);
+	time_rfc3339_us(when, sizeof(when), t_ns);
 	/* events first: they arrived before this tick's stamp */
 	for (unsigned int i = 0; i < ngpus + nevents; i++) {
 		char *row = o.p;

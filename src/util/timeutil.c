@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "util/timeutil.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -110,7 +111,7 @@ static char *put_digits(char *p, unsigned v, int n)
 	return p + n;
 }
 
-char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
+static char *rfc3339(char *buf, size_t cap, int64_t t_ns, bool micro)
 {
 	int64_t sec, frac, days, rem;
 	int y, m, d;
@@ -140,7 +141,10 @@ char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
 	p = put_digits(p, (unsigned)(rem / 60 % 60), 2);
 	*p++ = ':';
 	p = put_digits(p, (unsigned)(rem % 60), 2);
-	if (frac / NS_PER_MS) {
+	if (micro) {
+		*p++ = '.';
+		p = put_digits(p, (unsigned)(frac / 1000), 6);
+	} else if (frac / NS_PER_MS) {
 		*p++ = '.';
 		p = put_digits(p, (unsigned)(frac / NS_PER_MS), 3);
 	}
@@ -148,6 +152,16 @@ char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
 	*p = '\0';
 	snprintf(buf, cap, "%s", tmp);
 	return buf;
+}
+
+char *time_rfc3339(char *buf, size_t cap, int64_t t_ns)
+{
+	return rfc3339(buf, cap, t_ns, false);
+}
+
+char *time_rfc3339_us(char *buf, size_t cap, int64_t t_ns)
+{
+	return rfc3339(buf, cap, t_ns, true);
 }
 
 char *time_human_dur(char *buf, size_t cap, int64_t dur_ns)

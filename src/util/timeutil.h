@@ -37,6 +37,11 @@ long time_utc_offset_s(int64_t t_s);
  * milliseconds.  buf needs 32 bytes.  Returns buf. */
 char *time_rfc3339(char *buf, size_t cap, int64_t t_ns);
 
+/* RFC 3339 in UTC with microseconds, always: "2026-11-29T22:46:33.123456Z"
+ * (the recorder's stamps: two samples a millisecond apart stay distinct).
+ * buf needs 32 bytes.  Returns buf. */
+char *time_rfc3339_us(char *buf, size_t cap, int64_t t_ns);
+
 /* "1h02m03s" style human duration.  buf needs 32 bytes. */
 char *time_human_dur(char *buf, size_t cap, int64_t dur_ns);
 

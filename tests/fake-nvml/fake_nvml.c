@@ -607,6 +607,19 @@ int nvmlEventSetWait_v2(void *set, void *data, unsigned int timeout_ms)
 
 	if (set != &event_set_token || !data)
 		return 2;
+	/* nothing left to deliver: block like the real call, without polling */
+	{
+		int pending = 0;
+		for (int i = 0; i < fake.nrules; i++)
+			if (fake.rules[i].kind == RK_XID && !atomic_load(&fake.rules[i].delivered))
+				pending = 1;
+		if (!pending) {
+			struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+			return 10;
+		}
+	}
 	for (;;) {
 		for (int i = 0; i < fake.nrules; i++) {
 			struct rule *r = &fake.rules[i];

@@ -1,23 +1,31 @@
 #!/bin/sh
 # End-to-end tests of `gputally record` against the fake NVML
 # (tests/fake-nvml): what it writes, read back with dump and report; torn
-# lines, signals, rotation, a missing library, and kill -9 at random moments.
+# lines, signals, rotation, a missing library, kill -9 at random moments, the
+# Prometheus textfile and HTTP endpoint, injected ENOSPC/EIO, and a reader
+# that parses the .prom file while it is rewritten.
 #   sh tests/record/run.sh BIN BUILD_DIR
-# RECORD_TORTURE_RUNS (default 150) sets how many kill -9 runs to make.
+# RECORD_TORTURE_RUNS (default 150) sets how many kill -9 runs to make;
+# RECORD_PROM_READS (default 100000) and RECORD_PROM_SECONDS (default 10) bound
+# the .prom reader torture.
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 obuild=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 fake=$obuild/fake-nvml/libnvidia-ml.so.1
 fakemin=$obuild/fake-nvml-min/libnvidia-ml.so.1
+inject=$obuild/inject/libinject.so
+promcheck=$obuild/record-tests/promcheck
 runs=${RECORD_TORTURE_RUNS:-150}
+prom_reads=${RECORD_PROM_READS:-100000}
+prom_secs=${RECORD_PROM_SECONDS:-10}
 pass=0 fail=0
 export LC_ALL=C TZ=UTC FAKE_NVML_SCENARIO="$here/scenario-mixed.txt"
 unset GPUTALLY_NVML_LIB
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-ok() { pass=$((pass + 1)); }
+ok() { pass=$((pass + 1)); [ -z "$RECORD_VERBOSE" ] || echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 # data rows (not the two header lines) of every CSV given
 rows() { cat "$@" | grep -v '^#' | grep -v '^time,'; }
 field() { awk -F, -v c="$1" 'NR > 2 { print $c }'; }
@@ -116,6 +124,164 @@ check "kill -9 x$runs: every row whole" "[ \$(awk -F, 'NR > 1 && NF != 23' $f3 |
 check "kill -9 x$runs: no duplicated row" "[ \$(rows $f3 | cut -d, -f1,4,7 | sort | uniq -d | wc -l) -eq 0 ]"
 "$bin" dump "$f3" >"$tmp/k.dump" 2>/dev/null
 check "kill -9 x$runs: dump skips nothing" "[ \$(grep -c '\"kind\":\"bad\"' $tmp/k.dump) -eq 0 ]"
+
+# 7. the Prometheus textfile: valid 0.0.4, unknown values absent, read back by report
+printf 'devices 2\n' >"$tmp/two.txt"
+dp=$tmp/prom
+mkdir -p "$dp"
+"$bin" record -q --count 5 --interval 50ms --stdout --host 'h\x' --nvml-lib "$fake" --prom-textfile "$dp" >/dev/null
+pf=$dp/gputally.prom
+check "textfile: exit 0, file written" "[ $? -eq 0 ] && [ -s $pf ]"
+check "textfile: valid exposition format" "$promcheck -r gputally_gpu_power_watts -r gputally_gpu_energy_joules_total \
+	-r gputally_gpu_busy_seconds_total -r gputally_recorder_write_errors_total -r gputally_recorder_ticks_total \
+	-r gputally_recorder_last_write_success_timestamp_seconds -r gputally_recorder_overruns_total \
+	-r gputally_recorder_gpus_lost $pf"
+check "textfile: no temp file left, nothing else in the directory" "[ \"\$(ls -A $dp)\" = gputally.prom ]"
+check "textfile: no N/A" "! grep -q 'N/A' $pf"
+esc='host="h\\x"'	# the host h\x with its backslash escaped
+check "textfile: every GPU labelled, host escaped" \
+	"[ \$(grep '^gputally_gpu_power_watts{gpu=\"[0-2]\",uuid=\"GPU-[^\"]*\",name=\"[^\"]*\",' $pf | grep -cF \"\$esc} 123.456\") -eq 3 ]"
+check "textfile: GPU 1 has no temperature sample" "! grep -q '^gputally_gpu_temperature_celsius{gpu=\"1\"' $pf"
+check "textfile: GPU 0 temperature" "grep -q '^gputally_gpu_temperature_celsius{gpu=\"0\".*} 40\$' $pf"
+check "textfile: bytes and hertz" "grep -q '^gputally_gpu_memory_used_bytes{gpu=\"0\".*} 1318060032\$' $pf && \
+	grep -q '^gputally_gpu_sm_clock_hertz{gpu=\"0\".*} 1980000000\$' $pf"
+check "textfile: 5 ticks, busy seconds counted" "grep -qxF \"gputally_recorder_ticks_total{\$esc} 5\" $pf && \
+	grep '^gputally_gpu_busy_seconds_total{gpu=\"0\"' $pf | grep -qv ' 0.000000000\$'"
+check "textfile: GPU 2 was lost at tick 1-2, up again" "grep -q '^gputally_gpu_up{gpu=\"2\".*} 1\$' $pf"
+"$bin" dump "$pf" >"$tmp/p.dump" 2>"$tmp/p.derr"
+check "textfile: dump reads it as prom-text, nothing skipped" \
+	"grep -q 'prom-text.* 0 skipped' $tmp/p.derr && grep -q '\"power_w\":123.456' $tmp/p.dump && grep -q '\"energy_j\":' $tmp/p.dump"
+"$bin" report "$pf" >"$tmp/p.rep" 2>&1
+check "textfile: report reads it" "[ $? -eq 0 ] && grep -q 'prom-text' $tmp/p.rep"
+"$bin" record -q --count 1 --stdout --nvml-lib "$fake" --prom-textfile "$tmp/nodir" >/dev/null 2>"$tmp/nd.err"
+check "textfile: a missing directory is an error at start" "[ $? -eq 1 ] && grep -q 'prom-textfile' $tmp/nd.err"
+# the checker itself must reject what the format forbids
+printf '# HELP a x\n# TYPE a gauge\na{g="0"} N/A\n' >"$tmp/bad1.prom"
+printf '# HELP a x\n# TYPE a gauge\na 1 1700000000000\n' >"$tmp/bad2.prom"
+printf '# HELP a x\n# TYPE a gauge\na 1' >"$tmp/bad3.prom"
+printf '# HELP a x\n# HELP a x\n# TYPE a gauge\na 1\n' >"$tmp/bad4.prom"
+printf '# HELP a x\n# TYPE a gauge\na{g="\\q"} 1\n' >"$tmp/bad5.prom"
+printf '# HELP a x\n# TYPE a gauge\na 1\n# HELP b x\n# TYPE b gauge\nb 1\na{x="1"} 2\n' >"$tmp/bad6.prom"
+nbad=0
+for f in "$tmp"/bad*.prom; do "$promcheck" "$f" 2>/dev/null || nbad=$((nbad + 1)); done
+check "promcheck rejects N/A, timestamps, no final newline, two HELPs, bad escapes, split families" "[ $nbad -eq 6 ]"
+
+# 8. the sampling loop allocates nothing, with the textfile and HTTP on
+"$obuild/record-tests/alloc_loop" "$fake" "$tmp/alloc" 300 >"$tmp/al.out" 2>&1 ||
+	mkdir -p "$tmp/alloc" && "$obuild/record-tests/alloc_loop" "$fake" "$tmp/alloc" 300 >"$tmp/al.out" 2>&1
+check "no allocation after the first tick ($(cat $tmp/al.out))" "[ $? -eq 0 ]"
+
+# 9. disk full and EIO (LD_PRELOAD injector): stays up, no partial row, counted, resumes, deletes nothing
+# ASan must not insist on being first when the injector is preloaded
+asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+msecs() { sed -n 's/^[0-9-]*T\([0-9]*\):\([0-9]*\):\([0-9]*\)\.\([0-9]*\)Z$/\1 \2 \3 \4/p' | awk '{ f = $4 "000"; print (($1 * 60 + $2) * 60 + $3) * 1000 + substr(f, 1, 3) }'; }
+# largest gap in ms between the rows of GPU 0 in a CSV
+maxgap() { awk -F, 'NR > 2 && $4 == 0 && $7 == "ok" { print $1 }' "$1" | msecs | awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m + 0 }'; }
+prom_val() { sed -n "s/^$1 \\([0-9.]*\\)\$/\\1/p" "$2"; }
+inject_run() {	# DIR TEXTFILE_DIR ERRNO OPS PATTERN AFTER
+	touch "$tmp/inj.on"
+	FAKE_NVML_SCENARIO=$tmp/two.txt INJECT_PATH="$5" INJECT_ERRNO=$3 INJECT_OPS=$4 INJECT_AFTER=$6 \
+	INJECT_WHILE="$tmp/inj.on" LD_PRELOAD="$inject" ASAN_OPTIONS="$asan" \
+	"$bin" record --interval 20ms --fsync-every 1 --dir "$1" --task df --host h --prom-textfile "$2" \
+		--nvml-lib "$fake" 2>"$1.err" &
+	pid=$!
+}
+for e in ENOSPC EIO; do
+	d4=$tmp/full-$e p4=$tmp/fullp-$e
+	mkdir -p "$p4"
+	inject_run "$d4" "$p4" $e write,fdatasync "$d4/*.csv" 5
+	sleep 0.6
+	cp "$p4/gputally.prom" "$tmp/during.prom"
+	rm -f "$tmp/inj.on"
+	sleep 0.5
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	f4=$(ls "$d4"/df_*.csv)
+	n=$(sed -n 's/.*: \([0-9]*\) sample(s), \([0-9]*\) row(s).*/\2/p' "$d4.err")
+	errs=$(prom_val 'gputally_recorder_write_errors_total{host="h",sink="csv"}' "$tmp/during.prom")
+	check "$e: the recorder stays up and exits 0" "[ $rc -eq 0 ]"
+	check "$e: errors counted in the metrics while failing ($errs)" "[ \"\${errs:-0}\" -gt 0 ] && \
+		grep -q '^gputally_recorder_healthy{host=\"h\"} 0\$' $tmp/during.prom"
+	check "$e: healthy again after the outage" "grep -q '^gputally_recorder_healthy{host=\"h\"} 1\$' $p4/gputally.prom"
+	check "$e: the error is reported at exit" "grep -q 'not written (last error: ' $d4.err"
+	check "$e: every line whole (23 fields), file ends in a newline" "[ \$(awk -F, 'NR > 1 && NF != 23' $f4 | wc -l) -eq 0 ] && \
+		[ \"\$(tail -c1 $f4 | od -An -c | tr -d ' ')\" = '\\n' ] && [ \$(grep -c '^# gputally-csv' $f4) -eq 1 ]"
+	check "$e: every row written is there, none twice ($n)" "[ \$(rows $f4 | wc -l) -eq $n ] && \
+		[ \$(rows $f4 | cut -d, -f1,4 | sort | uniq -d | wc -l) -eq 0 ]"
+	check "$e: rows from before and after the outage" "[ \$(maxgap $f4) -gt 200 ] && [ \$(rows $f4 | wc -l) -ge 20 ]"
+	"$bin" dump "$f4" >"$tmp/df.dump" 2>/dev/null
+	check "$e: dump skips nothing" "[ \$(grep -c '\"kind\":\"bad\"' $tmp/df.dump) -eq 0 ]"
+done
+# the textfile under ENOSPC: the .prom file is never half-written
+d5=$tmp/pfull p5=$tmp/pfullp
+mkdir -p "$p5"
+inject_run "$d5" "$p5" ENOSPC write,fsync,rename "$p5/.gputally.prom.tmp" 9
+sleep 0.2
+"$promcheck" -n 1000000 -t 1 -r gputally_recorder_ticks_total "$p5/gputally.prom" >"$tmp/pc.out" 2>&1
+prc=$?
+rm -f "$tmp/inj.on"
+sleep 0.3
+kill -TERM $pid
+wait $pid
+rc=$?
+perrs=$(prom_val 'gputally_recorder_write_errors_total{host="h",sink="prom"}' "$p5/gputally.prom")
+check "textfile ENOSPC: never half-written ($(cat $tmp/pc.out))" "[ $prc -eq 0 ] && grep -q ' 0 invalid, 1 versions' $tmp/pc.out"
+check "textfile ENOSPC: counted ($perrs), recorder up, written again after" "[ $rc -eq 0 ] && [ \"\${perrs:-0}\" -gt 0 ] && \
+	grep -q 'textfile write(s) failed' $d5.err && $promcheck $p5/gputally.prom"
+check "textfile ENOSPC: no temp file left" "[ \"\$(ls -A $p5)\" = gputally.prom ]"
+
+# 10. HTTP: /metrics and /health on loopback; a slow client never delays a row
+"$bin" record --listen 0.0.0.0:9400 --count 1 --stdout --nvml-lib "$fake" >/dev/null 2>"$tmp/l.err"
+check "--listen refuses a non-loopback address" "[ $? -eq 2 ] && grep -q 'listen-any' $tmp/l.err"
+d6=$tmp/web
+FAKE_NVML_SCENARIO=$tmp/two.txt "$bin" record --interval 50ms --dir "$d6" --task web --listen 127.0.0.1:0 \
+	--nvml-lib "$fake" 2>"$tmp/w.err" &
+pid=$!
+port=
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	port=$(sed -n 's/.*on port \([0-9]*\) .*/\1/p' "$tmp/w.err")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+sleep 0.2
+u=http://127.0.0.1:$port
+code=$(curl -s -m 5 -o "$tmp/m.prom" -w '%{http_code}' "$u/metrics")
+check "GET /metrics: 200, valid ($code)" "[ \"$code\" = 200 ] && $promcheck -r gputally_gpu_power_watts $tmp/m.prom"
+check "GET /health: 200" "[ \"\$(curl -s -m 5 -o /dev/null -w '%{http_code}' $u/health)\" = 200 ]"
+check "GET /other: 404" "[ \"\$(curl -s -m 5 -o /dev/null -w '%{http_code}' $u/other)\" = 404 ]"
+check "POST /metrics: 405" "[ \"\$(curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d x=1 $u/metrics)\" = 405 ]"
+slow=""
+if command -v bash >/dev/null; then
+	# more idle clients than the connection limit, each sending half a request and then nothing
+	for i in $(seq 1 24); do
+		bash -c "exec 3<>/dev/tcp/127.0.0.1/$port && printf 'GET /metrics HTTP/1.1\r\n' >&3 && sleep 2" 2>/dev/null &
+		slow="$slow $!"
+	done
+fi
+sleep 2.5
+kill $slow 2>/dev/null
+wait $slow 2>/dev/null
+code=$(curl -s -m 5 -o "$tmp/m2.prom" -w '%{http_code}' "$u/metrics")
+kill -TERM $pid
+wait $pid
+f6=$(ls "$d6"/web_*.csv)
+gap=$(maxgap "$f6")
+check "slow clients did not delay a row (largest gap ${gap} ms at 50 ms)" "[ $gap -lt 150 ] && [ \$(rows $f6 | wc -l) -ge 60 ]"
+check "/metrics served after the slow clients ($code)" "[ \"$code\" = 200 ] && $promcheck $tmp/m2.prom"
+
+# 11. a reader parses the .prom file while it is rewritten every 10 ms: zero invalid reads
+d7=$tmp/tort
+mkdir -p "$d7"
+FAKE_NVML_SCENARIO=$tmp/two.txt "$bin" record -q --interval 10ms --stdout --prom-textfile "$d7" \
+	--nvml-lib "$fake" >/dev/null &
+pid=$!
+sleep 0.2
+"$promcheck" -n "$prom_reads" -t "$prom_secs" -r gputally_recorder_ticks_total "$d7/gputally.prom" >"$tmp/t.out" 2>&1
+prc=$?
+kill -TERM $pid
+wait $pid
+check "reader torture: $(cat $tmp/t.out)" "[ $prc -eq 0 ] && [ \$(sed -n 's/.* \([0-9]*\) versions seen/\1/p' $tmp/t.out) -gt 10 ]"
 
 echo "record: $pass passed, $fail failed"
 [ $fail -eq 0 ]
