@@ -12,26 +12,8 @@
 #include <unistd.h>
 
 #include "record/ralloc.h"
+#include "util/fdio.h"
 #include "util/timeutil.h"
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, p, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (r == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
 
 /*
  * Temp file, fsync, rename: the .prom name only ever points at a whole file.
@@ -45,7 +27,7 @@ static int write_textfile(struct prom_pub *p, size_t n)
 
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, p->wbuf, n) || fsync(fd))
+	if (fd_write_all(fd, p->wbuf, n, NULL) || fsync(fd))
 		goto fail;
 	if (close(fd)) {
 		fd = -1;

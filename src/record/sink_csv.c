@@ -12,6 +12,7 @@
 
 #include "record/outbuf.h"
 #include "record/ralloc.h"
+#include "util/fdio.h"
 #include "util/timeutil.h"
 
 static const char header[] = "time,host,task,gpu,uuid,name,status"
@@ -145,26 +146,6 @@ void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const 
 	k->buf = rec_calloc(1, k->cap);
 }
 
-/* write() all of it, resuming after short writes and signals. */
-static int write_all(int fd, const char *p, size_t n, size_t *done)
-{
-	*done = 0;
-	while (*done < n) {
-		ssize_t r = write(fd, p + *done, n - *done);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (r == 0) {
-			errno = EIO;
-			return -1;
-		}
-		*done += (size_t)r;
-	}
-	return 0;
-}
-
 /*
  * A file whose last byte is not a newline ends in a row cut by a crash.
  * Copy that tail to <path>.torn (appending, so earlier quarantines stay),
@@ -200,13 +181,13 @@ static int repair_tail(struct csv_sink *k, uint64_t *size)
 		return -1;
 	for (uint64_t off = cut; off < *size;) {
 		size_t n = *size - off > sizeof(block) ? sizeof(block) : (size_t)(*size - off), done;
-		if (pread(k->fd, block, n, (off_t)off) != (ssize_t)n || write_all(tfd, block, n, &done)) {
+		if (pread(k->fd, block, n, (off_t)off) != (ssize_t)n || fd_write_all(tfd, block, n, &done)) {
 			close(tfd);
 			return -1;
 		}
 		off += n;
 	}
-	if (write_all(tfd, "\n", 1, &(size_t){ 0 }) || fsync(tfd)) {
+	if (fd_write_all(tfd, "\n", 1, NULL) || fsync(tfd)) {
 		close(tfd);
 		return -1;
 	}
@@ -259,7 +240,7 @@ int csv_sink_open_day(struct csv_sink *k, int64_t day)
 		if (size == 0) {
 			size_t done, n = (size_t)snprintf(k->buf, k->cap, "%s\n%s\n",
 							 GPUTALLY_CSV_MAGIC, header);
-			if (write_all(k->fd, k->buf, n, &done)) {
+			if (fd_write_all(k->fd, k->buf, n, &done)) {
 				if (done && ftruncate(k->fd, 0))
 					k->dirty_tail = true;
 				goto fail;
@@ -370,7 +351,7 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 		}
 		rows++;
 	}
-	if (write_all(fd, k->buf, (size_t)(o.p - k->buf), &done)) {
+	if (fd_write_all(fd, k->buf, (size_t)(o.p - k->buf), &done)) {
 		int e = errno;
 		if (done && !k->to_stdout && ftruncate(fd, (off_t)k->good_size))
 			k->dirty_tail = true;

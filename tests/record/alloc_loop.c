@@ -13,41 +13,11 @@
 #include "record/recorder.h"
 #include "util/timeutil.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNT_LIBC 0
-#else
-#define COUNT_LIBC 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t a, size_t b);
-extern void *__libc_realloc(void *p, size_t n);
-static atomic_ulong libc_allocs;
-void *malloc(size_t n);
-void *calloc(size_t a, size_t b);
-void *realloc(void *p, size_t n);
-void *malloc(size_t n)
-{
-	atomic_fetch_add(&libc_allocs, 1);
-	return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-	atomic_fetch_add(&libc_allocs, 1);
-	return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-	atomic_fetch_add(&libc_allocs, 1);
-	return __libc_realloc(p, n);
-}
-#endif
+#include "../unit/alloc_count.h"
 
 static uint64_t probe(void)
 {
-#if COUNT_LIBC
-	return atomic_load(&libc_allocs);
-#else
-	return 0;
-#endif
+	return alloc_count();
 }
 
 int main(int argc, char **argv)

@@ -15,38 +15,7 @@
 #include "record/sink_csv.h"
 #include "util/timeutil.h"
 
-/*
- * Outside the sanitizer build, count every malloc in the process (all
- * threads, libc included) by wrapping glibc's allocator.  ASan owns malloc,
- * so there only the record module's own counter is checked.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNT_LIBC 0
-#else
-#define COUNT_LIBC 1
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t a, size_t b);
-extern void *__libc_realloc(void *p, size_t n);
-static atomic_ulong libc_allocs;
-void *malloc(size_t n);
-void *calloc(size_t a, size_t b);
-void *realloc(void *p, size_t n);
-void *malloc(size_t n)
-{
-	atomic_fetch_add(&libc_allocs, 1);
-	return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-	atomic_fetch_add(&libc_allocs, 1);
-	return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-	atomic_fetch_add(&libc_allocs, 1);
-	return __libc_realloc(p, n);
-}
-#endif
+#include "alloc_count.h"
 
 static char lib_full[512], lib_min[512];
 
@@ -121,7 +90,7 @@ static void test_no_allocation_after_first_tick(void **state)
 					  sampler_ngpus(s), NULL, 0));
 	rec_before = record_alloc_count();
 #if COUNT_LIBC
-	libc_before = atomic_load(&libc_allocs);
+	libc_before = alloc_count();
 	assert_true(libc_before > 0);	/* the wrapper is really in place */
 #endif
 	for (int i = 0; i < 200; i++) {
@@ -132,7 +101,7 @@ static void test_no_allocation_after_first_tick(void **state)
 	}
 	assert_int_equal(rec_before, record_alloc_count());
 #if COUNT_LIBC
-	assert_int_equal(libc_before, atomic_load(&libc_allocs));
+	assert_int_equal(libc_before, alloc_count());
 #endif
 	(void)libc_before;
 	assert_int_equal(201 * 2, sink.rows_written);
