@@ -29,9 +29,14 @@ check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 # data rows (not the two header lines) of every CSV given
 rows() { cat "$@" | grep -v '^#' | grep -v '^time,'; }
 field() { awk -F, -v c="$1" 'NR > 2 { print $c }'; }
+# wait (up to 10 s) until a file matching the pattern exists: a loaded CI
+# machine may take a while to start the recorder
+wait_for() { i=0; while [ $i -lt 100 ] && ! ls $1 >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done; }
 
 # 1. five samples of three GPUs to stdout
-"$bin" record --count 5 --interval 10ms --stdout --host h1 --task t1 --nvml-lib "$fake" >"$tmp/a.csv" 2>"$tmp/a.err"
+# 100 ms: GPU 1 hangs 80 ms, past the 75 ms deadline whatever the load, while
+# the others have 75 ms to answer even on a busy machine
+"$bin" record --count 5 --interval 100ms --stdout --host h1 --task t1 --nvml-lib "$fake" >"$tmp/a.csv" 2>"$tmp/a.err"
 check "record --stdout exits 0" "[ $? -eq 0 ]"
 check "first line is the version" "[ \"\$(head -1 $tmp/a.csv)\" = '# gputally-csv v1' ]"
 check "15 sample rows" "[ \$(rows $tmp/a.csv | grep -vc ',xid:') -eq 15 ]"
@@ -91,6 +96,7 @@ d2=$tmp/rot
 GPUTALLY_NVML_LIB=$fake "$bin" record --interval 20ms --dir "$d2" --task rot 2>"$tmp/r.err" &
 pid=$!
 sleep 0.3
+wait_for "$d2/rot_*.csv"
 f2=$(ls "$d2"/rot_*.csv)
 mv "$f2" "$f2.1"
 kill -HUP $pid
@@ -101,7 +107,8 @@ wait $pid
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "SIGTERM: exit 0" "[ $rc -eq 0 ]"
-check "SIGTERM: out within a second (${ms} ms)" "[ $ms -lt 1000 ]"
+# the design answers within one interval (20 ms here); 3 s keeps a loaded CI machine from failing it
+check "SIGTERM: out promptly (${ms} ms)" "[ $ms -lt 3000 ]"
 n=$(sed -n 's/.*: \([0-9]*\) sample(s), \([0-9]*\) row(s).*/\2/p' "$tmp/r.err")
 check "rotation: a new file after SIGHUP" "[ -f $f2 ] && [ -f $f2.1 ]"
 check "rotation: no row lost ($n written)" "[ \$(rows $f2 $f2.1 | wc -l) -eq $n ]"
@@ -191,6 +198,7 @@ for e in ENOSPC EIO; do
 	mkdir -p "$p4"
 	inject_run "$d4" "$p4" $e write,fdatasync "$d4/*.csv" 5
 	sleep 0.6
+	wait_for "$p4/gputally.prom"
 	cp "$p4/gputally.prom" "$tmp/during.prom"
 	rm -f "$tmp/inj.on"
 	sleep 0.5
@@ -267,7 +275,9 @@ kill -TERM $pid
 wait $pid
 f6=$(ls "$d6"/web_*.csv)
 gap=$(maxgap "$f6")
-check "slow clients did not delay a row (largest gap ${gap} ms at 50 ms)" "[ $gap -lt 150 ] && [ \$(rows $f6 | wc -l) -ge 60 ]"
+# a sampler that waited on a client would stall for the clients' 2 s; 1 s
+# leaves room for a loaded machine
+check "slow clients did not delay a row (largest gap ${gap} ms at 50 ms)" "[ $gap -lt 1000 ] && [ \$(rows $f6 | wc -l) -ge 20 ]"
 check "/metrics served after the slow clients ($code)" "[ \"$code\" = 200 ] && $promcheck $tmp/m2.prom"
 
 # 11. a reader parses the .prom file while it is rewritten every 10 ms: zero invalid reads
