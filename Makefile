@@ -159,8 +159,9 @@ fuzz:
 	@mkdir -p build-fuzz
 	clang $(CSTD) -O1 -g -Isrc -Ibuild/gen -fsanitize=fuzzer,address,undefined \
 		-o build-fuzz/fuzz_formats fuzz/fuzz_formats.c $(LIB_SRCS) $(PKG_LIBS) -lm -pthread
-	@mkdir -p fuzz/corpus
-	build-fuzz/fuzz_formats -max_total_time=$(FUZZ_TIME) -max_len=4096 fuzz/corpus tests/formats
+	@mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz_formats -max_total_time=$(FUZZ_TIME) -max_len=4096 build-fuzz/corpus fuzz/corpus tests/formats
+	@echo "new inputs are in build-fuzz/corpus; to keep them: build-fuzz/fuzz_formats -merge=1 fuzz/corpus build-fuzz/corpus"
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
