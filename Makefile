@@ -155,7 +155,8 @@ bench-record: $(BIN) $(FAKE_NVML)
 	@sh bench/record.sh $(BIN) $(O)
 
 FUZZ_TIME ?= 60
-fuzz:
+fuzz: $(GEN_HDRS)
+	@sh scripts/install-deps.sh fuzz
 	@mkdir -p build-fuzz
 	clang $(CSTD) -O1 -g -Isrc -Ibuild/gen -fsanitize=fuzzer,address,undefined \
 		-o build-fuzz/fuzz_formats fuzz/fuzz_formats.c $(LIB_SRCS) $(PKG_LIBS) -lm -pthread

@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Install the Debian packages gputally needs to build and test, if missing.
-# Usage: scripts/install-deps.sh [build|test|bench]
+# Usage: scripts/install-deps.sh [build|test|bench|fuzz]
 set -e
 pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev libmicrohttpd-dev tzdata"
 case "${1:-build}" in
 test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl" ;;
 bench) pkgs="$pkgs mawk" ;;
+fuzz)  pkgs="$pkgs clang libclang-rt-14-dev" ;;
 esac
 missing=""
 for p in $pkgs; do
