@@ -130,6 +130,35 @@ static void put_event(struct out *o, const struct csv_sink *k, const struct gpu_
 
 /* ---- files ------------------------------------------------------------- */
 
+static void *syncer_main(void *arg)
+{
+	struct csv_sink *k = arg;
+
+	pthread_setname_np(pthread_self(), "gputally-fsync");
+	pthread_mutex_lock(&k->sync_mu);
+	for (;;) {
+		int fd;
+		while (k->sync_fd < 0 && !k->sync_stop)
+			pthread_cond_wait(&k->sync_cv, &k->sync_mu);
+		if (k->sync_fd < 0)
+			break;
+		fd = k->sync_fd;
+		pthread_mutex_unlock(&k->sync_mu);
+		if (fdatasync(fd)) {
+			int e = errno;
+			pthread_mutex_lock(&k->sync_mu);
+			k->sync_errors++;
+			k->sync_errno = e;
+			pthread_mutex_unlock(&k->sync_mu);
+		}
+		close(fd);
+		pthread_mutex_lock(&k->sync_mu);
+		k->sync_fd = -1;
+	}
+	pthread_mutex_unlock(&k->sync_mu);
+	return NULL;
+}
+
 void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const char *host,
 		   bool to_stdout, unsigned int fsync_every, unsigned int ngpus,
 		   unsigned int max_events)
@@ -144,6 +173,12 @@ void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const 
 	k->day = INT64_MIN;
 	k->cap = sizeof(header) + 32 + (size_t)(ngpus + max_events) * ROW_MAX;
 	k->buf = rec_calloc(1, k->cap);
+	k->sync_fd = -1;
+	pthread_mutex_init(&k->sync_mu, NULL);
+	pthread_cond_init(&k->sync_cv, NULL);
+	/* without the thread (or with --stdout) the sync stays inline */
+	if (!to_stdout && fsync_every)
+		k->syncer_running = !pthread_create(&k->syncer, NULL, syncer_main, k);
 }
 
 /*
@@ -295,6 +330,31 @@ static void count_error(struct csv_sink *k, int e)
 	k->last_errno = e;
 }
 
+/* Ask the syncer for an fdatasync of fd; inline when there is no syncer. */
+static void request_sync(struct csv_sink *k, int fd)
+{
+	if (!k->syncer_running) {
+		if (fdatasync(fd))
+			count_error(k, errno);
+		return;
+	}
+	pthread_mutex_lock(&k->sync_mu);
+	if (k->sync_errors) {		/* what the syncer found since last time */
+		k->write_errors += k->sync_errors;
+		k->last_errno = k->sync_errno;
+		k->sync_errors = 0;
+	}
+	/* one sync in flight at most: a slow disk skips rounds, it does not queue them */
+	if (k->sync_fd < 0) {
+		k->sync_fd = dup(fd);
+		if (k->sync_fd < 0)
+			count_error(k, errno);
+		else
+			pthread_cond_signal(&k->sync_cv);
+	}
+	pthread_mutex_unlock(&k->sync_mu);
+}
+
 int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 		  const struct gpu_sample *samples, unsigned int ngpus,
 		  const struct sampler_event *events, unsigned int nevents)
@@ -363,14 +423,29 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 	k->batches_written++;
 	if (!k->to_stdout && k->fsync_every && ++k->since_fsync >= k->fsync_every) {
 		k->since_fsync = 0;
-		if (fdatasync(fd))
-			count_error(k, errno);
+		request_sync(k, fd);
 	}
 	return 0;
 }
 
 void csv_sink_close(struct csv_sink *k)
 {
+	if (k->syncer_running) {
+		pthread_mutex_lock(&k->sync_mu);
+		k->sync_stop = true;
+		pthread_cond_signal(&k->sync_cv);
+		pthread_mutex_unlock(&k->sync_mu);
+		pthread_join(k->syncer, NULL);
+		k->syncer_running = false;
+		k->write_errors += k->sync_errors;
+		if (k->sync_errors)
+			k->last_errno = k->sync_errno;
+		k->sync_errors = 0;
+	}
+	if (k->buf) {	/* initialised: the lock and condition go with the sink */
+		pthread_mutex_destroy(&k->sync_mu);
+		pthread_cond_destroy(&k->sync_cv);
+	}
 	close_file(k);
 	free(k->buf);
 	k->buf = NULL;

@@ -11,6 +11,7 @@
 #ifndef RECORD_SINK_CSV_H
 #define RECORD_SINK_CSV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,16 @@ struct csv_sink {
 	uint64_t good_size;	/* file size after the last whole batch */
 	bool dirty_tail;	/* a failed write may have left bytes past good_size */
 	unsigned int fsync_every, since_fsync;
+	/* the batched fdatasync runs on a thread of its own, on a dup() of fd,
+	 * so a slow disk never holds up a tick */
+	pthread_t syncer;
+	bool syncer_running;
+	pthread_mutex_t sync_mu;
+	pthread_cond_t sync_cv;
+	int sync_fd;			/* a dup to sync, -1 none pending */
+	bool sync_stop;
+	uint64_t sync_errors;		/* failed syncs not yet counted in write_errors */
+	int sync_errno;
 	char *buf;		/* one tick's rows */
 	size_t cap;
 	/* counters, exported as metrics */
