@@ -18,6 +18,17 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 for id in $("$bin" formats --json | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
 	[ -d "$root/tests/formats/$id" ] && ok || bad "format $id has no tests/formats/$id/"
 	[ -f "$root/docs/formats/$id.md" ] && ok || bad "format $id has no docs/formats/$id.md"
+	# the doc's sample is the fixture: every line of y_basic.* must be in the page
+	sample=$(ls "$root/tests/formats/$id"/y_basic.* 2>/dev/null | grep -v '\.expect$' | head -1)
+	if [ -z "$sample" ]; then
+		bad "format $id has no tests/formats/$id/y_basic.* (the doc's sample)"
+	else
+		missing=0
+		while IFS= read -r line; do
+			grep -qxF -- "$line" "$root/docs/formats/$id.md" || missing=$((missing + 1))
+		done <"$sample"
+		[ $missing -eq 0 ] && ok || bad "docs/formats/$id.md lacks $missing line(s) of $(basename "$sample")"
+	fi
 done
 
 for dir in "$root"/tests/formats/*/; do
