@@ -53,27 +53,6 @@ static int gm_lookup(struct slice name)
 	return -1;
 }
 
-/* Split on commas; the logger never quotes (it strips spaces from the name). */
-static size_t gm_split(const char *line, size_t n, struct slice *f, size_t cap, bool *overflow)
-{
-	const char *p = line, *end = line + n;
-	size_t nf = 0;
-
-	*overflow = false;
-	for (;;) {
-		const char *c = memchr(p, ',', (size_t)(end - p));
-		const char *fe = c ? c : end;
-		if (nf == cap) {
-			*overflow = true;
-			return nf;
-		}
-		f[nf++] = (struct slice){ p, (size_t)(fe - p) };
-		if (!c)
-			return nf;
-		p = c + 1;
-	}
-}
-
 static bool gm_is_letter(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -208,7 +187,8 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 	size_t nf;
 	struct rec *r;
 
-	nf = gm_split(line, n, f, GM_MAX_COLS, &overflow);
+	/* the logger never quotes (it strips the spaces from the name) */
+	nf = scan_split(line, n, ',', f, GM_MAX_COLS, &overflow);
 	if (gm_is_header(line, n)) {
 		gm_header(ctx, f, nf);
 		return;

@@ -45,26 +45,6 @@ struct gc_state {
 	int8_t metric[GC_MAX_COLS];	/* enum metric for role >= 0 columns */
 };
 
-static size_t gc_split(const char *line, size_t n, struct slice *f, size_t cap, bool *overflow)
-{
-	const char *p = line, *end = line + n;
-	size_t nf = 0;
-
-	*overflow = false;
-	for (;;) {
-		const char *c = memchr(p, ',', (size_t)(end - p));
-		const char *fe = c ? c : end;
-		if (nf == cap) {
-			*overflow = true;
-			return nf;
-		}
-		f[nf++] = (struct slice){ p, (size_t)(fe - p) };
-		if (!c)
-			return nf;
-		p = c + 1;
-	}
-}
-
 static bool gc_is_context(const char *line, size_t n)
 {
 	struct slice s = { line, n };
@@ -162,7 +142,7 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 	if (n && line[0] == '#')
 		return;	/* "# gputally-csv v1" and comments */
-	nf = gc_split(line, n, f, GC_MAX_COLS, &overflow);
+	nf = scan_split(line, n, ',', f, GC_MAX_COLS, &overflow);
 	if (slice_starts_with((struct slice){ line, n }, "time,")) {
 		gc_header(st, f, nf);
 		return;

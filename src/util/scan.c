@@ -63,6 +63,27 @@ char *slice_copy(char *dst, size_t cap, struct slice s)
 	return dst;
 }
 
+size_t scan_split(const char *line, size_t n, char sep, struct slice *f, size_t cap,
+		  bool *overflow)
+{
+	const char *p = line, *end = line + n;
+	size_t nf = 0;
+
+	*overflow = false;
+	for (;;) {
+		const char *c = memchr(p, sep, (size_t)(end - p));
+		const char *fe = c ? c : end;
+		if (nf == cap) {
+			*overflow = true;
+			return nf;
+		}
+		f[nf++] = (struct slice){ p, (size_t)(fe - p) };
+		if (!c)
+			return nf;
+		p = c + 1;
+	}
+}
+
 int scan_u64(const char **pp, const char *end, uint64_t *out)
 {
 	const char *p = *pp;

@@ -45,6 +45,14 @@ bool slice_starts_with(struct slice s, const char *lit);
 /* Copy into dst (size cap, always NUL-terminated); returns dst. */
 char *slice_copy(char *dst, size_t cap, struct slice s);
 
+/*
+ * Split [line, line+n) at every sep into fields (no quoting, no trimming).
+ * Fills at most cap fields and returns how many it filled; *overflow says
+ * whether more were left.  The fields point into line.
+ */
+size_t scan_split(const char *line, size_t n, char sep, struct slice *f, size_t cap,
+		  bool *overflow);
+
 /* Unsigned decimal integer with overflow check (GL_ERANGE). */
 int scan_u64(const char **pp, const char *end, uint64_t *out);
 /* Optional sign, then digits. */

@@ -536,6 +536,29 @@ static void test_slice_to(void **state)
 	assert_true(i == 4096);
 }
 
+static void test_split(void **state)
+{
+	struct slice f[3];
+	bool over;
+	const char *line = "a,,bc";
+
+	(void)state;
+	/* "a,,bc": three fields, the middle one empty */
+	assert_int_equal(scan_split(line, 5, ',', f, 3, &over), 3);
+	assert_false(over);
+	assert_int_equal(f[0].n, 1);
+	assert_int_equal(f[1].n, 0);
+	assert_true(f[2].p == line + 3 && f[2].n == 2);
+	/* a cap of 2: two fields and the overflow flag */
+	assert_int_equal(scan_split(line, 5, ',', f, 2, &over), 2);
+	assert_true(over);
+	/* an empty line is one empty field; a trailing separator adds one */
+	assert_int_equal(scan_split(line, 0, ',', f, 3, &over), 1);
+	assert_int_equal(f[0].n, 0);
+	assert_int_equal(scan_split("x,", 2, ',', f, 3, &over), 2);
+	assert_int_equal(f[1].n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_skip_space),
 		cmocka_unit_test(test_slice_helpers),
 		cmocka_unit_test(test_slice_to),
+		cmocka_unit_test(test_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
