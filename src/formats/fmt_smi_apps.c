@@ -241,24 +241,8 @@ static void apps_line(struct parse_ctx *ctx, const char *line, size_t n)
 		set_columns(st, line, n);
 		return;
 	}
-	if (ctx->replay || smi_csv_tool_text(ctx, line, n))
-		return;
-	/* text, not a row cut down to its first field */
-	if (!memchr(line, ',', n) && st->ncols != 1 && !(line[0] >= '0' && line[0] <= '9')) {
-		ctx_bad(ctx, 1, "not a --query-compute-apps CSV row");
-		return;
-	}
-	if (!st->ncols) {
-		ctx_bad(ctx, 0, "headerless --query-compute-apps CSV: %s",
-			"pass --columns with the queried fields");
-		return;
-	}
-	/* nvidia-smi ends every row with a newline: without one it was cut */
-	if (ctx->last_line_partial) {
-		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input");
-		return;
-	}
-	read_row(ctx, st, line, n);
+	if (smi_csv_row_ok(ctx, line, n, st->ncols, "--query-compute-apps"))
+		read_row(ctx, st, line, n);
 }
 
 static int apps_sniff(const char *head, size_t n, const char *fname)

@@ -648,24 +648,30 @@ static void query_line(struct parse_ctx *ctx, const char *line, size_t n)
 		set_columns(st, line, n);
 		return;
 	}
+	if (smi_csv_row_ok(ctx, line, n, st->ncols, "--query-gpu"))
+		read_row(ctx, st, line, n);
+}
+
+bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t ncols,
+		    const char *kind)
+{
 	if (ctx->replay || smi_csv_tool_text(ctx, line, n))
-		return;
+		return false;
 	/* text, not a row cut down to its first field */
-	if (!memchr(line, ',', n) && st->ncols != 1 && !(line[0] >= '0' && line[0] <= '9')) {
-		ctx_bad(ctx, 1, "not a --query-gpu CSV row");
-		return;
+	if (!memchr(line, ',', n) && ncols != 1 && !(line[0] >= '0' && line[0] <= '9')) {
+		ctx_bad(ctx, 1, "not a %s CSV row", kind);
+		return false;
 	}
-	if (!st->ncols) {
-		ctx_bad(ctx, 0,
-			"headerless --query-gpu CSV: pass --columns with the queried fields");
-		return;
+	if (!ncols) {
+		ctx_bad(ctx, 0, "headerless %s CSV: pass --columns with the queried fields", kind);
+		return false;
 	}
 	/* nvidia-smi ends every row with a newline: without one it was cut */
 	if (ctx->last_line_partial) {
 		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input");
-		return;
+		return false;
 	}
-	read_row(ctx, st, line, n);
+	return true;
 }
 
 /* ---- sniffing ----------------------------------------------------------- */

@@ -45,5 +45,14 @@ bool smi_csv_number(struct slice v, const char *unit, double *out);
 /* nvidia-smi error text in place of data: emits the event, returns true. */
 bool smi_csv_tool_text(struct parse_ctx *ctx, const char *line, size_t n);
 void smi_csv_skip_bom(const char **line, size_t *n);
+/*
+ * The checks every nvidia-smi CSV line goes through before it is read as a
+ * data row (header lines are the caller's): nvidia-smi's error text becomes
+ * an event; text that is not a row, a headerless file without --columns and
+ * a last line cut short are reported as bad.  kind names the CSV in messages
+ * ("--query-gpu").  Returns true when the line should be read as a row.
+ */
+bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t ncols,
+		    const char *kind);
 
 #endif
