@@ -22,7 +22,7 @@ enum {
 	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T)", OPT_I_DATE }, \
 	{ "columns", 0, "LIST", "column names for headerless --query-gpu CSV (as given to --query-gpu)", OPT_I_COLUMNS }, \
 	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
-	{ "threads", 'j', "N", "parser threads (default: one per CPU)", OPT_I_THREADS }, \
+	{ "threads", 'j', "N", "CPUs to parse on (default: all)", OPT_I_THREADS }, \
 	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }
 
 struct ingest_cli {

@@ -370,6 +370,16 @@ static void pool_wait(struct pool *pl, struct chunk *c)
 	if (pl->nthreads == 0)
 		return;
 	pthread_mutex_lock(&pl->mu);
+	if (c->state == CH_QUEUED && pl->jobs_head == c) {
+		/* no worker has started it: parse it here rather than wait */
+		pl->jobs_head = c->next_job;
+		if (!pl->jobs_head)
+			pl->jobs_tail = NULL;
+		pthread_mutex_unlock(&pl->mu);
+		parse_chunk(c, pl->opts);
+		c->state = CH_DONE;
+		return;
+	}
 	while (c->state != CH_DONE)
 		pthread_cond_wait(&pl->done_cv, &pl->mu);
 	pthread_mutex_unlock(&pl->mu);
@@ -932,8 +942,13 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	pthread_mutex_init(&pl.mu, NULL);
 	pthread_cond_init(&pl.job_cv, NULL);
 	pthread_cond_init(&pl.done_cv, NULL);
-	/* One CPU: parse on the main thread, no hand-offs. */
-	pl.nthreads = ncpu > 1 ? (int)ncpu : 0;
+	/*
+	 * One worker per CPU but one: the main thread (merge, timeline,
+	 * analysis) is the critical path and keeps a CPU to itself, and it
+	 * parses the next chunk itself when no worker has started it
+	 * (pool_wait), so no CPU waits idle.  One CPU: no workers at all.
+	 */
+	pl.nthreads = (int)ncpu - 1;
 	pl.threads = xcalloc((size_t)(pl.nthreads ? pl.nthreads : 1), sizeof(*pl.threads));
 	for (int i = 0; i < pl.nthreads; i++)
 		if (pthread_create(&pl.threads[i], NULL, worker_main, &pl)) {

@@ -259,7 +259,7 @@ static void check_records(const struct got *g, const struct gen *gen)
 static void test_chunks_and_threads(void **state)
 {
 	static const size_t chunks[] = { 64, 200, 4096, 0 };
-	static const int threads[] = { 1, 2 };
+	static const int threads[] = { 1, 2, 3 };
 	struct gen gen;
 	char path[256];
 	const char *paths[1] = { path };
@@ -337,7 +337,7 @@ static void test_cut_between_headers(void **state)
 			gen_release(&gen);
 		}
 		write_file(path, gen.text.p, gen.text.n);
-		for (int threads = 1; threads <= 2; threads++) {
+		for (int threads = 1; threads <= 3; threads++) {
 			struct ingest_opts o = opts(threads, CUT_BYTES);
 			struct ingest_result res;
 			struct got g = { 0 };
@@ -631,7 +631,7 @@ static void test_sink_stops(void **state)
 	make_tmp_dir();
 	gen_dmon(&gen, 4, 800, "\n");
 	write_file(tmp_path(path, sizeof(path), "dmon.log"), gen.text.p, gen.text.n);
-	for (int threads = 1; threads <= 2; threads++) {
+	for (int threads = 1; threads <= 3; threads++) {
 		struct ingest_opts o = opts(threads, 4096);
 		struct ingest_result res;
 		struct got g = { 0 };
