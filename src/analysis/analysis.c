@@ -851,12 +851,27 @@ static int cmp_find(const void *a, const void *b)
 	return strcmp(x->kind, y->kind);
 }
 
-static int cmp_seg(const void *a, const void *b)
+/*
+ * Segments in GPU order, then time.  Each GPU's segments were appended in
+ * time order, so a stable counting sort by GPU gives that order in O(n).
+ */
+static void sort_segments(struct analysis *an)
 {
-	const struct segment *x = a, *y = b;
-	if (x->gpu != y->gpu)
-		return x->gpu - y->gpu;
-	return (x->t0_ns > y->t0_ns) - (x->t0_ns < y->t0_ns);
+	size_t start[TL_MAX_GPUS + 1] = { 0 };
+	struct segment *out;
+
+	if (an->nsegs < 2)
+		return;
+	for (size_t i = 0; i < an->nsegs; i++)
+		start[an->segs[i].gpu + 1]++;
+	for (int g = 0; g < TL_MAX_GPUS; g++)
+		start[g + 1] += start[g];
+	out = xreallocarray(NULL, an->nsegs, sizeof(*out));
+	for (size_t i = 0; i < an->nsegs; i++)
+		out[start[an->segs[i].gpu]++] = an->segs[i];
+	free(an->segs);
+	an->segs = out;
+	an->segs_alloc = an->nsegs;
 }
 
 void analysis_finish(struct analysis *an)
@@ -888,8 +903,7 @@ void analysis_finish(struct analysis *an)
 		idle_floor(an, gi);
 	}
 	imbalance(an);
-	if (an->nsegs)
-		qsort(an->segs, an->nsegs, sizeof(*an->segs), cmp_seg);
+	sort_segments(an);
 	if (an->nfinds)
 		qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
 }

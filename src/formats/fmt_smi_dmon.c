@@ -44,6 +44,10 @@ struct mon_state {
 	char tc_text[20];
 	uint8_t tc_len;
 	int64_t tc_t_ns;
+	/* the fixed-width layout learnt from the last row read token by token */
+	bool fw_ok;
+	uint16_t fw_len;		/* its length */
+	uint16_t fw_end[MAX_COLS];	/* where each of its tokens ends */
 };
 
 _Static_assert(sizeof(struct mon_state) <= SMI_MON_STATE_SIZE, "SMI_MON_STATE_SIZE too small");
@@ -266,6 +270,7 @@ static void read_names(struct parse_ctx *ctx, struct mon_state *st, const char *
 	st->header_seen = true;
 	st->units_pending = true;
 	st->ncols = 0;
+	st->fw_ok = false;
 	st->has_date = st->has_time = false;
 	p++;
 	while (scan_token(&p, end, &tok)) {
@@ -582,15 +587,79 @@ static inline bool fast_number(const char **pp, const char *end, double *v, bool
  * Returns false, having emitted nothing, whenever anything is unusual; the
  * careful path then parses the row again and says what is wrong.
  */
+/*
+ * The time of a row from its date and time text [dt, dt_end) (the blanks
+ * between them already checked), through the one-entry cache: the rows of
+ * one tick share it.
+ */
+static bool row_time(struct mon_state *st, const char *dt, const char *dt_end, int64_t *t_ns)
+{
+	struct slice date = { dt, 8 }, tod = { dt_end - 8, 8 };
+	int y, mo, d;
+	int64_t tod_s, t_s;
+
+	if ((size_t)(dt_end - dt) == st->tc_len && !memcmp(dt, st->tc_text, st->tc_len)) {
+		*t_ns = st->tc_t_ns;
+		return true;
+	}
+	if ((size_t)(dt_end - dt) > sizeof(st->tc_text) || !parse_date(date, &y, &mo, &d) ||
+	    !parse_tod(tod, &tod_s) ||
+	    time_local_to_utc(y, mo, d, (int)(tod_s / 3600), (int)(tod_s / 60 % 60),
+			      (int)(tod_s % 60), &t_s))
+		return false;
+	*t_ns = t_s * NS_PER_S;
+	st->tc_len = (uint8_t)(dt_end - dt);
+	memcpy(st->tc_text, dt, st->tc_len);
+	st->tc_t_ns = *t_ns;
+	return true;
+}
+
+static void emit_sample(struct parse_ctx *ctx, int32_t gpu, int64_t t_ns, uint32_t present,
+			const double *v)
+{
+	struct rec *o = ctx_rec(ctx, REC_SAMPLE);
+
+	if (!o)
+		return;
+	o->gpu_index = gpu;
+	o->t_ns = t_ns;
+	o->time_kind = TK_ABS;
+	o->present = present;
+	for (int m = 0; m < M__COUNT; m++)
+		o->v[m] = present & (1u << m) ? v[m] : 0;
+}
+
+/*
+ * Remember where the tokens of a row read token by token ended, for the
+ * fixed-width path: date and time first, then numbers in columns of 2 to 8
+ * characters (one 8-byte load each).
+ */
+static void learn_layout(struct mon_state *st, const uint16_t *ends, size_t n)
+{
+	st->fw_ok = false;
+	if (n > UINT16_MAX || st->ncols < 3 || st->cols[0].kind != COL_DATE ||
+	    st->cols[1].kind != COL_TIME || ends[0] < 8 || ends[1] < ends[0] + 9)
+		return;
+	for (int i = 2; i < st->ncols; i++) {
+		int w = ends[i] - ends[i - 1];
+		uint8_t k = st->cols[i].kind;
+		if (w < 2 || w > 8 || (k != COL_GPU && k != COL_METRIC && k != COL_NUM))
+			return;
+	}
+	memcpy(st->fw_end, ends, sizeof(ends[0]) * st->ncols);
+	st->fw_len = (uint16_t)n;
+	st->fw_ok = true;
+}
+
 static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			  const char *end)
 {
 	const char *p = line, *dt = NULL, *dt_end = NULL;
 	double v[M__COUNT];
+	uint16_t ends[MAX_COLS];
 	uint32_t present = 0;
 	int32_t gpu = -1;
 	int64_t t_ns = 0;
-	struct rec *o;
 
 	if (st->proc || !st->has_date || !st->has_time)
 		return false;
@@ -639,36 +708,126 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 		}
 		if (p < end && !is_blank(*p))
 			return false;
+		ends[i] = (uint16_t)(p - line);
 	}
 	while (p < end && is_blank(*p))
 		p++;
-	if (p != end || gpu < 0 || !dt_end)
+	if (p != end || gpu < 0 || !dt_end || !row_time(st, dt, dt_end, &t_ns))
 		return false;
-	if ((size_t)(dt_end - dt) == st->tc_len && !memcmp(dt, st->tc_text, st->tc_len)) {
-		t_ns = st->tc_t_ns;
-	} else {
-		struct slice date = { dt, 8 }, tod = { dt_end - 8, 8 };
-		int y, mo, d;
-		int64_t tod_s, t_s;
-		if ((size_t)(dt_end - dt) > sizeof(st->tc_text) || !parse_date(date, &y, &mo, &d) ||
-		    !parse_tod(tod, &tod_s) ||
-		    time_local_to_utc(y, mo, d, (int)(tod_s / 3600), (int)(tod_s / 60 % 60),
-				      (int)(tod_s % 60), &t_s))
-			return false;
-		t_ns = t_s * NS_PER_S;
-		st->tc_len = (uint8_t)(dt_end - dt);
-		memcpy(st->tc_text, dt, st->tc_len);
-		st->tc_t_ns = t_ns;
+	emit_sample(ctx, gpu, t_ns, present, v);
+	learn_layout(st, ends, (size_t)(end - line));
+	return true;
+}
+
+/* ---- the fixed-width path ------------------------------------------------- */
+
+/*
+ * nvidia-smi prints every dmon field right-aligned in a column of fixed
+ * width, so a row as long as the last one read token by token has its tokens
+ * ending at the same offsets.  Each number is then checked and converted
+ * from one 8-byte load, with no loop over its characters.  Every byte of the
+ * row is checked; anything else (a wider number, a '.', a tab, junk) answers
+ * false, having emitted nothing, and the row takes the token path.
+ */
+#define BYTES(b) (UINT64_C(0x0101010101010101) * (b))
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	return x;
+}
+
+/* 0x80 in each byte of x that is an ASCII digit */
+static inline uint64_t digit_bytes(uint64_t x)
+{
+	uint64_t y = x ^ BYTES(0x30);	/* digits become 0..9 */
+	uint64_t t = (y & BYTES(0x7f)) + BYTES(0x76);	/* bit 7 set from 10 up; no carry */
+	return ~(t | y) & BYTES(0x80);
+}
+
+/* 0x80 in each byte of x that is a space */
+static inline uint64_t space_bytes(uint64_t x)
+{
+	uint64_t y = x ^ BYTES(0x20);
+	return ~(((y & BYTES(0x7f)) + BYTES(0x7f)) | y) & BYTES(0x80);
+}
+
+/*
+ * The field of width w (2..8) that ends at `e`: blanks then 1 to w-1 digits,
+ * or blanks then "-".  Returns 1 with *val set, 2 for "-", 0 otherwise.
+ */
+static inline int fixed_field(const char *e, int w, bool want, uint64_t *val)
+{
+	uint64_t x = load8(e - 8);
+	uint64_t col = BYTES(0x80) << (8 * (8 - w));	/* the field's bytes */
+	uint64_t nd = col & ~digit_bytes(x);		/* its non-digits */
+	uint64_t sp = space_bytes(x), digits, full, z;
+	int k;
+
+	if (!nd)
+		return 0;	/* no blank before the number: two tokens touch */
+	k = __builtin_clzll(nd) >> 3;	/* digits after the last non-digit */
+	if (!k) {
+		/* "-": the last byte, blanks before it */
+		return (x >> 56) == '-' && !((col & ~(BYTES(0x80) << 56)) & ~sp) ? 2 : 0;
 	}
-	o = ctx_rec(ctx, REC_SAMPLE);
-	if (!o)
-		return true;
-	o->gpu_index = gpu;
-	o->t_ns = t_ns;
-	o->time_kind = TK_ABS;
-	o->present = present;
-	for (int m = 0; m < M__COUNT; m++)
-		o->v[m] = present & (1u << m) ? v[m] : 0;
+	digits = BYTES(0x80) << (8 * (8 - k));
+	if ((col & ~digits) & ~sp)
+		return 0;	/* something other than blanks before the digits */
+	if (!want)
+		return 1;
+	full = ~UINT64_C(0) << (8 * (8 - k));
+	z = (x & full) - (BYTES(0x30) & full);	/* digit values, leading zeros */
+	/* pairs, then fours, then eight: byte 0 is the most significant digit */
+	z = (z * 10 + (z >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	z = (z * 100 + (z >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	z = (z * 10000 + (z >> 32)) & UINT64_C(0xffffffff);
+	*val = z;
+	return 1;
+}
+
+static bool blanks(const char *p, const char *end)
+{
+	while (p < end && *p == ' ')
+		p++;
+	return p == end;
+}
+
+static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const char *line,
+			   const char *end)
+{
+	const uint16_t *e = st->fw_end;
+	const char *dt, *dt_end;
+	double v[M__COUNT];
+	uint32_t present = 0;
+	int32_t gpu = -1;
+	int64_t t_ns;
+
+	if (!st->fw_ok || end - line != st->fw_len)
+		return false;
+	dt = line + e[0] - 8;
+	dt_end = line + e[1];
+	/* blanks before the date, between date and time, and after the last field */
+	if (!blanks(line, dt) || !blanks(line + e[0], dt_end - 8) ||
+	    !blanks(line + e[st->ncols - 1], end))
+		return false;
+	for (int i = 2; i < st->ncols; i++) {
+		const struct mon_col *c = &st->cols[i];
+		uint64_t x = 0;
+		int r = fixed_field(line + e[i], e[i] - e[i - 1], c->kind != COL_NUM, &x);
+		if (!r || (r == 2 && c->kind == COL_GPU))
+			return false;
+		if (r == 1 && c->kind == COL_METRIC) {
+			v[c->slot] = (double)x;
+			present |= 1u << c->slot;
+		} else if (c->kind == COL_GPU) {
+			gpu = (int32_t)x;
+		}
+	}
+	if (gpu < 0 || !row_time(st, dt, dt_end, &t_ns))
+		return false;
+	emit_sample(ctx, gpu, t_ns, present, v);
 	return true;
 }
 
@@ -721,7 +880,7 @@ void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n)
 			"data row before any header");
 		return;
 	}
-	if (!read_row_fast(ctx, st, line, end))
+	if (!read_row_fixed(ctx, st, line, end) && !read_row_fast(ctx, st, line, end))
 		read_row(ctx, st, line, end);
 }
 

@@ -51,6 +51,7 @@ static int new_gpu(struct timeline *tl, int index, const char *uuid, const char 
 		g->ft_ns[m] = INT64_MIN;
 	g->energy_prev_j = NAN;
 	g->nproc_known = -1;
+	memset(tl->by_index, 0, sizeof(tl->by_index));
 	return tl->ngpus++;
 }
 
@@ -78,13 +79,21 @@ static int resolve_gpu(struct timeline *tl, int index, const char *uuid, const c
 		return new_gpu(tl, index, uuid, name);
 	}
 	if (index >= 0) {
+		if (index < 64 && tl->by_index[index]) {
+			i = tl->by_index[index] - 1;
+			goto found;
+		}
 		for (i = 0; i < tl->ngpus; i++)
-			if (tl->gpus[i].id.index == index)
+			if (tl->gpus[i].id.index == index) {
+				if (index < 64)
+					tl->by_index[index] = (uint16_t)(i + 1);
 				goto found;
+			}
 		/* a UUID-only GPU (known from process data) takes the first index */
 		for (i = 0; i < tl->ngpus; i++)
 			if (tl->gpus[i].id.index < 0 && tl->ngpus == 1) {
 				tl->gpus[i].id.index = index;
+				memset(tl->by_index, 0, sizeof(tl->by_index));
 				goto found;
 			}
 		return new_gpu(tl, index, NULL, name);
@@ -97,8 +106,10 @@ found:
 	if (name && (!tl->gpus[i].id.name[0] ||
 		     (!strchr(tl->gpus[i].id.name, ' ') && strchr(name, ' '))))
 		copy_str(tl->gpus[i].id.name, sizeof(tl->gpus[i].id.name), name);
-	if (index >= 0 && tl->gpus[i].id.index < 0)
+	if (index >= 0 && tl->gpus[i].id.index < 0) {
 		tl->gpus[i].id.index = index;
+		memset(tl->by_index, 0, sizeof(tl->by_index));
+	}
 	return i;
 }
 

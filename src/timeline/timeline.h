@@ -98,6 +98,9 @@ struct tl_gpu {
 struct timeline {
 	struct tl_gpu gpus[TL_MAX_GPUS];
 	int ngpus;
+	/* index -> GPU for records that name only an index: 1 + the GPU, 0 for
+	 * not cached; cleared whenever a GPU or an index is added */
+	uint16_t by_index[64];
 	struct timeline_consumer c;
 	uint64_t dropped_no_gpu;	/* records naming no GPU at all */
 	uint64_t dropped_too_many;	/* GPUs beyond TL_MAX_GPUS */

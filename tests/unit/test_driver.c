@@ -620,6 +620,134 @@ static void test_date_from_name(void **state)
 	assert_int_equal(date_from_name("a_19891231"), INT64_MIN);
 }
 
+/* ---- the dmon fixed-width path against the token path ---------------------- */
+
+struct seen {
+	struct rec r;
+	char msg[160];
+};
+
+struct seen_list {
+	struct seen *s;
+	size_t n, alloc;
+};
+
+static int collect_msgs(void *ud, const struct input_stat *in, const struct rec *r,
+			const struct batch *b)
+{
+	struct seen_list *l = ud;
+	const char *m = batch_str(b, r->name);
+
+	(void)in;
+	if (r->kind == REC_SAMPLE && r->gpu_index == 63)
+		return 0;	/* the row that teaches the layout */
+	ALLOC_GROW(l->s, l->n + 1, l->alloc);
+	l->s[l->n].r = *r;
+	snprintf(l->s[l->n].msg, sizeof(l->s[l->n].msg), "%s", m ? m : "");
+	l->n++;
+	return 0;
+}
+
+static uint64_t xs_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A dmon row as long as the row before it is read by the fixed-width path
+ * (fmt_smi_dmon.c); any other row by the token path.  Both must give the
+ * same record, or the same complaint at the same column, for every row.
+ * File A puts each mutated row after a good row of the same length (so the
+ * fixed path is tried), file B right after a header (so it is not).
+ */
+static void test_dmon_fixed_width(void **state)
+{
+	static const char hdr[] =
+		"#Date        Time         gpu    pwr  gtemp     sm    mem    enc     fb\n"
+		"#YYYYMMDD    HH:MM:SS     Idx      W      C      %      %      %     MB\n";
+	static const char alphabet[] = "0123456789 -.\t+ex#:";
+	struct sbuf a = { 0 }, b = { 0 };
+	struct seen_list la = { 0 }, lb = { 0 };
+	char pa[4096], pb[4096];
+	const char *one[1];
+	struct ingest_opts o = opts(1, 0);
+	struct ingest_result res;
+	struct gl_err err = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	size_t fixed_like = 0;
+
+	(void)state;
+	make_tmp_dir();
+	for (int i = 0; i < 4000; i++) {
+		char good[128], row[128];
+		int n = snprintf(good, sizeof(good),
+				 " 20261129    22:%02d:%02d %6d %6d %6d %6d %6d %6d %6d\n",
+				 i / 60 % 60, i % 60, 63, 100, 40, 50, 20, 0, 1000);
+		int v[6];
+		for (int k = 0; k < 6; k++)
+			v[k] = (int)(xs_next(&x) % 100000);
+		snprintf(row, sizeof(row), " 20261129    22:%02d:%02d %6d %6d %6d %6d %6d %6d %6d\n",
+			 i / 60 % 60, i % 60, (int)(xs_next(&x) % 8), v[0], v[1] % 200, v[2] % 101,
+			 v[3] % 101, v[4] % 3, v[5]);
+		/* 0 to 3 characters replaced; the length stays, so the layout applies */
+		for (int m = (int)(xs_next(&x) % 4); m > 0; m--) {
+			size_t at = (size_t)(xs_next(&x) % (size_t)(n - 1));
+			row[at] = alphabet[xs_next(&x) % (sizeof(alphabet) - 1)];
+		}
+		if (xs_next(&x) % 5 == 0) {	/* a field of "-" */
+			size_t f = 28 + 7 * (size_t)(xs_next(&x) % 6);
+			memcpy(row + f, "      -", 7);
+		}
+		if (xs_next(&x) % 7 == 0)	/* a number that fills its column */
+			memcpy(row + 28 + 7 * (size_t)(xs_next(&x) % 6), "1234567", 7);
+		sb_add(&a, hdr, sizeof(hdr) - 1);
+		sb_add(&a, good, (size_t)n);
+		sb_add(&a, row, strlen(row));
+		sb_add(&b, hdr, sizeof(hdr) - 1);
+		sb_add(&b, row, strlen(row));
+		fixed_like += strlen(row) == (size_t)n;
+	}
+	write_file(tmp_path(pa, sizeof(pa), "a.log"), a.p, a.n);
+	write_file(tmp_path(pb, sizeof(pb), "b.log"), b.p, b.n);
+	o.format = "smi-dmon";
+	one[0] = pa;
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(ingest_run(one, 1, &o, &(struct ingest_sink){ &la, collect_msgs }, &res,
+				    &err), 0);
+	ingest_result_release(&res);
+	one[0] = pb;
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(ingest_run(one, 1, &o, &(struct ingest_sink){ &lb, collect_msgs }, &res,
+				    &err), 0);
+	ingest_result_release(&res);
+	assert_true(fixed_like > 3900);
+	assert_int_equal(la.n, lb.n);
+	for (size_t i = 0; i < la.n; i++) {
+		const struct rec *ra = &la.s[i].r, *rb = &lb.s[i].r;
+		if (ra->kind != rb->kind || (ra->kind == REC_SAMPLE && ra->t_ns != rb->t_ns) ||
+		    ra->gpu_index != rb->gpu_index ||
+		    ra->present != rb->present || ra->col != rb->col ||
+		    (ra->kind == REC_SAMPLE && memcmp(ra->v, rb->v, sizeof(ra->v))) ||
+		    strcmp(la.s[i].msg, lb.s[i].msg) ||
+		    ra->line * 3 != rb->line * 4)
+			fail_msg("row %zu: line %llu/%llu t %lld/%lld kind %d/%d gpu %d/%d present %x/%x "
+				 "col %u/%u '%s'/'%s'", i, (unsigned long long)ra->line,
+				 (unsigned long long)rb->line, (long long)ra->t_ns, (long long)rb->t_ns,
+				 ra->kind, rb->kind, ra->gpu_index, rb->gpu_index, ra->present,
+				 rb->present, ra->col, rb->col, la.s[i].msg, lb.s[i].msg);
+	}
+	if (!getenv("KEEP")) { unlink(pa);
+	unlink(pb);
+	rmdir(tmp_dir); }
+	free(a.p);
+	free(b.p);
+	free(la.s);
+	free(lb.s);
+}
+
 /* The sink's non-zero code stops the run and comes back from ingest_run. */
 static void test_sink_stops(void **state)
 {
@@ -662,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_time_only_midnight),
 		cmocka_unit_test(test_date_from_name),
 		cmocka_unit_test(test_sink_stops),
+		cmocka_unit_test(test_dmon_fixed_width),
 	};
 
 	/* local times in the logs are read as UTC */
