@@ -402,21 +402,31 @@ static void remember_context(struct source *s, const char *line, size_t n)
 	s->nctx++;
 }
 
-static void check_context_line(struct source *s, const char *p, const char *end)
+/* Is the line at p (up to end) a context line?  Its length, without CR, in *len. */
+static bool context_line_at(const struct source *s, const char *p, const char *end, size_t *len)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	size_t len = (size_t)((nl ? nl : end) - p);
-	if (len && p[len - 1] == '\r')
-		len--;
-	if (s->fmt->is_context(p, len))
-		remember_context(s, p, len);
+	size_t n = (size_t)((nl ? nl : end) - p);
+
+	if (n && p[n - 1] == '\r')
+		n--;
+	*len = n;
+	return s->fmt->is_context(p, n);
 }
 
-/* Note the context lines inside [p, p+n) so later chunks can replay them. */
+/*
+ * Note the context lines in force after [p, p+n) so that later chunks can
+ * replay them: the last two, found by scanning back from the end, which
+ * stops as soon as they are found (dmon repeats its header every few dozen
+ * rows), and goes through the whole chunk only when it has fewer.
+ */
 static void scan_context(struct source *s, const char *p, size_t n)
 {
 	const struct format *f = s->fmt;
-	const char *end = p + n, *start = p;
+	const char *end = p + n, *start = p, *q = end;
+	const char *found[2];
+	size_t found_n[2];
+	int nf = 0;
 
 	if (!f->is_context)
 		return;
@@ -425,24 +435,34 @@ static void scan_context(struct source *s, const char *p, size_t n)
 		if (n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
 			start = p += 3;	/* a BOM before the first header */
 	}
-	if (f->context_first && strlen(f->context_first) == 1) {
-		char c = f->context_first[0];
-		while (p < end) {
-			const char *q = memchr(p, c, (size_t)(end - p));
-			if (!q)
+	while (nf < 2 && q > start) {
+		const char *ls;
+		size_t len;
+		if (f->context_first && strlen(f->context_first) == 1) {
+			/* jump to the previous occurrence of the one first character */
+			ls = memrchr(start, f->context_first[0], (size_t)(q - start));
+			if (!ls)
 				break;
-			if (q == start || q[-1] == '\n')
-				check_context_line(s, q, end);
-			p = q + 1;
+			q = ls;
+			if (ls != start && ls[-1] != '\n')
+				continue;
+		} else {
+			/* the line that ends just before q */
+			const char *le = q[-1] == '\n' ? q - 1 : q;
+			const char *nl = le > start ? memrchr(start, '\n', (size_t)(le - start)) : NULL;
+			ls = nl ? nl + 1 : start;
+			q = ls;
+			if (f->context_first && !strchr(f->context_first, *ls))
+				continue;
 		}
-		return;
+		if (context_line_at(s, ls, end, &len)) {
+			found[nf] = ls;
+			found_n[nf] = len;
+			nf++;
+		}
 	}
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!f->context_first || strchr(f->context_first, *p))
-			check_context_line(s, p, end);
-		p = nl ? nl + 1 : end;
-	}
+	while (nf-- > 0)
+		remember_context(s, found[nf], found_n[nf]);
 }
 
 static void chunk_set_context(struct chunk *c, const struct source *s)
