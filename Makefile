@@ -16,12 +16,13 @@ WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CSTD    = -std=c11 -D_GNU_SOURCE
 OPT     ?= -O2 -g
 HARDEN  = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-PKGS    = zlib libzstd inih libmicrohttpd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih -lmicrohttpd)
+PKGS    = zlib libzstd inih
+# libmicrohttpd: its header at build time; the library is dlopen()ed by --listen
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libmicrohttpd 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih)
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) -Isrc -I$(O)/gen $(PKG_CFLAGS) -pthread -MMD -MP $(CFLAGS)
-LDLIBS  = $(PKG_LIBS) -lm -pthread
+LDLIBS  = $(PKG_LIBS) -lm -ldl -pthread
 
 ifdef SANITIZE
 O       = build-san
