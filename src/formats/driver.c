@@ -225,7 +225,6 @@ struct source {
 	const struct format *fmt;
 	struct reader rd;
 	size_t pos;		/* READER_MAP: next byte to cut */
-	size_t released;	/* READER_MAP: bytes handed back (page-aligned) */
 	char *carry;		/* streaming: bytes after the last newline */
 	size_t carry_n;
 	char *head;		/* streaming: sniffed bytes not yet cut */
@@ -291,6 +290,24 @@ static void parse_lines(const struct format *f, struct parse_ctx *ctx, const cha
 	}
 }
 
+/*
+ * The bytes of a parsed chunk of a mapped file are not needed again (records
+ * carry copies of their strings): hand their pages back so that resident
+ * memory stays flat whatever the file size.  The page cache keeps them; this
+ * process just stops counting them.  The page the chunk starts in may hold
+ * the end of the chunk before, still being parsed: that costs it a page
+ * fault, never a wrong byte, as the mapping is read-only and private.
+ */
+static void release_mapped(const struct chunk *c)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)c->p & ~(page - 1);
+	uintptr_t to = ((uintptr_t)c->p + c->n) & ~(page - 1);
+
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 {
 	const struct format *f = c->src->fmt;
@@ -318,6 +335,8 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 	parse_lines(f, &ctx, p, n, c->ends_partial);
 	c->batch.lines = ctx.line;
 	free(state);
+	if (!c->owned)
+		release_mapped(c);
 }
 
 static void *worker_main(void *arg)
@@ -801,23 +820,6 @@ static void source_fill(struct source *s, struct pool *pl, size_t chunk_bytes, s
 	}
 }
 
-/*
- * Parsed bytes of a mapped file are not needed again: hand their pages back
- * so that resident memory stays flat whatever the file size (the page cache
- * keeps them; this process just stops counting them).
- */
-static void release_mapped(struct source *s, const struct chunk *c)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from = (uintptr_t)s->rd.map + s->released;
-	uintptr_t to = ((uintptr_t)c->p + c->n) & ~(page - 1);
-
-	if (to > from) {
-		madvise((void *)from, to - from, MADV_DONTNEED);
-		s->released += to - from;
-	}
-}
-
 /* Make sure s->next points at the next record; false when s is finished. */
 static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 			const struct ingest_opts *o, struct gl_err *err)
@@ -846,10 +848,8 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		s->st->lines += c->batch.lines;
 		if (c->ends_partial && c->batch.lines)
 			s->st->partial_last_line = true;
-		if (s->rd.kind == READER_MAP) {
+		if (s->rd.kind == READER_MAP)
 			s->st->bytes += c->n;
-			release_mapped(s, c);
-		}
 		s->head_seq++;
 		s->rec_pos = 0;
 		source_fill(s, pl, chunk_bytes, err);

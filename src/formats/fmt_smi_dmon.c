@@ -47,7 +47,13 @@ struct mon_state {
 	/* the fixed-width layout learnt from the last row read token by token */
 	bool fw_ok;
 	uint16_t fw_len;		/* its length */
-	uint16_t fw_end[MAX_COLS];	/* where each of its tokens ends */
+	uint16_t fw_date_end, fw_time_end;
+	uint16_t fw_n;			/* numeric columns, after date and time */
+	struct fw_col {
+		uint64_t field;		/* 0xff for the field's bytes among the 8 ending at `end` */
+		uint16_t end;		/* where its token ends */
+		uint8_t kind, slot;	/* as in cols[] */
+	} fw[MAX_COLS];
 };
 
 _Static_assert(sizeof(struct mon_state) <= SMI_MON_STATE_SIZE, "SMI_MON_STATE_SIZE too small");
@@ -642,11 +648,18 @@ static void learn_layout(struct mon_state *st, const uint16_t *ends, size_t n)
 		return;
 	for (int i = 2; i < st->ncols; i++) {
 		int w = ends[i] - ends[i - 1];
+		struct fw_col *f = &st->fw[i - 2];
 		uint8_t k = st->cols[i].kind;
 		if (w < 2 || w > 8 || (k != COL_GPU && k != COL_METRIC && k != COL_NUM))
 			return;
+		f->field = ~UINT64_C(0) << (8 * (8 - w));
+		f->end = ends[i];
+		f->kind = k;
+		f->slot = st->cols[i].slot;
 	}
-	memcpy(st->fw_end, ends, sizeof(ends[0]) * st->ncols);
+	st->fw_n = (uint16_t)(st->ncols - 2);
+	st->fw_date_end = ends[0];
+	st->fw_time_end = ends[1];
 	st->fw_len = (uint16_t)n;
 	st->fw_ok = true;
 }
@@ -746,23 +759,16 @@ static inline uint64_t digit_bytes(uint64_t x)
 	return ~(t | y) & BYTES(0x80);
 }
 
-/* 0x80 in each byte of x that is a space */
-static inline uint64_t space_bytes(uint64_t x)
-{
-	uint64_t y = x ^ BYTES(0x20);
-	return ~(((y & BYTES(0x7f)) + BYTES(0x7f)) | y) & BYTES(0x80);
-}
-
 /*
- * The field of width w (2..8) that ends at `e`: blanks then 1 to w-1 digits,
- * or blanks then "-".  Returns 1 with *val set, 2 for "-", 0 otherwise.
+ * The field (0xff bytes of `field`, 2 to 8 of them) among the 8 bytes that
+ * end at `e`: blanks then 1 to w-1 digits, or blanks then "-".  Returns 1
+ * with *val set (when `want`), 2 for "-", 0 for anything else.
  */
-static inline int fixed_field(const char *e, int w, bool want, uint64_t *val)
+static inline int fixed_field(const char *e, uint64_t field, bool want, uint64_t *val)
 {
 	uint64_t x = load8(e - 8);
-	uint64_t col = BYTES(0x80) << (8 * (8 - w));	/* the field's bytes */
-	uint64_t nd = col & ~digit_bytes(x);		/* its non-digits */
-	uint64_t sp = space_bytes(x), digits, full, z;
+	uint64_t nd = field & BYTES(0x80) & ~digit_bytes(x);	/* its non-digits, 0x80 each */
+	uint64_t full, z;
 	int k;
 
 	if (!nd)
@@ -770,14 +776,14 @@ static inline int fixed_field(const char *e, int w, bool want, uint64_t *val)
 	k = __builtin_clzll(nd) >> 3;	/* digits after the last non-digit */
 	if (!k) {
 		/* "-": the last byte, blanks before it */
-		return (x >> 56) == '-' && !((col & ~(BYTES(0x80) << 56)) & ~sp) ? 2 : 0;
+		return (x >> 56) == '-' &&
+		       !((x ^ BYTES(0x20)) & field & ~(UINT64_C(0xff) << 56)) ? 2 : 0;
 	}
-	digits = BYTES(0x80) << (8 * (8 - k));
-	if ((col & ~digits) & ~sp)
+	full = ~UINT64_C(0) << (8 * (8 - k));
+	if ((x ^ BYTES(0x20)) & field & ~full)
 		return 0;	/* something other than blanks before the digits */
 	if (!want)
 		return 1;
-	full = ~UINT64_C(0) << (8 * (8 - k));
 	z = (x & full) - (BYTES(0x30) & full);	/* digit values, leading zeros */
 	/* pairs, then fours, then eight: byte 0 is the most significant digit */
 	z = (z * 10 + (z >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
@@ -797,7 +803,6 @@ static bool blanks(const char *p, const char *end)
 static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			   const char *end)
 {
-	const uint16_t *e = st->fw_end;
 	const char *dt, *dt_end;
 	double v[M__COUNT];
 	uint32_t present = 0;
@@ -806,23 +811,24 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 
 	if (!st->fw_ok || end - line != st->fw_len)
 		return false;
-	dt = line + e[0] - 8;
-	dt_end = line + e[1];
+	dt = line + st->fw_date_end - 8;
+	dt_end = line + st->fw_time_end;
 	/* blanks before the date, between date and time, and after the last field */
-	if (!blanks(line, dt) || !blanks(line + e[0], dt_end - 8) ||
-	    !blanks(line + e[st->ncols - 1], end))
+	if (!blanks(line, dt) || !blanks(line + st->fw_date_end, dt_end - 8) ||
+	    !blanks(line + st->fw[st->fw_n - 1].end, end))
 		return false;
-	for (int i = 2; i < st->ncols; i++) {
-		const struct mon_col *c = &st->cols[i];
+	for (const struct fw_col *f = st->fw, *fe = st->fw + st->fw_n; f < fe; f++) {
 		uint64_t x = 0;
-		int r = fixed_field(line + e[i], e[i] - e[i - 1], c->kind != COL_NUM, &x);
-		if (!r || (r == 2 && c->kind == COL_GPU))
+		int r = fixed_field(line + f->end, f->field, f->kind != COL_NUM, &x);
+		if (r == 1) {
+			if (f->kind == COL_METRIC) {
+				v[f->slot] = (double)x;
+				present |= 1u << f->slot;
+			} else if (f->kind == COL_GPU) {
+				gpu = (int32_t)x;
+			}
+		} else if (!r || f->kind == COL_GPU) {
 			return false;
-		if (r == 1 && c->kind == COL_METRIC) {
-			v[c->slot] = (double)x;
-			present |= 1u << c->slot;
-		} else if (c->kind == COL_GPU) {
-			gpu = (int32_t)x;
 		}
 	}
 	if (gpu < 0 || !row_time(st, dt, dt_end, &t_ns))
