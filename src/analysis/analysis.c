@@ -11,7 +11,11 @@
 
 const char *const severity_name[3] = { "info", "warning", "critical" };
 
+/* Intervals kept per GPU for the centred window: the ring starts small (1 s
+ * samples need about a dozen) and doubles up to RING when faster sampling
+ * needs more, so that it stays in cache. */
 #define RING 256
+#define RING_MIN 16
 #define MAXPRESENT 64
 #define POWER_BINS 2048		/* 1 W bins for the idle-floor medians */
 #define PROC_STALE_NS (5 * NS_PER_S)
@@ -31,7 +35,8 @@ struct stretch {		/* an open run of one state, for findings */
 };
 
 struct gpu_work {
-	struct ival ring[RING];
+	struct ival *ring;		/* ring_cap entries, a power of two */
+	int ring_cap;
 	int ring_head, ring_n, ncls;	/* see drain() */
 	struct present_proc present[MAXPRESENT];
 	int npresent;
@@ -336,12 +341,12 @@ static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util)
 
 static void window_at(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
 {
-	const struct ival *c = &w->ring[(w->ring_head + idx) % RING];
+	const struct ival *c = &w->ring[(w->ring_head + idx) & (w->ring_cap - 1)];
 	double sum = 0, sum2 = 0, tot = 0, act = 0, mx = 0;
 
 	memset(sw, 0, sizeof(*sw));
 	for (int i = 0; i < w->ring_n; i++) {
-		const struct ival *iv = &w->ring[(w->ring_head + i) % RING];
+		const struct ival *iv = &w->ring[(w->ring_head + i) & (w->ring_cap - 1)];
 		double dt, u;
 		if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)))
 			continue;
@@ -443,7 +448,7 @@ static void classify_one(struct analysis *an, int gi, int idx)
 {
 	struct gpu_work *w = an->work[gi];
 	struct gpu_stats *g = &an->gpus[gi];
-	struct ival *iv = &w->ring[(w->ring_head + idx) % RING];
+	struct ival *iv = &w->ring[(w->ring_head + idx) & (w->ring_cap - 1)];
 	struct state_in in;
 	int st;
 
@@ -526,8 +531,8 @@ static void drain(struct analysis *an, int gi, bool all)
 	int64_t half = an->cfg.window_ns;
 
 	while (w->ncls < w->ring_n) {
-		const struct ival *c = &w->ring[(w->ring_head + w->ncls) % RING];
-		const struct ival *newest = &w->ring[(w->ring_head + w->ring_n - 1) % RING];
+		const struct ival *c = &w->ring[(w->ring_head + w->ncls) & (w->ring_cap - 1)];
+		const struct ival *newest = &w->ring[(w->ring_head + w->ring_n - 1) & (w->ring_cap - 1)];
 		if (!all && w->ring_n < RING && newest->t1_ns < c->t1_ns + half)
 			break;
 		classify_one(an, gi, w->ncls);
@@ -536,10 +541,10 @@ static void drain(struct analysis *an, int gi, bool all)
 		while (w->ncls > 0) {
 			const struct ival *old = &w->ring[w->ring_head];
 			const struct ival *next = w->ncls < w->ring_n ?
-				&w->ring[(w->ring_head + w->ncls) % RING] : newest;
+				&w->ring[(w->ring_head + w->ncls) & (w->ring_cap - 1)] : newest;
 			if (old->t1_ns > next->t0_ns - half && w->ring_n < RING)
 				break;
-			w->ring_head = (w->ring_head + 1) % RING;
+			w->ring_head = (w->ring_head + 1) & (w->ring_cap - 1);
 			w->ring_n--;
 			w->ncls--;
 		}
@@ -549,8 +554,11 @@ static void drain(struct analysis *an, int gi, bool all)
 /* The ring holds past context too: classify index `pos` when it has enough future. */
 static struct gpu_work *work_of(struct analysis *an, int gi)
 {
-	if (!an->work[gi])
+	if (!an->work[gi]) {
 		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
+		an->work[gi]->ring = xreallocarray(NULL, RING_MIN, sizeof(struct ival));
+		an->work[gi]->ring_cap = RING_MIN;
+	}
 	return an->work[gi];
 }
 
@@ -560,17 +568,27 @@ static struct ival *on_reserve(void *ud, int gi)
 	struct analysis *an = ud;
 	struct gpu_work *w = work_of(an, gi);
 
+	if (w->ring_n == w->ring_cap && w->ring_cap < RING) {
+		/* grow, oldest first at 0 */
+		struct ival *r = xreallocarray(NULL, (size_t)w->ring_cap * 2, sizeof(*r));
+		for (int i = 0; i < w->ring_n; i++)
+			r[i] = w->ring[(w->ring_head + i) & (w->ring_cap - 1)];
+		free(w->ring);
+		w->ring = r;
+		w->ring_cap *= 2;
+		w->ring_head = 0;
+	}
 	/* a full ring: forget the oldest past context, or classify early */
 	if (w->ring_n == RING) {
 		if (w->ncls == 0) {
 			classify_one(an, gi, 0);
 			w->ncls = 1;
 		}
-		w->ring_head = (w->ring_head + 1) % RING;
+		w->ring_head = (w->ring_head + 1) & (w->ring_cap - 1);
 		w->ring_n--;
 		w->ncls--;
 	}
-	return &w->ring[(w->ring_head + w->ring_n) % RING];
+	return &w->ring[(w->ring_head + w->ring_n) & (w->ring_cap - 1)];
 }
 
 static void on_interval(void *ud, int gi, const struct ival *iv_in)
@@ -653,8 +671,11 @@ static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *nam
 	int slot = -1;
 
 	(void)mem;
-	if (!an->work[gi])
+	if (!an->work[gi]) {
 		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
+		an->work[gi]->ring = xreallocarray(NULL, RING_MIN, sizeof(struct ival));
+		an->work[gi]->ring_cap = RING_MIN;
+	}
 	w = an->work[gi];
 	an->gpus[gi].has_process_data = true;
 	w->last_proc_obs_ns = t;
@@ -911,6 +932,8 @@ void analysis_finish(struct analysis *an)
 void analysis_release(struct analysis *an)
 {
 	for (int i = 0; i < TL_MAX_GPUS; i++) {
+		if (an->work[i])
+			free(an->work[i]->ring);
 		free(an->work[i]);
 		free(an->gpus[i].min_busy_s);
 		free(an->gpus[i].min_cov_s);
