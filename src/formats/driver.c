@@ -389,18 +389,23 @@ static void pool_wait(struct pool *pl, struct chunk *c)
 	if (pl->nthreads == 0)
 		return;
 	pthread_mutex_lock(&pl->mu);
-	if (c->state == CH_QUEUED && pl->jobs_head == c) {
-		/* no worker has started it: parse it here rather than wait */
-		pl->jobs_head = c->next_job;
+	while (c->state != CH_DONE) {
+		struct chunk *j = pl->jobs_head;
+		if (!j) {
+			pthread_cond_wait(&pl->done_cv, &pl->mu);
+			continue;
+		}
+		/* rather than wait, parse the next chunk no worker has started:
+		 * c itself, or a later one while a worker finishes c */
+		pl->jobs_head = j->next_job;
 		if (!pl->jobs_head)
 			pl->jobs_tail = NULL;
 		pthread_mutex_unlock(&pl->mu);
-		parse_chunk(c, pl->opts);
-		c->state = CH_DONE;
-		return;
+		parse_chunk(j, pl->opts);
+		pthread_mutex_lock(&pl->mu);
+		j->state = CH_DONE;
+		pthread_cond_broadcast(&pl->done_cv);
 	}
-	while (c->state != CH_DONE)
-		pthread_cond_wait(&pl->done_cv, &pl->mu);
 	pthread_mutex_unlock(&pl->mu);
 }
 
