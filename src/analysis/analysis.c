@@ -258,7 +258,8 @@ static void leak_feed(struct analysis *an, int gi, int64_t t, double mem)
 
 /* ---- segments and per-state totals -------------------------------------- */
 
-static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
+/* dt: the interval's length in seconds, as account() computed it */
+static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st, double dt)
 {
 	struct gpu_work *w = an->work[gi];
 
@@ -292,21 +293,20 @@ static void add_segment(struct analysis *an, int gi, const struct ival *iv, int 
 	if (!isnan(iv->energy_j))
 		w->st.energy_j += iv->energy_j;
 	if (iv->present & (1u << M_POWER)) {
-		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
 		w->st.power_ws += iv->v[M_POWER] * dt;
 		w->st.power_s += dt;
 	}
 }
 
-static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util)
+/* dt_s: (t1 - t0) in seconds */
+static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util, double dt_s)
 {
 	/* the common case, an interval inside the minute of the previous one,
 	 * needs no 64-bit division */
 	if (t0 >= g->min_cur_start_ns && t1 <= g->min_cur_end_ns && g->min_cur < g->nmin) {
-		double dt = (double)(t1 - t0) / 1e9;
-		g->min_cov_s[g->min_cur] += (float)dt;
+		g->min_cov_s[g->min_cur] += (float)dt_s;
 		if (!isnan(util))
-			g->min_busy_s[g->min_cur] += (float)(dt * util / 100);
+			g->min_busy_s[g->min_cur] += (float)(dt_s * util / 100);
 		return;
 	}
 	while (t0 < t1) {
@@ -352,7 +352,7 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 			continue;
 		if (iv->t1_ns <= c->t0_ns - half || iv->t0_ns >= c->t1_ns + half)
 			continue;
-		dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+		dt = (double)(iv->t1_ns - iv->t0_ns);	/* ns: only ratios are kept */
 		u = iv->v[M_UTIL_GPU];
 		sum += u * dt;
 		sum2 += u * u * dt;
@@ -396,11 +396,11 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 			w->gap_t0 = iv->t0_ns;
 			w->gap_t1 = iv->t1_ns;
 		}
-		add_segment(an, gi, iv, st);
+		add_segment(an, gi, iv, st, dt);
 		return;
 	}
 	g->covered_s += dt;
-	minute_add(g, iv->t0_ns, iv->t1_ns, util);
+	minute_add(g, iv->t0_ns, iv->t1_ns, util, dt);
 	if (!isnan(util)) {
 		int b = util < 0 ? 0 : util > 100 ? 100 : (int)(util + 0.5);
 		g->util_known_s += dt;
@@ -441,7 +441,7 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	}
 	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
 		g->mem_total_mib = iv->v[M_MEM_TOTAL];
-	add_segment(an, gi, iv, st);
+	add_segment(an, gi, iv, st, dt);
 }
 
 static void classify_one(struct analysis *an, int gi, int idx)
