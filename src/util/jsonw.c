@@ -2,25 +2,60 @@
 #include "util/jsonw.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util/timeutil.h"
 
 void jsonw_init(struct jsonw *w, FILE *out, bool pretty)
 {
-	memset(w, 0, sizeof(*w));
+	/* not the buffer: dump starts a writer per record */
+	memset(w, 0, offsetof(struct jsonw, buf));
 	w->out = out;
 	w->pretty = pretty;
+}
+
+void jsonw_flush(struct jsonw *w)
+{
+	if (w->n)
+		fwrite_unlocked(w->buf, 1, w->n, w->out);
+	w->n = 0;
+}
+
+static void put(struct jsonw *w, const char *s, size_t n)
+{
+	if (n > JSONW_BUF - w->n) {
+		jsonw_flush(w);
+		if (n > JSONW_BUF) {
+			fwrite_unlocked(s, 1, n, w->out);
+			return;
+		}
+	}
+	memcpy(w->buf + w->n, s, n);
+	w->n += n;
+}
+
+static void putch(struct jsonw *w, char c)
+{
+	if (w->n == JSONW_BUF)
+		jsonw_flush(w);
+	w->buf[w->n++] = c;
+}
+
+/* A value written outside any container is complete: hand it over. */
+static void end_scalar(struct jsonw *w)
+{
+	if (w->depth == 0)
+		jsonw_flush(w);
 }
 
 static void newline(struct jsonw *w)
 {
 	if (!w->pretty)
 		return;
-	static const char spaces[2 * JSONW_MAX_DEPTH + 1] =
-		"                                                                ";
-	putc_unlocked('\n', w->out);
-	fwrite_unlocked(spaces, 1, (size_t)(2 * w->depth), w->out);
+	static const char spaces[2 * JSONW_MAX_DEPTH + 2] =
+		"\n                                                                ";
+	put(w, spaces, (size_t)(2 * w->depth + 1));
 }
 
 static void before_value(struct jsonw *w)
@@ -31,7 +66,7 @@ static void before_value(struct jsonw *w)
 	}
 	if (w->depth > 0) {
 		if (w->need_comma[w->depth])
-			fputc(',', w->out);
+			putch(w, ',');
 		w->need_comma[w->depth] = true;
 		newline(w);
 	}
@@ -40,7 +75,7 @@ static void before_value(struct jsonw *w)
 static void open(struct jsonw *w, char c)
 {
 	before_value(w);
-	fputc(c, w->out);
+	putch(w, c);
 	if (w->depth < JSONW_MAX_DEPTH - 1)
 		w->depth++;
 	w->need_comma[w->depth] = false;
@@ -53,9 +88,12 @@ static void close(struct jsonw *w, char c)
 		w->depth--;
 	if (had)
 		newline(w);
-	fputc(c, w->out);
-	if (w->depth == 0 && w->pretty)
-		fputc('\n', w->out);
+	putch(w, c);
+	if (w->depth == 0) {
+		if (w->pretty)
+			putch(w, '\n');
+		jsonw_flush(w);
+	}
 }
 
 void jsonw_obj_begin(struct jsonw *w) { open(w, '{'); }
@@ -63,21 +101,21 @@ void jsonw_obj_end(struct jsonw *w) { close(w, '}'); }
 void jsonw_arr_begin(struct jsonw *w) { open(w, '['); }
 void jsonw_arr_end(struct jsonw *w) { close(w, ']'); }
 
-static void put_escaped(FILE *out, const char *s, size_t n);
+static void put_escaped(struct jsonw *w, const char *s, size_t n);
 
 void jsonw_key(struct jsonw *w, const char *key)
 {
 	before_value(w);
-	put_escaped(w->out, key, strlen(key));
-	fputs(w->pretty ? ": " : ":", w->out);
+	put_escaped(w, key, strlen(key));
+	put(w, ": ", w->pretty ? 2 : 1);
 	w->after_key = true;	/* the next value belongs to this key */
 }
 
-static void put_escaped(FILE *out, const char *s, size_t n)
+static void put_escaped(struct jsonw *w, const char *s, size_t n)
 {
 	size_t run = 0;	/* bytes since the last escape, written in one go */
 
-	putc_unlocked('"', out);
+	putch(w, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		const char *esc;
@@ -95,18 +133,19 @@ static void put_escaped(FILE *out, const char *s, size_t n)
 			snprintf(ubuf, sizeof(ubuf), "\\u%04x", c);
 			esc = ubuf;
 		}
-		fwrite_unlocked(s + run, 1, i - run, out);
-		fputs_unlocked(esc, out);
+		put(w, s + run, i - run);
+		put(w, esc, strlen(esc));
 		run = i + 1;
 	}
-	fwrite_unlocked(s + run, 1, n - run, out);
-	putc_unlocked('"', out);
+	put(w, s + run, n - run);
+	putch(w, '"');
 }
 
 void jsonw_strn(struct jsonw *w, const char *s, size_t n)
 {
 	before_value(w);
-	put_escaped(w->out, s, n);
+	put_escaped(w, s, n);
+	end_scalar(w);
 }
 
 void jsonw_str(struct jsonw *w, const char *s)
@@ -130,7 +169,8 @@ void jsonw_int(struct jsonw *w, int64_t v)
 	} while (u);
 	if (v < 0)
 		*--p = '-';
-	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), w->out);
+	put(w, p, (size_t)(buf + sizeof(buf) - p));
+	end_scalar(w);
 }
 
 char *fmt_num(char *buf, size_t cap, double v, int decimals)
@@ -169,19 +209,23 @@ void jsonw_num(struct jsonw *w, double v, int decimals)
 		return;
 	}
 	before_value(w);
-	fputs(fmt_num(buf, sizeof(buf), v, decimals), w->out);
+	fmt_num(buf, sizeof(buf), v, decimals);
+	put(w, buf, strlen(buf));
+	end_scalar(w);
 }
 
 void jsonw_bool(struct jsonw *w, bool v)
 {
 	before_value(w);
-	fputs(v ? "true" : "false", w->out);
+	put(w, v ? "true" : "false", v ? 4 : 5);
+	end_scalar(w);
 }
 
 void jsonw_null(struct jsonw *w)
 {
 	before_value(w);
-	fputs("null", w->out);
+	put(w, "null", 4);
+	end_scalar(w);
 }
 
 void jsonw_time(struct jsonw *w, int64_t t_ns)

@@ -12,16 +12,25 @@
 #include <stdio.h>
 
 #define JSONW_MAX_DEPTH 32
+#define JSONW_BUF 16384
 
+/*
+ * Output is gathered in buf and handed to `out` when it fills and when the
+ * top-level value closes, so a caller may write to `out` itself only
+ * between top-level values (or after jsonw_flush()).
+ */
 struct jsonw {
 	FILE *out;		/* borrowed */
 	int depth;
 	bool pretty;
 	bool need_comma[JSONW_MAX_DEPTH];
 	bool after_key;
+	size_t n;		/* bytes in buf */
+	char buf[JSONW_BUF];
 };
 
 void jsonw_init(struct jsonw *w, FILE *out, bool pretty);
+void jsonw_flush(struct jsonw *w);
 void jsonw_obj_begin(struct jsonw *w);
 void jsonw_obj_end(struct jsonw *w);
 void jsonw_arr_begin(struct jsonw *w);
