@@ -111,16 +111,42 @@ void jsonw_key(struct jsonw *w, const char *key)
 	w->after_key = true;	/* the next value belongs to this key */
 }
 
+#define BYTES(b) (UINT64_C(0x0101010101010101) * (b))
+
+/* 0x80 in each byte of x that is zero */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	return ~(((x & BYTES(0x7f)) + BYTES(0x7f)) | x | BYTES(0x7f));
+}
+
+/* Non-zero when one of the 8 bytes at s needs escaping. */
+static inline uint64_t needs_escape8(const char *s)
+{
+	uint64_t x;
+
+	memcpy(&x, s, 8);
+	return (~((x & BYTES(0x7f)) + BYTES(0x60)) & ~x & BYTES(0x80)) |	/* < 0x20 */
+	       zero_bytes(x ^ BYTES('"')) | zero_bytes(x ^ BYTES('\\')) |
+	       zero_bytes(x ^ BYTES(0x7f));
+}
+
 static void put_escaped(struct jsonw *w, const char *s, size_t n)
 {
 	size_t run = 0;	/* bytes since the last escape, written in one go */
+	size_t i = 0;
 
 	putch(w, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (;;) {
+		unsigned char c;
 		const char *esc;
 		char ubuf[8];
 
+		/* eight plain bytes at a time, then one by one */
+		while (n - i >= 8 && !needs_escape8(s + i))
+			i += 8;
+		if (i >= n)
+			break;
+		c = (unsigned char)s[i++];
 		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
 			continue;
 		switch (c) {
@@ -133,9 +159,9 @@ static void put_escaped(struct jsonw *w, const char *s, size_t n)
 			snprintf(ubuf, sizeof(ubuf), "\\u%04x", c);
 			esc = ubuf;
 		}
-		put(w, s + run, i - run);
+		put(w, s + run, i - 1 - run);
 		put(w, esc, strlen(esc));
-		run = i + 1;
+		run = i;
 	}
 	put(w, s + run, n - run);
 	putch(w, '"');

@@ -125,7 +125,18 @@ static char *rfc3339(char *buf, size_t cap, int64_t t_ns, bool micro)
 		rem += 86400;
 		days--;
 	}
-	civil_from_days(days, &y, &m, &d);
+	{
+		/* consecutive times share their day: one conversion per day per thread */
+		static __thread int64_t c_days = INT64_MIN;
+		static __thread int c_y, c_m, c_d;
+		if (days != c_days) {
+			civil_from_days(days, &c_y, &c_m, &c_d);
+			c_days = days;
+		}
+		y = c_y;
+		m = c_m;
+		d = c_d;
+	}
 	if (y < 0 || y > 9999) {
 		snprintf(buf, cap, "%lld", (long long)t_ns);
 		return buf;
@@ -149,8 +160,11 @@ static char *rfc3339(char *buf, size_t cap, int64_t t_ns, bool micro)
 		p = put_digits(p, (unsigned)(frac / NS_PER_MS), 3);
 	}
 	*p++ = 'Z';
-	*p = '\0';
-	snprintf(buf, cap, "%s", tmp);
+	if (cap) {
+		size_t n = (size_t)(p - tmp) < cap ? (size_t)(p - tmp) : cap - 1;
+		memcpy(buf, tmp, n);
+		buf[n] = '\0';
+	}
 	return buf;
 }
 

@@ -223,6 +223,65 @@ static void test_escaping(void **state)
 	mem_free(&m);
 }
 
+/* The escaper as the JSON grammar says it, one byte at a time. */
+static size_t ref_escape(char *out, const unsigned char *s, size_t n)
+{
+	char *o = out;
+
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c == '\n') {
+			o += sprintf(o, "\\n");
+		} else if (c == '\r') {
+			o += sprintf(o, "\\r");
+		} else if (c == '\t') {
+			o += sprintf(o, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			o += sprintf(o, "\\u%04x", c);
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	return (size_t)(o - out);
+}
+
+/*
+ * Random strings of every byte value, at every length and alignment around
+ * the writer's eight-byte scan, and one longer than its buffer: the output
+ * must equal the byte-by-byte reference.
+ */
+static void test_escaping_random(void **state)
+{
+	static unsigned char in[3 * JSONW_BUF];
+	static char want[6 * sizeof(in) + 2];
+	uint64_t x = 88172645463325252u;
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = round < 2999 ? (size_t)(round % 41) : sizeof(in), len;
+		struct mem m;
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* mostly plain text, so that long clean runs occur */
+			in[i] = (x & 7) ? (unsigned char)('a' + (x >> 8) % 26) : (unsigned char)(x >> 16);
+		}
+		len = ref_escape(want, in, n);
+		mem_open(&m, false);
+		jsonw_strn(&m.w, (const char *)in, n);
+		mem_text(&m);
+		assert_int_equal(m.len, len);
+		assert_memory_equal(m.buf, want, len);
+		mem_free(&m);
+	}
+}
+
 static void test_num_null(void **state)
 {
 	struct mem m;
@@ -314,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_consecutive_documents),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_escaping_random),
 		cmocka_unit_test(test_num_null),
 		cmocka_unit_test(test_fmt_num),
 		cmocka_unit_test(test_fmt_num_huge),
