@@ -14,6 +14,8 @@
 #define COL_NAME_MAX 15
 /* how much of an offending token a message quotes */
 #define QUOTE_MAX 40
+/* header lines up to this long are remembered (struct mon_state) */
+#define HDR_CACHE 512
 
 enum col_kind {
 	COL_NUM,	/* a number that is checked but not kept */
@@ -44,6 +46,10 @@ struct mon_state {
 	char tc_text[20];
 	uint8_t tc_len;
 	int64_t tc_t_ns;
+	/* dmon repeats its two header lines every few dozen rows: the last ones
+	 * seen, to skip mapping them again (0 length: none, or too long) */
+	uint16_t names_len, units_len, units_fields;
+	char names_text[HDR_CACHE], units_text[HDR_CACHE];
 	/* the fixed-width layout learnt from the last row read token by token */
 	bool fw_ok;
 	uint16_t fw_len;		/* its length */
@@ -272,9 +278,15 @@ static void read_names(struct parse_ctx *ctx, struct mon_state *st, const char *
 	bool gpu = false;
 	struct slice tok;
 	uint16_t nc = 0;
+	const char *text = p;
+	size_t len = (size_t)(end - p);
 
 	st->header_seen = true;
 	st->units_pending = true;
+	/* the same line as the names row in force: the same column map */
+	if (st->ncols && len == st->names_len && !memcmp(text, st->names_text, len))
+		return;
+	st->names_len = 0;
 	st->ncols = 0;
 	st->fw_ok = false;
 	st->has_date = st->has_time = false;
@@ -312,6 +324,10 @@ static void read_names(struct parse_ctx *ctx, struct mon_state *st, const char *
 		if (st->cols[i].kind == COL_CMD)
 			st->cols[i].kind = COL_TEXT;
 	st->ncols = nc;
+	if (len <= HDR_CACHE) {
+		memcpy(st->names_text, text, len);
+		st->names_len = (uint16_t)len;
+	}
 }
 
 static void read_units(struct parse_ctx *ctx, struct mon_state *st, const char *p,
@@ -319,10 +335,21 @@ static void read_units(struct parse_ctx *ctx, struct mon_state *st, const char *
 {
 	struct slice tok;
 	unsigned n = 0;
+	size_t len = (size_t)(end - p);
 
-	p++;
-	while (scan_token(&p, end, &tok))
-		n++;
+	if (len && len == st->units_len && !memcmp(p, st->units_text, len)) {
+		n = st->units_fields;	/* the same line as last time */
+	} else {
+		const char *q = p + 1;
+		while (scan_token(&q, end, &tok))
+			n++;
+		st->units_len = 0;
+		if (len <= HDR_CACHE) {
+			memcpy(st->units_text, p, len);
+			st->units_len = (uint16_t)len;
+			st->units_fields = (uint16_t)n;
+		}
+	}
 	if (st->units_pending && st->ncols && n != st->ncols)
 		ctx_bad(ctx, 0, "units row has %u fields, names row has %u", n,
 			(unsigned)st->ncols);
