@@ -33,6 +33,12 @@ static ssize_t read_full(int fd, unsigned char *buf, size_t cap)
 
 int reader_open(struct reader *r, const char *path, struct gl_err *err)
 {
+	return reader_open_opt(r, path, true, 0, err);
+}
+
+int reader_open_opt(struct reader *r, const char *path, bool map, size_t in_cap,
+		    struct gl_err *err)
+{
 	struct stat st;
 	ssize_t n;
 
@@ -49,7 +55,8 @@ int reader_open(struct reader *r, const char *path, struct gl_err *err)
 		goto fail;
 	}
 	r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	r->inbuf = xmalloc(IN_CAP);
+	r->in_cap = in_cap >= 64 ? in_cap : IN_CAP;
+	r->inbuf = xmalloc(r->in_cap);
 	n = read_full(r->fd, r->inbuf, 6);
 	if (n < 0) {
 		gl_err_errno(err, "cannot read '%s'", path);
@@ -74,7 +81,7 @@ int reader_open(struct reader *r, const char *path, struct gl_err *err)
 		reader_close(r);
 		return gl_err_set(err, GL_EUNSUPPORTED,
 				  "'%s' is xz-compressed; decompress it with xz -d first", path);
-	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
+	} else if (map && S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 		if (m != MAP_FAILED) {
 			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -99,7 +106,7 @@ static int fill_in(struct reader *r, struct gl_err *err)
 	ssize_t n;
 	if (r->in_pos < r->in_len || r->eof_in)
 		return 0;
-	n = read_full(r->fd, r->inbuf, IN_CAP);
+	n = read_full(r->fd, r->inbuf, r->in_cap);
 	if (n < 0)
 		return gl_err_errno(err, "read failed");
 	r->in_len = (size_t)n;
@@ -134,6 +141,22 @@ long reader_read(struct reader *r, char *buf, size_t cap, struct gl_err *err)
 	if (r->kind == READER_MAP)
 		return 0;	/* the caller uses r->map directly */
 	while (got < cap && !r->eof_out) {
+		if (r->kind == READER_PLAIN && r->in_pos == r->in_len && !r->eof_in) {
+			/* straight into the caller's buffer: inbuf is only for the
+			 * sniffed first bytes (and stays untouched, so not resident) */
+			ssize_t n = read_full(r->fd, (unsigned char *)buf + got, cap - got);
+			if (n < 0) {
+				gl_err_errno(err, "read failed");
+				return -1;
+			}
+			r->bytes_in += (uint64_t)n;
+			if (n == 0) {
+				r->eof_in = r->eof_out = true;
+				break;
+			}
+			got += (size_t)n;
+			continue;
+		}
 		if (fill_in(r, err))
 			return -1;
 		if (r->kind == READER_PLAIN) {
@@ -206,6 +229,19 @@ long reader_read(struct reader *r, char *buf, size_t cap, struct gl_err *err)
 		}
 	}
 	return (long)got;
+}
+
+bool reader_rewind(struct reader *r)
+{
+	struct stat st;
+
+	if (r->kind != READER_PLAIN || fstat(r->fd, &st) || !S_ISREG(st.st_mode) ||
+	    lseek(r->fd, 0, SEEK_SET) != 0)
+		return false;
+	r->in_len = r->in_pos = 0;
+	r->eof_in = r->eof_out = false;
+	r->bytes_in = 0;
+	return true;
 }
 
 void reader_close(struct reader *r)
