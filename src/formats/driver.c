@@ -33,6 +33,8 @@
 #define SNIFF_BYTES (64 * 1024)
 /* inputs up to this many are mapped, more are read (open_source) */
 #define MAP_MAX_INPUTS 4
+/* with more inputs than that, how much of each is read to find its start */
+#define PRESCAN_BYTES (64 * 1024)
 #define MAX_LINE (16 * 1024 * 1024)
 #define MAX_CONTEXT_LINE (64 * 1024)
 #define DEFAULT_CHUNK (1024 * 1024)
@@ -282,6 +284,10 @@ struct source {
 	int64_t dst_shift_ns, dst_from_ns, dst_until_ns;
 	int32_t tick_last_gpu;
 	bool ticks_counted;
+	/* with many inputs, one is opened only when the merge reaches its first
+	 * record (ingest_run): until then it holds no file, buffer or decoder */
+	enum { SRC_OPEN, SRC_WAITING, SRC_DONE } state;
+	int64_t t_first;	/* SRC_WAITING: time of its first record */
 };
 
 struct pool {
@@ -833,6 +839,7 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 
 /* ---- the run --------------------------------------------------------------- */
 
+/* Free everything s holds; safe to call again. */
 static void source_release(struct source *s)
 {
 	for (unsigned i = 0; i < s->nslots; i++) {
@@ -843,10 +850,15 @@ static void source_release(struct source *s)
 		batch_release(&c->batch);
 	}
 	free(s->slots);
+	s->slots = NULL;
+	s->nslots = 0;
 	for (int k = 0; k < s->nctx; k++)
 		free(s->ctx[k]);
+	s->nctx = 0;
 	free(s->carry);
+	s->carry = NULL;
 	free(s->head);
+	s->head = NULL;
 	reader_close(&s->rd);
 }
 
@@ -980,40 +992,16 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 {
 	struct source *srcs;
 	struct pool pl = { 0 };
-	size_t nsrc = 0, chunk_bytes;
+	size_t nsrc = 0, chunk_bytes, in_cap;
 	unsigned window;
 	int rc = 0;
 	long ncpu;
+	bool lazy;
 
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
-	srcs = xcalloc(res->nr ? res->nr : 1, sizeof(*srcs));
-	for (size_t i = 0; i < res->nr; i++) {
-		struct source *s = &srcs[nsrc];
-		memset(s, 0, sizeof(*s));
-		if (open_source(s, &res->inputs[i], o, res->nr <= MAP_MAX_INPUTS,
-				res->nr > 8 ? 16 * 1024 : 0))
-			nsrc++;
-		else
-			source_release(s);
-	}
-
-	if (nsrc == 1)
-		srcs[0].huge_batches = true;
-
-	/* Keep the bytes in flight within budget whatever the number of inputs. */
-	chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
-	if (!o->chunk_bytes) {
-		if (nsrc > 1 && chunk_bytes * 2 * nsrc > INFLIGHT_BUDGET)
-			chunk_bytes = INFLIGHT_BUDGET / (2 * nsrc);
-		if (chunk_bytes < 4 * 1024)
-			chunk_bytes = 4 * 1024;	/* a longer line grows its chunk */
-	}	/* an explicit size (tests, the fuzzer) is taken as it is: seams everywhere */
-	window = (unsigned)(INFLIGHT_BUDGET / (chunk_bytes * (nsrc ? nsrc : 1)));
-	if (window < 2)
-		window = 2;
-	if (window > 8)
-		window = 8;
+	lazy = res->nr > MAP_MAX_INPUTS;
+	in_cap = res->nr > 8 ? 16 * 1024 : 0;
 
 	ncpu = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
@@ -1038,7 +1026,60 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			break;
 		}
 
+	srcs = xcalloc(res->nr ? res->nr : 1, sizeof(*srcs));
+	for (size_t i = 0; i < res->nr; i++) {
+		struct source *s = &srcs[nsrc];
+		struct input_stat *st = &res->inputs[i], before = *st;
+		memset(s, 0, sizeof(*s));
+		if (!open_source(s, st, o, !lazy, in_cap)) {
+			source_release(s);
+			continue;
+		}
+		nsrc++;
+		if (!lazy || !strcmp(st->path, "-"))
+			continue;	/* standard input cannot be read twice */
+		/*
+		 * Many inputs (a directory of daily logs): find when each one
+		 * starts from its first 64 KiB, then close it until the merge
+		 * gets there, so that only inputs that overlap in time hold a
+		 * file, buffers and a decompressor at once.
+		 */
+		s->nslots = 1;
+		s->slots = xcalloc(1, sizeof(struct chunk));
+		s->last_t_ns = INT64_MIN;
+		s->t_first = source_peek(s, &pl, PRESCAN_BYTES, o, NULL) ? s->next->t_ns : INT64_MIN;
+		source_release(s);
+		{
+			int64_t t_first = s->t_first;
+			memset(s, 0, sizeof(*s));
+			*st = before;	/* read again from the start when opened */
+			s->st = st;
+			s->rd.fd = -1;
+			s->t_first = t_first;
+			s->state = SRC_WAITING;
+		}
+	}
+
+	if (nsrc == 1)
+		srcs[0].huge_batches = true;
+
+	/* Keep the bytes in flight within budget whatever the number of inputs. */
+	chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;
+	if (!o->chunk_bytes) {
+		if (nsrc > 1 && chunk_bytes * 2 * nsrc > INFLIGHT_BUDGET)
+			chunk_bytes = INFLIGHT_BUDGET / (2 * nsrc);
+		if (chunk_bytes < 4 * 1024)
+			chunk_bytes = 4 * 1024;	/* a longer line grows its chunk */
+	}	/* an explicit size (tests, the fuzzer) is taken as it is: seams everywhere */
+	window = (unsigned)(INFLIGHT_BUDGET / (chunk_bytes * (nsrc ? nsrc : 1)));
+	if (window < 2)
+		window = 2;
+	if (window > 8)
+		window = 8;
+
 	for (size_t i = 0; i < nsrc; i++) {
+		if (srcs[i].state != SRC_OPEN)
+			continue;
 		srcs[i].nslots = window;
 		srcs[i].slots = xcalloc(window, sizeof(struct chunk));
 		srcs[i].last_t_ns = INT64_MIN;
@@ -1047,15 +1088,43 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	for (;;) {
 		struct source *best = NULL;
+		int64_t best_t = 0;
 		for (size_t i = 0; i < nsrc; i++) {
 			struct source *s = &srcs[i];
-			if (s->finished || !source_peek(s, &pl, chunk_bytes, o, err))
+			int64_t t;
+			if (s->state == SRC_DONE)
 				continue;
-			if (!best || s->next->t_ns < best->next->t_ns)
+			if (s->state == SRC_WAITING) {
+				t = s->t_first;
+			} else if (source_peek(s, &pl, chunk_bytes, o, err)) {
+				t = s->next->t_ns;
+			} else {
+				source_release(s);	/* finished: free it now */
+				s->state = SRC_DONE;
+				continue;
+			}
+			if (!best || t < best_t) {
 				best = s;
+				best_t = t;
+			}
 		}
 		if (!best)
 			break;
+		if (best->state == SRC_WAITING) {
+			/* the merge has reached it: open it and look again */
+			struct input_stat *st = best->st;
+			memset(best, 0, sizeof(*best));
+			if (!open_source(best, st, o, false, in_cap)) {
+				source_release(best);
+				best->state = SRC_DONE;
+				continue;
+			}
+			best->nslots = window;
+			best->slots = xcalloc(window, sizeof(struct chunk));
+			best->last_t_ns = INT64_MIN;
+			source_fill(best, &pl, chunk_bytes, err);
+			continue;
+		}
 		{
 			struct rec *r = best->next;
 			struct input_stat *st = best->st;

@@ -748,6 +748,81 @@ static void test_dmon_fixed_width(void **state)
 	free(lb.s);
 }
 
+/*
+ * More than four inputs are opened one by one as the merge reaches each
+ * one's first record (found from its first 64 KiB).  Seven daily logs, two
+ * of them interleaved on the same day and one whose rows start after 84 KB
+ * of bad lines (so its start is not found and it is opened at once), named out of
+ * time order: every record comes out, in time order, with its own file's
+ * line numbers, and each input's counts and span are right.
+ */
+static void test_many_inputs_lazy(void **state)
+{
+	static const int day_of[7] = { 3, 1, 5, 2, 2, 4, 6 };
+	char paths[7][4096];
+	const char *pp[7];
+	struct ingest_opts o = opts(2, 0);
+	struct ingest_result res;
+	struct got g = { 0 };
+
+	(void)state;
+	make_tmp_dir();
+	for (int f = 0; f < 7; f++) {
+		struct sbuf b = { 0 };
+		char name[32];
+		sb_printf(&b, "#Date        Time         gpu    pwr     sm\n");
+		sb_printf(&b, "#YYYYMMDD    HH:MM:SS     Idx      W      %%\n");
+		if (f == 6)	/* rows with too few fields: skipped, no time */
+			for (int j = 0; j < 12000; j++)
+				sb_add(&b, " 1 2 3\n", 7);
+		for (int k = 0; k < 50; k++) {
+			/* files 3 and 4 share day 2: even and odd seconds */
+			int sec = f == 3 ? 2 * k : f == 4 ? 2 * k + 1 : k;
+			sb_printf(&b, " 202611%02d    10:%02d:%02d %6d %6d %6d\n", day_of[f] + 10,
+				  sec / 60, sec % 60, f, 100 + k, k);
+		}
+		snprintf(name, sizeof(name), "in%d.log", f);
+		write_file(tmp_path(paths[f], sizeof(paths[f]), name), b.p, b.n);
+		pp[f] = paths[f];
+		free(b.p);
+	}
+	assert_int_equal(run(pp, 7, &o, &g, &res), 0);
+	{
+		size_t nsamples = 0;
+		int64_t last_t = INT64_MIN;
+		uint64_t last_line[7] = { 0 };
+		for (size_t i = 0; i < g.n; i++) {
+			const struct rec *r = &g.r[i];
+			int f = (int)(g.in[i] - res.inputs);
+			if (r->kind != REC_SAMPLE)
+				continue;
+			nsamples++;
+			assert_true(r->t_ns >= last_t);
+			last_t = r->t_ns;
+			assert_int_equal(r->gpu_index, f);
+			assert_true(r->line > last_line[f]);
+			last_line[f] = r->line;
+		}
+		assert_int_equal(nsamples, 7 * 50);
+	}
+	for (int f = 0; f < 7; f++) {
+		const struct input_stat *st = &res.inputs[f];
+		assert_non_null(st->format);
+		assert_int_equal(st->records, 50);
+		assert_int_equal(st->lines, f == 6 ? 12052 : 52);
+		assert_int_equal(st->bad, f == 6 ? 12000 : 0);
+		assert_true(st->t_first_ns < st->t_last_ns);
+	}
+	/* in time order: day 11 (file 1), then 12 (3 and 4), 13 (0), 14 (5), 15 (2), 16 (6) */
+	assert_true(res.inputs[1].t_last_ns < res.inputs[3].t_first_ns);
+	assert_true(res.inputs[0].t_last_ns < res.inputs[5].t_first_ns);
+	for (int f = 0; f < 7; f++)
+		unlink(paths[f]);
+	rmdir(tmp_dir);
+	got_release(&g);
+	ingest_result_release(&res);
+}
+
 /* The sink's non-zero code stops the run and comes back from ingest_run. */
 static void test_sink_stops(void **state)
 {
@@ -790,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_time_only_midnight),
 		cmocka_unit_test(test_date_from_name),
 		cmocka_unit_test(test_sink_stops),
+		cmocka_unit_test(test_many_inputs_lazy),
 		cmocka_unit_test(test_dmon_fixed_width),
 	};
 
