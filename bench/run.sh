@@ -158,4 +158,31 @@ echo
 awk -v s="$rss_small" -v b="$rss_big" 'BEGIN {
 	printf "peak RSS of report: %.1f MB on 120 MB, %.1f MB on 1.2 GB (%+.1f MB for 10x the input)\n", \
 		s / 1024, b / 1024, (b - s) / 1024 }'
+
+# Many inputs: a directory of 100 daily logs (10 minutes of 8 GPUs each), plain and gzipped.
+# Inputs are opened as the merge reaches them, so memory must not grow with their number.
+DAYS=$D/days
+want="days 100 $(cksum <bench/gen.c)"
+if [ ! -f "$DAYS.stamp" ] || [ "$(cat "$DAYS.stamp")" != "$want" ]; then
+	say "generating $DAYS: 100 daily logs, plain and gzip"
+	rm -rf "$DAYS" "$DAYS-gz"
+	mkdir -p "$DAYS" "$DAYS-gz"
+	i=0
+	while [ "$i" -lt 100 ]; do
+		day=$(date -u -d "2026-01-01 + $i day" +%Y-%m-%d)
+		"$GEN" --seconds 600 --gpus 8 --seed 1 --start "$day" -o "$DAYS/dmon_$day.log"
+		gzip -c "$DAYS/dmon_$day.log" >"$DAYS-gz/dmon_$day.log.gz"
+		i=$((i + 1))
+	done
+	printf '%s\n' "$want" >"$DAYS.stamp"
+fi
+echo
+for dir in "$DAYS" "$DAYS-gz"; do
+	rm -f "$D/days.res"
+	"$TIMEIT" "$D/days.res" "$GT" report "$dir" >/dev/null || say "gputally report exited with status $?"
+	awk -v d="$dir" -v lim="$RSS_LIMIT_KIB" '{
+		printf "many inputs: %s (100 files): %.3f s, peak RSS %.1f MB\n", d, $1, $3 / 1024
+		if ($3 < lim) printf "  PASS many inputs: peak RSS %.1f MB < 64 MB\n", $3 / 1024
+		else printf "  FAIL many inputs: peak RSS %.1f MB >= 64 MB\n", $3 / 1024 }' "$D/days.res"
+done
 exit 0
