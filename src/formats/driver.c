@@ -380,6 +380,21 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 	}
 }
 
+/* Take the first queued chunk and parse it; called and returns with pl->mu held. */
+static void run_next_job(struct pool *pl)
+{
+	struct chunk *c = pl->jobs_head;
+
+	pl->jobs_head = c->next_job;
+	if (!pl->jobs_head)
+		pl->jobs_tail = NULL;
+	pthread_mutex_unlock(&pl->mu);
+	parse_chunk(c, pl->opts);
+	pthread_mutex_lock(&pl->mu);
+	c->state = CH_DONE;
+	pthread_cond_broadcast(&pl->done_cv);
+}
+
 static void *worker_main(void *arg)
 {
 	struct pool *pl = arg;
@@ -387,20 +402,11 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), "gputally-parse");	/* for top and perf */
 	pthread_mutex_lock(&pl->mu);
 	for (;;) {
-		struct chunk *c;
 		while (!pl->jobs_head && !pl->stop)
 			pthread_cond_wait(&pl->job_cv, &pl->mu);
 		if (!pl->jobs_head && pl->stop)
 			break;
-		c = pl->jobs_head;
-		pl->jobs_head = c->next_job;
-		if (!pl->jobs_head)
-			pl->jobs_tail = NULL;
-		pthread_mutex_unlock(&pl->mu);
-		parse_chunk(c, pl->opts);
-		pthread_mutex_lock(&pl->mu);
-		c->state = CH_DONE;
-		pthread_cond_broadcast(&pl->done_cv);
+		run_next_job(pl);
 	}
 	pthread_mutex_unlock(&pl->mu);
 	return NULL;
@@ -431,21 +437,12 @@ static void pool_wait(struct pool *pl, struct chunk *c)
 		return;
 	pthread_mutex_lock(&pl->mu);
 	while (c->state != CH_DONE) {
-		struct chunk *j = pl->jobs_head;
-		if (!j) {
-			pthread_cond_wait(&pl->done_cv, &pl->mu);
-			continue;
-		}
 		/* rather than wait, parse the next chunk no worker has started:
 		 * c itself, or a later one while a worker finishes c */
-		pl->jobs_head = j->next_job;
-		if (!pl->jobs_head)
-			pl->jobs_tail = NULL;
-		pthread_mutex_unlock(&pl->mu);
-		parse_chunk(j, pl->opts);
-		pthread_mutex_lock(&pl->mu);
-		j->state = CH_DONE;
-		pthread_cond_broadcast(&pl->done_cv);
+		if (pl->jobs_head)
+			run_next_job(pl);
+		else
+			pthread_cond_wait(&pl->done_cv, &pl->mu);
 	}
 	pthread_mutex_unlock(&pl->mu);
 }
