@@ -492,6 +492,22 @@ static bool read_fields(struct parse_ctx *ctx, const struct mon_state *st, const
 	return true;
 }
 
+/* A sample record: v[m] where bit m of present is set, 0 elsewhere. */
+static void emit_sample(struct parse_ctx *ctx, int32_t gpu, int64_t t_ns, uint8_t time_kind,
+			uint32_t present, const double *v)
+{
+	struct rec *o = ctx_rec(ctx, REC_SAMPLE);
+
+	if (!o)
+		return;
+	o->gpu_index = gpu;
+	o->t_ns = t_ns;
+	o->time_kind = time_kind;
+	o->present = present;
+	for (int m = 0; m < M__COUNT; m++)
+		o->v[m] = present & (1u << m) ? v[m] : 0;
+}
+
 static void read_row(struct parse_ctx *ctx, const struct mon_state *st, const char *line,
 		     const char *end)
 {
@@ -539,15 +555,7 @@ static void read_row(struct parse_ctx *ctx, const struct mon_state *st, const ch
 		if (cmd.n && !is_dash(cmd))
 			o->name = ctx_str(ctx, cmd);
 	} else {
-		struct rec *o = ctx_rec(ctx, REC_SAMPLE);
-		if (!o)
-			return;
-		o->gpu_index = r.gpu;
-		o->t_ns = r.t_ns;
-		o->time_kind = r.time_kind;
-		o->present = r.present;
-		for (int m = 0; m < M__COUNT; m++)
-			o->v[m] = r.present & (1u << m) ? r.v[m] : 0;
+		emit_sample(ctx, r.gpu, r.t_ns, r.time_kind, r.present, r.v);
 	}
 }
 
@@ -647,21 +655,6 @@ static bool row_time(struct mon_state *st, const char *dt, const char *dt_end, i
 	return true;
 }
 
-static void emit_sample(struct parse_ctx *ctx, int32_t gpu, int64_t t_ns, uint32_t present,
-			const double *v)
-{
-	struct rec *o = ctx_rec(ctx, REC_SAMPLE);
-
-	if (!o)
-		return;
-	o->gpu_index = gpu;
-	o->t_ns = t_ns;
-	o->time_kind = TK_ABS;
-	o->present = present;
-	for (int m = 0; m < M__COUNT; m++)
-		o->v[m] = present & (1u << m) ? v[m] : 0;
-}
-
 /*
  * Remember where the tokens of a row read token by token ended, for the
  * fixed-width path: date and time first, then numbers in columns of 2 to 8
@@ -754,7 +747,7 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 		p++;
 	if (p != end || gpu < 0 || !dt_end || !row_time(st, dt, dt_end, &t_ns))
 		return false;
-	emit_sample(ctx, gpu, t_ns, present, v);
+	emit_sample(ctx, gpu, t_ns, TK_ABS, present, v);
 	learn_layout(st, ends, (size_t)(end - line));
 	return true;
 }
@@ -860,7 +853,7 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 	}
 	if (gpu < 0 || !row_time(st, dt, dt_end, &t_ns))
 		return false;
-	emit_sample(ctx, gpu, t_ns, present, v);
+	emit_sample(ctx, gpu, t_ns, TK_ABS, present, v);
 	return true;
 }
 
