@@ -4,11 +4,15 @@
  * registry (or, if it is >= the count, sniffing decides), the rest is the
  * file.  The input goes through the real driver (chunking, context replay,
  * time resolution) with tiny chunks so chunk seams are exercised too.
+ * A first byte of 0xF0 or more cuts the rest into 5 to 8 files at line ends
+ * instead, read as one directory: the merge of many inputs, each opened when
+ * the merge reaches its first record.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "formats/driver.h"
@@ -27,6 +31,46 @@ static int sink_rec(void *ud, const struct input_stat *in, const struct rec *r,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Many inputs: the payload cut into nfiles files in a new directory. */
+static void run_many(const uint8_t *data, size_t size, int nfiles)
+{
+	char dir[] = "/tmp/gputally-fuzz-dir-XXXXXX", path[64];
+	struct ingest_opts o = { 0 };
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink = { 0 };
+	size_t n = 0, at = 0;
+	const char *paths[1] = { dir };
+
+	if (!mkdtemp(dir))
+		return;
+	for (int i = 0; i < nfiles; i++) {
+		size_t end = i == nfiles - 1 ? size : at + (size - at) / (size_t)(nfiles - i);
+		int fd;
+		while (end > at && end < size && data[end - 1] != '\n')
+			end++;
+		snprintf(path, sizeof(path), "%s/in%d.log", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0) {
+			if (write(fd, data + at, end - at) != (ssize_t)(end - at))
+				(void)0;	/* a short file is input too */
+			close(fd);
+		}
+		at = end;
+	}
+	o.date_days = INT64_MIN;
+	o.interval_ns = 1000000000;
+	o.threads = 2;
+	sink.ud = &n;
+	sink.rec = sink_rec;
+	ingest_run(paths, 1, &o, &sink, &res, NULL);
+	ingest_result_release(&res);
+	for (int i = 0; i < nfiles; i++) {
+		snprintf(path, sizeof(path), "%s/in%d.log", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/gputally-fuzz-XXXXXX";
@@ -39,6 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if (data[0] >= 0xF0) {
+		run_many(data + 1, size - 1, 5 + (data[0] & 3));
+		return 0;
+	}
 	fd = mkstemp(path);
 	if (fd < 0)
 		return 0;

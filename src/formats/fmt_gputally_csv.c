@@ -96,10 +96,11 @@ static int gc_check_procs(struct slice s, const char **bad)
 static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, int32_t gpu,
 			  uint32_t uuid)
 {
-	const char *p = s.p, *end = s.p + s.n;
+	const char *p = s.p, *end;
 
 	if (s.n == 0 || slice_eq(s, "-"))
-		return;
+		return;		/* (s.p may be NULL: no procs column) */
+	end = s.p + s.n;
 	while (p < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p)), *fe = semi ? semi : end;
 		uint64_t pid = 0, mib = 0;

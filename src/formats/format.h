@@ -156,8 +156,9 @@ struct format {
 
 /* ---- helpers for formats (driver.c) ---------------------------------- */
 
-/* A new record of `kind` at the end of the batch, zeroed, with line set.
- * NULL in replay mode (then the caller must not emit). */
+/* A new record of `kind` at the end of the batch, zeroed up to v[], with line
+ * set.  v[] is not cleared: the format sets v[m] for each bit m it sets in
+ * present (the rest is never read).  NULL in replay mode (emit nothing). */
 struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind);
 /* Copy s into the batch's string table; returns its offset. */
 uint32_t ctx_str(struct parse_ctx *ctx, struct slice s);
