@@ -94,20 +94,23 @@ static void log_start(FILE *log, const struct nvml *n, const struct sampler *s,
 
 /* The tick's Prometheus text, to the snapshot that the textfile and HTTP read. */
 static void publish(struct prom_render *pr, struct prom_pub *pub, struct prom_health *h,
-		    const struct record_stats *st, const struct csv_sink *sink,
-		    const struct sampler *s, const struct gpu_sample *samples, bool csv_ok,
-		    int64_t t_wall, int64_t t_mono)
+		    const struct record_stats *st, struct csv_sink *sink,
+		    const struct sampler *s, const struct gpu_sample *samples, bool queued,
+		    int64_t t_mono)
 {
+	struct csv_sink_stats cs;
 	size_t n;
 
+	csv_sink_stats(sink, &cs);
 	h->ticks = st->ticks;
 	h->overruns = st->overruns;
-	h->rows = sink->rows_written;
+	h->rows = cs.rows_written;
 	h->events_dropped = sampler_events_dropped(s);
-	h->csv_errors = sink->write_errors;
-	h->csv_ok = csv_ok;
-	if (csv_ok)
-		h->csv_last_ok_ns = t_wall;
+	/* a tick dropped because the writer is behind counts as a failed write */
+	h->csv_errors = cs.write_errors + (cs.rows_dropped ? 1 : 0);
+	h->csv_ok = queued && cs.last_ok;
+	if (cs.last_ok_ns)
+		h->csv_last_ok_ns = cs.last_ok_ns;
 	h->prom_errors = atomic_load(&pub->write_errors);
 	h->prom_last_ok_ns = atomic_load(&pub->last_ok_ns);
 	n = prom_render_tick(pr, t_mono, samples, h);
@@ -199,7 +202,7 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 		csv_ok = !csv_sink_tick(&sink, t_wall, sampler_gpu(s, 0), samples, ngpus, events, nev);
 		++st->ticks;
 		if (want_prom)
-			publish(&pr, &pub, &health, st, &sink, s, samples, csv_ok, t_wall, t_mono);
+			publish(&pr, &pub, &health, st, &sink, s, samples, csv_ok, t_mono);
 		if (st->ticks == 1) {
 			allocs_after_first = record_alloc_count();
 			if (o->alloc_probe)
@@ -221,17 +224,30 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	st->allocs_in_loop = st->ticks ? record_alloc_count() - allocs_after_first : 0;
 	if (o->alloc_probe && st->ticks)
 		st->probe_in_loop = o->alloc_probe() - probe_after_first;
+	csv_sink_close(&sink);	/* writes what is queued */
+	sink_ready = false;
 	if (o->log && o->to_stdout)
 		fflush(stdout);
-	st->rows = sink.rows_written;
-	st->write_errors = sink.write_errors;
-	st->torn_repairs = sink.torn_repairs;
-	st->events_dropped = sampler_events_dropped(s);
-	if (o->log && sink.torn_repairs)
-		fprintf(o->log, "gputally: record: quarantined a torn last line in %s.torn\n", sink.path);
-	if (o->log && sink.write_errors)
-		fprintf(o->log, "gputally: record: %llu batch(es) not written (last error: %s)\n",
-			(unsigned long long)sink.write_errors, strerror(sink.last_errno));
+	{
+		struct csv_sink_stats cs;
+		csv_sink_stats(&sink, &cs);
+		st->rows = cs.rows_written;
+		st->write_errors = cs.write_errors;
+		st->torn_repairs = cs.torn_repairs;
+		st->rows_dropped = cs.rows_dropped;
+		st->events_dropped = sampler_events_dropped(s);
+		if (o->log && sink.writer_stuck)
+			fprintf(o->log, "gputally: record: the disk did not take the last rows within 2 s; exiting without them\n");
+		if (o->log && cs.torn_repairs)
+			fprintf(o->log, "gputally: record: quarantined a torn last line in %s.torn\n",
+				sink.path);
+		if (o->log && cs.write_errors)
+			fprintf(o->log, "gputally: record: %llu batch(es) not written (last error: %s)\n",
+				(unsigned long long)cs.write_errors, strerror(cs.last_errno));
+		if (o->log && cs.rows_dropped)
+			fprintf(o->log, "gputally: record: %llu row(s) dropped: the disk was too far behind\n",
+				(unsigned long long)cs.rows_dropped);
+	}
 out:
 	http_stop(http);
 	if (prom_ready) {

@@ -32,6 +32,7 @@ struct record_opts {
 
 struct record_stats {
 	uint64_t ticks, rows, write_errors, torn_repairs, events_dropped;
+	uint64_t rows_dropped;		/* rows of ticks the CSV writer was too far behind to take */
 	uint64_t overruns;		/* ticks skipped because the loop fell behind */
 	uint64_t prom_writes, prom_errors;	/* textfile renames done and failed */
 	uint64_t allocs_in_loop;	/* allocations after the first tick: must be 0 */

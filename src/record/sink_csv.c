@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/outbuf.h"
@@ -159,6 +160,8 @@ static void *syncer_main(void *arg)
 	return NULL;
 }
 
+static void *writer_main(void *arg);
+
 void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const char *host,
 		   bool to_stdout, unsigned int fsync_every, unsigned int ngpus,
 		   unsigned int max_events)
@@ -171,14 +174,21 @@ void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const 
 	k->to_stdout = to_stdout;
 	k->fsync_every = fsync_every;
 	k->day = INT64_MIN;
-	k->cap = sizeof(header) + 32 + (size_t)(ngpus + max_events) * ROW_MAX;
-	k->buf = rec_calloc(1, k->cap);
+	k->cap = sizeof(GPUTALLY_CSV_MAGIC) + sizeof(header) + 32 +
+		 (size_t)(ngpus + max_events) * ROW_MAX;
+	for (int i = 0; i < CSV_QUEUE; i++)
+		k->q[i].buf = rec_calloc(1, k->cap);	/* pages are touched only when used */
 	k->sync_fd = -1;
 	pthread_mutex_init(&k->sync_mu, NULL);
 	pthread_cond_init(&k->sync_cv, NULL);
+	pthread_mutex_init(&k->q_mu, NULL);
+	pthread_cond_init(&k->q_cv, NULL);
+	pthread_cond_init(&k->q_done_cv, NULL);
 	/* without the thread (or with --stdout) the sync stays inline */
 	if (!to_stdout && fsync_every)
 		k->syncer_running = !pthread_create(&k->syncer, NULL, syncer_main, k);
+	/* without it, ticks are written on the caller's thread */
+	k->writer_running = !pthread_create(&k->writer, NULL, writer_main, k);
 }
 
 /*
@@ -273,9 +283,10 @@ int csv_sink_open_day(struct csv_sink *k, int64_t day)
 		if (repair_tail(k, &size))
 			goto fail;
 		if (size == 0) {
-			size_t done, n = (size_t)snprintf(k->buf, k->cap, "%s\n%s\n",
+			char head[sizeof(GPUTALLY_CSV_MAGIC) + sizeof(header) + 2];
+			size_t done, n = (size_t)snprintf(head, sizeof(head), "%s\n%s\n",
 							 GPUTALLY_CSV_MAGIC, header);
-			if (fd_write_all(k->fd, k->buf, n, &done)) {
+			if (fd_write_all(k->fd, head, n, &done)) {
 				if (done && ftruncate(k->fd, 0))
 					k->dirty_tail = true;
 				goto fail;
@@ -320,8 +331,7 @@ static void close_file(struct csv_sink *k)
 
 void csv_sink_reopen(struct csv_sink *k)
 {
-	close_file(k);
-	k->day = INT64_MIN;
+	k->reopen_pending = true;	/* the writer acts on it with the next batch */
 }
 
 static void count_error(struct csv_sink *k, int e)
@@ -355,41 +365,24 @@ static void request_sync(struct csv_sink *k, int fd)
 	pthread_mutex_unlock(&k->sync_mu);
 }
 
-int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
-		  const struct gpu_sample *samples, unsigned int ngpus,
-		  const struct sampler_event *events, unsigned int nevents)
+/* A tick's rows into b (the caller's thread: no I/O). */
+static void format_tick(struct csv_sink *k, struct csv_batch *b, int64_t t_ns,
+			const struct gpu_info *gpus, const struct gpu_sample *samples,
+			unsigned int ngpus, const struct sampler_event *events, unsigned int nevents)
 {
-	struct out o = { k->buf, k->buf + k->cap, false };
-	int64_t day = t_ns >= 0 ? t_ns / NS_PER_DAY : -1 - (-1 - t_ns) / NS_PER_DAY;
+	struct out o = { b->buf, b->buf + k->cap, false };
 	char when[40];
-	unsigned int rows = 0;
-	size_t done;
-	int fd;
 
-	if (k->to_stdout) {
-		fd = STDOUT_FILENO;
-		if (k->day == INT64_MIN) {
-			put_str(&o, GPUTALLY_CSV_MAGIC "\n");
-			put_str(&o, header);
-			put_ch(&o, '\n');
-			k->day = day;
-		}
-	} else {
-		if (k->fd >= 0 && day != k->day)
-			close_file(k);	/* midnight UTC: a new day's file */
-		if (k->fd < 0 && csv_sink_open_day(k, day)) {
-			count_error(k, errno);
-			return -1;	/* retried with the next tick */
-		}
-		fd = k->fd;
-		/* undo what a failed write left behind before appending after it */
-		if (k->dirty_tail) {
-			if (ftruncate(fd, (off_t)k->good_size)) {
-				count_error(k, errno);
-				return -1;
-			}
-			k->dirty_tail = false;
-		}
+	b->t_ns = t_ns;
+	b->day = t_ns >= 0 ? t_ns / NS_PER_DAY : -1 - (-1 - t_ns) / NS_PER_DAY;
+	b->rows = 0;
+	b->reopen = k->reopen_pending;
+	k->reopen_pending = false;
+	if (k->to_stdout && !k->stdout_started) {
+		put_str(&o, GPUTALLY_CSV_MAGIC "\n");
+		put_str(&o, header);
+		put_ch(&o, '\n');
+		k->stdout_started = true;
 	}
 	time_rfc3339_us(when, sizeof(when), t_ns);
 	/* events first: they arrived before this tick's stamp */
@@ -409,9 +402,41 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 			k->rows_dropped++;
 			continue;
 		}
-		rows++;
+		b->rows++;
 	}
-	if (fd_write_all(fd, k->buf, (size_t)(o.p - k->buf), &done)) {
+	b->len = (size_t)(o.p - b->buf);
+}
+
+/* Append a batch (the writer's thread): 0, or -1 when it was not written. */
+static int write_batch(struct csv_sink *k, const struct csv_batch *b)
+{
+	size_t done;
+	int fd;
+
+	if (b->reopen && !k->to_stdout) {
+		close_file(k);
+		k->day = INT64_MIN;
+	}
+	if (k->to_stdout) {
+		fd = STDOUT_FILENO;
+	} else {
+		if (k->fd >= 0 && b->day != k->day)
+			close_file(k);	/* midnight UTC: a new day's file */
+		if (k->fd < 0 && csv_sink_open_day(k, b->day)) {
+			count_error(k, errno);
+			return -1;	/* retried with the next tick */
+		}
+		fd = k->fd;
+		/* undo what a failed write left behind before appending after it */
+		if (k->dirty_tail) {
+			if (ftruncate(fd, (off_t)k->good_size)) {
+				count_error(k, errno);
+				return -1;
+			}
+			k->dirty_tail = false;
+		}
+	}
+	if (fd_write_all(fd, b->buf, b->len, &done)) {
 		int e = errno;
 		if (done && !k->to_stdout && ftruncate(fd, (off_t)k->good_size))
 			k->dirty_tail = true;
@@ -419,7 +444,7 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 		return -1;
 	}
 	k->good_size += done;
-	k->rows_written += rows;
+	k->rows_written += b->rows;
 	k->batches_written++;
 	if (!k->to_stdout && k->fsync_every && ++k->since_fsync >= k->fsync_every) {
 		k->since_fsync = 0;
@@ -428,8 +453,116 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 	return 0;
 }
 
+/* The writer's counters into pub (q_mu held). */
+static void publish_stats(struct csv_sink *k)
+{
+	k->pub.rows_written = k->rows_written;
+	k->pub.batches_written = k->batches_written;
+	k->pub.write_errors = k->write_errors;
+	k->pub.torn_repairs = k->torn_repairs;
+	k->pub.last_errno = k->last_errno;
+	k->pub.last_ok = k->last_ok;
+	k->pub.last_ok_ns = k->last_ok_ns;
+}
+
+static void write_one(struct csv_sink *k, const struct csv_batch *b)
+{
+	k->last_ok = !write_batch(k, b);
+	if (k->last_ok)
+		k->last_ok_ns = b->t_ns;
+}
+
+static void *writer_main(void *arg)
+{
+	struct csv_sink *k = arg;
+
+	pthread_setname_np(pthread_self(), "gputally-csv");
+	pthread_mutex_lock(&k->q_mu);
+	for (;;) {
+		struct csv_batch *b;
+		while (!k->q_len && !k->q_stop)
+			pthread_cond_wait(&k->q_cv, &k->q_mu);
+		if (!k->q_len)
+			break;		/* stopping, and everything is written */
+		b = &k->q[k->q_head];
+		pthread_mutex_unlock(&k->q_mu);
+		write_one(k, b);	/* the slot stays ours until q_len drops */
+		pthread_mutex_lock(&k->q_mu);
+		k->q_head = (k->q_head + 1) % CSV_QUEUE;
+		k->q_len--;
+		publish_stats(k);
+		pthread_cond_broadcast(&k->q_done_cv);
+	}
+	pthread_mutex_unlock(&k->q_mu);
+	return NULL;
+}
+
+int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
+		  const struct gpu_sample *samples, unsigned int ngpus,
+		  const struct sampler_event *events, unsigned int nevents)
+{
+	struct csv_batch *b;
+
+	if (!k->writer_running) {
+		format_tick(k, &k->q[0], t_ns, gpus, samples, ngpus, events, nevents);
+		write_one(k, &k->q[0]);
+		publish_stats(k);
+		return k->last_ok ? 0 : -1;
+	}
+	pthread_mutex_lock(&k->q_mu);
+	if (k->q_len == CSV_QUEUE) {
+		/* the disk is that far behind: drop this tick rather than wait */
+		k->q_dropped_rows += ngpus + nevents;
+		pthread_mutex_unlock(&k->q_mu);
+		return -1;
+	}
+	b = &k->q[(k->q_head + k->q_len) % CSV_QUEUE];
+	pthread_mutex_unlock(&k->q_mu);
+	/* a free slot is the caller's until it is counted in q_len */
+	format_tick(k, b, t_ns, gpus, samples, ngpus, events, nevents);
+	pthread_mutex_lock(&k->q_mu);
+	k->q_len++;
+	pthread_cond_signal(&k->q_cv);
+	pthread_mutex_unlock(&k->q_mu);
+	return 0;
+}
+
+void csv_sink_flush(struct csv_sink *k)
+{
+	if (!k->writer_running)
+		return;
+	pthread_mutex_lock(&k->q_mu);
+	while (k->q_len)
+		pthread_cond_wait(&k->q_done_cv, &k->q_mu);
+	pthread_mutex_unlock(&k->q_mu);
+}
+
+void csv_sink_stats(struct csv_sink *k, struct csv_sink_stats *st)
+{
+	pthread_mutex_lock(&k->q_mu);
+	*st = k->pub;
+	st->rows_dropped = k->q_dropped_rows;
+	pthread_mutex_unlock(&k->q_mu);
+	st->rows_dropped += k->rows_dropped;	/* the caller's own (rows too long) */
+}
+
 void csv_sink_close(struct csv_sink *k)
 {
+	if (k->writer_running) {
+		struct timespec until;
+		pthread_mutex_lock(&k->q_mu);
+		k->q_stop = true;
+		pthread_cond_signal(&k->q_cv);
+		pthread_mutex_unlock(&k->q_mu);
+		/* a disk that does not answer must not keep the recorder from exiting */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		if (pthread_timedjoin_np(k->writer, NULL, &until)) {
+			k->writer_stuck = true;	/* its buffers and file stay as they are */
+			return;
+		}
+		k->writer_running = false;
+	}
 	if (k->syncer_running) {
 		pthread_mutex_lock(&k->sync_mu);
 		k->sync_stop = true;
@@ -442,11 +575,16 @@ void csv_sink_close(struct csv_sink *k)
 			k->last_errno = k->sync_errno;
 		k->sync_errors = 0;
 	}
-	if (k->buf) {	/* initialised: the lock and condition go with the sink */
+	close_file(k);
+	pthread_mutex_lock(&k->q_mu);
+	publish_stats(k);
+	pthread_mutex_unlock(&k->q_mu);
+	if (k->q[0].buf) {	/* initialised: the locks and conditions go with the sink */
 		pthread_mutex_destroy(&k->sync_mu);
 		pthread_cond_destroy(&k->sync_cv);
 	}
-	close_file(k);
-	free(k->buf);
-	k->buf = NULL;
+	for (int i = 0; i < CSV_QUEUE; i++) {
+		free(k->q[i].buf);
+		k->q[i].buf = NULL;
+	}
 }

@@ -11,6 +11,8 @@
  *   INJECT_WHILE  fail only while this file exists (default: always), so a
  *                 test can end the outage and watch the program recover
  *   INJECT_OPS    comma list of write,fsync,fdatasync,rename (default all)
+ *   INJECT_DELAY_MS  instead of failing, a matching write() sleeps this long
+ *                 and then succeeds: a slow disk
  *
  * Like a filling disk, a failing write first writes half of what it was
  * given and returns the short count; the next write then fails.
@@ -93,6 +95,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 	if (!real)
 		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
 	if (fd > 2 && op_enabled("write") && fd_matches(fd) && inject_now()) {
+		const char *delay = getenv("INJECT_DELAY_MS");
+		if (delay && *delay) {
+			usleep((useconds_t)atol(delay) * 1000);
+			return real(fd, buf, n);
+		}
 		if (n > 1 && !atomic_exchange(&short_done, 1))
 			return real(fd, buf, n / 2);	/* a short write, as the disk fills */
 		atomic_store(&short_done, 0);

@@ -239,6 +239,31 @@ check "textfile ENOSPC: counted ($perrs), recorder up, written again after" "[ $
 	grep -q 'textfile write(s) failed' $d5.err && $promcheck $p5/gputally.prom"
 check "textfile ENOSPC: no temp file left" "[ \"\$(ls -A $p5)\" = gputally.prom ]"
 
+# 9b. a slow disk (every CSV write takes 150 ms for 0.5 s) never delays a tick: the rows
+# wait in the writer's queue (or, past 16 ticks, are dropped and counted), sampling keeps
+# its 20 ms cadence, and every row that is written is whole and in order
+d7=$tmp/slow p7=$tmp/slowp
+mkdir -p "$p7"
+touch "$tmp/inj.on"
+FAKE_NVML_SCENARIO=$tmp/two.txt INJECT_PATH="$d7/*.csv" INJECT_OPS=write INJECT_DELAY_MS=150 \
+INJECT_AFTER=3 INJECT_WHILE="$tmp/inj.on" LD_PRELOAD="$inject" ASAN_OPTIONS="$asan" \
+	"$bin" record --interval 20ms --dir "$d7" --task slow --host h --prom-textfile "$p7" \
+	--nvml-lib "$fake" 2>"$d7.err" &
+pid=$!
+sleep 0.5
+rm -f "$tmp/inj.on"
+sleep 0.4
+kill -TERM $pid
+wait $pid
+rc=$?
+f7=$(ls "$d7"/slow_*.csv)
+over=$(prom_val 'gputally_recorder_overruns_total{host="h"}' "$p7/gputally.prom")
+ticks=$(prom_val 'gputally_recorder_ticks_total{host="h"}' "$p7/gputally.prom")
+check "slow disk: no tick skipped (overruns ${over:-?}, ticks ${ticks:-?})" "[ $rc -eq 0 ] && [ \"\${over:-1}\" -eq 0 ] && [ \"\${ticks:-0}\" -ge 35 ]"
+check "slow disk: every line whole, rows in time order, none twice" "[ \$(awk -F, 'NR > 1 && NF != 23' $f7 | wc -l) -eq 0 ] && \
+	[ \"\$(rows $f7 | cut -d, -f1,4)\" = \"\$(rows $f7 | cut -d, -f1,4 | sort -u)\" ]"
+check "slow disk: rows after the slow spell" "[ \$(rows $f7 | wc -l) -ge 40 ]"
+
 # 10. HTTP: /metrics and /health on loopback; a slow client never delays a row
 "$bin" record --listen 0.0.0.0:9400 --count 1 --stdout --nvml-lib "$fake" >/dev/null 2>"$tmp/l.err"
 check "--listen refuses a non-loopback address" "[ $? -eq 2 ] && grep -q 'listen-any' $tmp/l.err"
