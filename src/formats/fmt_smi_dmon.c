@@ -52,6 +52,7 @@ struct mon_state {
 	char names_text[HDR_CACHE], units_text[HDR_CACHE];
 	/* the fixed-width layout learnt from the last row read token by token */
 	bool fw_ok;
+	uint8_t fw_lead;		/* leading time columns: 2 date and time, 1 time, 0 none */
 	uint16_t fw_len;		/* its length */
 	uint16_t fw_date_end, fw_time_end;
 	uint16_t fw_n;			/* numeric columns, after date and time */
@@ -660,29 +661,67 @@ static bool row_time(struct mon_state *st, const char *dt, const char *dt_end, i
  * fixed-width path: date and time first, then numbers in columns of 2 to 8
  * characters (one 8-byte load each).
  */
-static void learn_layout(struct mon_state *st, const uint16_t *ends, size_t n)
+static void learn_layout(struct mon_state *st, int lead, const uint16_t *ends, size_t n)
 {
 	st->fw_ok = false;
-	if (n > UINT16_MAX || st->ncols < 3 || st->cols[0].kind != COL_DATE ||
-	    st->cols[1].kind != COL_TIME || ends[0] < 8 || ends[1] < ends[0] + 9)
+	if (n > UINT16_MAX || st->ncols < lead + 1)
 		return;
-	for (int i = 2; i < st->ncols; i++) {
-		int w = ends[i] - ends[i - 1];
-		struct fw_col *f = &st->fw[i - 2];
+	if (lead == 2 && (st->cols[0].kind != COL_DATE || st->cols[1].kind != COL_TIME ||
+			  ends[0] < 8 || ends[1] < ends[0] + 9))
+		return;
+	if (lead == 1 && (st->cols[0].kind != COL_TIME || ends[0] < 8))
+		return;
+	for (int i = lead; i < st->ncols; i++) {
+		int w = ends[i] - (i ? ends[i - 1] : 0);
+		struct fw_col *f = &st->fw[i - lead];
 		uint8_t k = st->cols[i].kind;
-		if (w < 2 || w > 8 || (k != COL_GPU && k != COL_METRIC && k != COL_NUM))
+		/* the first field of a line needs no blank before it, the others one */
+		if (w < (i ? 2 : 1) || w > 8 || (k != COL_GPU && k != COL_METRIC && k != COL_NUM))
 			return;
 		f->field = ~UINT64_C(0) << (8 * (8 - w));
 		f->end = ends[i];
 		f->kind = k;
 		f->slot = st->cols[i].slot;
 	}
-	st->fw_n = (uint16_t)(st->ncols - 2);
-	st->fw_date_end = ends[0];
-	st->fw_time_end = ends[1];
+	st->fw_n = (uint16_t)(st->ncols - lead);
+	st->fw_lead = (uint8_t)lead;
+	st->fw_date_end = lead == 2 ? ends[0] : 0;
+	st->fw_time_end = lead ? ends[lead - 1] : 0;
 	st->fw_len = (uint16_t)n;
 	st->fw_ok = true;
 }
+
+/*
+ * The time of a row from its leading columns: date and time text [t0, t1)
+ * (lead 2, TK_ABS), the 8 characters of a time of day at t0 (lead 1,
+ * TK_TOD), or none (lead 0, TK_NONE: the driver counts ticks).  The last
+ * conversion is kept: the rows of one tick share it.
+ */
+static bool lead_time(struct mon_state *st, int lead, const char *t0, const char *t1,
+		      int64_t *t_ns)
+{
+	int64_t tod_s;
+
+	if (lead == 2)
+		return row_time(st, t0, t1, t_ns);
+	if (lead == 0) {
+		*t_ns = 0;
+		return true;
+	}
+	if (st->tc_len == 8 && !memcmp(t0, st->tc_text, 8)) {
+		*t_ns = st->tc_t_ns;
+		return true;
+	}
+	if (!parse_tod((struct slice){ t0, 8 }, &tod_s))
+		return false;
+	*t_ns = tod_s * NS_PER_S;
+	st->tc_len = 8;
+	memcpy(st->tc_text, t0, 8);
+	st->tc_t_ns = *t_ns;
+	return true;
+}
+
+static const uint8_t lead_time_kind[3] = { TK_NONE, TK_TOD, TK_ABS };
 
 static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			  const char *end)
@@ -693,9 +732,10 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 	uint32_t present = 0;
 	int32_t gpu = -1;
 	int64_t t_ns = 0;
+	int lead = st->has_date ? 2 : st->has_time ? 1 : 0;
 
-	if (st->proc || !st->has_date || !st->has_time)
-		return false;
+	if (st->proc || (st->has_date && !st->has_time))
+		return false;	/* a date alone: the careful path */
 	for (int i = 0; i < st->ncols; i++) {
 		const struct mon_col *c = &st->cols[i];
 		double x;
@@ -712,8 +752,10 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 			p += 8;
 			break;
 		case COL_TIME:
-			if (end - p < 8 || !dt)
+			if (end - p < 8 || (lead == 2 ? !dt : i != 0))
 				return false;
+			if (lead == 1)
+				dt = p;
 			p += 8;
 			dt_end = p;
 			break;
@@ -745,10 +787,10 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 	}
 	while (p < end && is_blank(*p))
 		p++;
-	if (p != end || gpu < 0 || !dt_end || !row_time(st, dt, dt_end, &t_ns))
+	if (p != end || gpu < 0 || (lead && !dt_end) || !lead_time(st, lead, dt, dt_end, &t_ns))
 		return false;
-	emit_sample(ctx, gpu, t_ns, TK_ABS, present, v);
-	learn_layout(st, ends, (size_t)(end - line));
+	emit_sample(ctx, gpu, t_ns, lead_time_kind[lead], present, v);
+	learn_layout(st, lead, ends, (size_t)(end - line));
 	return true;
 }
 
@@ -813,6 +855,30 @@ static inline int fixed_field(const char *e, uint64_t field, bool want, uint64_t
 	return 1;
 }
 
+/*
+ * A first field that ends before byte 8 of the line (no time columns): blanks
+ * then digits, or blanks then "-", from the line start to `e`; as fixed_field().
+ */
+static int first_field(const char *line, int e, uint64_t *val)
+{
+	int i = 0;
+	uint64_t x = 0;
+
+	while (i < e && line[i] == ' ')
+		i++;
+	if (i == e)
+		return 0;
+	if (line[i] == '-')
+		return i == e - 1 ? 2 : 0;
+	for (; i < e; i++) {
+		if ((unsigned)(line[i] - '0') > 9)
+			return 0;
+		x = x * 10 + (unsigned)(line[i] - '0');
+	}
+	*val = x;
+	return 1;
+}
+
 static bool blanks(const char *p, const char *end)
 {
 	while (p < end && *p == ' ')
@@ -823,23 +889,29 @@ static bool blanks(const char *p, const char *end)
 static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			   const char *end)
 {
-	const char *dt, *dt_end;
+	const char *dt = NULL, *dt_end = NULL;
 	double v[M__COUNT];
 	uint32_t present = 0;
 	int32_t gpu = -1;
 	int64_t t_ns;
+	int lead = st->fw_lead;
 
 	if (!st->fw_ok || end - line != st->fw_len)
 		return false;
-	dt = line + st->fw_date_end - 8;
-	dt_end = line + st->fw_time_end;
-	/* blanks before the date, between date and time, and after the last field */
-	if (!blanks(line, dt) || !blanks(line + st->fw_date_end, dt_end - 8) ||
-	    !blanks(line + st->fw[st->fw_n - 1].end, end))
+	if (lead) {
+		dt_end = line + st->fw_time_end;
+		dt = lead == 2 ? line + st->fw_date_end - 8 : dt_end - 8;
+		/* blanks before the date (or time), and between date and time */
+		if (!blanks(line, dt) || (lead == 2 && !blanks(line + st->fw_date_end, dt_end - 8)))
+			return false;
+	}
+	/* blanks after the last field */
+	if (!blanks(line + st->fw[st->fw_n - 1].end, end))
 		return false;
 	for (const struct fw_col *f = st->fw, *fe = st->fw + st->fw_n; f < fe; f++) {
 		uint64_t x = 0;
-		int r = fixed_field(line + f->end, f->field, f->kind != COL_NUM, &x);
+		int r = f->end >= 8 ? fixed_field(line + f->end, f->field, f->kind != COL_NUM, &x) :
+				      first_field(line, f->end, &x);
 		if (r == 1) {
 			if (f->kind == COL_METRIC) {
 				v[f->slot] = (double)x;
@@ -851,9 +923,9 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 			return false;
 		}
 	}
-	if (gpu < 0 || !row_time(st, dt, dt_end, &t_ns))
+	if (gpu < 0 || !lead_time(st, lead, dt, dt_end, &t_ns))
 		return false;
-	emit_sample(ctx, gpu, t_ns, TK_ABS, present, v);
+	emit_sample(ctx, gpu, t_ns, lead_time_kind[lead], present, v);
 	return true;
 }
 
