@@ -50,7 +50,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs record-tests bench-record
+        unit formats golden check-layers check-docs record-tests bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -61,6 +61,7 @@ help:
 	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
+	@echo "make device-bin build/device/gputally with zlib, zstd and inih linked in, for scripts/device-check.sh"
 	@echo "make SANITIZE=address,undefined test   the quick tier under ASan+UBSan"
 
 # Missing Debian packages are installed once per build directory.
@@ -88,6 +89,14 @@ $(O)/libgputally.a: $(LIB_OBJS)
 
 $(BIN): $(O)/src/main.o $(O)/libgputally.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# For another machine (the GPU check, scripts/device-check.sh): zlib, zstd and
+# inih linked in, so only glibc (and NVML, loaded at run time) must be there.
+$(O)/device/gputally: $(O)/src/main.o $(O)/libgputally.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -Wl,-Bstatic -lzstd -lz -linih -Wl,-Bdynamic -lm -ldl -pthread
+
+device-bin: $(O)/device/gputally
 
 $(O)/tests/%: tests/unit/%.c tests/unit/test.h $(O)/libgputally.a
 	@mkdir -p $(@D)

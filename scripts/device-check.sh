@@ -7,13 +7,22 @@
 # the recorded CSV (kept as a test fixture), nvidia-smi's rows, the report, and check.log with
 # one PASS or FAIL line per check.  Exit status: 0 all passed, 1 a check failed, 2 cannot run.
 #
-# Usage: sh scripts/device-check.sh        (builds build/gputally first if it is missing)
+# Usage: sh scripts/device-check.sh
+#   It runs build/device/gputally (`make device-bin` here: zlib, zstd and inih linked in, so a
+#   machine without those libraries or a compiler can run it; carry build/device there), else
+#   build/gputally, else builds one.
 # Environment: OUT, GPUTALLY (the binary), NVIDIA_SMI (default nvidia-smi),
 #              GPUTALLY_NVML_LIB (NVML to load; default libnvidia-ml.so.1), LOAD_S (seconds of
 #              GPU load from python3 + torch when they exist; default 4, 0 for none).
 set -u
 OUT=${OUT:-device-out}
-GT=${GPUTALLY:-build/gputally}
+if [ -n "${GPUTALLY:-}" ]; then
+	GT=$GPUTALLY
+elif [ -x build/device/gputally ]; then
+	GT=build/device/gputally
+else
+	GT=build/gputally
+fi
 SMI=${NVIDIA_SMI:-nvidia-smi}
 LOAD_S=${LOAD_S:-4}
 mkdir -p "$OUT"
@@ -105,20 +114,10 @@ FNR == NR {
 	printf "gpu %s t %.3f (smi %.3f): util %s/%s mem %s/%s power %s/%s\n", g, t, st[g, best],
 		$col["util_gpu_pct"], su[g, best], $col["mem_used_mib"], sm[g, best],
 		$col["power_w"], sp[g, best] >> logf
-	e = $col["energy_j"]
-	if (e != "") { if (!(g in e0)) e0[g] = e; e1[g] = e }
 }
-END {
-	printf "agree %d %d %d %d %d\n", rows, ok_u, ok_m, ok_p, miss
-	adv = 0; ng = 0
-	for (g in e0) { ng++; if (e1[g] > e0[g]) adv++ }
-	printf "energy %d %d\n", ng, adv
-}' "$OUT/smi.csv" "$csv" >"$OUT/compare.txt"
+END { printf "agree %d %d %d %d %d\n", rows, ok_u, ok_m, ok_p, miss }' "$OUT/smi.csv" "$csv" >"$OUT/compare.txt"
 read -r _ rows ok_u ok_m ok_p miss <<EOF
 $(grep '^agree' "$OUT/compare.txt")
-EOF
-read -r _ ng adv <<EOF
-$(grep '^energy' "$OUT/compare.txt")
 EOF
 # Utilization is a 1/6 s to 1 s average inside the driver: two readers 50 ms apart can differ
 # under a changing load, so 90 % of rows must agree; memory and power, all but one.
@@ -128,8 +127,34 @@ verdict "utilization vs nvidia-smi" $? "$ok_u of $rows rows within 5 points"
 verdict "memory used vs nvidia-smi" $? "$ok_m of $rows rows within 5 %"
 [ "$rows" -gt 0 ] && [ "$ok_p" -ge $((rows - 1)) ]
 verdict "power vs nvidia-smi" $? "$ok_p of $rows rows within 5 %"
+# The energy counter is read at most once a second (it is slow), so 10 samples 100 ms apart may
+# all carry one reading: watch it over 4 samples a second apart instead.
+rm -rf "$OUT/rec-energy"
+"$GT" record --task device-energy --dir "$OUT/rec-energy" --count 4 --interval 1s 2>>"$LOG"
+ecsv=$(ls "$OUT"/rec-energy/*.csv 2>/dev/null | head -n 1)
+awk -F, '
+/^time,/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
+/^[0-9]/ {
+	g = $col["gpu"]; e = $col["energy_j"]
+	if (e == "") next
+	if (!(g in e0)) { e0[g] = e; p[g] = 0; n[g] = 0 }
+	e1[g] = e; p[g] += $col["power_w"]; n[g]++
+}
+END {
+	ng = 0; adv = 0
+	for (g in e0) {
+		ng++; if (e1[g] > e0[g]) adv++
+		printf "gpu %s: energy %.3f -> %.3f J over %d samples 1 s apart, mean power %.1f W\n",
+			g, e0[g], e1[g], n[g], n[g] ? p[g] / n[g] : 0
+	}
+	printf "energy %d %d\n", ng, adv
+}' "${ecsv:-/dev/null}" >"$OUT/energy.txt"
+cat "$OUT/energy.txt" >>"$LOG"
+read -r _ ng adv <<EOF
+$(grep '^energy' "$OUT/energy.txt")
+EOF
 [ "$ng" -gt 0 ] && [ "$adv" -eq "$ng" ]
-verdict "energy counter advances" $? "$adv of $ng GPU(s)"
+verdict "energy counter advances" $? "$adv of $ng GPU(s) over 3 s (energy.txt)"
 
 "$GT" report "$OUT/rec" >"$OUT/report.txt" 2>>"$LOG"
 verdict "report" $? "exit status $? (text in report.txt)"
