@@ -131,35 +131,6 @@ static void put_event(struct out *o, const struct csv_sink *k, const struct gpu_
 
 /* ---- files ------------------------------------------------------------- */
 
-static void *syncer_main(void *arg)
-{
-	struct csv_sink *k = arg;
-
-	pthread_setname_np(pthread_self(), "gputally-fsync");
-	pthread_mutex_lock(&k->sync_mu);
-	for (;;) {
-		int fd;
-		while (k->sync_fd < 0 && !k->sync_stop)
-			pthread_cond_wait(&k->sync_cv, &k->sync_mu);
-		if (k->sync_fd < 0)
-			break;
-		fd = k->sync_fd;
-		pthread_mutex_unlock(&k->sync_mu);
-		if (fdatasync(fd)) {
-			int e = errno;
-			pthread_mutex_lock(&k->sync_mu);
-			k->sync_errors++;
-			k->sync_errno = e;
-			pthread_mutex_unlock(&k->sync_mu);
-		}
-		close(fd);
-		pthread_mutex_lock(&k->sync_mu);
-		k->sync_fd = -1;
-	}
-	pthread_mutex_unlock(&k->sync_mu);
-	return NULL;
-}
-
 static void *writer_main(void *arg);
 
 void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const char *host,
@@ -178,16 +149,10 @@ void csv_sink_init(struct csv_sink *k, const char *dir, const char *task, const 
 		 (size_t)(ngpus + max_events) * ROW_MAX;
 	for (int i = 0; i < CSV_QUEUE; i++)
 		k->q[i].buf = rec_calloc(1, k->cap);	/* pages are touched only when used */
-	k->sync_fd = -1;
-	pthread_mutex_init(&k->sync_mu, NULL);
-	pthread_cond_init(&k->sync_cv, NULL);
 	pthread_mutex_init(&k->q_mu, NULL);
 	pthread_cond_init(&k->q_cv, NULL);
 	pthread_cond_init(&k->q_done_cv, NULL);
-	/* without the thread (or with --stdout) the sync stays inline */
-	if (!to_stdout && fsync_every)
-		k->syncer_running = !pthread_create(&k->syncer, NULL, syncer_main, k);
-	/* without it, ticks are written on the caller's thread */
+	/* without it, ticks are written (and synced) on the caller's thread */
 	k->writer_running = !pthread_create(&k->writer, NULL, writer_main, k);
 }
 
@@ -340,31 +305,6 @@ static void count_error(struct csv_sink *k, int e)
 	k->last_errno = e;
 }
 
-/* Ask the syncer for an fdatasync of fd; inline when there is no syncer. */
-static void request_sync(struct csv_sink *k, int fd)
-{
-	if (!k->syncer_running) {
-		if (fdatasync(fd))
-			count_error(k, errno);
-		return;
-	}
-	pthread_mutex_lock(&k->sync_mu);
-	if (k->sync_errors) {		/* what the syncer found since last time */
-		k->write_errors += k->sync_errors;
-		k->last_errno = k->sync_errno;
-		k->sync_errors = 0;
-	}
-	/* one sync in flight at most: a slow disk skips rounds, it does not queue them */
-	if (k->sync_fd < 0) {
-		k->sync_fd = dup(fd);
-		if (k->sync_fd < 0)
-			count_error(k, errno);
-		else
-			pthread_cond_signal(&k->sync_cv);
-	}
-	pthread_mutex_unlock(&k->sync_mu);
-}
-
 /* A tick's rows into b (the caller's thread: no I/O). */
 static void format_tick(struct csv_sink *k, struct csv_batch *b, int64_t t_ns,
 			const struct gpu_info *gpus, const struct gpu_sample *samples,
@@ -446,9 +386,11 @@ static int write_batch(struct csv_sink *k, const struct csv_batch *b)
 	k->good_size += done;
 	k->rows_written += b->rows;
 	k->batches_written++;
+	/* the batched sync: on the writer's thread, so a slow one delays only the queue */
 	if (!k->to_stdout && k->fsync_every && ++k->since_fsync >= k->fsync_every) {
 		k->since_fsync = 0;
-		request_sync(k, fd);
+		if (fdatasync(fd))
+			count_error(k, errno);
 	}
 	return 0;
 }
@@ -563,26 +505,10 @@ void csv_sink_close(struct csv_sink *k)
 		}
 		k->writer_running = false;
 	}
-	if (k->syncer_running) {
-		pthread_mutex_lock(&k->sync_mu);
-		k->sync_stop = true;
-		pthread_cond_signal(&k->sync_cv);
-		pthread_mutex_unlock(&k->sync_mu);
-		pthread_join(k->syncer, NULL);
-		k->syncer_running = false;
-		k->write_errors += k->sync_errors;
-		if (k->sync_errors)
-			k->last_errno = k->sync_errno;
-		k->sync_errors = 0;
-	}
 	close_file(k);
 	pthread_mutex_lock(&k->q_mu);
 	publish_stats(k);
 	pthread_mutex_unlock(&k->q_mu);
-	if (k->q[0].buf) {	/* initialised: the locks and conditions go with the sink */
-		pthread_mutex_destroy(&k->sync_mu);
-		pthread_cond_destroy(&k->sync_cv);
-	}
 	for (int i = 0; i < CSV_QUEUE; i++) {
 		free(k->q[i].buf);
 		k->q[i].buf = NULL;

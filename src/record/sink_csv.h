@@ -58,16 +58,6 @@ struct csv_sink {
 	uint64_t good_size;	/* file size after the last whole batch */
 	bool dirty_tail;	/* a failed write may have left bytes past good_size */
 	unsigned int fsync_every, since_fsync;
-	/* the batched fdatasync runs on a thread of its own, on a dup() of fd,
-	 * so a slow disk never holds up a tick */
-	pthread_t syncer;
-	bool syncer_running;
-	pthread_mutex_t sync_mu;
-	pthread_cond_t sync_cv;
-	int sync_fd;			/* a dup to sync, -1 none pending */
-	bool sync_stop;
-	uint64_t sync_errors;		/* failed syncs not yet counted in write_errors */
-	int sync_errno;
 	size_t cap;		/* room for one tick's rows */
 	/* counters, exported as metrics through csv_sink_stats() */
 	uint64_t rows_written, batches_written, write_errors, rows_dropped, torn_repairs;
