@@ -199,7 +199,8 @@ for e in ENOSPC EIO; do
 	inject_run "$d4" "$p4" $e write,fdatasync "$d4/*.csv" 5
 	sleep 0.6
 	wait_for "$p4/gputally.prom"
-	cp "$p4/gputally.prom" "$tmp/during.prom"
+	# cat, not cp: GNU cp skips a file that is renamed over while it copies it
+	cat "$p4/gputally.prom" >"$tmp/during.prom"
 	rm -f "$tmp/inj.on"
 	sleep 0.5
 	kill -TERM $pid
