@@ -24,6 +24,9 @@
 #define MAX_COLLECT_NS (2 * NS_PER_S)
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
+/* A sink whose writer thread is stuck in a write when the recorder returns:
+ * kept (and reachable) until the process exits. */
+static struct csv_sink *left_to_writer;
 
 static void on_stop(int sig)
 {
@@ -122,7 +125,7 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 {
 	struct nvml nv;
 	struct sampler *s = NULL;
-	struct csv_sink sink;
+	struct csv_sink *sink = NULL;
 	struct gpu_sample *samples = NULL;
 	struct sampler_event events[MAX_EVENTS_PER_TICK];
 	struct prom_render pr;
@@ -155,7 +158,8 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	if (!fsync_every)
 		fsync_every = interval >= FSYNC_PERIOD_NS ? 1 : (unsigned int)(FSYNC_PERIOD_NS / interval);
 	samples = rec_calloc(ngpus ? ngpus : 1, sizeof(*samples));
-	csv_sink_init(&sink, o->dir, o->task, host, o->to_stdout, fsync_every, ngpus,
+	sink = rec_calloc(1, sizeof(*sink));	/* the writer thread may outlive this call */
+	csv_sink_init(sink, o->dir, o->task, host, o->to_stdout, fsync_every, ngpus,
 		      MAX_EVENTS_PER_TICK);
 	sink_ready = true;
 	health.start_ns = wall_now_ns();
@@ -192,17 +196,17 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 
 		if (reopen_requested) {
 			reopen_requested = 0;
-			csv_sink_reopen(&sink);
+			csv_sink_reopen(sink);
 		}
 		t_wall = wall_now_ns();
 		t_mono = mono_now_ns();
 		sampler_tick(s, next + collect, samples);
 		while (nev < MAX_EVENTS_PER_TICK && sampler_next_event(s, &events[nev]))
 			nev++;
-		csv_ok = !csv_sink_tick(&sink, t_wall, sampler_gpu(s, 0), samples, ngpus, events, nev);
+		csv_ok = !csv_sink_tick(sink, t_wall, sampler_gpu(s, 0), samples, ngpus, events, nev);
 		++st->ticks;
 		if (want_prom)
-			publish(&pr, &pub, &health, st, &sink, s, samples, csv_ok, t_mono);
+			publish(&pr, &pub, &health, st, sink, s, samples, csv_ok, t_mono);
 		if (st->ticks == 1) {
 			allocs_after_first = record_alloc_count();
 			if (o->alloc_probe)
@@ -224,23 +228,23 @@ int recorder_run(const struct record_opts *o, struct record_stats *st, struct gl
 	st->allocs_in_loop = st->ticks ? record_alloc_count() - allocs_after_first : 0;
 	if (o->alloc_probe && st->ticks)
 		st->probe_in_loop = o->alloc_probe() - probe_after_first;
-	csv_sink_close(&sink);	/* writes what is queued */
+	csv_sink_close(sink);	/* writes what is queued */
 	sink_ready = false;
 	if (o->log && o->to_stdout)
 		fflush(stdout);
 	{
 		struct csv_sink_stats cs;
-		csv_sink_stats(&sink, &cs);
+		csv_sink_stats(sink, &cs);
 		st->rows = cs.rows_written;
 		st->write_errors = cs.write_errors;
 		st->torn_repairs = cs.torn_repairs;
 		st->rows_dropped = cs.rows_dropped;
 		st->events_dropped = sampler_events_dropped(s);
-		if (o->log && sink.writer_stuck)
-			fprintf(o->log, "gputally: record: the disk did not take the last rows within 2 s; exiting without them\n");
+		if (o->log && sink->writer_stuck)
+			fprintf(o->log, "gputally: record: the disk did not take the last rows within 0.8 s; exiting without them\n");
 		if (o->log && cs.torn_repairs)
 			fprintf(o->log, "gputally: record: quarantined a torn last line in %s.torn\n",
-				sink.path);
+				sink->path);
 		if (o->log && cs.write_errors)
 			fprintf(o->log, "gputally: record: %llu batch(es) not written (last error: %s)\n",
 				(unsigned long long)cs.write_errors, strerror(cs.last_errno));
@@ -260,7 +264,11 @@ out:
 		prom_render_free(&pr);
 	}
 	if (sink_ready)
-		csv_sink_close(&sink);
+		csv_sink_close(sink);
+	if (sink && sink->writer_stuck)
+		left_to_writer = sink;	/* still in use by its thread, until the process ends */
+	else
+		free(sink);
 	free(samples);
 	if (sampler_free(s))
 		nvml_close(&nv);

@@ -28,6 +28,9 @@ static const int col_dec[TC__COUNT] = {
 #undef TCOL
 };
 
+/* How long close waits for the writer: SIGTERM must end the recorder within a second. */
+#define CLOSE_WAIT_MS 800
+
 /* Room for one GPU row: fixed fields plus every process at "pid=mib;". */
 #define ROW_MAX (1024 + SAMPLER_MAX_PROCS * 32)
 
@@ -498,7 +501,9 @@ void csv_sink_close(struct csv_sink *k)
 		pthread_mutex_unlock(&k->q_mu);
 		/* a disk that does not answer must not keep the recorder from exiting */
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 2;
+		until.tv_nsec += CLOSE_WAIT_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
 		if (pthread_timedjoin_np(k->writer, NULL, &until)) {
 			k->writer_stuck = true;	/* its buffers and file stay as they are */
 			return;

@@ -101,7 +101,7 @@ void csv_sink_reopen(struct csv_sink *k);
 void csv_sink_flush(struct csv_sink *k);
 /* The writer's counters as of its last batch. */
 void csv_sink_stats(struct csv_sink *k, struct csv_sink_stats *st);
-/* Write what is queued (waiting up to 2 s for a stuck disk), fsync and close, free. */
+/* Write what is queued (waiting up to 0.8 s for a slow or stuck disk), fsync and close, free. */
 void csv_sink_close(struct csv_sink *k);
 /* The header line (without its newline), for tests and docs. */
 const char *csv_sink_header(void);

@@ -264,6 +264,22 @@ check "slow disk: no tick skipped (overruns ${over:-?}, ticks ${ticks:-?})" "[ $
 check "slow disk: every line whole, rows in time order, none twice" "[ \$(awk -F, 'NR > 1 && NF != 23' $f7 | wc -l) -eq 0 ] && \
 	[ \"\$(rows $f7 | cut -d, -f1,4)\" = \"\$(rows $f7 | cut -d, -f1,4 | sort -u)\" ]"
 check "slow disk: rows after the slow spell" "[ \$(rows $f7 | wc -l) -ge 40 ]"
+# a disk that takes 5 s per write: SIGTERM still ends the recorder within about a second
+d8=$tmp/stuck
+touch "$tmp/inj.on"
+FAKE_NVML_SCENARIO=$tmp/two.txt INJECT_PATH="$d8/*.csv" INJECT_OPS=write INJECT_DELAY_MS=5000 \
+INJECT_AFTER=3 INJECT_WHILE="$tmp/inj.on" LD_PRELOAD="$inject" ASAN_OPTIONS="$asan" \
+	"$bin" record --interval 20ms --dir "$d8" --task stuck --host h --nvml-lib "$fake" 2>"$d8.err" &
+pid=$!
+sleep 0.4
+start=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+rm -f "$tmp/inj.on"
+check "stuck disk: SIGTERM exits 0 in ${ms} ms (under 1500), saying what was left" "[ $rc -eq 0 ] && [ $ms -lt 1500 ] && \
+	grep -q 'did not take the last rows' $d8.err"
 
 # 10. HTTP: /metrics and /health on loopback; a slow client never delays a row
 "$bin" record --listen 0.0.0.0:9400 --count 1 --stdout --nvml-lib "$fake" >/dev/null 2>"$tmp/l.err"
