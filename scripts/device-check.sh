@@ -43,6 +43,17 @@ if [ ! -x "$GT" ]; then
 	make -j"$(nproc)" "$GT" >>"$LOG" 2>&1 || { say "cannot run: the build failed"; exit 2; }
 fi
 say "machine: $(uname -srm); $("$SMI" --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+# NVML where the loader does not look (driver images often keep it in /usr/local/nvidia)
+if [ -z "${GPUTALLY_NVML_LIB:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1 '; then
+	for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+		if [ -e "$d/libnvidia-ml.so.1" ]; then
+			GPUTALLY_NVML_LIB=$d/libnvidia-ml.so.1
+			export GPUTALLY_NVML_LIB
+			break
+		fi
+	done
+fi
+say "NVML: ${GPUTALLY_NVML_LIB:-libnvidia-ml.so.1, from the loader's search path}"
 "$SMI" -L >>"$LOG" 2>&1
 
 # Some load, so that utilization and power move (a busy GPU is the interesting case).
