@@ -110,7 +110,7 @@ static void publish(struct prom_render *pr, struct prom_pub *pub, struct prom_he
 	h->rows = cs.rows_written;
 	h->events_dropped = sampler_events_dropped(s);
 	/* a tick dropped because the writer is behind counts as a failed write */
-	h->csv_errors = cs.write_errors + (cs.rows_dropped ? 1 : 0);
+	h->csv_errors = cs.write_errors + cs.ticks_dropped;
 	h->csv_ok = queued && cs.last_ok;
 	if (cs.last_ok_ns)
 		h->csv_last_ok_ns = cs.last_ok_ns;

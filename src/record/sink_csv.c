@@ -458,6 +458,7 @@ int csv_sink_tick(struct csv_sink *k, int64_t t_ns, const struct gpu_info *gpus,
 	if (k->q_len == CSV_QUEUE) {
 		/* the disk is that far behind: drop this tick rather than wait */
 		k->q_dropped_rows += ngpus + nevents;
+		k->q_dropped_ticks++;
 		pthread_mutex_unlock(&k->q_mu);
 		return -1;
 	}
@@ -487,6 +488,7 @@ void csv_sink_stats(struct csv_sink *k, struct csv_sink_stats *st)
 	pthread_mutex_lock(&k->q_mu);
 	*st = k->pub;
 	st->rows_dropped = k->q_dropped_rows;
+	st->ticks_dropped = k->q_dropped_ticks;
 	pthread_mutex_unlock(&k->q_mu);
 	st->rows_dropped += k->rows_dropped;	/* the caller's own (rows too long) */
 }

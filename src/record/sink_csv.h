@@ -39,6 +39,7 @@ struct csv_batch {
 struct csv_sink_stats {
 	uint64_t rows_written, batches_written, write_errors, torn_repairs;
 	uint64_t rows_dropped;		/* rows of ticks dropped because the queue was full */
+	uint64_t ticks_dropped;		/* those ticks */
 	int last_errno;
 	bool last_ok;			/* the last batch was written */
 	int64_t last_ok_ns;		/* the tick time of the last batch written */
@@ -71,7 +72,7 @@ struct csv_sink {
 	struct csv_batch q[CSV_QUEUE];
 	unsigned int q_head, q_len;
 	bool q_stop, writer_running, writer_stuck;
-	uint64_t q_dropped_rows;
+	uint64_t q_dropped_rows, q_dropped_ticks;
 	pthread_t writer;
 	pthread_mutex_t q_mu;
 	pthread_cond_t q_cv;		/* work for the writer */
