@@ -183,7 +183,7 @@ static void put_health(struct out *o, const struct prom_render *r, const struct 
 	health_counter(o, r, "gputally_recorder_healthy",
 		       "1 when the last batch of CSV rows was written, 0 when it failed", GAUGE,
 		       h->csv_ok);
-	put_family(o, wname, COUNTER, "failed writes (disk full, EIO) per sink; rows are retried");
+	put_family(o, wname, COUNTER, "failed writes (disk full, EIO) per sink, and CSV ticks dropped while the writer was behind");
 	put_sink_sample(o, r, wname, "csv");
 	put_u64(o, h->csv_errors);
 	put_ch(o, '\n');
