@@ -88,9 +88,74 @@ static void summary(FILE *out, const struct report *r)
 	fprintf(out, "\nVerdict:   %s\n", r->verdict);
 }
 
+/* More inputs than this are summed up by format, and only those worth a look listed. */
+#define INPUTS_LISTED 20
+
+static bool input_noteworthy(const struct input_stat *in)
+{
+	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
+	       in->dst_repeats || !in->time_basis;
+}
+
+static void inputs_summary(FILE *out, const struct report *r)
+{
+	size_t shown = 0, more = 0;
+
+	fprintf(out, "  %zu inputs; by format:\n", r->inputs->nr);
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		uint64_t n = 0, lines = 0, recs = 0, bad = 0;
+		bool first = true;
+		if (!in->format)
+			continue;
+		for (size_t j = 0; j < r->inputs->nr; j++) {
+			const struct input_stat *o = &r->inputs->inputs[j];
+			if (o->format != in->format)
+				continue;
+			if (j < i) {
+				first = false;
+				break;
+			}
+			n++;
+			lines += o->lines;
+			recs += o->records;
+			bad += o->bad;
+		}
+		if (first)
+			fprintf(out, "    %-12s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
+				" records %8" PRIu64 " skipped\n", in->format->id, n, n == 1 ? " " : "s",
+				lines, recs, bad);
+	}
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		if (!input_noteworthy(in))
+			continue;
+		if (shown == INPUTS_LISTED) {
+			more++;
+			continue;
+		}
+		if (!shown++)
+			fprintf(out, "  worth a look (not read, lines skipped, cut short or without time):\n");
+		if (!in->format)
+			fprintf(out, "  %-44s not read: %s\n", in->path, in->skip_reason);
+		else
+			fprintf(out, "  %-44s %-12s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64
+				" skipped%s%s%s\n", in->path, in->format->id, in->lines, in->records,
+				in->bad, in->partial_last_line ? "; last line has no newline" : "",
+				in->skip_reason[0] ? "; " : "", in->skip_reason);
+	}
+	if (more)
+		fprintf(out, "  ... and %zu more worth a look\n", more);
+	fprintf(out, "  (--json lists every input)\n");
+}
+
 static void inputs(FILE *out, const struct report *r)
 {
 	fprintf(out, "\nInputs\n");
+	if (r->inputs->nr > INPUTS_LISTED) {
+		inputs_summary(out, r);
+		return;
+	}
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
 		if (in->skip_reason[0] && !in->format) {
