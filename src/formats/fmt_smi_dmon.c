@@ -625,38 +625,6 @@ static inline bool fast_number(const char **pp, const char *end, double *v, bool
 }
 
 /*
- * One dmon data row in a single pass, for the overwhelmingly common case.
- * Returns false, having emitted nothing, whenever anything is unusual; the
- * careful path then parses the row again and says what is wrong.
- */
-/*
- * The time of a row from its date and time text [dt, dt_end) (the blanks
- * between them already checked), through the one-entry cache: the rows of
- * one tick share it.
- */
-static bool row_time(struct mon_state *st, const char *dt, const char *dt_end, int64_t *t_ns)
-{
-	struct slice date = { dt, 8 }, tod = { dt_end - 8, 8 };
-	int y, mo, d;
-	int64_t tod_s, t_s;
-
-	if ((size_t)(dt_end - dt) == st->tc_len && !memcmp(dt, st->tc_text, st->tc_len)) {
-		*t_ns = st->tc_t_ns;
-		return true;
-	}
-	if ((size_t)(dt_end - dt) > sizeof(st->tc_text) || !parse_date(date, &y, &mo, &d) ||
-	    !parse_tod(tod, &tod_s) ||
-	    time_local_to_utc(y, mo, d, (int)(tod_s / 3600), (int)(tod_s / 60 % 60),
-			      (int)(tod_s % 60), &t_s))
-		return false;
-	*t_ns = t_s * NS_PER_S;
-	st->tc_len = (uint8_t)(dt_end - dt);
-	memcpy(st->tc_text, dt, st->tc_len);
-	st->tc_t_ns = *t_ns;
-	return true;
-}
-
-/*
  * Remember where the tokens of a row read token by token ended, for the
  * fixed-width path: date and time first, then numbers in columns of 2 to 8
  * characters (one 8-byte load each).
@@ -693,36 +661,50 @@ static void learn_layout(struct mon_state *st, int lead, const uint16_t *ends, s
 
 /*
  * The time of a row from its leading columns: date and time text [t0, t1)
- * (lead 2, TK_ABS), the 8 characters of a time of day at t0 (lead 1,
- * TK_TOD), or none (lead 0, TK_NONE: the driver counts ticks).  The last
- * conversion is kept: the rows of one tick share it.
+ * (lead 2, TK_ABS), a time of day [t0, t1) (lead 1, TK_TOD), or none (lead 0,
+ * TK_NONE: the driver counts ticks).  The blanks between date and time are
+ * checked by the caller.  The last conversion is kept, by its text: the rows
+ * of one tick share it.
  */
-static bool lead_time(struct mon_state *st, int lead, const char *t0, const char *t1,
-		      int64_t *t_ns)
+static bool row_time(struct mon_state *st, int lead, const char *t0, const char *t1,
+		     int64_t *t_ns)
 {
-	int64_t tod_s;
+	size_t n = (size_t)(t1 - t0);
+	int y, mo, d;
+	int64_t tod_s, t_s;
 
-	if (lead == 2)
-		return row_time(st, t0, t1, t_ns);
-	if (lead == 0) {
+	if (!lead) {
 		*t_ns = 0;
 		return true;
 	}
-	if (st->tc_len == 8 && !memcmp(t0, st->tc_text, 8)) {
+	if (n == st->tc_len && !memcmp(t0, st->tc_text, n)) {
 		*t_ns = st->tc_t_ns;
 		return true;
 	}
-	if (!parse_tod((struct slice){ t0, 8 }, &tod_s))
+	if (n > sizeof(st->tc_text) || !parse_tod((struct slice){ t1 - 8, 8 }, &tod_s))
 		return false;
-	*t_ns = tod_s * NS_PER_S;
-	st->tc_len = 8;
-	memcpy(st->tc_text, t0, 8);
+	if (lead == 1) {
+		*t_ns = tod_s * NS_PER_S;
+	} else {
+		if (!parse_date((struct slice){ t0, 8 }, &y, &mo, &d) ||
+		    time_local_to_utc(y, mo, d, (int)(tod_s / 3600), (int)(tod_s / 60 % 60),
+				      (int)(tod_s % 60), &t_s))
+			return false;
+		*t_ns = t_s * NS_PER_S;
+	}
+	st->tc_len = (uint8_t)n;
+	memcpy(st->tc_text, t0, n);
 	st->tc_t_ns = *t_ns;
 	return true;
 }
 
 static const uint8_t lead_time_kind[3] = { TK_NONE, TK_TOD, TK_ABS };
 
+/*
+ * One dmon data row in a single pass, for the overwhelmingly common case.
+ * Returns false, having emitted nothing, whenever anything is unusual; the
+ * careful path then parses the row again and says what is wrong.
+ */
 static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			  const char *end)
 {
@@ -787,7 +769,7 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
 	}
 	while (p < end && is_blank(*p))
 		p++;
-	if (p != end || gpu < 0 || (lead && !dt_end) || !lead_time(st, lead, dt, dt_end, &t_ns))
+	if (p != end || gpu < 0 || (lead && !dt_end) || !row_time(st, lead, dt, dt_end, &t_ns))
 		return false;
 	emit_sample(ctx, gpu, t_ns, lead_time_kind[lead], present, v);
 	learn_layout(st, lead, ends, (size_t)(end - line));
@@ -879,13 +861,6 @@ static int first_field(const char *line, int e, uint64_t *val)
 	return 1;
 }
 
-static bool blanks(const char *p, const char *end)
-{
-	while (p < end && *p == ' ')
-		p++;
-	return p == end;
-}
-
 static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			   const char *end)
 {
@@ -902,11 +877,12 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 		dt_end = line + st->fw_time_end;
 		dt = lead == 2 ? line + st->fw_date_end - 8 : dt_end - 8;
 		/* blanks before the date (or time), and between date and time */
-		if (!blanks(line, dt) || (lead == 2 && !blanks(line + st->fw_date_end, dt_end - 8)))
+		if (skip_spaces(line, dt) != dt ||
+		    (lead == 2 && skip_spaces(line + st->fw_date_end, dt_end - 8) != dt_end - 8))
 			return false;
 	}
 	/* blanks after the last field */
-	if (!blanks(line + st->fw[st->fw_n - 1].end, end))
+	if (skip_spaces(line + st->fw[st->fw_n - 1].end, end) != end)
 		return false;
 	for (const struct fw_col *f = st->fw, *fe = st->fw + st->fw_n; f < fe; f++) {
 		uint64_t x = 0;
@@ -923,7 +899,7 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 			return false;
 		}
 	}
-	if (gpu < 0 || !lead_time(st, lead, dt, dt_end, &t_ns))
+	if (gpu < 0 || !row_time(st, lead, dt, dt_end, &t_ns))
 		return false;
 	emit_sample(ctx, gpu, t_ns, lead_time_kind[lead], present, v);
 	return true;
