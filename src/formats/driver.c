@@ -871,6 +871,16 @@ static void source_fill(struct source *s, struct pool *pl, size_t chunk_bytes, s
 	}
 }
 
+/* Give an opened source `window` chunk slots and queue its first chunks. */
+static void source_start(struct source *s, unsigned window, struct pool *pl, size_t chunk_bytes,
+			 struct gl_err *err)
+{
+	s->nslots = window;
+	s->slots = xcalloc(window, sizeof(struct chunk));
+	s->last_t_ns = INT64_MIN;
+	source_fill(s, pl, chunk_bytes, err);
+}
+
 /* Make sure s->next points at the next record; false when s is finished. */
 static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 			const struct ingest_opts *o, struct gl_err *err)
@@ -1041,9 +1051,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 		 * gets there, so that only inputs that overlap in time hold a
 		 * file, buffers and a decompressor at once.
 		 */
-		s->nslots = 1;
-		s->slots = xcalloc(1, sizeof(struct chunk));
-		s->last_t_ns = INT64_MIN;
+		source_start(s, 1, &pl, PRESCAN_BYTES, NULL);
 		s->t_first = source_peek(s, &pl, PRESCAN_BYTES, o, NULL) ? s->next->t_ns : INT64_MIN;
 		source_release(s);
 		{
@@ -1077,10 +1085,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (size_t i = 0; i < nsrc; i++) {
 		if (srcs[i].state != SRC_OPEN)
 			continue;
-		srcs[i].nslots = window;
-		srcs[i].slots = xcalloc(window, sizeof(struct chunk));
-		srcs[i].last_t_ns = INT64_MIN;
-		source_fill(&srcs[i], &pl, chunk_bytes, err);
+		source_start(&srcs[i], window, &pl, chunk_bytes, err);
 	}
 
 	for (;;) {
@@ -1116,10 +1121,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 				best->state = SRC_DONE;
 				continue;
 			}
-			best->nslots = window;
-			best->slots = xcalloc(window, sizeof(struct chunk));
-			best->last_t_ns = INT64_MIN;
-			source_fill(best, &pl, chunk_bytes, err);
+			source_start(best, window, &pl, chunk_bytes, err);
 			continue;
 		}
 		{
