@@ -144,19 +144,12 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 	struct slice uuid = { NULL, 0 }, proc = { NULL, 0 };
 	uint8_t status = 0;
 	struct rec r;
-	struct rec *o;
 
 	/* split from the left up to process_name and from the right after it */
 	if (nf > ncols && absorb != SIZE_MAX && nf <= MAX_SPLIT)
 		extra = nf - ncols;
 	if (nf != ncols + extra) {
-		if (nf > ncols && ncols < MAX_SPLIT) {
-			const char *x = line + start[ncols];
-			scan_skip_space(&x, line + n);
-			ctx_bad(ctx, ctx_col(line, x), "expected %zu fields, got %zu", ncols, nf);
-		} else {
-			ctx_bad(ctx, 0, "expected %zu fields, got %zu", ncols, nf);
-		}
+		smi_csv_bad_count(ctx, line, n, start, MAX_SPLIT, nf, ncols);
 		return;
 	}
 
@@ -221,13 +214,7 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 		return;
 	}
 
-	o = ctx_rec(ctx, REC_PROC);
-	if (!o)
-		return;
-	r.line = o->line;
-	r.uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
-	r.name = proc.p ? ctx_str(ctx, proc) : STR_NONE;
-	*o = r;
+	smi_csv_emit(ctx, &r, uuid, proc);
 }
 
 static void apps_line(struct parse_ctx *ctx, const char *line, size_t n)

@@ -109,6 +109,33 @@ size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap)
 	return nf;
 }
 
+/* A row of nf fields where ncols were expected: said at the first extra field. */
+void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const uint32_t *start,
+		       size_t cap, size_t nf, size_t ncols)
+{
+	if (nf > ncols && ncols < cap) {
+		const char *x = line + start[ncols];
+		scan_skip_space(&x, line + n);
+		ctx_bad(ctx, ctx_col(line, x), "expected %zu fields, got %zu", ncols, nf);
+	} else {
+		ctx_bad(ctx, 0, "expected %zu fields, got %zu", ncols, nf);
+	}
+}
+
+/* Emit r (its kind set) with the UUID and name, when given, copied into the batch. */
+void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
+		  struct slice name)
+{
+	struct rec *o = ctx_rec(ctx, r->kind);
+
+	if (!o)
+		return;
+	*o = *r;
+	o->line = ctx->line;
+	o->uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
+	o->name = name.p ? ctx_str(ctx, name) : STR_NONE;
+}
+
 /* Fields first..last (inclusive, all below cap) as one trimmed slice. */
 struct slice smi_csv_field(const char *line, size_t n, const uint32_t *start, size_t nf,
 			   size_t first, size_t last)
@@ -513,20 +540,13 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 	bool reasons_ok = st->nreasons > 0;
 	uint32_t mask = 0;
 	struct rec r;
-	struct rec *o;
 
 	/*
 	 * No ", " in GPU names, so unlike --query-compute-apps no column may
 	 * absorb extra fields: a shifted row must not pass as a reading.
 	 */
 	if (nf != ncols) {
-		if (nf > ncols && ncols < MAX_SPLIT) {
-			const char *x = line + start[ncols];
-			scan_skip_space(&x, line + n);
-			ctx_bad(ctx, ctx_col(line, x), "expected %zu fields, got %zu", ncols, nf);
-		} else {
-			ctx_bad(ctx, 0, "expected %zu fields, got %zu", ncols, nf);
-		}
+		smi_csv_bad_count(ctx, line, n, start, MAX_SPLIT, nf, ncols);
 		return;
 	}
 
@@ -628,13 +648,7 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 		r.present |= 1u << M_EVENT_MASK;
 	}
 
-	o = ctx_rec(ctx, REC_SAMPLE);
-	if (!o)
-		return;
-	r.line = o->line;
-	r.uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
-	r.name = name.p ? ctx_str(ctx, name) : STR_NONE;
-	*o = r;
+	smi_csv_emit(ctx, &r, uuid, name);
 }
 
 static void query_line(struct parse_ctx *ctx, const char *line, size_t n)

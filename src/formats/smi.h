@@ -54,5 +54,12 @@ void smi_csv_skip_bom(const char **line, size_t *n);
  */
 bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t ncols,
 		    const char *kind);
+/* A row of nf fields where ncols were expected (start[] holds cap entries): reported
+ * as bad at the first extra field. */
+void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const uint32_t *start,
+		       size_t cap, size_t nf, size_t ncols);
+/* Emit r (its kind set) with the UUID and name (GPU or process), when given. */
+void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
+		  struct slice name);
 
 #endif
