@@ -102,29 +102,21 @@ static void inputs_summary(FILE *out, const struct report *r)
 	size_t shown = 0, more = 0;
 
 	fprintf(out, "  %zu inputs; by format:\n", r->inputs->nr);
-	for (size_t i = 0; i < r->inputs->nr; i++) {
-		const struct input_stat *in = &r->inputs->inputs[i];
+	for (size_t f = 0; f < format_count(); f++) {
 		uint64_t n = 0, lines = 0, recs = 0, bad = 0;
-		bool first = true;
-		if (!in->format)
-			continue;
-		for (size_t j = 0; j < r->inputs->nr; j++) {
-			const struct input_stat *o = &r->inputs->inputs[j];
-			if (o->format != in->format)
+		for (size_t i = 0; i < r->inputs->nr; i++) {
+			const struct input_stat *in = &r->inputs->inputs[i];
+			if (in->format != format_at(f))
 				continue;
-			if (j < i) {
-				first = false;
-				break;
-			}
 			n++;
-			lines += o->lines;
-			recs += o->records;
-			bad += o->bad;
+			lines += in->lines;
+			recs += in->records;
+			bad += in->bad;
 		}
-		if (first)
+		if (n)
 			fprintf(out, "    %-12s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
-				" records %8" PRIu64 " skipped\n", in->format->id, n, n == 1 ? " " : "s",
-				lines, recs, bad);
+				" records %8" PRIu64 " skipped\n", format_at(f)->id, n,
+				n == 1 ? " " : "s", lines, recs, bad);
 	}
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
