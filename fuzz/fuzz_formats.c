@@ -31,15 +31,28 @@ static int sink_rec(void *ud, const struct input_stat *in, const struct rec *r,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Read path (a file or a directory) through the driver with o's choices. */
+static void run_ingest(const char *path, struct ingest_opts *o)
+{
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink = { 0 };
+	size_t n = 0;
+	const char *paths[1] = { path };
+
+	o->date_days = INT64_MIN;
+	o->interval_ns = 1000000000;
+	sink.ud = &n;
+	sink.rec = sink_rec;
+	ingest_run(paths, 1, o, &sink, &res, NULL);
+	ingest_result_release(&res);
+}
+
 /* Many inputs: the payload cut into nfiles files in a new directory. */
 static void run_many(const uint8_t *data, size_t size, int nfiles)
 {
 	char dir[] = "/tmp/gputally-fuzz-dir-XXXXXX", path[64];
 	struct ingest_opts o = { 0 };
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
-	size_t n = 0, at = 0;
-	const char *paths[1] = { dir };
+	size_t at = 0;
 
 	if (!mkdtemp(dir))
 		return;
@@ -57,13 +70,8 @@ static void run_many(const uint8_t *data, size_t size, int nfiles)
 		}
 		at = end;
 	}
-	o.date_days = INT64_MIN;
-	o.interval_ns = 1000000000;
 	o.threads = 2;
-	sink.ud = &n;
-	sink.rec = sink_rec;
-	ingest_run(paths, 1, &o, &sink, &res, NULL);
-	ingest_result_release(&res);
+	run_ingest(dir, &o);
 	for (int i = 0; i < nfiles; i++) {
 		snprintf(path, sizeof(path), "%s/in%d.log", dir, i);
 		unlink(path);
@@ -75,10 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/gputally-fuzz-XXXXXX";
 	struct ingest_opts o = { 0 };
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
-	size_t n = 0;
-	const char *paths[1];
 	int fd;
 
 	if (size < 1)
@@ -98,16 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	if (data[0] < format_count())
 		o.format = format_at(data[0])->id;
-	o.date_days = INT64_MIN;
-	o.interval_ns = 1000000000;
 	o.threads = 1 + (data[0] & 1);
 	o.chunk_bytes = 64 + (data[0] % 7) * 50;
 	o.columns = "index,utilization.gpu,memory.used,power.draw";
-	sink.ud = &n;
-	sink.rec = sink_rec;
-	paths[0] = path;
-	ingest_run(paths, 1, &o, &sink, &res, NULL);
-	ingest_result_release(&res);
+	run_ingest(path, &o);
 	unlink(path);
 	return 0;
 }
