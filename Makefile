@@ -39,9 +39,10 @@ ALL_CFLAGS += $(HARDEN)
 LIB_SRCS  := $(sort $(shell find src -name '*.c' ! -path 'src/main.c'))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/%.o)
 FMT_SRCS  := $(sort $(wildcard src/formats/fmt_*.c))
+DET_SRCS  := $(sort $(wildcard src/analysis/det_*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
-GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/presets.inc
+GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/detectors_list.h $(O)/gen/presets.inc
 
 BIN = $(O)/gputally
 # Fake NVML libraries for the record tests: a current driver, and an old one without the newer symbols.
@@ -71,10 +72,14 @@ $(DEPS_OK): scripts/install-deps.sh
 	@touch $@
 deps: $(DEPS_OK)
 
-# Generated: the format table (one line per src/formats/fmt_*.c) and the embedded profile presets.
+# Generated: the format table (one line per src/formats/fmt_*.c), the detector
+# table (one line per src/analysis/det_*.c) and the embedded profile presets.
 $(O)/gen/formats_list.h: $(FMT_SRCS) Makefile | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@for f in $(FMT_SRCS); do b=$${f##*/fmt_}; echo "FORMAT($${b%.c})"; done >$@.tmp && mv $@.tmp $@
+$(O)/gen/detectors_list.h: $(DET_SRCS) Makefile | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@for f in $(DET_SRCS); do b=$${f##*/det_}; echo "DETECTOR($${b%.c})"; done >$@.tmp && mv $@.tmp $@
 $(O)/gen/presets.inc: $(wildcard profiles/*.ini) scripts/embed-profiles.sh
 	@mkdir -p $(@D)
 	@sh scripts/embed-profiles.sh profiles/*.ini >$@.tmp && mv $@.tmp $@

@@ -23,6 +23,10 @@ for cmd in $("$bin" help | sed -n 's/^  \([a-z]*\) .*/\1/p'); do
 	if grep -q "^\.SS $cmd\|^\.SH.*$cmd\|^\.B gputally $cmd" "$man"; then ok; else bad "man page has no section for '$cmd'"; fi
 	if grep -q "gputally $cmd" "$root/README.md"; then ok; else bad "README does not show 'gputally $cmd'"; fi
 done
+for f in "$root"/src/analysis/det_*.c; do
+	id=${f##*/det_}; id=${id%.c}
+	if grep -q "| \`$id\` |" "$root/docs/states.md"; then ok; else bad "docs/states.md names no finding of detector $id"; fi
+done
 for st in $(sed -n 's/^\t"\([a-z_]*\)", "\([a-z_]*\)", .*/\1 \2/p' "$root/src/analysis/states.c" | head -0); do :; done
 echo "docs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

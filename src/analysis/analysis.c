@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "analysis/analysis.h"
 
+#include "analysis/detector.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +30,6 @@ struct present_proc {
 	size_t stat;		/* index into an->procs */
 };
 
-struct stretch {		/* an open run of one state, for findings */
-	int state;
-	int64_t t0_ns, t1_ns;
-	double energy_j, power_ws, power_s;
-};
-
 struct gpu_work {
 	struct ival *ring;		/* ring_cap entries, a power of two */
 	int ring_cap;
@@ -44,12 +40,7 @@ struct gpu_work {
 	/* segment being built */
 	bool seg_open;
 	struct segment seg;
-	struct stretch st;
-	/* leak detector: a run of rising memory */
-	bool leak_open;
-	int64_t leak_t0, leak_last_up, leak_t_last;
-	double leak_m0, leak_mlast;
-	int leak_ups;
+	void *det;			/* every detector's state for this GPU */
 	/* clock drops: inside a drop? */
 	bool in_drop;
 	/* power histograms (1 W bins) for held-idle and no-context idle */
@@ -57,9 +48,6 @@ struct gpu_work {
 	float held_sum[POWER_BINS], noctx_sum[POWER_BINS];	/* to report the median bin's mean */
 	uint64_t held_n, noctx_n, held_n_at_median;
 	double held_floor_cache;
-	/* gaps merged into one finding */
-	int64_t gap_t0, gap_t1;
-	bool gap_open;
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg)
@@ -69,29 +57,6 @@ void analysis_cfg_default(struct analysis_cfg *cfg)
 	cfg->stretch_min_s = 10;
 	cfg->max_segments = 500000;
 	cfg->max_findings = 5000;
-}
-
-/* ---- findings ----------------------------------------------------------- */
-
-static struct finding *add_finding(struct analysis *an, const char *kind, int gpu, int64_t t0,
-				   int64_t t1, int sev, double value)
-{
-	struct finding *f;
-
-	if (an->nfinds >= an->cfg.max_findings) {
-		an->finds_dropped++;
-		return NULL;
-	}
-	ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
-	f = &an->finds[an->nfinds++];
-	memset(f, 0, sizeof(*f));
-	f->kind = kind;
-	f->gpu = gpu;
-	f->t0_ns = t0;
-	f->t1_ns = t1;
-	f->severity = sev;
-	f->value = value;
-	return f;
 }
 
 /* The median's 1 W bin, reported as the mean of the readings in it. */
@@ -108,158 +73,9 @@ static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 	return NAN;
 }
 
-/*
- * The findings a stretch of one state makes, one row each.  message gets the
- * GPU number and the duration as text; evidence gets, by position, the
- * seconds (%1$), the mean power in W (%2$) and the energy in J (%3$).
- */
-static const struct stretch_finding {
-	int state;
-	const char *kind;
-	bool needs_min;		/* only from cfg.stretch_min_s on */
-	double warn_s;		/* a warning from this long on (critical: always) */
-	int sev;		/* severity below warn_s */
-	const char *message;
-	const char *evidence;
-} stretch_findings[] = {
-	{ ST_HELD_IDLE, "held_idle", true, 300, SEV_INFO,
-	  "GPU %d held memory or a process but did no work for %s",
-	  "utilization 0 %% for %1$.0f s with memory held; mean power %2$.0f W, %3$.0f J spent" },
-	{ ST_INPUT, "input_starved", true, 300, SEV_INFO,
-	  "GPU %d was starved for input for %s: work came in bursts with waits between them",
-	  "utilization low and swinging (or steady and partial well above idle power) for %1$.0f s; "
-	  "mean power %2$.0f W" },
-	{ ST_LAUNCH, "launch_bound", true, 300, SEV_INFO,
-	  "GPU %d ran streams of tiny kernels for %s: busy on paper, idle in power",
-	  "utilization above 0 while power stayed at the held-idle floor (mean %2$.0f W) for %1$.0f s" },
-	{ ST_THROTTLED, "throttling", false, 60, SEV_INFO,
-	  "GPU %d ran throttled for %s",
-	  "clock event reasons (power cap, thermal, HW slowdown), violation counters or an SM clock "
-	  "drop under load for %1$.1f s" },
-	{ ST_DOWN, "gpu_down", false, 0, SEV_CRITICAL,
-	  "GPU %d was lost or needed a reset for %s",
-	  "readings such as [GPU is lost] / [GPU requires reset] for %1$.1f s" },
-};
-
-static void close_stretch(struct analysis *an, int gi)
-{
-	struct stretch *s = &an->work[gi]->st;
-	double dur = (double)(s->t1_ns - s->t0_ns) / 1e9;
-	double pw = s->power_s > 0 ? s->power_ws / s->power_s : NAN;
-	const struct stretch_finding *sf = NULL;
-	struct finding *f;
-	char d[32];
-	int sev;
-
-	if (s->t1_ns <= s->t0_ns)
-		return;
-	for (size_t i = 0; i < sizeof(stretch_findings) / sizeof(stretch_findings[0]); i++)
-		if (stretch_findings[i].state == s->state)
-			sf = &stretch_findings[i];
-	if (!sf || (sf->needs_min && dur < an->cfg.stretch_min_s))
-		return;
-	sev = sf->sev == SEV_CRITICAL ? SEV_CRITICAL : dur >= sf->warn_s ? SEV_WARNING : sf->sev;
-	f = add_finding(an, sf->kind, gi, s->t0_ns, s->t1_ns, sev, dur);
-	if (!f)
-		return;
-	time_human_dur(d, sizeof(d), s->t1_ns - s->t0_ns);
-	snprintf(f->message, sizeof(f->message), sf->message, gi, d);
-	snprintf(f->evidence, sizeof(f->evidence), sf->evidence, dur, pw, s->energy_j);
-}
-
-static void close_gap(struct analysis *an, int gi)
-{
-	struct gpu_work *w = an->work[gi];
-	struct finding *f;
-	char d[32];
-	double dur = (double)(w->gap_t1 - w->gap_t0) / 1e9;
-
-	if (!w->gap_open)
-		return;
-	w->gap_open = false;
-	f = add_finding(an, "log_gap", gi, w->gap_t0, w->gap_t1, dur >= 3600 ? SEV_WARNING : SEV_INFO, dur);
-	if (!f)
-		return;
-	snprintf(f->message, sizeof(f->message), "no data for GPU %d for %s", gi,
-		 time_human_dur(d, sizeof(d), w->gap_t1 - w->gap_t0));
-	snprintf(f->evidence, sizeof(f->evidence),
-		 "no sample for longer than %.1f s (2.5 sample intervals); not counted as idle or covered",
-		 (double)timeline_gap_threshold(an->gpus[gi].nominal_ns ? an->gpus[gi].nominal_ns : NS_PER_S) / 1e9);
-}
-
-static void leak_eval(struct analysis *an, int gi)
-{
-	struct gpu_work *w = an->work[gi];
-	struct gpu_stats *g = &an->gpus[gi];
-	double dur_s = (double)(w->leak_last_up - w->leak_t0) / 1e9;
-	double rise = w->leak_mlast - w->leak_m0;
-	double min_rise = 512;
-	struct finding *f;
-
-	w->leak_open = false;
-	if (g->mem_total_mib > 0 && g->mem_total_mib * 0.02 > min_rise)
-		min_rise = g->mem_total_mib * 0.02;
-	if (dur_s < 10 || w->leak_ups < 5 || rise < min_rise)
-		return;
-	f = add_finding(an, "memory_leak", gi, w->leak_t0, w->leak_last_up, SEV_WARNING,
-			rise / (dur_s / 3600));
-	if (!f)
-		return;
-	snprintf(f->message, sizeof(f->message),
-		 "GPU %d memory rose steadily by %.0f MiB in %.0f s (%.0f MiB/h): a leak or an unbounded cache",
-		 gi, rise, dur_s, rise / (dur_s / 3600));
-	snprintf(f->evidence, sizeof(f->evidence),
-		 "memory used %.0f -> %.0f MiB in %d rises, no fall and no pause longer than 10 s",
-		 w->leak_m0, w->leak_mlast, w->leak_ups);
-}
-
-static void leak_feed(struct analysis *an, int gi, int64_t t, double mem)
-{
-	struct gpu_work *w = an->work[gi];
-	double tol = mem * 0.005 > 64 ? mem * 0.005 : 64;
-	int64_t pause = 10 * NS_PER_S;
-
-	if (!w->leak_open) {
-		w->leak_open = true;
-		w->leak_t0 = w->leak_last_up = t;
-		w->leak_m0 = w->leak_mlast = mem;
-		w->leak_ups = 0;
-		w->leak_t_last = t;
-		return;
-	}
-	if (mem > w->leak_mlast + 0.5) {
-		if (w->leak_ups > 0 && t - w->leak_last_up > pause) {
-			leak_eval(an, gi);
-			w->leak_open = true;
-			w->leak_t0 = w->leak_last_up = w->leak_t_last;
-			w->leak_m0 = w->leak_mlast;
-			w->leak_ups = 0;
-		} else if (w->leak_ups == 0) {
-			w->leak_t0 = w->leak_t_last;
-		}
-		w->leak_ups++;
-		w->leak_last_up = t;
-		w->leak_mlast = mem;
-	} else if (mem < w->leak_mlast - tol) {
-		leak_eval(an, gi);
-		w->leak_open = true;
-		w->leak_t0 = w->leak_last_up = t;
-		w->leak_m0 = w->leak_mlast = mem;
-		w->leak_ups = 0;
-	} else if (w->leak_ups > 0 && t - w->leak_last_up > pause) {
-		leak_eval(an, gi);
-		w->leak_open = true;
-		w->leak_t0 = w->leak_last_up = t;
-		w->leak_m0 = w->leak_mlast = mem;
-		w->leak_ups = 0;
-	}
-	w->leak_t_last = t;
-}
-
 /* ---- segments and per-state totals -------------------------------------- */
 
-/* dt: the interval's length in seconds, as account() computed it */
-static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st, double dt)
+static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_work *w = an->work[gi];
 
@@ -279,22 +95,6 @@ static void add_segment(struct analysis *an, int gi, const struct ival *iv, int 
 		w->seg.t1_ns = iv->t1_ns;
 		w->seg.gpu = (uint16_t)gi;
 		w->seg.state = (uint8_t)st;
-	}
-	/* the stretch for findings: same state, contiguous */
-	if (w->st.state == st && w->st.t1_ns == iv->t0_ns) {
-		w->st.t1_ns = iv->t1_ns;
-	} else {
-		close_stretch(an, gi);
-		memset(&w->st, 0, sizeof(w->st));
-		w->st.state = st;
-		w->st.t0_ns = iv->t0_ns;
-		w->st.t1_ns = iv->t1_ns;
-	}
-	if (!isnan(iv->energy_j))
-		w->st.energy_j += iv->energy_j;
-	if (iv->present & (1u << M_POWER)) {
-		w->st.power_ws += iv->v[M_POWER] * dt;
-		w->st.power_s += dt;
 	}
 }
 
@@ -388,15 +188,8 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	g->state_s[st] += dt;
 	if (iv->kind == IV_GAP) {
 		g->gaps_s += dt;
-		if (w->gap_open && w->gap_t1 == iv->t0_ns) {
-			w->gap_t1 = iv->t1_ns;
-		} else {
-			close_gap(an, gi);
-			w->gap_open = true;
-			w->gap_t0 = iv->t0_ns;
-			w->gap_t1 = iv->t1_ns;
-		}
-		add_segment(an, gi, iv, st, dt);
+		add_segment(an, gi, iv, st);
+		det_feed_interval(an, gi, w->det, iv, st);
 		return;
 	}
 	g->covered_s += dt;
@@ -437,11 +230,11 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	if (iv->present & (1u << M_MEM_USED)) {
 		if (iv->v[M_MEM_USED] > g->mem_max_mib)
 			g->mem_max_mib = iv->v[M_MEM_USED];
-		leak_feed(an, gi, iv->t0_ns, iv->v[M_MEM_USED]);
 	}
 	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
 		g->mem_total_mib = iv->v[M_MEM_TOTAL];
-	add_segment(an, gi, iv, st, dt);
+	add_segment(an, gi, iv, st);
+	det_feed_interval(an, gi, w->det, iv, st);
 }
 
 static void classify_one(struct analysis *an, int gi, int idx)
@@ -558,6 +351,7 @@ static struct gpu_work *work_of(struct analysis *an, int gi)
 		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
 		an->work[gi]->ring = xreallocarray(NULL, RING_MIN, sizeof(struct ival));
 		an->work[gi]->ring_cap = RING_MIN;
+		an->work[gi]->det = det_states_new();
 	}
 	return an->work[gi];
 }
@@ -671,12 +465,7 @@ static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *nam
 	int slot = -1;
 
 	(void)mem;
-	if (!an->work[gi]) {
-		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
-		an->work[gi]->ring = xreallocarray(NULL, RING_MIN, sizeof(struct ival));
-		an->work[gi]->ring_cap = RING_MIN;
-	}
-	w = an->work[gi];
+	w = work_of(an, gi);
 	an->gpus[gi].has_process_data = true;
 	w->last_proc_obs_ns = t;
 	if (pid == -1) {	/* pmon: nothing runs on this GPU now */
@@ -723,35 +512,11 @@ static void on_event(void *ud, int gi, int64_t t, int ev, const char *msg, const
 		     uint64_t line)
 {
 	struct analysis *an = ud;
-	struct finding *f;
-	static const char *const kinds[EV__COUNT] = {
-		[EV_GPU_LOST] = "gpu_lost", [EV_RESET_REQUIRED] = "reset_required",
-		[EV_ERROR_ROW] = "error_row", [EV_TOOL_ERROR] = "tool_error",
-		[EV_XID] = "xid_error",
-	};
+	struct det_event e = { t, ev, msg, src, line };
 
 	if (ev >= 0 && ev < 8)
 		an->events[ev]++;
-	/* merge a repeat of the same event on the same GPU within a minute */
-	for (size_t i = an->nfinds; i-- > 0 && i + 8 >= an->nfinds;) {
-		f = &an->finds[i];
-		if (f->kind == kinds[ev] && f->gpu == gi && t - f->t1_ns <= 60 * NS_PER_S) {
-			f->t1_ns = t;
-			f->value++;
-			return;
-		}
-	}
-	f = add_finding(an, kinds[ev], gi, t, t,
-			ev == EV_GPU_LOST || ev == EV_RESET_REQUIRED ? SEV_CRITICAL : SEV_WARNING, 1);
-	if (!f)
-		return;
-	snprintf(f->message, sizeof(f->message), "%s%s: %.150s",
-		 ev == EV_ERROR_ROW ? "the logger wrote an error row" :
-		 ev == EV_TOOL_ERROR ? "nvidia-smi printed an error instead of data" :
-		 ev == EV_GPU_LOST ? "GPU lost" : ev == EV_XID ? "the driver reported an Xid error" :
-		 "GPU requires reset",
-		 gi >= 0 ? "" : " (no GPU named)", msg ? msg : "");
-	snprintf(f->evidence, sizeof(f->evidence), "%s:%llu", src ? src : "?", (unsigned long long)line);
+	det_feed_event(an, gi, gi >= 0 ? work_of(an, gi)->det : NULL, &e);
 }
 
 void analysis_init(struct analysis *an, const struct analysis_cfg *cfg)
@@ -771,95 +536,13 @@ void analysis_add(struct analysis *an, const struct rec *r, const struct batch *
 	timeline_add(&an->tl, r, b, src);
 }
 
-static void imbalance(struct analysis *an)
-{
-	int n = an->tl.ngpus;
-	int64_t base = INT64_MAX, end = INT64_MIN;
-
-	if (n < 2)
-		return;
-	for (int i = 0; i < n; i++) {
-		struct gpu_stats *g = &an->gpus[i];
-		if (!g->nmin)
-			continue;
-		if (g->min_base_ns < base)
-			base = g->min_base_ns;
-		if (g->min_base_ns + (int64_t)g->nmin * 60 * NS_PER_S > end)
-			end = g->min_base_ns + (int64_t)g->nmin * 60 * NS_PER_S;
-	}
-	if (base == INT64_MAX)
-		return;
-	/* busy fraction of each GPU over the minutes where every other GPU has data too */
-	for (int i = 0; i < n; i++) {
-		double my_b = 0, my_c = 0, peer_b = 0, peer_c = 0;
-		struct gpu_stats *g = &an->gpus[i];
-		for (int64_t t = base; t < end; t += 60 * NS_PER_S) {
-			int64_t mi = (t - g->min_base_ns) / (60 * NS_PER_S);
-			double pb = 0, pc = 0;
-			int peers = 0;
-			if (mi < 0 || (size_t)mi >= g->nmin || g->min_cov_s[mi] < 30)
-				continue;
-			for (int j = 0; j < n; j++) {
-				struct gpu_stats *h = &an->gpus[j];
-				int64_t mj = (t - h->min_base_ns) / (60 * NS_PER_S);
-				if (j == i || mj < 0 || (size_t)mj >= h->nmin || h->min_cov_s[mj] < 30)
-					continue;
-				pb += h->min_busy_s[mj];
-				pc += h->min_cov_s[mj];
-				peers++;
-			}
-			if (!peers)
-				continue;
-			my_b += g->min_busy_s[mi];
-			my_c += g->min_cov_s[mi];
-			peer_b += pb;
-			peer_c += pc;
-		}
-		if (my_c >= 300 && peer_c > 0) {
-			double mine = my_b / my_c, theirs = peer_b / peer_c;
-			struct finding *f;
-			if (theirs >= 0.2 && mine < 0.5 * theirs) {
-				f = add_finding(an, "imbalance", i, g->first_ns, g->last_ns, SEV_WARNING,
-						100 * (theirs - mine));
-				if (!f)
-					continue;
-				snprintf(f->message, sizeof(f->message),
-					 "GPU %d was %.0f %% busy while its peers were %.0f %% busy over the same minutes",
-					 i, 100 * mine, 100 * theirs);
-				snprintf(f->evidence, sizeof(f->evidence),
-					 "busy fraction over %.0f common minutes: this GPU %.3f, mean of peers %.3f",
-					 my_c / 60, mine, theirs);
-			}
-		}
-	}
-}
-
-static void idle_floor(struct analysis *an, int gi)
+static void idle_floors(struct analysis *an, int gi)
 {
 	struct gpu_stats *g = &an->gpus[gi];
 	struct gpu_work *w = an->work[gi];
-	struct finding *f;
-	double idle_j;
 
 	g->held_floor_w = median_hist(w->held_hist, w->held_sum, w->held_n);
 	g->noctx_floor_w = median_hist(w->noctx_hist, w->noctx_sum, w->noctx_n);
-	if (g->idle_s < 1)
-		return;
-	idle_j = g->idle_ws;
-	f = add_finding(an, "idle_power", gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
-	if (!f)
-		return;
-	snprintf(f->message, sizeof(f->message),
-		 "GPU %d drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
-		 gi, g->idle_ws / g->idle_s, g->idle_s, idle_j / 3.6e6);
-	if (!isnan(g->held_floor_w) && !isnan(g->noctx_floor_w))
-		snprintf(f->evidence, sizeof(f->evidence),
-			 "median idle power %.0f W with memory or a context held, %.0f W with nothing held: holding costs %.0f W",
-			 g->held_floor_w, g->noctx_floor_w, g->held_floor_w - g->noctx_floor_w);
-	else
-		snprintf(f->evidence, sizeof(f->evidence), "median idle power %.0f W (%s)",
-			 !isnan(g->held_floor_w) ? g->held_floor_w : g->noctx_floor_w,
-			 !isnan(g->held_floor_w) ? "memory or a context held" : "nothing held");
 }
 
 static int cmp_find(const void *a, const void *b)
@@ -917,13 +600,10 @@ void analysis_finish(struct analysis *an)
 				an->segs_dropped++;
 			}
 		}
-		close_stretch(an, gi);
-		close_gap(an, gi);
-		if (w->leak_open)
-			leak_eval(an, gi);
-		idle_floor(an, gi);
+		idle_floors(an, gi);
+		det_finish_gpu(an, gi, w->det);
 	}
-	imbalance(an);
+	det_finish_all(an);
 	sort_segments(an);
 	if (an->nfinds)
 		qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
@@ -932,8 +612,10 @@ void analysis_finish(struct analysis *an)
 void analysis_release(struct analysis *an)
 {
 	for (int i = 0; i < TL_MAX_GPUS; i++) {
-		if (an->work[i])
+		if (an->work[i]) {
 			free(an->work[i]->ring);
+			det_states_free(an->work[i]->det);
+		}
 		free(an->work[i]);
 		free(an->gpus[i].min_busy_s);
 		free(an->gpus[i].min_cov_s);

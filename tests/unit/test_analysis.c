@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/detector.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -583,6 +584,24 @@ static void test_imbalance(void **state)
 	an_free(an);
 }
 
+/* The generated table holds one entry per det_*.c: ids unique, each with a hook. */
+static void test_detector_table(void **state)
+{
+	size_t n = detector_count();
+
+	(void)state;
+	assert_true(n >= 6);
+	assert_null(detector_at(n));
+	for (size_t i = 0; i < n; i++) {
+		const struct detector *d = detector_at(i);
+		assert_non_null(d->id);
+		assert_non_null(d->summary);
+		assert_true(d->interval || d->event || d->finish || d->finish_all);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(d->id, detector_at(j)->id);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_states_and_segments),
 		cmocka_unit_test(test_process_attribution),
 		cmocka_unit_test(test_imbalance),
+		cmocka_unit_test(test_detector_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

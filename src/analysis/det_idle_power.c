@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Idle power: what a GPU drew while doing nothing, with the idle floors
+ * (median power with memory or a context held, and with nothing held) that
+ * the analysis measured.
+ */
+#include "analysis/detector.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void idle_power_finish(struct analysis *an, int gi, void *st)
+{
+	struct gpu_stats *g = &an->gpus[gi];
+	struct finding *f;
+
+	(void)st;
+	if (g->idle_s < 1)
+		return;
+	f = det_finding(an, "idle_power", gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
+	if (!f)
+		return;
+	snprintf(f->message, sizeof(f->message),
+		 "GPU %d drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
+		 gi, g->idle_ws / g->idle_s, g->idle_s, g->idle_ws / 3.6e6);
+	if (!isnan(g->held_floor_w) && !isnan(g->noctx_floor_w))
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "median idle power %.0f W with memory or a context held, %.0f W with nothing held: holding costs %.0f W",
+			 g->held_floor_w, g->noctx_floor_w, g->held_floor_w - g->noctx_floor_w);
+	else
+		snprintf(f->evidence, sizeof(f->evidence), "median idle power %.0f W (%s)",
+			 !isnan(g->held_floor_w) ? g->held_floor_w : g->noctx_floor_w,
+			 !isnan(g->held_floor_w) ? "memory or a context held" : "nothing held");
+}
+
+const struct detector detector_idle_power = {
+	.id = "idle_power",
+	.summary = "power drawn while doing nothing, and the idle floors held and bare",
+	.finish = idle_power_finish,
+};

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between the analysis and one detector: a rule that turns a
+ * GPU's classified time and events into findings.
+ *
+ * A detector is a `const struct detector detector_<id>` in
+ * src/analysis/det_<id>.c; the build lists every det_*.c in a generated
+ * table (detectors_list.h, see detectors.c), so a new rule is one new file.
+ *
+ * What a detector is fed, per GPU:
+ *   - interval(): every interval of the GPU's timeline once it has been
+ *     classified, in time order, gaps included (iv->kind == IV_GAP, state
+ *     ST_GAP).  Intervals lag the input by the classification window
+ *     (analysis_cfg.window_ns), so they reach a detector a few seconds after
+ *     the events of the same time.
+ *   - event(): every event of the GPU (Xid, lost, reset, error rows ...), in
+ *     the order the ingest driver delivers them (time order).  gpu is -1 and
+ *     st NULL for an event that names no GPU.
+ *   - finish(): once per GPU at the end, after its last interval and after
+ *     the GPU's totals (gpu_stats, idle floors) are final.
+ *   - finish_all(): once at the end, after every GPU's finish(), for rules
+ *     that compare GPUs.
+ * Each may be NULL.  st is the detector's own state for that GPU:
+ * state_size bytes, zeroed when the GPU is first seen, freed at the end.
+ * A detector owns nothing else; everything it learns lives in st, so memory
+ * grows with GPUs, never with samples.  Findings are added with
+ * det_finding(); the analysis sorts them at the end.
+ *
+ * Only the analysis layer includes this header: report/ sees findings.
+ */
+#ifndef ANALYSIS_DETECTOR_H
+#define ANALYSIS_DETECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+
+struct det_event {
+	int64_t t_ns;
+	int ev;			/* enum event_kind */
+	const char *msg;	/* borrowed for the call; may be NULL */
+	const char *src;	/* input name */
+	uint64_t line;		/* line in src, 0 if none */
+};
+
+struct detector {
+	const char *id;
+	const char *summary;	/* one line: what it finds (docs/states.md has the rule) */
+	size_t state_size;	/* per-GPU state; 0 for none (st is then NULL) */
+	void (*interval)(struct analysis *an, int gpu, void *st, const struct ival *iv, int state);
+	void (*event)(struct analysis *an, int gpu, void *st, const struct det_event *ev);
+	void (*finish)(struct analysis *an, int gpu, void *st);
+	void (*finish_all)(struct analysis *an);
+};
+
+size_t detector_count(void);
+const struct detector *detector_at(size_t i);
+
+/*
+ * A new finding, zeroed but for the fields given; NULL when the cap
+ * (analysis_cfg.max_findings) is reached, which is counted in finds_dropped.
+ * The caller fills message and evidence.
+ */
+struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0_ns,
+			    int64_t t1_ns, int severity, double value);
+
+/* ---- for analysis.c: one block of every detector's state per GPU ----- */
+
+void *det_states_new(void);
+void det_states_free(void *block);
+void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state);
+void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_event *ev);
+void det_finish_gpu(struct analysis *an, int gpu, void *block);
+void det_finish_all(struct analysis *an);
+
+/* Seconds of an interval. */
+static inline double ival_s(const struct ival *iv)
+{
+	return (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+}
+
+#endif

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The table of detectors and the calls into them.  The build writes
+ * detectors_list.h with one DETECTOR(id) line per src/analysis/det_<id>.c,
+ * in file-name order; the linker then insists that each file defines
+ * `detector_<id>`.  Each GPU gets one block holding every detector's state,
+ * at offsets fixed by the table.
+ */
+#include "analysis/detector.h"
+
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+#define DETECTOR(id) extern const struct detector detector_##id;
+#include "detectors_list.h"
+#undef DETECTOR
+
+static const struct detector *const detectors[] = {
+#define DETECTOR(id) &detector_##id,
+#include "detectors_list.h"
+#undef DETECTOR
+	NULL	/* keeps the array non-empty while the list is */
+};
+
+#define NDET (sizeof(detectors) / sizeof(detectors[0]) - 1)
+
+/* offset of each detector's state in a GPU's block, and the block's size */
+static size_t det_off[NDET + 1];
+static size_t det_block;
+static bool det_ready;
+
+size_t detector_count(void)
+{
+	return NDET;
+}
+
+const struct detector *detector_at(size_t i)
+{
+	return i < NDET ? detectors[i] : NULL;
+}
+
+static void layout(void)
+{
+	size_t off = 0, a = alignof(max_align_t);
+
+	for (size_t i = 0; i < NDET; i++) {
+		det_off[i] = off;
+		off += (detectors[i]->state_size + a - 1) / a * a;
+	}
+	det_block = off ? off : 1;
+	det_ready = true;
+}
+
+static void *state_of(void *block, size_t i)
+{
+	return detectors[i]->state_size ? (char *)block + det_off[i] : NULL;
+}
+
+void *det_states_new(void)
+{
+	if (!det_ready)
+		layout();
+	return xcalloc(1, det_block);
+}
+
+void det_states_free(void *block)
+{
+	free(block);
+}
+
+void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state)
+{
+	for (size_t i = 0; i < NDET; i++)
+		if (detectors[i]->interval)
+			detectors[i]->interval(an, gpu, state_of(block, i), iv, state);
+}
+
+void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_event *ev)
+{
+	for (size_t i = 0; i < NDET; i++)
+		if (detectors[i]->event)
+			detectors[i]->event(an, gpu, block ? state_of(block, i) : NULL, ev);
+}
+
+void det_finish_gpu(struct analysis *an, int gpu, void *block)
+{
+	for (size_t i = 0; i < NDET; i++)
+		if (detectors[i]->finish)
+			detectors[i]->finish(an, gpu, state_of(block, i));
+}
+
+void det_finish_all(struct analysis *an)
+{
+	for (size_t i = 0; i < NDET; i++)
+		if (detectors[i]->finish_all)
+			detectors[i]->finish_all(an);
+}
+
+struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0,
+			    int64_t t1, int sev, double value)
+{
+	struct finding *f;
+
+	if (an->nfinds >= an->cfg.max_findings) {
+		an->finds_dropped++;
+		return NULL;
+	}
+	ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
+	f = &an->finds[an->nfinds++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->gpu = gpu;
+	f->t0_ns = t0;
+	f->t1_ns = t1;
+	f->severity = sev;
+	f->value = value;
+	return f;
+}
