@@ -31,6 +31,12 @@ static const struct detector *const detectors[] = {
 static size_t det_off[NDET + 1];
 static size_t det_block;
 static bool det_ready;
+/* the detectors with an interval hook, and their states' offsets: the one
+ * call made for every interval of every GPU */
+static void (*ival_fn[NDET + 1])(struct analysis *, int, void *, const struct ival *, int);
+static size_t ival_off[NDET + 1];
+static bool ival_has_st[NDET + 1];
+static size_t n_ival;
 
 size_t detector_count(void)
 {
@@ -49,6 +55,11 @@ static void layout(void)
 	for (size_t i = 0; i < NDET; i++) {
 		det_off[i] = off;
 		off += (detectors[i]->state_size + a - 1) / a * a;
+		if (detectors[i]->interval) {
+			ival_fn[n_ival] = detectors[i]->interval;
+			ival_off[n_ival] = det_off[i];
+			ival_has_st[n_ival++] = detectors[i]->state_size > 0;
+		}
 	}
 	det_block = off ? off : 1;
 	det_ready = true;
@@ -73,9 +84,8 @@ void det_states_free(void *block)
 
 void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state)
 {
-	for (size_t i = 0; i < NDET; i++)
-		if (detectors[i]->interval)
-			detectors[i]->interval(an, gpu, state_of(block, i), iv, state);
+	for (size_t i = 0; i < n_ival; i++)
+		ival_fn[i](an, gpu, ival_has_st[i] ? (char *)block + ival_off[i] : NULL, iv, state);
 }
 
 void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_event *ev)
