@@ -51,7 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs record-tests bench-record device-bin
+        unit formats golden check-layers check-docs record-tests doctor-tests bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -135,6 +135,8 @@ unit: $(UNIT_BINS) $(FAKE_NVML)
 	@FAKE_NVML_DIR=$(abspath $(O)) sh tests/run-unit.sh $(UNIT_BINS)
 record-tests: $(BIN) $(FAKE_NVML) $(RECORD_HELPERS)
 	@sh tests/record/run.sh $(BIN) $(O)
+doctor-tests: $(BIN) $(FAKE_NVML)
+	@sh tests/doctor/run.sh $(BIN) $(O)
 formats: $(BIN)
 	@sh tests/run-formats.sh $(BIN)
 golden: $(BIN)
@@ -147,7 +149,7 @@ check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests
+	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests doctor-tests
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test

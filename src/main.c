@@ -21,6 +21,7 @@ static const struct command {
 	{ "dump", cmd_dump, dump_options, "print every parsed record as JSON lines (fixtures, debugging)" },
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },
 	{ "record", cmd_record, record_options, "sample every GPU through NVML into the gputally CSV" },
+	{ "doctor", cmd_doctor, doctor_options, "check the NVIDIA driver stack and say what to fix" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -286,8 +286,14 @@ EXPORT int nvmlDeviceGetCurrPcieLinkGeneration(void *h, unsigned int *g);
 EXPORT int nvmlDeviceGetCurrPcieLinkWidth(void *h, unsigned int *w);
 EXPORT int nvmlDeviceGetComputeRunningProcesses(void *h, unsigned int *n, void *infos);
 
+/* $FAKE_NVML_INIT_RC makes every init fail with that code (18: the
+ * NVML/RM version mismatch of a driver upgraded without a reboot). */
 static int do_init(void)
 {
+	const char *rc = getenv("FAKE_NVML_INIT_RC");
+
+	if (rc && atoi(rc))
+		return atoi(rc);
 	pthread_once(&fake.once, load);
 	atomic_fetch_add(&fake.inited, 1);
 	return 0;
@@ -315,6 +321,7 @@ const char *nvmlErrorString(int rc)
 	case 7: return "Insufficient Size";
 	case 10: return "Timeout";
 	case 15: return "GPU is lost";
+	case 18: return "RM has detected an NVML/RM version mismatch.";
 	default: return "Unknown Error";
 	}
 }
@@ -323,7 +330,22 @@ int nvmlSystemGetDriverVersion(char *buf, unsigned int len)
 {
 	if (!buf || len < 16)
 		return 7;
-	snprintf(buf, len, "580.0-fake");
+	/* $FAKE_NVML_DRIVER_VERSION: the user-space version to report */
+	snprintf(buf, len, "%s", getenv("FAKE_NVML_DRIVER_VERSION") ? getenv("FAKE_NVML_DRIVER_VERSION") : "580.0-fake");
+	return 0;
+}
+
+/* $FAKE_NVML_PERSISTENCE (0 or 1) answers nvmlDeviceGetPersistenceMode;
+ * unset, the call is not supported (doctor then looks for the daemon). */
+EXPORT int nvmlDeviceGetPersistenceMode(void *h, int *mode);
+int nvmlDeviceGetPersistenceMode(void *h, int *mode)
+{
+	const char *e = getenv("FAKE_NVML_PERSISTENCE");
+
+	(void)h;
+	if (!e)
+		return 3;
+	*mode = atoi(e) ? 1 : 0;
 	return 0;
 }
 
