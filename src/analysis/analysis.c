@@ -186,6 +186,8 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	if (g->min_base_ns == 0 && g->nmin == 0)
 		g->min_base_ns = iv->t0_ns - (iv->t0_ns % (60 * NS_PER_S));
 	g->state_s[st] += dt;
+	if (isnan(iv->energy_j))
+		g->energy_unknown_s += dt;
 	if (iv->kind == IV_GAP) {
 		g->gaps_s += dt;
 		add_segment(an, gi, iv, st);

@@ -60,6 +60,7 @@ struct gpu_stats {
 	double power_known_s, power_ws, power_max_w;
 	double energy_counter_j, energy_counter_s;	/* from counter deltas */
 	double energy_power_j, energy_power_s;		/* integrated power */
+	double energy_unknown_s;	/* first to last: neither counter nor power (gaps, down) */
 	double temp_max_c, mem_max_mib, mem_total_mib;
 	uint32_t sm_clock_drops;
 	double sm_clock_ref_mhz;

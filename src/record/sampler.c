@@ -16,6 +16,11 @@
 #define EVENT_QUEUE 64
 #define EVENT_WAIT_MS 200	/* bounds how long stopping waits for the event thread */
 #define ENERGY_MIN_PERIOD_NS NS_PER_S
+/* The counter's read (about 3 ms) goes inside the tick from this interval on,
+ * where three quarters of an interval leave room for it; below, it is read
+ * after the sample is handed in and so belongs to the next row (at most this
+ * much later than its row's time). */
+#define ENERGY_INLINE_MIN_NS (20 * NS_PER_MS)
 
 struct worker {
 	struct sampler *s;
@@ -28,9 +33,10 @@ struct worker {
 	uint64_t done_gen;	/* under s->mu */
 	bool busy;		/* inside NVML; under s->mu */
 	struct gpu_sample work;	/* written by the worker between go and done */
-	/* worker-private: the slow energy counter, read after handing in a sample */
+	/* worker-private: the slow energy counter (see sampler.h) */
 	int64_t energy_read_mono_ns;
 	bool energy_present;
+	bool energy_new;	/* energy_mj not yet written as a reading of its own */
 	int64_t energy_mj;
 	int energy_rc;
 	unsigned char procbuf[SAMPLER_MAX_PROCS * sizeof(struct nvml_process_v2)];
@@ -39,6 +45,8 @@ struct worker {
 struct sampler {
 	struct nvml *nvml;
 	int64_t energy_period_ns;
+	int64_t interval_ns;
+	bool energy_inline;	/* read the counter inside the tick */
 	unsigned int ngpus;
 	struct gpu_info gpus[SAMPLER_MAX_GPUS];
 	struct worker *workers;
@@ -150,6 +158,8 @@ static void sample_procs(struct worker *w, struct gpu_sample *o, bool *fatal)
 	}
 }
 
+static void read_energy(struct worker *w);
+
 static void sample_gpu(struct worker *w, struct gpu_sample *o)
 {
 	const struct nvml_api *a = &w->s->nvml->api;
@@ -162,6 +172,7 @@ static void sample_gpu(struct worker *w, struct gpu_sample *o)
 	o->status = GST_OK;
 	o->err_rc = 0;
 	o->present = 0;
+	o->carried = 0;
 	o->procs_known = false;
 	o->nprocs = 0;
 	if (w->need_handle) {
@@ -231,10 +242,19 @@ static void sample_gpu(struct worker *w, struct gpu_sample *o)
 		w->need_handle = true;
 		w->energy_read_mono_ns = 0;
 		w->energy_present = false;	/* read afresh once it is back */
+		w->energy_new = false;
 		return;
 	}
-	if (w->energy_present)
+	if (w->s->energy_inline)
+		read_energy(w);
+	if (w->energy_present) {
+		/* a reading is written once, on the row it belongs to; later rows
+		 * carry it only for Prometheus, which wants the newest value */
 		put(o, TC_ENERGY, w->energy_mj);
+		if (!w->energy_new)
+			o->carried |= 1u << TC_ENERGY;
+		w->energy_new = false;
+	}
 }
 
 static void read_energy(struct worker *w)
@@ -246,12 +266,16 @@ static void read_energy(struct worker *w)
 
 	if (!a->device_get_total_energy_consumption || w->need_handle || !w->dev)
 		return;
-	if (w->energy_read_mono_ns && now - w->energy_read_mono_ns < w->s->energy_period_ns)
+	/* half an interval of slack: ticks jitter, and a read due at 1 s must
+	 * not slip to the next tick every other time */
+	if (w->energy_read_mono_ns &&
+	    now - w->energy_read_mono_ns < w->s->energy_period_ns - w->s->interval_ns / 2)
 		return;
 	w->energy_read_mono_ns = now;
 	rc = a->device_get_total_energy_consumption(w->dev, &mj);
 	w->energy_rc = rc;
 	w->energy_present = rc == NVML_OK && mj <= INT64_MAX;
+	w->energy_new = w->energy_present;
 	if (w->energy_present)
 		w->energy_mj = (int64_t)mj;
 }
@@ -276,7 +300,8 @@ static void *worker_main(void *arg)
 		w->done_gen = g;
 		pthread_cond_signal(&s->done);
 		pthread_mutex_unlock(&s->mu);
-		read_energy(w);
+		if (!s->energy_inline)
+			read_energy(w);
 		pthread_mutex_lock(&s->mu);
 		w->busy = false;
 	}
@@ -368,6 +393,8 @@ struct sampler *sampler_new(struct nvml *n, int64_t interval_ns, struct gl_err *
 	s = rec_calloc(1, sizeof(*s));
 	s->nvml = n;
 	s->energy_period_ns = interval_ns > ENERGY_MIN_PERIOD_NS ? interval_ns : ENERGY_MIN_PERIOD_NS;
+	s->interval_ns = interval_ns;
+	s->energy_inline = interval_ns >= ENERGY_INLINE_MIN_NS;
 	s->ngpus = count;
 	s->workers = rec_calloc(count ? count : 1, sizeof(*s->workers));
 	pthread_mutex_init(&s->mu, NULL);
@@ -391,7 +418,6 @@ struct sampler *sampler_new(struct nvml *n, int64_t interval_ns, struct gl_err *
 		g->uuid[sizeof(g->uuid) - 1] = g->name[sizeof(g->name) - 1] = 0;
 		sanitize(g->uuid);
 		sanitize(g->name);
-		read_energy(w);
 	}
 	for (unsigned int i = 0; i < count; i++) {
 		rc = pthread_create(&s->workers[i].thread, NULL, worker_main, &s->workers[i]);
@@ -443,6 +469,7 @@ void sampler_tick(struct sampler *s, int64_t deadline_mono_ns, struct gpu_sample
 			out[i].status = GST_TIMEOUT;
 			out[i].err_rc = 0;
 			out[i].present = 0;
+			out[i].carried = 0;
 			out[i].procs_known = false;
 			out[i].nprocs = 0;
 		}

@@ -4,10 +4,12 @@
  * GPU whose NVML calls hang or fail costs only its own rows: the tick waits
  * for the workers until a deadline, and a GPU that has not answered by then
  * is reported with status timeout while the others are recorded.  The energy
- * counter is slow (about 3 ms on an H200), so a worker reads it after it has
- * handed in its sample, at most once a second; a row carries the newest
- * counter value read before the tick.  Xid events arrive on a thread of their
- * own.  Everything is allocated in sampler_new(); ticks allocate nothing.
+ * counter is slow (about 3 ms on an H200), so it is read at most once a
+ * second: within the tick that it is written with (its reading belongs to that
+ * row's time), or, at intervals too short to hold 3 ms, after the sample is
+ * handed in and written with the next row only.  Xid events arrive on a thread
+ * of their own.  Everything is allocated in sampler_new(); ticks allocate
+ * nothing.
  */
 #ifndef RECORD_SAMPLER_H
 #define RECORD_SAMPLER_H
@@ -45,6 +47,9 @@ struct gpu_sample {
 	uint8_t status;		/* enum gpu_state */
 	int err_rc;		/* the NVML code behind a status other than ok */
 	uint32_t present;	/* bit TC_x set: v[TC_x] is a reading */
+	uint32_t carried;	/* of present: read on an earlier tick (the energy
+				 * counter's newest value, for Prometheus); the CSV
+				 * leaves these cells empty */
 	int64_t v[TC__COUNT];	/* scaled by 10^dec of the column */
 	bool procs_known;	/* false: the process list could not be read */
 	uint32_t nprocs;

@@ -90,8 +90,9 @@ static void put_row(struct out *o, const char *when, const struct csv_sink *k,
 	}
 	for (int c = 0; c < TC__COUNT; c++) {
 		put_ch(o, ',');
-		if (!(s->present & (1u << c)))
-			continue;	/* unsupported or unreadable: an empty cell, never 0 */
+		if (!(s->present & ~s->carried & (1u << c)))
+			continue;	/* unsupported, unreadable or read on an earlier
+					 * row: an empty cell, never 0 */
 		if (c == TC_CLOCK_EVENTS)
 			put_hex(o, (uint64_t)s->v[c]);
 		else

@@ -82,6 +82,7 @@ static void gpus(struct jsonw *w, const struct report *r)
 		knum_or_null(w, "util_p95_pct", gpu_util_quantile(g, 0.95), 0);
 		knum_or_null(w, "energy_j", e, 1);
 		jsonw_kstr(w, "energy_source", src);
+		jsonw_knum(w, "energy_unknown_s", g->energy_unknown_s, 3);
 		knum_or_null(w, "power_mean_w", gpu_power_mean(g), 2);
 		knum_or_null(w, "power_max_w", g->power_known_s > 0 ? g->power_max_w : NAN, 2);
 		knum_or_null(w, "idle_power_w", g->idle_s > 0 ? g->idle_ws / g->idle_s : NAN, 2);

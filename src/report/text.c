@@ -196,6 +196,11 @@ static void gpus(FILE *out, const struct report *r)
 			num(h, sizeof(h), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
 		if (an->tl.gpus[i].id.uuid[0])
 			fprintf(out, "  %-22s %s\n", "", an->tl.gpus[i].id.uuid);
+		if (g->energy_unknown_s > 0) {
+			char un[32];
+			fprintf(out, "  %-22s energy unknown for %s (gaps, GPU down, no power or counter reading)\n", "",
+				time_human_dur(un, sizeof(un), (int64_t)(g->energy_unknown_s * 1e9)));
+		}
 		if (g->sm_clock_drops || g->out_of_order)
 			fprintf(out, "  %-22s %u SM clock drop(s) under load, %" PRIu64 " out-of-order sample(s)\n", "",
 				g->sm_clock_drops, g->out_of_order);

@@ -304,6 +304,12 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 		g->energy_prev_j = r->v[M_ENERGY];
 		g->energy_prev_t_ns = t;
 	}
+	if (r->status & (GS_LOST | GS_RESET)) {
+		/* a GPU that is gone says nothing: no reading from before it is
+		 * carried into the time it is down, nor on past it */
+		g->seen_mask &= r->present;
+		g->energy_prev_j = NAN;
+	}
 	if (r->status || g->status_t_ns <= t) {
 		g->status = r->status;
 		g->status_t_ns = t;

@@ -15,6 +15,11 @@
  *   hang GPU TICK MS               the utilization call of tick TICK sleeps MS first
  *   xid GPU TICK CODE              an Xid event, delivered once the GPU reaches TICK
  *   proc GPU PID MIB [FROM [TO]]   a running compute process (MIB -1: unknown memory)
+ *   energy GPU power               the energy counter is the integral of the power
+ *                                  over time (CLOCK_MONOTONIC): the power of tick t
+ *                                  holds from its utilization call to the next one,
+ *                                  lost ticks included; without this line each read
+ *                                  adds energy_step
  *
  * FIELDs: util_gpu util_mem mem_total mem_used mem_reserved (MiB) power
  * power_limit (mW) energy_step (mJ per energy read) temp sm_clock mem_clock
@@ -67,6 +72,12 @@ struct device {
 	char name[96];
 	atomic_llong tick;
 	atomic_ullong energy_mj;
+	/* "energy GPU power": the counter follows the power over time */
+	int energy_from_power;
+	pthread_mutex_t emu;
+	int tick_started;
+	long long tick_start_ns, tick_power_mw;
+	double acc_mj;		/* energy of the ticks before the current one */
 };
 
 static struct {
@@ -118,6 +129,10 @@ static void load_line(char *line, int lineno, const char *path)
 				strncat(d->name, " ", sizeof(d->name) - strlen(d->name) - 1);
 			strncat(d->name, tok[i], sizeof(d->name) - strlen(d->name) - 1);
 		}
+		return;
+	}
+	if (!strcmp(tok[0], "energy") && nt == 3 && !strcmp(tok[2], "power") && parse_gpu(tok[1]) >= 0) {
+		fake.dev[parse_gpu(tok[1])].energy_from_power = 1;
 		return;
 	}
 	if (fake.nrules == MAX_RULES || nt < 3 || parse_gpu(tok[1]) < 0)
@@ -181,6 +196,7 @@ static void load(void)
 		fake.dev[i].index = i;
 		snprintf(fake.dev[i].name, sizeof(fake.dev[i].name), "NVIDIA H200");
 		atomic_init(&fake.dev[i].energy_mj, 1000000ULL * (unsigned)(i + 1));
+		pthread_mutex_init(&fake.dev[i].emu, NULL);
 	}
 	if (!path || !*path)
 		return;
@@ -399,6 +415,40 @@ int nvmlDeviceGetIndex(void *h, unsigned int *i)
 	return 0;
 }
 
+static long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The power rules of tick t, whether the GPU answers then or not. */
+static long long power_at(const struct device *d, long long t)
+{
+	long long v = field_default[F_POWER];
+	for (int i = 0; i < fake.nrules; i++) {
+		const struct rule *r = &fake.rules[i];
+		if (r->kind == RK_SET && r->gpu == d->index && r->field == F_POWER &&
+		    t >= r->from && t <= r->to)
+			v = r->value;
+	}
+	return v;
+}
+
+/* A new tick starts: close the energy of the last one. */
+static void energy_tick(struct device *d, long long t)
+{
+	long long now = mono_ns();
+
+	pthread_mutex_lock(&d->emu);
+	if (d->tick_started)
+		d->acc_mj += (double)d->tick_power_mw * (double)(now - d->tick_start_ns) / 1e9;
+	d->tick_started = 1;
+	d->tick_start_ns = now;
+	d->tick_power_mw = power_at(d, t);
+	pthread_mutex_unlock(&d->emu);
+}
+
 int nvmlDeviceGetUtilizationRates(void *h, unsigned int *u)
 {
 	struct device *d = dev_of(h);
@@ -408,6 +458,8 @@ int nvmlDeviceGetUtilizationRates(void *h, unsigned int *u)
 	if (!d || !u)
 		return 2;
 	t = atomic_fetch_add(&d->tick, 1);
+	if (d->energy_from_power)
+		energy_tick(d, t);
 	for (int i = 0; i < fake.nrules; i++) {
 		const struct rule *r = &fake.rules[i];
 		if (r->kind == RK_HANG && r->gpu == d->index && r->from == t) {
@@ -593,6 +645,15 @@ int nvmlDeviceGetTotalEnergyConsumption(void *h, unsigned long long *mj)
 		return 2;
 	if ((rc = get(h, F_ENERGY_STEP, &step)))
 		return rc;
+	if (d->energy_from_power) {
+		double e = 0;
+		pthread_mutex_lock(&d->emu);
+		if (d->tick_started)
+			e = d->acc_mj + (double)d->tick_power_mw * (double)(mono_ns() - d->tick_start_ns) / 1e9;
+		pthread_mutex_unlock(&d->emu);
+		*mj = atomic_load(&d->energy_mj) + (unsigned long long)e;
+		return 0;
+	}
 	*mj = atomic_fetch_add(&d->energy_mj, (unsigned long long)step) + (unsigned long long)step;
 	return 0;
 }

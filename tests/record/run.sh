@@ -33,6 +33,22 @@ field() { awk -F, -v c="$1" 'NR > 2 { print $c }'; }
 # machine may take a while to start the recorder
 wait_for() { i=0; while [ $i -lt 100 ] && ! ls $1 >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done; }
 
+# 12 (started first, checked last: it takes a minute). Energy against power x time:
+# one GPU at a steady 100 W whose counter is the integral of its power
+printf 'devices 1\nset 0 power 100000\nset 0 util_gpu 60\nenergy 0 power\n' >"$tmp/steady.txt"
+FAKE_NVML_SCENARIO=$tmp/steady.txt "$bin" record -q --interval 1s --count 60 --stdout --nvml-lib "$fake" >"$tmp/e60.csv" 2>/dev/null &
+e60pid=$!
+# report energy within 2 % of power x time, power x time from the rows here:
+# each row's power holds one interval (the last row's too)
+energy_check() {	# NAME CSV INTERVAL_S
+	"$bin" report --json "$2" >"$2.json" 2>/dev/null
+	want=$(awk -F, -v dt="$3" 'NR > 2 && $7 == "ok" { e += $13 * dt } END { printf "%.3f", e }' "$2")
+	got=$(sed -n 's/^      "energy_j": \([0-9.]*\),$/\1/p' "$2.json" | head -1)
+	readings=$(awk -F, 'NR > 2 && $14 != ""' "$2" | wc -l)
+	check "$1: energy $got J vs power x time $want J, $readings counter readings" \
+		"awk -v g='$got' -v w='$want' 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= 0.02 * w) }'"
+}
+
 # 1. five samples of three GPUs to stdout
 # 100 ms: GPU 1 hangs 80 ms, past the 75 ms deadline whatever the load, while
 # the others have 75 ms to answer even on a busy machine
@@ -334,6 +350,25 @@ prc=$?
 kill -TERM $pid
 wait $pid
 check "reader torture: $(cat $tmp/t.out)" "[ $prc -eq 0 ] && [ \$(sed -n 's/.* \([0-9]*\) versions seen/\1/p' $tmp/t.out) -gt 10 ]"
+
+# 12. energy: 3 s at 100 ms, 6 s at 1 s, 60 s at 1 s (started at the top)
+FAKE_NVML_SCENARIO=$tmp/steady.txt "$bin" record -q --interval 100ms --count 30 --stdout --nvml-lib "$fake" >"$tmp/e3.csv" 2>/dev/null
+check "energy 3 s at 100 ms: a counter reading about once a second, on its own row" \
+	"[ \$(awk -F, 'NR > 2 && \$14 != \"\"' $tmp/e3.csv | wc -l) -ge 3 ] && [ \$(awk -F, 'NR > 2 && \$14 != \"\"' $tmp/e3.csv | wc -l) -le 4 ]"
+energy_check "energy 3 s at 100 ms" "$tmp/e3.csv" 0.1
+FAKE_NVML_SCENARIO=$tmp/steady.txt "$bin" record -q --interval 1s --count 6 --stdout --nvml-lib "$fake" >"$tmp/e6.csv" 2>/dev/null
+check "energy 6 s at 1 s: a counter reading on every row" "[ \$(awk -F, 'NR > 2 && \$14 != \"\"' $tmp/e6.csv | wc -l) -eq 6 ]"
+energy_check "energy 6 s at 1 s" "$tmp/e6.csv" 1
+wait $e60pid
+energy_check "energy 60 s at 1 s" "$tmp/e60.csv" 1
+# lost after 1 s of 3 s at 100 ms: down 2 s, no busy time, no energy, 2 s of energy unknown
+printf 'devices 1\nset 0 power 100000\nset 0 util_gpu 20\nenergy 0 power\nlost 0 10 29\n' >"$tmp/lost.txt"
+FAKE_NVML_SCENARIO=$tmp/lost.txt "$bin" record -q --interval 100ms --count 30 --stdout --nvml-lib "$fake" >"$tmp/el.csv" 2>/dev/null
+"$bin" report --json "$tmp/el.csv" >"$tmp/el.json" 2>/dev/null
+down=$(tr -d ' \n' <"$tmp/el.json" | sed -n 's/.*"down":{"seconds":\([0-9.]*\),"busy_s":\([0-9.]*\),"energy_j":\([0-9.]*\)}.*/\1 \2 \3/p')
+unk=$(sed -n 's/^      "energy_unknown_s": \([0-9.]*\),$/\1/p' "$tmp/el.json")
+check "lost GPU: down 2 s with 0 busy and 0 J ($down), energy unknown ${unk} s" \
+	"echo $down $unk | awk '{ exit !(\$1 >= 1.95 && \$1 <= 2.05 && \$2 == 0 && \$3 == 0 && \$4 >= 1.95 && \$4 <= 2.05) }'"
 
 echo "record: $pass passed, $fail failed"
 [ $fail -eq 0 ]
