@@ -411,8 +411,10 @@ static void skipped(FILE *out, const struct report *r)
 		kept += count[g];
 		if (g >= MAX_TEXT_BAD)
 			continue;
-		fprintf(out, "  %s:%" PRIu64 ":%u: %s (%" PRIu64 " line%s from line %" PRIu64 ")\n",
-			f->path, f->line, f->col, f->msg, count[g], count[g] == 1 ? "" : "s", f->line);
+		fprintf(out, "  %s:%" PRIu64 ":%u: %s", f->path, f->line, f->col, f->msg);
+		if (count[g] > 1)
+			fprintf(out, " (%" PRIu64 " lines, the first at line %" PRIu64 ")", count[g], f->line);
+		fputc('\n', out);
 	}
 	if (ngroups > MAX_TEXT_BAD)
 		fprintf(out, "  ... %zu more reasons in --json\n", ngroups - MAX_TEXT_BAD);
