@@ -297,7 +297,7 @@ static void classify_one(struct analysis *an, int gi, int idx)
 			w->held_n++;
 			if (w->held_n == 1)
 				w->held_floor_cache = in.power_w + 0.5;
-		} else {
+		} else if (in.mem_known) {	/* no memory reading: cannot say "nothing held" */
 			w->noctx_hist[(int)in.power_w]++;
 			w->noctx_sum[(int)in.power_w] += (float)in.power_w;
 			w->noctx_n++;

@@ -27,6 +27,9 @@ static void idle_power_finish(struct analysis *an, int gi, void *st)
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "median idle power %.0f W with memory or a context held, %.0f W with nothing held: holding costs %.0f W",
 			 g->held_floor_w, g->noctx_floor_w, g->held_floor_w - g->noctx_floor_w);
+	else if (isnan(g->held_floor_w) && isnan(g->noctx_floor_w))
+		snprintf(f->evidence, sizeof(f->evidence),
+			 "no memory reading while idle: whether memory was held, and so the idle floor, is unknown");
 	else
 		snprintf(f->evidence, sizeof(f->evidence), "median idle power %.0f W (%s)",
 			 !isnan(g->held_floor_w) ? g->held_floor_w : g->noctx_floor_w,

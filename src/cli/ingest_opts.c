@@ -67,6 +67,11 @@ int ingest_cli_option(struct ingest_cli *c, int id, const char *arg)
 		if (time_parse_dur(arg, &c->o.interval_ns) || c->o.interval_ns <= 0)
 			return error("--interval wants a duration such as 1s or 500ms, got '%s'", arg);
 		return 0;
+	case OPT_I_START:
+		if (time_parse_iso(arg, strlen(arg), &c->o.start_ns))
+			return error("--start wants a time such as 2026-11-29T22:46:33Z, got '%s'", arg);
+		c->o.has_start = true;
+		return 0;
 	case OPT_I_THREADS: {
 		char *end;
 		long n = strtol(arg, &end, 10);

@@ -12,6 +12,7 @@ enum {
 	OPT_I_DATE,
 	OPT_I_COLUMNS,
 	OPT_I_INTERVAL,
+	OPT_I_START,
 	OPT_I_THREADS,
 	OPT_I_STRICT,
 };
@@ -22,6 +23,7 @@ enum {
 	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T)", OPT_I_DATE }, \
 	{ "columns", 0, "LIST", "column names for headerless --query-gpu CSV (as given to --query-gpu)", OPT_I_COLUMNS }, \
 	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
+	{ "start", 0, "TIME", "first sample time of logs with no time at all (RFC 3339), instead of placing them by content", OPT_I_START }, \
 	{ "threads", 'j', "N", "CPUs to parse on (default: all)", OPT_I_THREADS }, \
 	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }
 

@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/place.h"
 #include "formats/reader.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -653,6 +655,7 @@ static void add_input(struct ingest_result *res, const char *path)
 	st->path = xstrdup(path);
 	st->t_first_ns = st->t_last_ns = INT64_MIN;
 	st->compression = "plain";
+	st->place_r = st->place_uncertain_s = NAN;
 }
 
 static void expand(struct ingest_result *res, const char *path, int depth)
@@ -750,6 +753,18 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	reader_close(&tmp.rd);
 }
 
+/* The time of tick k (1-based) of a time-less log placed by content or --start. */
+static int64_t tick_time(const struct source *s, uint64_t k, const struct ingest_opts *o)
+{
+	const struct input_stat *st = s->st;
+
+	if (!st->placed_ns)
+		return s->tick_anchor_ns + (int64_t)k * o->interval_ns;
+	if (k <= st->nplaced)
+		return st->placed_ns[k - 1];
+	return st->placed_ns[st->nplaced - 1] + (int64_t)(k - st->nplaced) * o->interval_ns;
+}
+
 static void resolve_time(struct source *s, struct rec *r, const struct ingest_opts *o)
 {
 	switch (r->time_kind) {
@@ -778,23 +793,32 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 		break;
 	case TK_NONE:
 		if (!s->ticks_counted) {
-			count_ticks(s, o);
-			s->tick_anchor_ns = s->rd.mtime_ns - s->ticks * o->interval_ns;
+			if (s->st->placed_ns || o->has_start) {
+				/* placed by content (place.c) or by --start */
+				s->ticks_counted = true;
+				s->tick_anchor_ns = o->start_ns - o->interval_ns;
+			} else {
+				count_ticks(s, o);
+				s->tick_anchor_ns = s->rd.mtime_ns - s->ticks * o->interval_ns;
+			}
 			s->ticks = 0;
 			s->tick_last_gpu = INT32_MAX;
-			s->st->time_basis = "no time in file: one tick per --interval, ending at the file modification time";
+			s->st->time_basis = s->st->basis[0] ? s->st->basis
+				: "no time in file: one tick per --interval, ending at the file modification time";
 		}
 		if (r->kind == REC_SAMPLE || r->kind == REC_PROC) {
 			if (r->gpu_index <= s->tick_last_gpu)
 				s->ticks++;
 			s->tick_last_gpu = r->gpu_index;
 		}
-		r->t_ns = s->tick_anchor_ns + (s->ticks ? s->ticks : 1) * o->interval_ns;
+		r->t_ns = tick_time(s, s->ticks ? s->ticks : 1, o);
 		break;
 	case TK_FILE:
-		r->t_ns = s->rd.mtime_ns;
+		r->t_ns = s->st->placed_ns ? s->st->placed_ns[0]
+			: o->has_start ? o->start_ns : s->rd.mtime_ns;
 		if (!s->st->time_basis)
-			s->st->time_basis = "snapshot without time: file modification time";
+			s->st->time_basis = s->st->basis[0] ? s->st->basis
+				: "snapshot without time: file modification time";
 		break;
 	}
 	r->time_kind = TK_ABS;
@@ -835,6 +859,79 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 }
 
 /* ---- the run --------------------------------------------------------------- */
+
+/*
+ * The placing pre-pass (place.h): read input i sequentially, up to max
+ * bytes (0: all), and hand its samples to the collector, timed ones with
+ * their times resolved.  The input's statistics are left as they were: the
+ * real pass counts everything again.
+ */
+static void source_release(struct source *s);
+static bool open_source(struct source *s, struct input_stat *st, const struct ingest_opts *o,
+			bool map, size_t in_cap);
+
+static void scan_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+		       size_t max_bytes, struct pl_collect *pc)
+{
+	struct input_stat *st = &res->inputs[i], before = *st;
+	struct source s = { 0 };
+	struct chunk c = { 0 };
+	size_t done = 0;
+
+	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0)) {
+		source_release(&s);
+		*st = before;
+		return;
+	}
+	pc->in[i].mtime_ns = s.rd.mtime_ns;
+	s.last_t_ns = INT64_MIN;
+	c.src = &s;
+	while ((!max_bytes || done < max_bytes) &&
+	       cut_chunk(&s, &c, max_bytes ? max_bytes : DEFAULT_CHUNK, NULL)) {
+		done += c.n;
+		parse_chunk(&c, o);
+		for (size_t k = 0; k < c.batch.nr; k++) {
+			struct rec r = c.batch.recs[k];
+			if (r.kind == REC_BAD)
+				continue;
+			if (r.time_kind == TK_ABS || r.time_kind == TK_TOD)
+				resolve_time(&s, &r, o);
+			pl_collect_rec(pc, i, &r, &c.batch);
+		}
+	}
+	for (int k = 0; k < c.nctx; k++)
+		free(c.ctx[k]);
+	free(c.owned);
+	batch_release(&c.batch);
+	source_release(&s);
+	*st = before;
+}
+
+/*
+ * Logs without time are placed before the run, by content where a timed log
+ * of the same GPU lets them be (place.c).  The first 64 KiB of each input
+ * say whether any has no time; only then is every input read in full once
+ * more, to build the series to align.
+ */
+static void place_timeless(struct ingest_result *res, const struct ingest_opts *o)
+{
+	struct pl_collect pc;
+	bool any = false;
+
+	pl_collect_init(&pc, o, res->nr);
+	for (size_t i = 0; i < res->nr; i++)
+		scan_input(res, i, o, PRESCAN_BYTES, &pc);
+	for (size_t i = 0; i < res->nr; i++)
+		any |= pc.in[i].timeless;
+	pl_collect_release(&pc);
+	if (!any)
+		return;
+	pl_collect_init(&pc, o, res->nr);
+	for (size_t i = 0; i < res->nr; i++)
+		scan_input(res, i, o, 0, &pc);
+	pl_decide(&pc, res);
+	pl_collect_release(&pc);
+}
 
 /* Free everything s holds; safe to call again. */
 static void source_release(struct source *s)
@@ -1007,6 +1104,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
+	place_timeless(res, o);
 	lazy = res->nr > MAP_MAX_INPUTS;
 	in_cap = res->nr > 8 ? 16 * 1024 : 0;
 
@@ -1164,8 +1262,10 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 void ingest_result_release(struct ingest_result *res)
 {
-	for (size_t i = 0; i < res->nr; i++)
+	for (size_t i = 0; i < res->nr; i++) {
 		free(res->inputs[i].path);
+		free(res->inputs[i].placed_ns);
+	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));
 }

@@ -21,7 +21,7 @@ struct input_stat {
 	char *path;
 	const struct format *format;	/* NULL when skipped */
 	char why[96];			/* "sniffed smi-dmon (score 95)" or "--format" */
-	char skip_reason[192];		/* set when the file was not read */
+	char skip_reason[320];		/* set when the file was not read */
 	const char *compression;	/* "plain", "gzip", "zstd" */
 	const char *time_basis;		/* how times were obtained, see driver.c */
 	uint64_t bytes;			/* decompressed bytes */
@@ -29,6 +29,13 @@ struct input_stat {
 	bool partial_last_line;
 	uint64_t dst_repeats;		/* records placed in the second pass of a repeated hour */
 	int64_t t_first_ns, t_last_ns;	/* INT64_MIN when no timed record */
+	/* a log with no time (place.h): where its ticks were put and why */
+	char basis[320];		/* time_basis when set */
+	int64_t *placed_ns;		/* by content: the time of each tick, owned */
+	size_t nplaced;
+	const char *place_ref;		/* the timed input it was matched with */
+	double place_r;			/* the fit's correlation (NAN: not by content) */
+	double place_uncertain_s;	/* how far off it may be (NAN: unknown) */
 };
 
 struct ingest_result {

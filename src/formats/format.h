@@ -116,6 +116,8 @@ struct ingest_opts {
 	const char *format;	/* --format ID to force, or NULL to sniff */
 	int64_t date_days;	/* --date as days since epoch, or INT64_MIN */
 	int64_t interval_ns;	/* --interval for logs without time; default 1 s */
+	bool has_start;		/* --start given: logs without time begin at start_ns */
+	int64_t start_ns;
 	int threads;		/* worker threads; 0 = number of CPUs */
 	size_t chunk_bytes;	/* 0 = default */
 };

@@ -41,6 +41,9 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_kbool(w, "partial_last_line", in->partial_last_line);
 		jsonw_kint(w, "dst_repeated_hour_records", (int64_t)in->dst_repeats);
 		jsonw_kstr(w, "time_basis", in->time_basis);
+		jsonw_kstr(w, "placed_against", in->place_ref);
+		jsonw_knum(w, "placement_fit_r", in->place_r, 3);
+		jsonw_knum(w, "placement_uncertainty_s", in->place_uncertain_s, 3);
 		jsonw_kstr(w, "not_read", in->skip_reason[0] ? in->skip_reason : NULL);
 		if (in->t_first_ns != INT64_MIN) {
 			jsonw_ktime(w, "start", in->t_first_ns);

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/jsonw.h"
@@ -94,7 +95,7 @@ static void summary(FILE *out, const struct report *r)
 static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
-	       in->dst_repeats || !in->time_basis;
+	       in->dst_repeats || !in->time_basis || in->basis[0];
 }
 
 static void inputs_summary(FILE *out, const struct report *r)
@@ -135,6 +136,8 @@ static void inputs_summary(FILE *out, const struct report *r)
 				" skipped%s%s%s\n", in->path, in->format->id, in->lines, in->records,
 				in->bad, in->partial_last_line ? "; last line has no newline" : "",
 				in->skip_reason[0] ? "; " : "", in->skip_reason);
+		if (in->format && in->basis[0])
+			fprintf(out, "  %-44s time: %s\n", "", in->basis);
 	}
 	if (more)
 		fprintf(out, "  ... and %zu more worth a look\n", more);
@@ -377,15 +380,54 @@ static void cost(FILE *out, const struct report *r)
 	}
 }
 
+/*
+ * One line per file and reason, with how many lines it covers and the first
+ * of them: a headerless CSV skipped row by row is one complaint, not 224.
+ * The kept lines are grouped (the JSON lists each); a group is found by its
+ * path and message, in order of first appearance.
+ */
 static void skipped(FILE *out, const struct report *r)
 {
+	size_t *first = NULL, ngroups = 0, kept = 0;
+	uint64_t *count = NULL;
+
 	if (!r->bad_total)
 		return;
-	fprintf(out, "\nSkipped lines (%" PRIu64 ")\n", r->bad_total);
-	for (size_t i = 0; i < r->nbad && i < MAX_TEXT_BAD; i++)
-		fprintf(out, "  %s:%" PRIu64 ":%u: %s\n", r->bad[i].path, r->bad[i].line, r->bad[i].col, r->bad[i].msg);
-	if (r->bad_total > MAX_TEXT_BAD)
-		fprintf(out, "  ... %" PRIu64 " more in --json\n", r->bad_total - MAX_TEXT_BAD);
+	fprintf(out, "\nSkipped lines (%" PRIu64 "; by file and reason, --json lists every line)\n",
+		r->bad_total);
+	if (r->nbad) {
+		first = calloc(r->nbad, sizeof(*first));
+		count = calloc(r->nbad, sizeof(*count));
+	}
+	for (size_t i = 0; first && count && i < r->nbad; i++) {
+		const struct bad_line *b = &r->bad[i];
+		size_t g;
+		for (g = 0; g < ngroups; g++) {
+			const struct bad_line *f = &r->bad[first[g]];
+			if (f->path == b->path && !strcmp(f->msg, b->msg))
+				break;
+		}
+		if (g == ngroups)
+			first[ngroups++] = i;
+		count[g]++;
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct bad_line *f = &r->bad[first[g]];
+		kept += count[g];
+		if (g >= MAX_TEXT_BAD)
+			continue;
+		fprintf(out, "  %s:%" PRIu64 ":%u: %s", f->path, f->line, f->col, f->msg);
+		if (count[g] > 1)
+			fprintf(out, " (%" PRIu64 " lines, the first at line %" PRIu64 ")", count[g], f->line);
+		fputc('\n', out);
+	}
+	if (ngroups > MAX_TEXT_BAD)
+		fprintf(out, "  ... %zu more reasons in --json\n", ngroups - MAX_TEXT_BAD);
+	if (r->bad_total > kept)
+		fprintf(out, "  ... %" PRIu64 " more lines not kept (the first %zu are)\n",
+			r->bad_total - kept, r->nbad);
+	free(first);
+	free(count);
 }
 
 void report_text(FILE *out, const struct report *r)
