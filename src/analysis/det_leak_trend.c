@@ -41,7 +41,7 @@ struct lt_cycle {
 	int64_t t0, t1;
 	double slope, ci, full_days;	/* MiB/h, half-width, NAN if unknown */
 	double rise;
-	int npts;
+	int npts, stride;
 };
 
 struct leak_trend {
@@ -177,6 +177,7 @@ static void close_cycle(struct analysis *an, int gi, struct leak_trend *w)
 	c->ci = (all.hi - all.lo) / 2;
 	c->rise = all.slope * span_h;
 	c->npts = n;
+	c->stride = w->stride;
 	c->full_days = NAN;
 	if (g->mem_total_mib > 0) {
 		double now = all.icept + all.slope * ((double)(w->c_t1 - w->t_base) / 3.6e12);
@@ -261,12 +262,12 @@ static void lt_finish(struct analysis *an, int gi, void *st)
 			return;
 		full_text(full, sizeof(full), c->full_days);
 		snprintf(f->message, sizeof(f->message),
-			 "GPU %d memory used creeps up %.1f +/- %.1f MiB/h over %.1f h: %s",
+			 "GPU %d memory used creeps up %.1f +/- %.3g MiB/h over %.1f h: %s",
 			 gi, c->slope, c->ci, h, full);
 		snprintf(f->evidence, sizeof(f->evidence),
-			 "Theil-Sen slope of %d per-minute medians, 95%% interval +/- %.1f MiB/h, rise %.0f MiB, "
-			 "Mann-Kendall z >= 3 and both halves rising",
-			 c->npts, c->ci, c->rise);
+			 "Theil-Sen slope of %d points (per-minute medians, averaged by %d), 95%% interval "
+			 "+/- %.3g MiB/h, rise %.0f MiB, Mann-Kendall z >= 3, both halves rising",
+			 c->npts, c->stride, c->ci, c->rise);
 	} else if (w->nleak >= 2) {
 		int n = w->nleak < CYC_CAP ? w->nleak : CYC_CAP;
 		double s[CYC_CAP], lo = INFINITY, hi = -INFINITY, slope;
