@@ -51,7 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests bench-record device-bin
+        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests leak-e2e bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -149,9 +149,11 @@ check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
 check-timeless: $(BIN)
 	@sh tests/check-timeless.sh $(BIN)
+leak-e2e: $(BIN)
+	@sh tests/leak/run.sh $(BIN)
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests doctor-tests
+	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests doctor-tests leak-e2e
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test

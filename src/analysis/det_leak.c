@@ -3,6 +3,9 @@
  * Fast leaks: a run of rising memory used, with no fall beyond a small
  * tolerance and no pause longer than 10 s, that rises by at least 512 MiB
  * (or 2 % of the GPU's memory) over 10 s or more in 5 or more rises.
+ * A rise, like a fall, must exceed the tolerance max(64 MiB, 0.5 %): jitter
+ * on a plateau reached in a few seconds sets new highs now and then, and
+ * those are not a leak.  Slow leaks are det_leak_trend.c's.
  */
 #include "analysis/detector.h"
 
@@ -65,7 +68,7 @@ static void leak_interval(struct analysis *an, int gi, void *st, const struct iv
 		w->t_last = t;
 		return;
 	}
-	if (mem > w->mlast + 0.5) {
+	if (mem > w->mlast + tol) {
 		if (w->ups > 0 && t - w->last_up > pause) {
 			leak_eval(an, gi, w);
 			leak_restart(w, w->t_last, w->mlast);
