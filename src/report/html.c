@@ -112,6 +112,16 @@ static void gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
 		snprintf(buf, cap, "GPU ?%s%s", id->name[0] ? " " : "", id->name[0] ? id->name : id->uuid);
 }
 
+/* time_human_dur() to the second, milliseconds below one */
+static const char *dur(char *buf, size_t cap, int64_t ns)
+{
+	if (ns > 0 && ns < NS_PER_S) {
+		snprintf(buf, cap, "%d ms", (int)(ns / NS_PER_MS));
+		return buf;
+	}
+	return time_human_dur(buf, cap, ns);
+}
+
 static void esc(struct hw *h, const char *s)
 {
 	svg_esc(h->out, s);
@@ -144,9 +154,12 @@ static const char css[] =
 	"figure{margin:.8em 0 1.4em}svg{display:block;width:100%;height:auto;max-width:100%}\n"
 	"svg text{fill:var(--fg);font:11px system-ui,sans-serif}svg .mut{fill:var(--mut)}"
 	"svg .ax{stroke:var(--mut);stroke-width:1}svg .grid{stroke:var(--grid);stroke-width:1}\n"
-	".st0{fill:#BBBBBB}.st1{fill:#E69F00}.st2{fill:#009E73}.st3{fill:#0072B2}.st4{fill:#F0E442}"
-	".st5{fill:#CC79A7}.st6{fill:#D55E00}.st7{fill:url(#pat-down)}.st8{fill:url(#pat-unknown)}"
-	".st9{fill:url(#pat-gap)}\n"
+	".st0{fill:#BBBBBB;background:#BBBBBB}.st1{fill:#E69F00;background:#E69F00}.st2{fill:#009E73;background:#009E73}"
+	".st3{fill:#0072B2;background:#0072B2}.st4{fill:#F0E442;background:#F0E442}.st5{fill:#CC79A7;background:#CC79A7}"
+	".st6{fill:#D55E00;background:#D55E00}.st7{fill:url(#pat-down);background:#000}"
+	".st8{fill:url(#pat-unknown);background:#DDDDDD}"
+	".st9{fill:url(#pat-gap);background:repeating-linear-gradient(45deg,#999 0 2px,transparent 2px 5px)}\n"
+	"@media print{.sw{print-color-adjust:exact;-webkit-print-color-adjust:exact}}\n"
 	".sw{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin-right:.3em;border:1px solid var(--mut)}\n"
 	"details{margin:.3em 0}summary{cursor:pointer;color:var(--mut)}code{font-size:.92em}\n"
 	"@media print{body{max-width:none;font-size:11pt;color:#000;background:#fff}"
@@ -201,7 +214,8 @@ static void text_at(struct hw *h, double x, double y, const char *anchor, const 
 	fprintf(h->out, "</text>");
 }
 
-static void legend_states(struct hw *h, double y, const bool *which)
+/* The state swatches from y on; returns the baseline of the last row. */
+static double legend_states(struct hw *h, double y, const bool *which)
 {
 	double x = ML;
 
@@ -217,6 +231,7 @@ static void legend_states(struct hw *h, double y, const bool *which)
 		text_at(h, x + 16, y, NULL, NULL, state_name[s]);
 		x += 24 + 7.0 * (double)strlen(state_name[s]);
 	}
+	return y;
 }
 
 /* ---- summary, inputs, GPUs --------------------------------------------- */
@@ -589,10 +604,10 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		c[m] = xcalloc(PW, sizeof(struct svg_col));
 		n[m] = svg_columns(&g->ser, m, c[m], PW, &merged);
 	}
-	height = 30 + (int)NPANELS * (PH + PGAP) + 34 + 44 + 36;
+	height = 30 + (int)NPANELS * (PH + PGAP) + 34 + 44 + 46;
 	down_sampled = g->nominal_ns > 0 && (int64_t)merged * g->ser.width_ns > g->nominal_ns;
-	time_human_dur(d1, sizeof(d1), (int64_t)merged * g->ser.width_ns);
-	time_human_dur(d2, sizeof(d2), g->nominal_ns);
+	dur(d1, sizeof(d1), (int64_t)merged * g->ser.width_ns);
+	dur(d2, sizeof(d2), g->nominal_ns);
 	if (down_sampled)
 		snprintf(note, sizeof(note), "downsampled: one column = %s of %s samples; the light band is each column's min to max",
 			 d1, d2);
@@ -658,10 +673,10 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	state_band(h, gi, y, c[SER_UTIL], n[SER_UTIL]);
 	markers(h, gi, y - 1, byw);
 	time_axis(h, 30, y + 18);
-	legend_states(h, y + 58, NULL);
+	y = legend_states(h, y + 58, NULL) + 18;
 	fprintf(h->out, "<path d=\"M%d %.1fl-5 -9h10z\" fill=\"#F0E442\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>",
-		ML + 5, y + 76);
-	text_at(h, ML + 14, y + 76, NULL, NULL, "finding or event (hover for its text; red critical, yellow warning, blue info)");
+		ML + 5, y);
+	text_at(h, ML + 14, y, NULL, NULL, "finding or event (hover for its text; red critical, yellow warning, blue info)");
 	chart_end(h, desc);
 	for (int m = 0; m < SER__COUNT; m++)
 		free(c[m]);
@@ -687,8 +702,10 @@ static void time_split(struct hw *h)
 	for (int i = 0; i < rows; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
 		double total = g->covered_s + g->gaps_s, x = ML, y = 20 + i * 26;
+		char shortl[32];
 		gpu_label(l, sizeof(l), an, i);
-		text_at(h, ML - 4, y + 13, "end", NULL, l);
+		snprintf(shortl, sizeof(shortl), "GPU %d", an->tl.gpus[i].id.index >= 0 ? an->tl.gpus[i].id.index : i);
+		text_at(h, ML - 4, y + 13, "end", NULL, shortl);
 		if (total <= 0) {
 			text_at(h, ML + 4, y + 13, NULL, "mut", "no time: this GPU has no intervals");
 			continue;
@@ -921,7 +938,7 @@ static void breakeven(struct hw *h)
 			x, x, y, bot, x, y);
 		snprintf(b, sizeof(b), "observed %.1f %%: %.4g %s per useful hour%s", 100 * r->win.u_obs, c, cur(r),
 			 isfinite(c) && c <= ymax ? "" : " (above the chart)");
-		text_at(h, x + 6, y + (y < top + 30 ? 26 : -8), x > ML + PW * 0.6 ? "end" : NULL, NULL, b);
+		text_at(h, x + (x > ML + PW * 0.6 ? -6 : 6), y + 18, x > ML + PW * 0.6 ? "end" : NULL, NULL, b);
 	}
 	fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-width=\"2\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", ML,
 		ML + 20, height - 8, height - 8);
