@@ -462,23 +462,39 @@ static void draw_series(struct hw *h, const struct svg_col *c, size_t n, const s
 		fprintf(h->out, "\"/>");
 	}
 	fprintf(h->out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.4\" stroke-linejoin=\"round\" d=\"", color);
+	/* a run of columns at the same value is one horizontal stroke: the page
+	 * grows with the changes in the data, not with the columns */
+	double run_y = NAN, run_x1 = 0;
 	for (size_t i = 0; i < n; i++) {
-		double y;
+		double y, x0, x1;
 		bool joins;
 		if (isnan(c[i].mean)) {
 			open = false;
 			continue;
 		}
-		y = svg_map(ys, c[i].mean);
+		y = round(svg_map(ys, c[i].mean) * 10) / 10;
+		x0 = xt(r, c[i].t0_ns);
+		x1 = fmax(xt(r, c[i].t1_ns), x0 + 0.8);
 		/* a column with a gap in it joins neither neighbour: never a line across a gap */
 		joins = open && c[i].gap_s <= 0 && c[i - 1].gap_s <= 0;
-		if (!joins)
-			fprintf(h->out, "M%.1f %.1f", xt(r, c[i].t0_ns), y);
-		else
-			fprintf(h->out, "L%.1f %.1f", xt(r, c[i].t0_ns), y);
-		fprintf(h->out, "H%.1f", fmax(xt(r, c[i].t1_ns), xt(r, c[i].t0_ns) + 0.8));
+		if (joins && y == run_y) {
+			run_x1 = x1;
+			open = c[i].gap_s <= 0;
+			continue;
+		}
+		if (!isnan(run_y))
+			fprintf(h->out, "H%.1f", run_x1);
+		fprintf(h->out, "%c%.1f %.1f", joins ? 'L' : 'M', x0, y);
+		run_y = y;
+		run_x1 = x1;
 		open = c[i].gap_s <= 0;
+		if (!open) {
+			fprintf(h->out, "H%.1f", run_x1);
+			run_y = NAN;
+		}
 	}
+	if (!isnan(run_y))
+		fprintf(h->out, "H%.1f", run_x1);
 	fprintf(h->out, "\"/>");
 }
 
