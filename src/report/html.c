@@ -614,8 +614,13 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	double y = 30;
 	int height;
 	bool down_sampled;
+	size_t nmark = 0;
 
 	gpu_label(l, sizeof(l), r->an, gi);
+	for (size_t i = 0; i < r->an->nfinds; i++)
+		nmark += r->an->finds[i].gpu == gi || r->an->finds[i].gpu == -1;
+	if (nmark > MAX_MARKERS)
+		nmark = MAX_MARKERS;
 	for (int m = 0; m < SER__COUNT; m++) {
 		c[m] = xcalloc(PW, sizeof(struct svg_col));
 		n[m] = svg_columns(&g->ser, m, c[m], PW, &merged);
@@ -634,7 +639,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		 "%s over the report window: %zu findings marked. Mean utilization %.1f %%, peak power %.0f W, "
 		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
-		 l, r->an->nfinds, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
+		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
 	fprintf(h->out, "<h3 id=\"timeline-%d\">", gi);
 	esc(h, l);
 	fprintf(h->out, "</h3>\n");
