@@ -46,11 +46,12 @@ cp query_gpu_units_500ms.csv "$out/esc/"
 sed 's/python3 *$/<script>x|y/' pmon_um_DT.log >"$out/esc/pmon.log"
 grep -q '<script>' "$out/esc/pmon.log" || bad "test setup: no <script> process name in the pmon copy"
 cd "$out/esc" || exit 2
-"$bin" report --html esc.html --json . >esc.json || bad "escape report failed"
-"$bin" report --markdown . >esc.md || bad "escape markdown failed"
-grep -q '&lt;script&gt;x|y' esc.html || bad "the <script> process name is not shown escaped in the HTML"
-grep -q '\\<script\\>x\\|y' esc.md || bad "the <script> process name is not escaped in the Markdown"
-$check esc.html esc.json || fail=1
+# (the outputs go beside the input directory, never into it)
+"$bin" report --html ../esc.html --json . >../esc.json || bad "escape report failed"
+"$bin" report --markdown . >../esc.md || bad "escape markdown failed"
+grep -q '&lt;script&gt;x|y' ../esc.html || bad "the <script> process name is not shown escaped in the HTML"
+grep -q '\\<script\\>x\\|y' ../esc.md || bad "the <script> process name is not escaped in the Markdown"
+$check ../esc.html ../esc.json || fail=1
 
 # ---- odd inputs: each a valid page that says what is missing ----
 odd() {	# name, then the report arguments
