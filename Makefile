@@ -51,7 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests leak-e2e bench-record device-bin
+        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -143,6 +143,9 @@ golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
+# The HTML/Markdown reports against the JSON, and rendered by headless Chromium.
+html-tests: $(BIN)
+	@sh tests/html/run.sh $(BIN) $(O)/html-test
 check-layers:
 	@sh scripts/check-layers.sh
 check-docs: $(BIN)
@@ -153,7 +156,7 @@ leak-e2e: $(BIN)
 	@sh tests/leak/run.sh $(BIN)
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests doctor-tests leak-e2e
+	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test

@@ -137,6 +137,92 @@ static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util,
 	}
 }
 
+/* ---- the display series ------------------------------------------------ */
+
+static const int ser_src[SER__COUNT] = {
+	[SER_UTIL] = M_UTIL_GPU, [SER_MEM_UTIL] = M_UTIL_MEM, [SER_POWER] = M_POWER,
+	[SER_MEM] = M_MEM_USED, [SER_TEMP] = M_TEMP, [SER_SM_CLOCK] = M_SM_CLOCK,
+};
+
+double ser_mean(const struct ser_bucket *b, int m)
+{
+	return b->known_s[m] > 0 ? (double)b->sum[m] / b->known_s[m] : NAN;
+}
+
+static void ser_clear(struct ser_bucket *b, size_t n)
+{
+	memset(b, 0, n * sizeof(*b));
+	for (size_t i = 0; i < n; i++)
+		for (int m = 0; m < SER__COUNT; m++) {
+			b[i].min[m] = INFINITY;
+			b[i].max[m] = -INFINITY;
+		}
+}
+
+/* Halve the resolution: bucket i takes 2i and 2i+1. */
+static void ser_merge(struct gpu_series *s)
+{
+	for (size_t i = 0; i < SER_MAX / 2; i++) {
+		struct ser_bucket *a = &s->b[2 * i], *c = &s->b[2 * i + 1], t = *a;
+		for (int m = 0; m < SER__COUNT; m++) {
+			t.sum[m] += c->sum[m];
+			t.known_s[m] += c->known_s[m];
+			t.min[m] = fminf(a->min[m], c->min[m]);
+			t.max[m] = fmaxf(a->max[m], c->max[m]);
+		}
+		for (int st = 0; st < ST__COUNT; st++)
+			t.state_s[st] += c->state_s[st];
+		s->b[i] = t;
+	}
+	ser_clear(s->b + SER_MAX / 2, SER_MAX / 2);
+	s->n = (s->n + 1) / 2;
+	s->width_ns *= 2;
+}
+
+static void ser_add(struct gpu_series *s, const struct ival *iv, int st)
+{
+	int64_t t0 = iv->t0_ns, t1 = iv->t1_ns;
+
+	if (!s->b) {
+		s->b = xreallocarray(NULL, SER_MAX, sizeof(*s->b));
+		ser_clear(s->b, SER_MAX);
+		s->base_ns = t0;
+		s->width_ns = SER_BASE_NS;
+	}
+	if (t0 < s->base_ns)
+		t0 = s->base_ns;
+	while (t0 < t1) {
+		int64_t k = (t0 - s->base_ns) / s->width_ns, end, e;
+		struct ser_bucket *b;
+		float dt;
+		if (k >= SER_MAX) {
+			ser_merge(s);
+			continue;
+		}
+		end = s->base_ns + (k + 1) * s->width_ns;
+		e = t1 < end ? t1 : end;
+		dt = (float)((double)(e - t0) / 1e9);
+		b = &s->b[k];
+		b->state_s[st] += dt;
+		if (iv->kind == IV_DATA)
+			for (int m = 0; m < SER__COUNT; m++) {
+				float v;
+				if (!(iv->present & (1u << ser_src[m])))
+					continue;
+				v = (float)iv->v[ser_src[m]];
+				b->sum[m] += v * dt;
+				b->known_s[m] += dt;
+				if (v < b->min[m])
+					b->min[m] = v;
+				if (v > b->max[m])
+					b->max[m] = v;
+			}
+		if ((size_t)k + 1 > s->n)
+			s->n = (size_t)k + 1;
+		t0 = e;
+	}
+}
+
 /* ---- classification with a centred window ------------------------------- */
 
 static void window_at(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
@@ -192,9 +278,11 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 		g->gaps_s += dt;
 		add_segment(an, gi, iv, st);
 		det_feed_interval(an, gi, w->det, iv, st);
+		ser_add(&g->ser, iv, st);
 		return;
 	}
 	g->covered_s += dt;
+	ser_add(&g->ser, iv, st);
 	minute_add(g, iv->t0_ns, iv->t1_ns, util, dt);
 	if (!isnan(util)) {
 		int b = util < 0 ? 0 : util > 100 ? 100 : (int)(util + 0.5);
@@ -621,6 +709,7 @@ void analysis_release(struct analysis *an)
 		free(an->work[i]);
 		free(an->gpus[i].min_busy_s);
 		free(an->gpus[i].min_cov_s);
+		free(an->gpus[i].ser.b);
 	}
 	free(an->segs);
 	free(an->finds);

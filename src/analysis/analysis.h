@@ -49,6 +49,35 @@ struct proc_stat {
 	bool busy_by_sm;	/* shares came from per-process sm %, else split evenly */
 };
 
+/*
+ * The display series (the HTML timeline): per GPU, fixed-width buckets of
+ * time holding, per metric, the time-weighted sum, the seconds known and
+ * the extremes, and the seconds in each state.  Buckets start SER_BASE_NS
+ * wide from the GPU's first interval; when its time needs more than SER_MAX
+ * of them, pairs are merged and the width doubles, so memory is bounded
+ * whatever the length of the log and a spike survives as a bucket's max.
+ * A bucket with no seconds known for a metric has no value there (NAN).
+ */
+enum ser_metric { SER_UTIL, SER_MEM_UTIL, SER_POWER, SER_MEM, SER_TEMP, SER_SM_CLOCK, SER__COUNT };
+#define SER_MAX 2048
+#define SER_BASE_NS 100000000LL		/* 100 ms */
+
+struct ser_bucket {
+	float sum[SER__COUNT];		/* value x seconds */
+	float known_s[SER__COUNT];
+	float min[SER__COUNT], max[SER__COUNT];
+	float state_s[ST__COUNT];
+};
+
+struct gpu_series {
+	int64_t base_ns, width_ns;
+	size_t n;			/* buckets in use */
+	struct ser_bucket *b;		/* SER_MAX of them, allocated at the first interval */
+};
+
+/* A bucket's mean of metric m, NAN when nothing was known there. */
+double ser_mean(const struct ser_bucket *b, int m);
+
 struct gpu_stats {
 	int64_t first_ns, last_ns;
 	int64_t nominal_ns;
@@ -75,6 +104,7 @@ struct gpu_stats {
 	size_t nmin, min_alloc;
 	size_t min_cur;				/* the minute last added to, */
 	int64_t min_cur_start_ns, min_cur_end_ns;	/* and its bounds */
+	struct gpu_series ser;
 };
 
 struct analysis_cfg {

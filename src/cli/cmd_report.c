@@ -18,6 +18,8 @@
 
 enum {
 	OPT_JSON = 1,
+	OPT_HTML,
+	OPT_MARKDOWN,
 	OPT_PROFILE,
 	OPT_SET,
 	OPT_OUTPUT,
@@ -26,6 +28,8 @@ enum {
 
 const struct option_def report_options[] = {
 	{ "json", 0, NULL, "machine-readable output (keys: docs/report-json.md)", OPT_JSON },
+	{ "html", 0, "FILE|-", "also write one self-contained HTML page with charts to FILE ('-': standard output instead of the report)", OPT_HTML },
+	{ "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests", OPT_MARKDOWN },
 	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
 	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
 	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
@@ -71,6 +75,25 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 	return 0;
 }
 
+/* The page goes to its own file (or to standard output for '-'). */
+static int write_html(const char *path, const struct report *rep)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int bad;
+
+	if (!f) {
+		error("cannot write '%s'", path);
+		return -1;
+	}
+	report_html(f, rep);
+	bad = fflush(f) || ferror(f);
+	if (f != stdout)
+		bad |= fclose(f) != 0;
+	if (bad)
+		error("writing the HTML report to '%s' failed", path);
+	return bad ? -1 : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct option_iter it;
@@ -81,8 +104,8 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
-	const char *profile = NULL, *output = NULL;
-	int nops = 0, nsets = 0, id, rc, json = 0, ret = EXIT_OK;
+	const char *profile = NULL, *output = NULL, *html = NULL;
+	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
 	FILE *out = stdout;
 
 	ingest_cli_init(&ic);
@@ -100,6 +123,12 @@ int cmd_report(int argc, char **argv)
 		case OPT_JSON:
 			json = 1;
 			break;
+		case OPT_HTML:
+			html = it.arg;
+			break;
+		case OPT_MARKDOWN:
+			markdown = 1;
+			break;
 		case OPT_PROFILE:
 			profile = it.arg;
 			break;
@@ -114,6 +143,14 @@ int cmd_report(int argc, char **argv)
 			if (ingest_cli_option(&ic, id, it.arg) < 0)
 				return EXIT_USAGE;
 		}
+	}
+	if (json && markdown) {
+		error("--json and --markdown are two renderings of the same report: pick one");
+		return EXIT_USAGE;
+	}
+	if (html && !strcmp(html, "-") && (json || markdown || output)) {
+		error("--html - writes the page to standard output: it cannot go with --json, --markdown or --output");
+		return EXIT_USAGE;
 	}
 	if (nops == 0) {
 		error("report needs at least one file or directory (try 'gputally report examples/h200-training')");
@@ -168,6 +205,10 @@ int cmd_report(int argc, char **argv)
 	rep.bad_total = c.bad_total;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
+	if (html && write_html(html, &rep))
+		ret = EXIT_FAILURE_RUN;
+	if (html && !strcmp(html, "-"))
+		goto out;
 	if (output && !(out = fopen(output, "w"))) {
 		error("cannot write '%s'", output);
 		ret = EXIT_FAILURE_RUN;
@@ -175,6 +216,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (json)
 		report_json(out, &rep);
+	else if (markdown)
+		report_markdown(out, &rep);
 	else
 		report_text(out, &rep);
 	if (fflush(out) || ferror(out)) {

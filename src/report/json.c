@@ -179,6 +179,8 @@ static void processes(struct jsonw *w, const struct report *r)
 		knum_or_null(w, "energy_share", e > 0 ? p->energy_j / e : NAN, 4);
 		knum_or_null(w, "mem_max_mib", p->fb_max_mib, 1);
 		knum_or_null(w, "sm_mean_pct", p->sm_n > 0 ? p->sm_sum / p->sm_n : NAN, 2);
+		knum_or_null(w, "cloud_cost", r->proc_cloud_cost[i], 6);
+		knum_or_null(w, "local_cost", r->proc_local_cost[i], 6);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -271,6 +273,7 @@ static void cost(struct jsonw *w, const struct report *r)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+	jsonw_knum(w, "useful_cost", r->useful_cost, 6);
 	jsonw_kstr(w, "verdict", r->verdict);
 	jsonw_obj_end(w);
 }

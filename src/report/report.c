@@ -99,6 +99,21 @@ static void jobs(struct report *r)
 			r->job_useful_h[r->njobs++] = an->gpus[i].busy_s / 3600;
 }
 
+static void proc_costs(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	if (!an->nprocs)
+		return;
+	r->proc_cloud_cost = xcalloc(an->nprocs, sizeof(double));
+	r->proc_local_cost = xcalloc(an->nprocs, sizeof(double));
+	for (size_t i = 0; i < an->nprocs; i++) {
+		double b = an->procs[i].busy_s;
+		r->proc_cloud_cost[i] = cost_cloud_job(&r->params, b / 3600);
+		r->proc_local_cost[i] = r->busy_h > 0 ? r->win.local_cost * b / (r->busy_h * 3600) : NAN;
+	}
+}
+
 static void verdict(struct report *r)
 {
 	const char *cur = r->params.currency[0] ? r->params.currency : "";
@@ -168,11 +183,31 @@ void report_compute(struct report *r)
 	for (int s = 0; s < ST__COUNT; s++)
 		r->state_cost[s] = s == ST_GAP || covered_s <= 0 ? 0 :
 				   r->win.local_cost * r->state_s[s] / covered_s;
+	for (int s = 0; s < ST__COUNT; s++)
+		if (state_is_useful(s))
+			r->useful_cost += r->state_cost[s];
+	proc_costs(r);
 	verdict(r);
+}
+
+double report_state_share(const struct report *r, int gpu, int st)
+{
+	const double *s = gpu < 0 ? r->state_s : r->an->gpus[gpu].state_s;
+	double total = 0;
+
+	if (st == ST_GAP)
+		return NAN;
+	for (int i = 0; i < ST__COUNT; i++)
+		if (i != ST_GAP)
+			total += s[i];
+	return total > 0 ? s[st] / total : NAN;
 }
 
 void report_release(struct report *r)
 {
 	free(r->job_useful_h);
 	r->job_useful_h = NULL;
+	free(r->proc_cloud_cost);
+	free(r->proc_local_cost);
+	r->proc_cloud_cost = r->proc_local_cost = NULL;
 }

@@ -46,7 +46,11 @@ struct report {
 	size_t nsens;
 	double state_s[ST__COUNT];	/* all GPUs */
 	double state_cost[ST__COUNT];	/* the waterfall */
+	double useful_cost;		/* its end: the cost of the useful states */
 	double c_local_obs;		/* C_L(u_obs) */
+	/* per process (an->procs order): renting its useful hours as one job,
+	 * and the window's local cost split by its share of all busy time */
+	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[400];
 };
 
@@ -58,7 +62,14 @@ struct report {
 void report_compute(struct report *r);
 void report_release(struct report *r);
 
+/* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
+double report_state_share(const struct report *r, int gpu, int st);
+
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
+/* One self-contained page (no network, charts as inline SVG); see docs/report-html.md. */
+void report_html(FILE *out, const struct report *r);
+/* GitHub-flavoured Markdown, no HTML inside. */
+void report_markdown(FILE *out, const struct report *r);
 
 #endif

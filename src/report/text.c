@@ -213,11 +213,7 @@ static void gpus(FILE *out, const struct report *r)
 static void states(FILE *out, const struct report *r)
 {
 	char a[32], b[32], c[80];
-	double total = 0;
 
-	for (int s = 0; s < ST__COUNT; s++)
-		if (s != ST_GAP)
-			total += r->state_s[s];
 	fprintf(out, "\nWhere the GPU time went (all GPUs; cost = the window's local cost split by time)\n");
 	fprintf(out, "  %-16s %-20s %10s %7s %14s\n", "state", "meaning", "time", "share", "cost");
 	for (int s = 0; s < ST__COUNT; s++) {
@@ -225,7 +221,7 @@ static void states(FILE *out, const struct report *r)
 			continue;
 		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", state_name[s], state_label[s],
 			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
-			s == ST_GAP ? "-" : num(b, sizeof(b), total > 0 ? 100 * r->state_s[s] / total : NAN, 1),
+			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1),
 			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 	}
 }

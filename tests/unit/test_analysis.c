@@ -602,6 +602,53 @@ static void test_detector_table(void **state)
 	}
 }
 
+/*
+ * The display series: 2 days of 1 s samples (172800 of them) stay within
+ * SER_MAX buckets, a one-second spike survives as a bucket's max, a gap
+ * leaves its buckets without a value, and the time-weighted mean over all
+ * buckets equals the plain mean of the samples computed here by hand.
+ */
+static void test_series_bounded_keeps_spike_and_gap(void **state)
+{
+	struct analysis *an = an_new();
+	const struct gpu_series *s;
+	double sum = 0, known = 0, want_sum = 0, maxv = 0;
+	int n = 0, gap_buckets = 0;
+
+	(void)state;
+	for (int t = 0; t < 172800; t++) {
+		double u = t == 100000 ? 100 : (t % 10);
+		if (t >= 50000 && t < 53600)
+			continue;	/* an hour without data */
+		feed(an, t, 0, u, -1);
+		if (t < 172799) {	/* the last sample has no interval after it */
+			want_sum += u;
+			n++;
+		}
+	}
+	finish(an, false);
+	s = &an->gpus[0].ser;
+	assert_true(s->n <= SER_MAX);
+	assert_true(s->n > SER_MAX / 2);
+	assert_true(s->width_ns * (int64_t)SER_MAX >= 172800 * NS_PER_S);
+	for (size_t i = 0; i < s->n; i++) {
+		sum += s->b[i].sum[SER_UTIL];
+		known += s->b[i].known_s[SER_UTIL];
+		if (s->b[i].known_s[SER_UTIL] > 0 && s->b[i].max[SER_UTIL] > maxv)
+			maxv = s->b[i].max[SER_UTIL];
+		if (s->b[i].known_s[SER_UTIL] == 0 && s->b[i].state_s[ST_GAP] > 0)
+			gap_buckets++;
+		if (s->b[i].known_s[SER_UTIL] == 0)
+			assert_true(isnan(ser_mean(&s->b[i], SER_UTIL)));
+	}
+	assert_near(maxv, 100, 0);
+	/* the 3600 s hole minus the gap threshold's slack: whole buckets of nothing */
+	assert_true(gap_buckets >= (int)(3500 * NS_PER_S / s->width_ns) - 1);
+	assert_near(known, n, 1);
+	assert_near(sum / known, want_sum / n, 1e-3);
+	an_free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_process_attribution),
 		cmocka_unit_test(test_imbalance),
 		cmocka_unit_test(test_detector_table),
+		cmocka_unit_test(test_series_bounded_keeps_spike_and_gap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

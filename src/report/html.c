@@ -1,0 +1,1297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTML rendering of a report: one self-contained page for people who
+ * sign GPU budgets.  No network request of any kind (a Content-Security-
+ * Policy of default-src 'none' says so to the browser too), no script: the
+ * charts are inline SVG with <title> hover text, and read the same with
+ * JavaScript off or printed.
+ *
+ * Every figure comes from struct report, the same one --json prints.  A
+ * figure shown carries its JSON path and the JSON's own text of the value
+ * (data-key, data-value, data-scale): tests/report-html/check.py compares
+ * them with --json, and a reader can find the number in the JSON.
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/svg.h"
+#include "util/jsonw.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define MAX_FINDINGS_LISTED 200
+#define MAX_MARKERS 300
+#define MAX_EXACT_SEGMENTS 2000
+#define MAX_PROCS_DRAWN 40
+#define MAX_BAD_LISTED 50
+
+/* Chart geometry (SVG user units; the page scales them to its width). */
+#define W 960
+#define ML 86		/* left margin: axis labels */
+#define MR 16
+#define PW (W - ML - MR)
+
+struct hw {
+	FILE *out;
+	const struct report *r;
+	int nchart;
+};
+
+/* ---- numbers that come from the JSON ------------------------------------ */
+
+static const char *disp(char *buf, size_t cap, double v, int sdec)
+{
+	if (isnan(v))
+		return "n/a";
+	if (isinf(v))
+		return v > 0 ? "&#8734;" : "-&#8734;";
+	snprintf(buf, cap, "%.*f", sdec, v == 0 ? 0 : v);
+	return buf;
+}
+
+/*
+ * A number of the JSON at path (printf-style): the JSON's own text of it
+ * (jdec decimals, like json.c) and, shown, val x scale to sdec decimals.
+ */
+static void __attribute__((format(printf, 6, 7)))
+vnum(struct hw *h, double val, int jdec, double scale, int sdec, const char *fmt, ...)
+{
+	char key[160], j[64], d[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(key, sizeof(key), fmt, ap);
+	va_end(ap);
+	fprintf(h->out, "<span class=\"v\" data-key=\"%s\" data-value=\"%s\" data-scale=\"%.17g\" data-dec=\"%d\">%s</span>",
+		key, isfinite(val) ? fmt_num(j, sizeof(j), val, jdec) : "null", scale, sdec,
+		disp(d, sizeof(d), isfinite(val) ? val * scale : val, sdec));
+}
+
+static int money_dec(double v)
+{
+	/* small windows cost cents: about three significant digits (as text.c) */
+	return fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
+}
+
+static const char *cur(const struct report *r)
+{
+	return r->params.currency[0] ? r->params.currency : "(currency units)";
+}
+
+/* A money figure of the JSON (6 decimals there) with the currency. */
+static void __attribute__((format(printf, 3, 4)))
+vmoney(struct hw *h, double val, const char *fmt, ...)
+{
+	char key[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(key, sizeof(key), fmt, ap);
+	va_end(ap);
+	vnum(h, val, 6, 1, money_dec(val), "%s", key);
+	fprintf(h->out, "&#160;");
+	svg_esc(h->out, cur(h->r));
+}
+
+static bool have_prices(const struct report *r)
+{
+	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
+}
+
+static void gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
+{
+	const struct gpu_ident *id = &an->tl.gpus[gi].id;
+	if (id->index >= 0)
+		snprintf(buf, cap, "GPU %d%s%s", id->index, id->name[0] ? " " : "", id->name);
+	else
+		snprintf(buf, cap, "GPU ?%s%s", id->name[0] ? " " : "", id->name[0] ? id->name : id->uuid);
+}
+
+/* time_human_dur() to the second, milliseconds below one */
+static const char *dur(char *buf, size_t cap, int64_t ns)
+{
+	if (ns > 0 && ns < NS_PER_S) {
+		snprintf(buf, cap, "%d ms", (int)(ns / NS_PER_MS));
+		return buf;
+	}
+	return time_human_dur(buf, cap, ns);
+}
+
+static void esc(struct hw *h, const char *s)
+{
+	svg_esc(h->out, s);
+}
+
+static void when(struct hw *h, int64_t t)
+{
+	char b[48];
+	esc(h, time_rfc3339(b, sizeof(b), t));
+}
+
+/* ---- page frame --------------------------------------------------------- */
+
+static const char css[] =
+	":root{--fg:#1b1b1b;--bg:#fff;--mut:#5a5a5a;--grid:#d9d9d9;--card:#f6f6f6;--down:#000;"
+	"--c-util:#0072B2;--c-mem:#E69F00;--c-pow:#D55E00;--c-fb:#009E73;--c-temp:#CC79A7;--c-clk:#56B4E9;"
+	"--c-own:#D55E00;--c-cloud:#0072B2;--c-lo:#56B4E9;--c-hi:#E69F00}\n"
+	"@media (prefers-color-scheme:dark){:root{--fg:#e8e8e8;--bg:#151515;--mut:#a8a8a8;--grid:#3a3a3a;"
+	"--card:#222;--down:#f0f0f0}}\n"
+	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
+	"background:var(--bg);max-width:1040px;margin:0 auto;padding:1em 1.2em}\n"
+	"h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid var(--grid)}"
+	"h3{font-size:1.05em;margin:1.2em 0 .3em}\n"
+	"table{border-collapse:collapse;margin:.4em 0;font-size:.92em}th,td{padding:.18em .55em;"
+	"border-bottom:1px solid var(--grid);text-align:left;vertical-align:top}"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	".summary{background:var(--card);padding:.6em 1em;border-radius:6px}.summary th{width:12em}\n"
+	".verdict{font-size:1.1em;font-weight:600}.mut,figcaption{color:var(--mut);font-size:.9em}\n"
+	".sev-critical{color:#D55E00;font-weight:600}.sev-warning{color:#B8860B}\n"
+	"figure{margin:.8em 0 1.4em}svg{display:block;width:100%;height:auto;max-width:100%}\n"
+	"svg text{fill:var(--fg);font:11px system-ui,sans-serif}svg .mut{fill:var(--mut)}"
+	"svg .ax{stroke:var(--mut);stroke-width:1}svg .grid{stroke:var(--grid);stroke-width:1}\n"
+	".st0{fill:#BBBBBB;background:#BBBBBB}.st1{fill:#E69F00;background:#E69F00}.st2{fill:#009E73;background:#009E73}"
+	".st3{fill:#0072B2;background:#0072B2}.st4{fill:#F0E442;background:#F0E442}.st5{fill:#CC79A7;background:#CC79A7}"
+	".st6{fill:#D55E00;background:#D55E00}.st7{fill:url(#pat-down);background:#000}"
+	".st8{fill:url(#pat-unknown);background:#DDDDDD}"
+	".st9{fill:url(#pat-gap);background:repeating-linear-gradient(45deg,#999 0 2px,transparent 2px 5px)}\n"
+	"@media print{.sw{print-color-adjust:exact;-webkit-print-color-adjust:exact}}\n"
+	".sw{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin-right:.3em;border:1px solid var(--mut)}\n"
+	"details{margin:.3em 0}summary{cursor:pointer;color:var(--mut)}code{font-size:.92em}\n"
+	"@media print{body{max-width:none;font-size:11pt;color:#000;background:#fff}"
+	"figure,table,.summary{break-inside:avoid}h2{break-after:avoid}details{display:block}"
+	"details>*{display:block}summary{display:none}}\n";
+
+static void pattern_defs(struct hw *h)
+{
+	/* shared by every chart: the states that a colour alone would not tell apart */
+	fprintf(h->out,
+		"<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\" focusable=\"false\"><defs>"
+		"<pattern id=\"pat-gap\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+		"<rect width=\"6\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.05\"/>"
+		"<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/></pattern>"
+		"<pattern id=\"pat-down\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
+		"<rect width=\"6\" height=\"6\" fill=\"#000000\"/>"
+		"<path d=\"M0 0L6 6M6 0L0 6\" stroke=\"#D55E00\" stroke-width=\"1.2\"/></pattern>"
+		"<pattern id=\"pat-unknown\" width=\"5\" height=\"5\" patternUnits=\"userSpaceOnUse\">"
+		"<rect width=\"5\" height=\"5\" fill=\"#DDDDDD\"/><circle cx=\"2.5\" cy=\"2.5\" r=\"1\" fill=\"#777777\"/></pattern>"
+		"</defs></svg>\n");
+}
+
+/* Open a chart: <figure><svg> with its <title> and <desc> (the text alternative). */
+static void chart_begin(struct hw *h, int height, const char *title, const char *desc)
+{
+	int n = ++h->nchart;
+
+	fprintf(h->out, "<figure><svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"c%d-t c%d-d\">"
+		"<title id=\"c%d-t\">", W, height, n, n, n);
+	esc(h, title);
+	fprintf(h->out, "</title><desc id=\"c%d-d\">", n);
+	esc(h, desc);
+	fprintf(h->out, "</desc>\n");
+}
+
+static void chart_end(struct hw *h, const char *caption)
+{
+	fprintf(h->out, "</svg><figcaption>");
+	esc(h, caption);
+	fprintf(h->out, "</figcaption></figure>\n");
+}
+
+static void text_at(struct hw *h, double x, double y, const char *anchor, const char *cls, const char *s)
+{
+	fprintf(h->out, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
+	if (anchor)
+		fprintf(h->out, " text-anchor=\"%s\"", anchor);
+	if (cls)
+		fprintf(h->out, " class=\"%s\"", cls);
+	fputc('>', h->out);
+	esc(h, s);
+	fprintf(h->out, "</text>");
+}
+
+/* The state swatches from y on; returns the baseline of the last row. */
+static double legend_states(struct hw *h, double y, const bool *which)
+{
+	double x = ML;
+
+	for (int s = 0; s < ST__COUNT; s++) {
+		if (which && !which[s])
+			continue;
+		if (x + 130 > W) {
+			x = ML;
+			y += 16;
+		}
+		fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" class=\"st%d\" stroke=\"#777\"/>",
+			x, y - 10, s);
+		text_at(h, x + 16, y, NULL, NULL, state_name[s]);
+		x += 24 + 7.0 * (double)strlen(state_name[s]);
+	}
+	return y;
+}
+
+/* ---- summary, inputs, GPUs --------------------------------------------- */
+
+static int cmp_find_weight(const void *a, const void *b)
+{
+	const struct finding *x = *(const struct finding *const *)a, *y = *(const struct finding *const *)b;
+	int64_t dx = x->t1_ns - x->t0_ns, dy = y->t1_ns - y->t0_ns;
+
+	if (x->severity != y->severity)
+		return y->severity - x->severity;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Findings by weight: severity first, then how long they lasted. */
+static const struct finding **findings_by_weight(const struct analysis *an)
+{
+	const struct finding **v = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*v));
+
+	for (size_t i = 0; i < an->nfinds; i++)
+		v[i] = &an->finds[i];
+	qsort(v, an->nfinds, sizeof(*v), cmp_find_weight);
+	return v;
+}
+
+static size_t find_index(const struct analysis *an, const struct finding *f)
+{
+	return (size_t)(f - an->finds);
+}
+
+static void summary(struct hw *h, const struct finding **byw)
+{
+	const struct report *r = h->r;
+	const struct analysis *an = r->an;
+
+	fprintf(h->out, "<section id=\"summary\"><h2>Summary</h2>\n<table class=\"summary\">\n");
+	fprintf(h->out, "<tr><th>Window</th><td>");
+	if (r->t0_ns == INT64_MAX) {
+		fprintf(h->out, "no GPU samples in the inputs</td></tr></table></section>\n");
+		return;
+	}
+	when(h, r->t0_ns);
+	fprintf(h->out, " to ");
+	when(h, r->t1_ns);
+	fprintf(h->out, " (UTC)</td></tr>\n<tr><th>GPUs</th><td>%d</td></tr>\n", an->tl.ngpus);
+	fprintf(h->out, "<tr><th>Covered</th><td>");
+	vnum(h, r->covered_h, 6, 1, 3, "cost.window.covered_h");
+	fprintf(h->out, " GPU-hours, ");
+	vnum(h, r->gaps_h, 6, 1, 3, "cost.window.gaps_h");
+	fprintf(h->out, " h in gaps (not counted as idle)</td></tr>\n<tr><th>Useful share</th><td>");
+	vnum(h, r->win.u_obs, 6, 100, 1, "cost.window.u_obs");
+	fprintf(h->out, " %% busy (");
+	vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
+	fprintf(h->out, " busy GPU-hours)</td></tr>\n<tr><th>Energy</th><td>");
+	vnum(h, r->energy_j, 1, 1 / 3.6e6, 3, "cost.window.energy_j");
+	fprintf(h->out, " kWh (");
+	esc(h, r->energy_source);
+	fprintf(h->out, ")</td></tr>\n<tr><th>Cost</th><td>");
+	if (have_prices(r)) {
+		vmoney(h, r->win.local_cost, "cost.window.local_cost");
+		fprintf(h->out, " to own for this window, ");
+		vmoney(h, r->win.cloud_cost, "cost.window.cloud_cost");
+		fprintf(h->out, " to rent the same useful work");
+		if (!isnan(r->win.premium_pct)) {
+			/* the JSON's signed premium: negative when owning saves */
+			fprintf(h->out, " (owning premium ");
+			vnum(h, r->win.premium_pct, 2, 1, 1, "cost.window.premium_pct");
+			fprintf(h->out, " %%: owning %s)", r->win.premium_pct >= 0 ? "costs more" : "saves");
+		}
+	} else {
+		fprintf(h->out, "no prices given (<code>--profile NAME</code> or <code>--set KEY=VALUE</code>)");
+	}
+	fprintf(h->out, "</td></tr>\n<tr><th>Verdict</th><td class=\"verdict\">");
+	esc(h, r->verdict);
+	fprintf(h->out, "</td></tr>\n</table>\n");
+	fprintf(h->out, "<h3>Largest findings</h3>\n");
+	if (!an->nfinds)
+		fprintf(h->out, "<p>None.</p>\n");
+	else
+		fprintf(h->out, "<ol>\n");
+	for (size_t i = 0; i < an->nfinds && i < 3; i++) {
+		const struct finding *f = byw[i];
+		fprintf(h->out, "<li><span class=\"sev-%s\">[%s]</span> <b>", severity_name[f->severity],
+			severity_name[f->severity]);
+		esc(h, f->kind);
+		fprintf(h->out, "</b>: ");
+		esc(h, f->message);
+		fprintf(h->out, " <span class=\"mut\">(value ");
+		vnum(h, f->value, 3, 1, 3, "findings.%zu.value", find_index(an, f));
+		fprintf(h->out, ")</span></li>\n");
+	}
+	if (an->nfinds)
+		fprintf(h->out, "</ol>\n");
+	fprintf(h->out, "</section>\n");
+}
+
+static void inputs(struct hw *h)
+{
+	const struct report *r = h->r;
+
+	fprintf(h->out, "<section id=\"inputs\"><h2>What the audit stands on</h2>\n"
+		"<table><thead><tr><th>file</th><th>format</th><th class=\"n\">lines</th><th class=\"n\">records</th>"
+		"<th class=\"n\">skipped</th><th>time basis</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		fprintf(h->out, "<tr><td><code>");
+		esc(h, in->path);
+		fprintf(h->out, "</code>");
+		if (in->compression && strcmp(in->compression, "plain")) {
+			fprintf(h->out, " (");
+			esc(h, in->compression);
+			fprintf(h->out, ")");
+		}
+		fprintf(h->out, "</td><td>");
+		esc(h, in->format ? in->format->id : "not read");
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, (double)in->lines, 0, 1, 0, "inputs.%zu.lines", i);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, (double)in->records, 0, 1, 0, "inputs.%zu.records", i);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, (double)in->bad, 0, 1, 0, "inputs.%zu.skipped", i);
+		fprintf(h->out, "</td><td>");
+		esc(h, in->time_basis ? in->time_basis : "no timed records");
+		if (in->partial_last_line)
+			fprintf(h->out, "; last line has no newline");
+		if (in->skip_reason[0]) {
+			fprintf(h->out, "; ");
+			esc(h, in->skip_reason);
+		}
+		fprintf(h->out, "</td></tr>\n");
+	}
+	fprintf(h->out, "</tbody></table>\n");
+	if (r->bad_total) {
+		fprintf(h->out, "<details><summary>%" PRIu64 " skipped line(s)</summary><ul>\n", r->bad_total);
+		for (size_t i = 0; i < r->nbad && i < MAX_BAD_LISTED; i++) {
+			fprintf(h->out, "<li><code>");
+			esc(h, r->bad[i].path);
+			fprintf(h->out, ":%" PRIu64 ":%u</code>: ", r->bad[i].line, r->bad[i].col);
+			esc(h, r->bad[i].msg);
+			fprintf(h->out, "</li>\n");
+		}
+		if (r->bad_total > MAX_BAD_LISTED)
+			fprintf(h->out, "<li>... %" PRIu64 " more in --json</li>\n", r->bad_total - MAX_BAD_LISTED);
+		fprintf(h->out, "</ul></details>\n");
+	}
+	fprintf(h->out, "</section>\n");
+}
+
+static void gpus_table(struct hw *h)
+{
+	const struct analysis *an = h->r->an;
+	char l[128];
+
+	fprintf(h->out, "<section id=\"gpus\"><h2>GPUs</h2>\n<table><thead><tr><th>GPU</th><th class=\"n\">covered</th>"
+		"<th class=\"n\">gaps</th><th class=\"n\">busy</th><th class=\"n\">util mean</th><th class=\"n\">p95</th>"
+		"<th class=\"n\">energy</th><th class=\"n\">power mean</th><th class=\"n\">power max</th>"
+		"<th class=\"n\">temp max</th><th class=\"n\">memory max</th></tr></thead><tbody>\n");
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		const char *src;
+		double e = gpu_energy_j(g, &src);
+		gpu_label(l, sizeof(l), an, i);
+		fprintf(h->out, "<tr><td>");
+		esc(h, l);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, g->covered_s, 3, 1 / 3600.0, 3, "gpus.%d.covered_s", i);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, g->gaps_s, 3, 1 / 3600.0, 3, "gpus.%d.gaps_s", i);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, g->busy_s, 3, 1 / 3600.0, 3, "gpus.%d.busy_s", i);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, gpu_util_mean(g), 2, 1, 1, "gpus.%d.util_mean_pct", i);
+		fprintf(h->out, " %%</td><td class=\"n\">");
+		vnum(h, gpu_util_quantile(g, 0.95), 0, 1, 0, "gpus.%d.util_p95_pct", i);
+		fprintf(h->out, " %%</td><td class=\"n\">");
+		vnum(h, e, 1, 1 / 3.6e6, 3, "gpus.%d.energy_j", i);
+		fprintf(h->out, " kWh</td><td class=\"n\">");
+		vnum(h, gpu_power_mean(g), 2, 1, 0, "gpus.%d.power_mean_w", i);
+		fprintf(h->out, " W</td><td class=\"n\">");
+		vnum(h, g->power_known_s > 0 ? g->power_max_w : NAN, 2, 1, 0, "gpus.%d.power_max_w", i);
+		fprintf(h->out, " W</td><td class=\"n\">");
+		vnum(h, g->temp_max_c > 0 ? g->temp_max_c : NAN, 1, 1, 0, "gpus.%d.temp_max_c", i);
+		fprintf(h->out, " &#176;C</td><td class=\"n\">");
+		vnum(h, g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 1, 1, 0, "gpus.%d.mem_max_mib", i);
+		fprintf(h->out, " MiB</td></tr>\n");
+	}
+	fprintf(h->out, "</tbody></table></section>\n");
+}
+
+/* ---- chart 1: the timeline of each GPU ---------------------------------- */
+
+static const struct panel {
+	int m, m2;		/* SER_*; m2 a second line or -1 */
+	const char *label, *unit, *color, *color2, *label2;
+} panels[] = {
+	{ SER_UTIL, SER_MEM_UTIL, "utilization", "%", "var(--c-util)", "var(--c-mem)", "memory controller" },
+	{ SER_POWER, -1, "power", "W", "var(--c-pow)", NULL, NULL },
+	{ SER_MEM, -1, "memory used", "MiB", "var(--c-fb)", NULL, NULL },
+	{ SER_TEMP, -1, "temperature", "\xC2\xB0""C", "var(--c-temp)", NULL, NULL },
+	{ SER_SM_CLOCK, -1, "SM clock", "MHz", "var(--c-clk)", NULL, NULL },
+};
+#define NPANELS (sizeof(panels) / sizeof(panels[0]))
+#define PH 62		/* panel height */
+#define PGAP 16
+
+static double xt(const struct report *r, int64_t t)
+{
+	struct svg_scale s = { (double)r->t0_ns, (double)r->t1_ns, ML, ML + PW };
+	double x = svg_map(&s, (double)t);
+	return x < ML ? ML : x > ML + PW ? ML + PW : x;
+}
+
+/* One metric as a min-max band (when columns hold several samples) and a mean line broken at gaps. */
+static void draw_series(struct hw *h, const struct svg_col *c, size_t n, const struct svg_scale *ys,
+			const char *color, bool band)
+{
+	const struct report *r = h->r;
+	bool open = false;
+
+	if (band) {
+		fprintf(h->out, "<path fill=\"none\" stroke=\"%s\" stroke-opacity=\"0.35\" stroke-width=\"1\" d=\"", color);
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(c[i].min) && c[i].max > c[i].min)
+				fprintf(h->out, "M%.1f %.1fV%.1f", (xt(r, c[i].t0_ns) + xt(r, c[i].t1_ns)) / 2,
+					svg_map(ys, c[i].max), svg_map(ys, c[i].min));
+		fprintf(h->out, "\"/>");
+	}
+	fprintf(h->out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.4\" stroke-linejoin=\"round\" d=\"", color);
+	/* a run of columns at the same value is one horizontal stroke: the page
+	 * grows with the changes in the data, not with the columns */
+	double run_y = NAN, run_x1 = 0;
+	for (size_t i = 0; i < n; i++) {
+		double y, x0, x1;
+		bool joins;
+		if (isnan(c[i].mean)) {
+			open = false;
+			continue;
+		}
+		y = round(svg_map(ys, c[i].mean) * 10) / 10;
+		x0 = xt(r, c[i].t0_ns);
+		x1 = fmax(xt(r, c[i].t1_ns), x0 + 0.8);
+		/* a column with a gap in it joins neither neighbour: never a line across a gap */
+		joins = open && c[i].gap_s <= 0 && c[i - 1].gap_s <= 0;
+		if (joins && y == run_y) {
+			run_x1 = x1;
+			open = c[i].gap_s <= 0;
+			continue;
+		}
+		if (!isnan(run_y))
+			fprintf(h->out, "H%.1f", run_x1);
+		fprintf(h->out, "%c%.1f %.1f", joins ? 'L' : 'M', x0, y);
+		run_y = y;
+		run_x1 = x1;
+		open = c[i].gap_s <= 0;
+		if (!open) {
+			fprintf(h->out, "H%.1f", run_x1);
+			run_y = NAN;
+		}
+	}
+	if (!isnan(run_y))
+		fprintf(h->out, "H%.1f", run_x1);
+	fprintf(h->out, "\"/>");
+}
+
+static void y_axis(struct hw *h, double top, double *lo, double *hi, struct svg_scale *ys)
+{
+	double t[12];
+	size_t n = svg_ticks(lo, hi, 3, t, 12);
+	char b[32];
+
+	ys->d0 = *lo;
+	ys->d1 = *hi;
+	ys->r0 = top + PH;
+	ys->r1 = top;
+	for (size_t i = 0; i < n; i++) {
+		double y = svg_map(ys, t[i]);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(b, sizeof(b), "%g", t[i]);
+		text_at(h, ML - 4, y + 4, "end", "mut", b);
+	}
+}
+
+static void time_axis(struct hw *h, double y0, double y1)
+{
+	const struct report *r = h->r;
+	int64_t t[64], step = 0;
+	size_t n = svg_time_ticks(r->t0_ns, r->t1_ns, 8, t, 64, &step);
+	char b[40];
+
+	fprintf(h->out, "<line class=\"ax\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y1, y1);
+	for (size_t i = 0; i < n; i++) {
+		double x = xt(r, t[i]);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke-dasharray=\"2 3\"/>",
+			x, x, y0, y1);
+		svg_time_label(b, sizeof(b), t[i], step);
+		text_at(h, x, y1 + 14, "middle", "mut", b);
+	}
+	text_at(h, ML + PW, y1 + 28, "end", "mut", "time (UTC)");
+}
+
+static void state_rect(struct hw *h, double x0, double x1, double y, int st, const char *what)
+{
+	if (x1 - x0 < 0.05)
+		return;
+	fprintf(h->out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"14\" class=\"st%d\"><title>%s: ",
+		x0, y, x1 - x0, st, state_name[st]);
+	esc(h, what);
+	fprintf(h->out, "</title></rect>");
+}
+
+static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, size_t n)
+{
+	const struct report *r = h->r;
+	const struct analysis *an = r->an;
+	size_t nseg = 0;
+	char a[48], b[48], d[32], what[160];
+
+	for (size_t i = 0; i < an->nsegs; i++)
+		nseg += an->segs[i].gpu == gi;
+	if (nseg <= MAX_EXACT_SEGMENTS) {
+		for (size_t i = 0; i < an->nsegs; i++) {
+			const struct segment *s = &an->segs[i];
+			if (s->gpu != gi)
+				continue;
+			snprintf(what, sizeof(what), "%s to %s (%s)", time_rfc3339(a, sizeof(a), s->t0_ns),
+				 time_rfc3339(b, sizeof(b), s->t1_ns), time_human_dur(d, sizeof(d), s->t1_ns - s->t0_ns));
+			state_rect(h, xt(r, s->t0_ns), xt(r, s->t1_ns), y, s->state, what);
+		}
+		return;
+	}
+	/* too many to draw: each column's state with the most seconds, runs joined */
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		if (c[i].state < 0) {
+			i++;
+			continue;
+		}
+		while (j < n && c[j].state == c[i].state)
+			j++;
+		snprintf(what, sizeof(what), "mostly, %s to %s", time_rfc3339(a, sizeof(a), c[i].t0_ns),
+			 time_rfc3339(b, sizeof(b), c[j - 1].t1_ns));
+		state_rect(h, xt(r, c[i].t0_ns), xt(r, c[j - 1].t1_ns), y, c[i].state, what);
+		i = j;
+	}
+}
+
+static void markers(struct hw *h, int gi, double y, const struct finding **byw)
+{
+	const struct report *r = h->r;
+	size_t shown = 0;
+
+	for (size_t i = 0; i < r->an->nfinds && shown < MAX_MARKERS; i++) {
+		const struct finding *f = byw[i];
+		double x;
+		if (f->gpu != gi && f->gpu != -1)
+			continue;
+		x = xt(r, f->t0_ns);
+		fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
+			"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
+			f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
+		esc(h, f->kind);
+		fprintf(h->out, ": ");
+		esc(h, f->message);
+		fprintf(h->out, ". ");
+		esc(h, f->evidence);
+		fprintf(h->out, "</title></g>");
+		shown++;
+	}
+}
+
+static void timeline(struct hw *h, int gi, const struct finding **byw)
+{
+	const struct report *r = h->r;
+	const struct gpu_stats *g = &r->an->gpus[gi];
+	struct svg_col *c[SER__COUNT];
+	size_t n[SER__COUNT], merged = 1;
+	char l[128], title[200], desc[600], note[200], d1[32], d2[32];
+	double y = 30;
+	int height;
+	bool down_sampled;
+	size_t nmark = 0;
+
+	gpu_label(l, sizeof(l), r->an, gi);
+	for (size_t i = 0; i < r->an->nfinds; i++)
+		nmark += r->an->finds[i].gpu == gi || r->an->finds[i].gpu == -1;
+	if (nmark > MAX_MARKERS)
+		nmark = MAX_MARKERS;
+	for (int m = 0; m < SER__COUNT; m++) {
+		c[m] = xcalloc(PW, sizeof(struct svg_col));
+		n[m] = svg_columns(&g->ser, m, c[m], PW, &merged);
+	}
+	height = 30 + (int)NPANELS * (PH + PGAP) + 34 + 44 + 46;
+	down_sampled = g->nominal_ns > 0 && (int64_t)merged * g->ser.width_ns > g->nominal_ns;
+	dur(d1, sizeof(d1), (int64_t)merged * g->ser.width_ns);
+	dur(d2, sizeof(d2), g->nominal_ns);
+	if (down_sampled)
+		snprintf(note, sizeof(note), "downsampled: one column = %s of %s samples; the light band is each column's min to max",
+			 d1, d2);
+	else
+		snprintf(note, sizeof(note), "every sample shown (%s samples, columns of %s)", d2, d1);
+	snprintf(title, sizeof(title), "%s: utilization, power, memory, temperature and SM clock against time", l);
+	snprintf(desc, sizeof(desc),
+		 "%s over the report window: %zu findings marked. Mean utilization %.1f %%, peak power %.0f W, "
+		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
+		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
+		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
+	fprintf(h->out, "<h3 id=\"timeline-%d\">", gi);
+	esc(h, l);
+	fprintf(h->out, "</h3>\n");
+	chart_begin(h, height, title, desc);
+	text_at(h, ML + PW, 14, "end", "mut", note);
+	for (size_t p = 0; p < NPANELS; p++) {
+		const struct panel *pp = &panels[p];
+		struct svg_scale ys;
+		double lo = 0, hi = -INFINITY;
+		bool any = false;
+		char lab[96];
+		for (int k = 0; k < 2; k++) {
+			int m = k ? pp->m2 : pp->m;
+			if (m < 0)
+				continue;
+			for (size_t i = 0; i < n[m]; i++)
+				if (!isnan(c[m][i].max)) {
+					hi = fmax(hi, c[m][i].max);
+					any = true;
+				}
+		}
+		if (pp->m == SER_UTIL || hi < 1)
+			hi = pp->m == SER_UTIL ? 100 : 1;
+		if (pp->m == SER_MEM && g->mem_total_mib > hi)
+			hi = g->mem_total_mib;
+		snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
+		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" class=\"ax\"/>", ML, y, PW, PH);
+		if (!any) {
+			snprintf(lab, sizeof(lab), "no %s readings in the inputs", pp->label);
+			text_at(h, ML + PW / 2.0, y + PH / 2.0 + 4, "middle", "mut", lab);
+			snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
+			text_at(h, ML, y - 4, NULL, NULL, lab);
+			y += PH + PGAP;
+			continue;
+		}
+		y_axis(h, y, &lo, &hi, &ys);
+		draw_series(h, c[pp->m], n[pp->m], &ys, pp->color, merged > 1);
+		if (pp->m2 >= 0)
+			draw_series(h, c[pp->m2], n[pp->m2], &ys, pp->color2, merged > 1);
+		/* the legend of the panel: its line colours */
+		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"14\" height=\"3\" style=\"fill:%s\"/>", ML, y - 8, pp->color);
+		text_at(h, ML + 18, y - 4, NULL, NULL, lab);
+		if (pp->m2 >= 0) {
+			fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"14\" height=\"3\" style=\"fill:%s\"/>", ML + 170, y - 8,
+				pp->color2);
+			snprintf(lab, sizeof(lab), "%s (%s)", pp->label2, pp->unit);
+			text_at(h, ML + 188, y - 4, NULL, NULL, lab);
+		}
+		y += PH + PGAP;
+	}
+	text_at(h, ML - 4, y + 11, "end", "mut", "state");
+	state_band(h, gi, y, c[SER_UTIL], n[SER_UTIL]);
+	markers(h, gi, y - 1, byw);
+	time_axis(h, 30, y + 18);
+	y = legend_states(h, y + 58, NULL) + 18;
+	fprintf(h->out, "<path d=\"M%d %.1fl-5 -9h10z\" fill=\"#F0E442\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>",
+		ML + 5, y);
+	text_at(h, ML + 14, y, NULL, NULL, "finding or event (hover for its text; red critical, yellow warning, blue info)");
+	chart_end(h, desc);
+	for (int m = 0; m < SER__COUNT; m++)
+		free(c[m]);
+}
+
+/* ---- chart 2: where the time went --------------------------------------- */
+
+static void time_split(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct analysis *an = r->an;
+	int rows = an->tl.ngpus, height = 30 + rows * 26 + 40;
+	bool used[ST__COUNT] = { false };
+	char l[128], t[240];
+
+	fprintf(h->out, "<section id=\"states\"><h2>Where the GPU time went</h2>\n");
+	for (int i = 0; i < rows; i++)
+		for (int s = 0; s < ST__COUNT; s++)
+			used[s] |= an->gpus[i].state_s[s] > 0;
+	chart_begin(h, height, "Seconds in each state, per GPU",
+		    "A horizontal bar per GPU, its length the GPU's whole time (covered and gaps), split by state; "
+		    "the table below gives the hours and shares.");
+	for (int i = 0; i < rows; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		double total = g->covered_s + g->gaps_s, x = ML, y = 20 + i * 26;
+		char shortl[32];
+		gpu_label(l, sizeof(l), an, i);
+		snprintf(shortl, sizeof(shortl), "GPU %d", an->tl.gpus[i].id.index >= 0 ? an->tl.gpus[i].id.index : i);
+		text_at(h, ML - 4, y + 13, "end", NULL, shortl);
+		if (total <= 0) {
+			text_at(h, ML + 4, y + 13, NULL, "mut", "no time: this GPU has no intervals");
+			continue;
+		}
+		for (int s = 0; s < ST__COUNT; s++) {
+			double wd = PW * g->state_s[s] / total;
+			double share = report_state_share(r, i, s);
+			if (g->state_s[s] <= 0)
+				continue;
+			if (s == ST_GAP)
+				snprintf(t, sizeof(t), "%s: %s %.3f h (outside the covered time)", l, state_name[s],
+					 g->state_s[s] / 3600);
+			else
+				snprintf(t, sizeof(t), "%s: %s %.3f h, %.1f %% of covered time", l, state_name[s],
+					 g->state_s[s] / 3600, 100 * share);
+			fprintf(h->out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" class=\"st%d\"><title>", x, y,
+				wd, s);
+			esc(h, t);
+			fprintf(h->out, "</title></rect>");
+			if (wd > 8.0 * (double)strlen(state_name[s]) + 6)
+				fprintf(h->out, "<text x=\"%.1f\" y=\"%.1f\" style=\"fill:#000\">%s</text>", x + 3, y + 13,
+					state_name[s]);
+			x += wd;
+		}
+	}
+	legend_states(h, 20 + rows * 26 + 16, used);
+	chart_end(h, "Hover a bar for its hours and share; the same figures are in the table below.");
+	fprintf(h->out, "<table><thead><tr><th>state</th><th>meaning</th><th class=\"n\">all GPUs</th>"
+		"<th class=\"n\">share</th><th class=\"n\">cost</th></tr></thead><tbody>\n");
+	for (int s = 0, k = 0; s < ST__COUNT; s++) {
+		int wk = k;
+		if (s != ST_GAP)
+			k++;
+		if (r->state_s[s] <= 0)
+			continue;
+		fprintf(h->out, "<tr><td><span class=\"sw st%d\"></span>%s</td><td>%s</td><td class=\"n\">", s,
+			state_name[s], state_label[s]);
+		if (s == ST_GAP) {
+			vnum(h, r->gaps_h, 6, 1, 3, "cost.window.gaps_h");
+			fprintf(h->out, " h</td><td class=\"n\">-</td><td class=\"n\">-</td></tr>\n");
+			continue;
+		}
+		vnum(h, r->state_s[s], 3, 1 / 3600.0, 3, "cost.waterfall.%d.seconds", wk);
+		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * report_state_share(r, -1, s));
+		if (have_prices(r))
+			vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
+		else
+			fprintf(h->out, "-");
+		fprintf(h->out, "</td></tr>\n");
+	}
+	fprintf(h->out, "</tbody></table>\n");
+	if (rows > 1) {
+		fprintf(h->out, "<details><summary>Hours per state of each GPU</summary><table><thead><tr><th>GPU</th>");
+		for (int s = 0; s < ST__COUNT; s++)
+			if (used[s])
+				fprintf(h->out, "<th class=\"n\">%s</th>", state_name[s]);
+		fprintf(h->out, "</tr></thead><tbody>\n");
+		for (int i = 0; i < rows; i++) {
+			gpu_label(l, sizeof(l), an, i);
+			fprintf(h->out, "<tr><td>");
+			esc(h, l);
+			fprintf(h->out, "</td>");
+			for (int s = 0; s < ST__COUNT; s++) {
+				if (!used[s])
+					continue;
+				fprintf(h->out, "<td class=\"n\">");
+				vnum(h, an->gpus[i].state_s[s], 3, 1 / 3600.0, 3, "gpus.%d.states.%s.seconds", i, state_name[s]);
+				fprintf(h->out, " h</td>");
+			}
+			fprintf(h->out, "</tr>\n");
+		}
+		fprintf(h->out, "</tbody></table></details>\n");
+	}
+	fprintf(h->out, "</section>\n");
+}
+
+/* ---- charts 3-5: the cost ----------------------------------------------- */
+
+static void money_text(char *buf, size_t cap, const struct report *r, double v)
+{
+	snprintf(buf, cap, "%.*f %s", money_dec(v), v, cur(r));
+}
+
+static void waterfall(struct hw *h)
+{
+	const struct report *r = h->r;
+	int steps[ST__COUNT], ns = 0, height = 250, bw;
+	double top = 20, bot = 190, run, lo = 0, hi = r->win.local_cost;
+	struct svg_scale ys;
+	char b[96], desc[400];
+
+	for (int s = 0; s < ST__COUNT; s++)
+		if (s != ST_GAP && !state_is_useful(s) && r->state_cost[s] > 0)
+			steps[ns++] = s;
+	snprintf(desc, sizeof(desc),
+		 "From the owned cost of the window, %.4g %s, the cost of the time in each state that bought no work is taken "
+		 "away in turn, leaving the useful cost, %.4g %s.", r->win.local_cost, cur(r), r->useful_cost, cur(r));
+	fprintf(h->out, "<h3>From the window's cost to its useful cost</h3>\n");
+	if (!(r->win.local_cost > 0)) {
+		fprintf(h->out, "<p class=\"mut\">No waterfall: the window has no owned cost (no prices, or no covered time).</p>\n");
+		return;
+	}
+	chart_begin(h, height, "Cost waterfall: owned cost of the window to useful cost", desc);
+	{
+		double t[12];
+		size_t n = svg_ticks(&lo, &hi, 4, t, 12);
+		ys = (struct svg_scale){ lo, hi, bot, top };
+		for (size_t i = 0; i < n; i++) {
+			double y = svg_map(&ys, t[i]);
+			fprintf(h->out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+			snprintf(b, sizeof(b), "%g", t[i]);
+			text_at(h, ML - 4, y + 4, "end", "mut", b);
+		}
+		snprintf(b, sizeof(b), "cost (%s)", cur(r));
+		fprintf(h->out, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\" class=\"mut\">",
+			(top + bot) / 2, (top + bot) / 2);
+		esc(h, b);
+		fprintf(h->out, "</text>");
+	}
+	bw = PW / (ns + 2);
+	run = r->win.local_cost;
+	for (int k = 0; k < ns + 2; k++) {
+		double x = ML + k * bw + bw * 0.15, a, c;
+		const char *name, *fill;
+		char lab[64];
+		if (k == 0) {
+			a = 0, c = run, name = "owned cost", fill = "var(--c-own)";
+		} else if (k == ns + 1) {
+			a = 0, c = r->useful_cost, name = "useful cost", fill = "#009E73";
+		} else {
+			a = run - r->state_cost[steps[k - 1]], c = run, name = state_name[steps[k - 1]], fill = NULL;
+			run = a;
+		}
+		fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" %s%s%s%s>", x, svg_map(&ys, c),
+			bw * 0.7, fmax(0.5, svg_map(&ys, a) - svg_map(&ys, c)), fill ? "style=\"fill:" : "",
+			fill ? fill : "", fill ? "\"" : "", "");
+		if (!fill)
+			fprintf(h->out, "</rect><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"st%d\">", x,
+				svg_map(&ys, c), bw * 0.7, fmax(0.5, svg_map(&ys, a) - svg_map(&ys, c)), steps[k - 1]);
+		money_text(lab, sizeof(lab), r, k == 0 || k == ns + 1 ? c : c - a);
+		fprintf(h->out, "<title>%s: %s%s</title></rect>", name, k && k <= ns ? "-" : "", lab);
+		text_at(h, x + bw * 0.35, svg_map(&ys, c) - 4, "middle", NULL, lab);
+		text_at(h, x + bw * 0.35, bot + 16, "middle", NULL, name);
+		if (k <= ns)
+			fprintf(h->out, "<line class=\"ax\" stroke-dasharray=\"3 2\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+				x + bw * 0.7, x + bw, svg_map(&ys, k == 0 ? c : a), svg_map(&ys, k == 0 ? c : a));
+	}
+	fprintf(h->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" style=\"fill:var(--c-own)\"/>", ML, height - 22);
+	text_at(h, ML + 16, height - 12, NULL, NULL, "owned cost of the window");
+	fprintf(h->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" style=\"fill:#009E73\"/>", ML + 200, height - 22);
+	text_at(h, ML + 216, height - 12, NULL, NULL, "useful cost (busy states)");
+	text_at(h, ML + 400, height - 12, NULL, "mut", "steps: the cost of time in a state that bought no work, by state colour");
+	chart_end(h, desc);
+}
+
+static void breakeven(struct hw *h)
+{
+	const struct report *r = h->r;
+	int height = 300;
+	double top = 24, bot = 250, ymax, lo = 0, t[12];
+	struct svg_scale xs = { 0, 100, ML, ML + PW }, ys;
+	char b[160], desc[400];
+	size_t n;
+	bool open = false;
+
+	fprintf(h->out, "<h3>Break-even: owning against renting</h3>\n");
+	if (r->params.cloud_hourly_rate <= 0 || !(r->lr.c_cloud > 0)) {
+		fprintf(h->out, "<p class=\"mut\">No break-even curve: no cloud price (set <code>cloud_hourly_rate</code> "
+			"in a profile or with <code>--set</code>).</p>\n");
+		return;
+	}
+	ymax = 3 * r->lr.c_cloud;
+	if (isfinite(r->c_local_obs) && r->c_local_obs * 1.15 > ymax)
+		ymax = r->c_local_obs * 1.15;
+	if (ymax > 12 * r->lr.c_cloud)
+		ymax = 12 * r->lr.c_cloud;
+	n = svg_ticks(&lo, &ymax, 5, t, 12);
+	ys = (struct svg_scale){ 0, ymax, bot, top };
+	snprintf(desc, sizeof(desc),
+		 "Owned cost per useful hour falls as utilization rises; the cloud's is flat at %.4g %s. "
+		 "Observed utilization %.1f %% (%.4g %s per useful hour owned); break-even %s.",
+		 r->lr.c_cloud, cur(r), 100 * r->win.u_obs, r->c_local_obs, cur(r),
+		 r->lr.status == COST_NEVER ? "does not exist" : "marked");
+	chart_begin(h, height, "Owned cost per useful hour against utilization, and the cloud's", desc);
+	for (size_t i = 0; i < n; i++) {
+		double y = svg_map(&ys, t[i]);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(b, sizeof(b), "%g", t[i]);
+		text_at(h, ML - 4, y + 4, "end", "mut", b);
+	}
+	for (int u = 0; u <= 100; u += 10) {
+		snprintf(b, sizeof(b), "%d", u);
+		text_at(h, svg_map(&xs, u), bot + 14, "middle", "mut", b);
+	}
+	text_at(h, ML + PW, bot + 28, "end", "mut", "utilization (% of available hours busy)");
+	snprintf(b, sizeof(b), "%s per useful hour", cur(r));
+	fprintf(h->out, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\" class=\"mut\">",
+		(top + bot) / 2, (top + bot) / 2);
+	esc(h, b);
+	fprintf(h->out, "</text><rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"none\" class=\"ax\"/>", ML, top, PW,
+		bot - top);
+	/* the model's own C_L(u), drawn where it is inside the chart */
+	fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-own)\" stroke-width=\"2\" d=\"");
+	for (int i = 1; i <= 400; i++) {
+		double u = i / 400.0, c = cost_local_per_useful_hour(&r->params, u);
+		if (!isfinite(c) || c > ymax) {
+			open = false;
+			continue;
+		}
+		fprintf(h->out, "%c%.1f %.1f", open ? 'L' : 'M', svg_map(&xs, 100 * u), svg_map(&ys, c));
+		open = true;
+	}
+	fprintf(h->out, "\"/><line style=\"stroke:var(--c-cloud)\" stroke-width=\"2\" stroke-dasharray=\"6 4\" x1=\"%d\" x2=\"%d\" "
+		"y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, svg_map(&ys, r->lr.c_cloud), svg_map(&ys, r->lr.c_cloud));
+	if (r->lr.status != COST_NEVER && r->lr.u_star <= 1) {
+		double x = svg_map(&xs, 100 * r->lr.u_star);
+		fprintf(h->out, "<line class=\"ax\" stroke-dasharray=\"2 2\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x,
+			top, bot);
+		snprintf(b, sizeof(b), "break-even u* = %.1f %%", 100 * r->lr.u_star);
+		text_at(h, x + 4, top + 12, NULL, NULL, b);
+	} else {
+		snprintf(b, sizeof(b), "no break-even below 100 %% (%s)", cost_status_name(r->lr.status));
+		text_at(h, ML + PW - 4, top + 12, "end", NULL, b);
+	}
+	if (isfinite(r->win.u_obs)) {
+		double x = svg_map(&xs, 100 * r->win.u_obs);
+		double c = r->c_local_obs, y = isfinite(c) && c <= ymax ? svg_map(&ys, c) : top;
+		fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-dasharray=\"2 2\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			"y2=\"%.1f\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" style=\"fill:var(--c-own)\"><title>observed</title></circle>",
+			x, x, y, bot, x, y);
+		snprintf(b, sizeof(b), "observed %.1f %%: %.4g %s per useful hour%s", 100 * r->win.u_obs, c, cur(r),
+			 isfinite(c) && c <= ymax ? "" : " (above the chart)");
+		text_at(h, x + (x > ML + PW * 0.6 ? -6 : 6), y + 18, x > ML + PW * 0.6 ? "end" : NULL, NULL, b);
+	}
+	fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-width=\"2\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", ML,
+		ML + 20, height - 8, height - 8);
+	text_at(h, ML + 24, height - 4, NULL, NULL, "owned, per useful hour");
+	fprintf(h->out, "<line style=\"stroke:var(--c-cloud)\" stroke-width=\"2\" stroke-dasharray=\"6 4\" x1=\"%d\" x2=\"%d\" "
+		"y1=\"%d\" y2=\"%d\"/>", ML + 200, ML + 220, height - 8, height - 8);
+	text_at(h, ML + 224, height - 4, NULL, NULL, "cloud, per useful hour");
+	chart_end(h, desc);
+	fprintf(h->out, "<p>Break-even utilization ");
+	vnum(h, r->lr.u_star, 6, 100, 1, "cost.break_even.utilization");
+	fprintf(h->out, " %% (");
+	esc(h, cost_status_name(r->lr.status));
+	fprintf(h->out, "); observed ");
+	vnum(h, r->win.u_obs, 6, 100, 2, "cost.window.u_obs");
+	fprintf(h->out, " %%, owned ");
+	vmoney(h, r->c_local_obs, "cost.window.local_cost_per_useful_hour");
+	fprintf(h->out, " per useful hour against ");
+	vmoney(h, r->lr.c_cloud, "cost.cloud.cost_per_useful_hour");
+	fprintf(h->out, " to rent.</p>\n");
+}
+
+static void tornado(struct hw *h)
+{
+	const struct report *r = h->r;
+	int rows = (int)r->nsens, height = 40 + rows * 22 + 40, lm = 230;
+	double lo = INFINITY, hi = -INFINITY, t[16];
+	struct svg_scale xs;
+	char b[120];
+	size_t n;
+
+	fprintf(h->out, "<h3>What moves the break-even</h3>\n");
+	if (!rows || r->lr.status == COST_NEVER || !isfinite(r->lr.u_star)) {
+		fprintf(h->out, "<p class=\"mut\">No sensitivity chart: %s.</p>\n",
+			!rows ? "no parameters to vary" : "owning never breaks even with these prices");
+		return;
+	}
+	lo = hi = 100 * r->lr.u_star;
+	for (int i = 0; i < rows; i++) {
+		if (isfinite(r->sens[i].u_low)) {
+			lo = fmin(lo, 100 * r->sens[i].u_low);
+			hi = fmax(hi, 100 * r->sens[i].u_low);
+		}
+		if (isfinite(r->sens[i].u_high)) {
+			lo = fmin(lo, 100 * r->sens[i].u_high);
+			hi = fmax(hi, 100 * r->sens[i].u_high);
+		}
+	}
+	if (hi - lo < 1) {
+		lo -= 0.5;
+		hi += 0.5;
+	}
+	n = svg_ticks(&lo, &hi, 6, t, 16);
+	xs = (struct svg_scale){ lo, hi, lm, W - MR };
+	chart_begin(h, height, "Sensitivity of the break-even utilization",
+		    "For each cost parameter, the break-even utilization with the parameter at 0.8 and 1.2 times its value, "
+		    "the others unchanged; the widest swing first.");
+	for (size_t i = 0; i < n; i++) {
+		double x = svg_map(&xs, t[i]);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"24\" y2=\"%d\"/>", x, x, 30 + rows * 22);
+		snprintf(b, sizeof(b), "%g", t[i]);
+		text_at(h, x, 44 + rows * 22, "middle", "mut", b);
+	}
+	text_at(h, W - MR, 58 + rows * 22, "end", "mut", "break-even utilization (%)");
+	for (int i = 0; i < rows; i++) {
+		const struct cost_sens *s = &r->sens[i];
+		double y = 28 + i * 22, x0 = svg_map(&xs, 100 * r->lr.u_star);
+		text_at(h, lm - 6, y + 13, "end", NULL, s->param);
+		for (int k = 0; k < 2; k++) {
+			double u = k ? s->u_high : s->u_low, x1;
+			if (!isfinite(u)) {
+				text_at(h, x0 + (k ? 6 : -6), y + 13, k ? NULL : "end", "mut", "no break-even");
+				continue;
+			}
+			x1 = svg_map(&xs, 100 * u);
+			snprintf(b, sizeof(b), "%s x%s: break-even %.1f %%", s->param, k ? "1.2" : "0.8", 100 * u);
+			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" style=\"fill:var(%s)\"><title>",
+				fmin(x0, x1), y, fmax(0.8, fabs(x1 - x0)), k ? "--c-hi" : "--c-lo");
+			esc(h, b);
+			fprintf(h->out, "</title></rect>");
+		}
+	}
+	{
+		double x0 = svg_map(&xs, 100 * r->lr.u_star);
+		fprintf(h->out, "<line class=\"ax\" x1=\"%.1f\" x2=\"%.1f\" y1=\"22\" y2=\"%d\"/>", x0, x0, 30 + rows * 22);
+		snprintf(b, sizeof(b), "u* = %.1f %%", 100 * r->lr.u_star);
+		text_at(h, x0, 16, "middle", NULL, b);
+	}
+	fprintf(h->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" style=\"fill:var(--c-lo)\"/>", lm, height - 14);
+	text_at(h, lm + 16, height - 4, NULL, NULL, "parameter x0.8");
+	fprintf(h->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" style=\"fill:var(--c-hi)\"/>", lm + 140, height - 14);
+	text_at(h, lm + 156, height - 4, NULL, NULL, "parameter x1.2");
+	chart_end(h, "Each bar runs from the break-even at the profile's values to the break-even with one parameter changed.");
+	fprintf(h->out, "<table><thead><tr><th>parameter</th><th class=\"n\">x0.8</th><th class=\"n\">x1.2</th>"
+		"<th class=\"n\">swing</th></tr></thead><tbody>\n");
+	for (int i = 0; i < rows; i++) {
+		fprintf(h->out, "<tr><td><code>%s</code></td><td class=\"n\">", r->sens[i].param);
+		vnum(h, r->sens[i].u_low, 6, 100, 1, "cost.sensitivity.%d.u_low", i);
+		fprintf(h->out, " %%</td><td class=\"n\">");
+		vnum(h, r->sens[i].u_high, 6, 100, 1, "cost.sensitivity.%d.u_high", i);
+		fprintf(h->out, " %%</td><td class=\"n\">");
+		vnum(h, r->sens[i].swing, 6, 100, 1, "cost.sensitivity.%d.swing", i);
+		fprintf(h->out, " points</td></tr>\n");
+	}
+	fprintf(h->out, "</tbody></table>\n");
+}
+
+static void cost_section(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct cost_params *p = &r->params;
+
+	fprintf(h->out, "<section id=\"cost\"><h2>Cost</h2>\n");
+	if (!have_prices(r)) {
+		fprintf(h->out, "<p>No prices given, so nothing to compare: name a profile (<code>--profile NAME</code>; "
+			"<code>gputally cost --list-profiles</code>) or set prices with <code>--set KEY=VALUE</code>.</p>\n");
+	} else {
+		fprintf(h->out, "<p>Owned cost of the window ");
+		vmoney(h, r->win.local_cost, "cost.window.local_cost");
+		fprintf(h->out, " = fixed ");
+		vmoney(h, r->win.local_fixed, "cost.window.local_fixed");
+		fprintf(h->out, " + energy ");
+		vmoney(h, r->win.local_energy, "cost.window.local_energy");
+		fprintf(h->out, " + cooling ");
+		vmoney(h, r->win.local_cooling, "cost.window.local_cooling");
+		fprintf(h->out, " + per job ");
+		vmoney(h, r->win.local_jobs, "cost.window.local_jobs");
+		fprintf(h->out, "; renting the same useful work ");
+		vmoney(h, r->win.cloud_cost, "cost.window.cloud_cost");
+		fprintf(h->out, " for %zu job(s) (%s).</p>\n", r->njobs,
+			r->jobs_from_processes ? "one per process" : "one per GPU");
+		waterfall(h);
+		breakeven(h);
+		tornado(h);
+	}
+	fprintf(h->out, "<details><summary>Cost parameters (profile ");
+	esc(h, p->name[0] ? p->name : "none");
+	fprintf(h->out, ")</summary><table><thead><tr><th>parameter</th><th class=\"n\">value</th><th>unit</th>"
+		"<th>origin</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < COST_NPARAMS; i++) {
+		const struct cost_param_info *pi = cost_param_info(i);
+		fprintf(h->out, "<tr><td><code>%s</code></td><td class=\"n\">", pi->key);
+		vnum(h, cost_param_get(p, i), 6, 1, 4, "cost.params.%s.value", pi->key);
+		fprintf(h->out, "</td><td>");
+		esc(h, !strcmp(pi->unit, "currency") ? cur(r) : pi->unit);
+		fprintf(h->out, "</td><td>%s</td></tr>\n", cost_origin_name(p->origin[i]));
+	}
+	fprintf(h->out, "</tbody></table></details>\n</section>\n");
+}
+
+/* ---- chart 6: processes ------------------------------------------------- */
+
+static int cmp_busy_desc(const void *a, const void *b, void *ud)
+{
+	const struct proc_stat *p = ud;
+	double x = p[*(const size_t *)a].busy_s, y = p[*(const size_t *)b].busy_s;
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static void processes(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct analysis *an = r->an;
+	size_t np = an->nprocs, nd, *ord;
+	double maxs = 0, maxc = 0;
+	int height, half, x1 = ML + 150, x2 = x1 + (W - MR - x1) / 2 + 10;
+	char b[200];
+
+	fprintf(h->out, "<section id=\"processes\"><h2>Processes</h2>\n");
+	if (!np) {
+		fprintf(h->out, "<p class=\"mut\">No process data in the inputs (nvidia-smi pmon or a per-process query "
+			"would give it), so no per-process cost.</p></section>\n");
+		return;
+	}
+	ord = xcalloc(np, sizeof(*ord));
+	for (size_t i = 0; i < np; i++)
+		ord[i] = i;
+	qsort_r(ord, np, sizeof(*ord), cmp_busy_desc, an->procs);
+	nd = np < MAX_PROCS_DRAWN ? np : MAX_PROCS_DRAWN;
+	for (size_t i = 0; i < nd; i++) {
+		maxs = fmax(maxs, an->procs[ord[i]].busy_s);
+		if (isfinite(r->proc_local_cost[ord[i]]))
+			maxc = fmax(maxc, r->proc_local_cost[ord[i]]);
+		if (isfinite(r->proc_cloud_cost[ord[i]]))
+			maxc = fmax(maxc, r->proc_cloud_cost[ord[i]]);
+	}
+	half = (W - MR - x1) / 2 - 20;
+	height = 44 + (int)nd * 24 + 30;
+	chart_begin(h, height, "Busy GPU-seconds and cost per process",
+		    "For each process (the busiest first), its share of the GPU's busy time in GPU-seconds, and its cost: "
+		    "its share of the window's owned cost and what renting its useful hours would cost.");
+	text_at(h, x1, 16, NULL, NULL, "busy GPU-seconds (s)");
+	snprintf(b, sizeof(b), "cost (%s)", cur(r));
+	text_at(h, x2, 16, NULL, NULL, b);
+	for (size_t i = 0; i < nd; i++) {
+		size_t k = ord[i];
+		const struct proc_stat *p = &an->procs[k];
+		double y = 28 + (double)i * 24, wd;
+		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %d)", p->name[0] ? p->name : "-", p->pid, p->gpu);
+		text_at(h, x1 - 6, y + 14, "end", NULL, b);
+		wd = maxs > 0 ? half * p->busy_s / maxs : 0;
+		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"18\" style=\"fill:var(--c-util)\"><title>", x1, y,
+			fmax(wd, 0.5));
+		snprintf(b, sizeof(b), "%.64s: %.1f busy GPU-seconds", p->name, p->busy_s);
+		esc(h, b);
+		fprintf(h->out, "</title></rect>");
+		snprintf(b, sizeof(b), "%.1f", p->busy_s);
+		text_at(h, x1 + fmax(wd, 0.5) + 3, y + 14, NULL, "mut", b);
+		for (int c = 0; c < 2; c++) {
+			double v = c ? r->proc_cloud_cost[k] : r->proc_local_cost[k];
+			if (!isfinite(v))
+				continue;
+			wd = maxc > 0 ? half * v / maxc : 0;
+			fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"8\" style=\"fill:var(%s)\"><title>", x2,
+				y + (c ? 9 : 0), fmax(wd, 0.5), c ? "--c-cloud" : "--c-own");
+			money_text(b, sizeof(b), r, v);
+			fprintf(h->out, "%s: ", c ? "rented" : "owned share");
+			esc(h, b);
+			fprintf(h->out, "</title></rect>");
+		}
+	}
+	fprintf(h->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" style=\"fill:var(--c-own)\"/>", x2, height - 16);
+	text_at(h, x2 + 16, height - 7, NULL, NULL, "owned (share of the window)");
+	fprintf(h->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" style=\"fill:var(--c-cloud)\"/>", x2 + 190, height - 16);
+	text_at(h, x2 + 206, height - 7, NULL, NULL, "rented (as one job)");
+	if (np > nd) {
+		snprintf(b, sizeof(b), "the %zu busiest of %zu processes", nd, np);
+		text_at(h, ML, height - 7, NULL, "mut", b);
+	}
+	chart_end(h, "The table below has every process.");
+	fprintf(h->out, "<table><thead><tr><th>GPU</th><th class=\"n\">pid</th><th>name</th><th class=\"n\">present</th>"
+		"<th class=\"n\">busy</th><th class=\"n\">energy</th><th class=\"n\">owned share</th><th class=\"n\">rented</th>"
+		"</tr></thead><tbody>\n");
+	for (size_t i = 0; i < np; i++) {
+		size_t k = ord[i];
+		const struct proc_stat *p = &an->procs[k];
+		fprintf(h->out, "<tr><td>%d</td><td class=\"n\">%" PRId64 "</td><td><code>", p->gpu, p->pid);
+		esc(h, p->name[0] ? p->name : "-");
+		fprintf(h->out, "</code></td><td class=\"n\">");
+		vnum(h, p->present_s, 3, 1, 1, "processes.%zu.present_s", k);
+		fprintf(h->out, " s</td><td class=\"n\">");
+		vnum(h, p->busy_s, 3, 1, 1, "processes.%zu.busy_s", k);
+		fprintf(h->out, " s</td><td class=\"n\">");
+		vnum(h, p->energy_j, 1, 1 / 3.6e6, 4, "processes.%zu.energy_j", k);
+		fprintf(h->out, " kWh</td><td class=\"n\">");
+		vmoney(h, r->proc_local_cost[k], "processes.%zu.local_cost", k);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vmoney(h, r->proc_cloud_cost[k], "processes.%zu.cloud_cost", k);
+		fprintf(h->out, "</td></tr>\n");
+	}
+	fprintf(h->out, "</tbody></table></section>\n");
+	free(ord);
+}
+
+/* ---- findings ----------------------------------------------------------- */
+
+static void findings(struct hw *h, const struct finding **byw)
+{
+	const struct analysis *an = h->r->an;
+	size_t n = an->nfinds < MAX_FINDINGS_LISTED ? an->nfinds : MAX_FINDINGS_LISTED;
+
+	fprintf(h->out, "<section id=\"findings\"><h2>Findings (%zu)</h2>\n", an->nfinds + (size_t)an->finds_dropped);
+	if (!an->nfinds) {
+		fprintf(h->out, "<p>None.</p></section>\n");
+		return;
+	}
+	fprintf(h->out, "<table><thead><tr><th>severity</th><th>kind</th><th>GPU</th><th>from</th><th>to</th>"
+		"<th>what</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct finding *f = byw[i];
+		fprintf(h->out, "<tr><td class=\"sev-%s\">%s</td><td>", severity_name[f->severity], severity_name[f->severity]);
+		esc(h, f->kind);
+		if (f->gpu >= 0)
+			fprintf(h->out, "</td><td>%d</td><td>", f->gpu);
+		else
+			fprintf(h->out, "</td><td>-</td><td>");
+		when(h, f->t0_ns);
+		fprintf(h->out, "</td><td>");
+		when(h, f->t1_ns);
+		fprintf(h->out, "</td><td>");
+		esc(h, f->message);
+		fprintf(h->out, "<br><span class=\"mut\">");
+		esc(h, f->evidence);
+		fprintf(h->out, "</span></td></tr>\n");
+	}
+	fprintf(h->out, "</tbody></table>\n");
+	if (an->nfinds > n || an->finds_dropped)
+		fprintf(h->out, "<p class=\"mut\">... %zu more in --json</p>\n", an->nfinds - n + (size_t)an->finds_dropped);
+	fprintf(h->out, "</section>\n");
+}
+
+void report_html(FILE *out, const struct report *r)
+{
+	struct hw h = { out, r, 0 };
+	const struct finding **byw = findings_by_weight(r->an);
+
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		"<meta name=\"color-scheme\" content=\"light dark\">\n"
+		"<meta name=\"generator\" content=\"gputally\">\n<title>gputally report");
+	if (r->params.name[0]) {
+		fprintf(out, ": ");
+		esc(&h, r->params.name);
+	}
+	fprintf(out, "</title>\n<style>\n%s</style>\n</head><body>\n", css);
+	pattern_defs(&h);
+	fprintf(out, "<header><h1>gputally report</h1><p class=\"mut\">Where the GPU time went and what it cost. "
+		"Times are UTC; every figure is in <code>gputally report --json</code> under the same name "
+		"(hover a number's cell in a browser's inspector: <code>data-key</code>).</p></header>\n<main>\n");
+	summary(&h, byw);
+	inputs(&h);
+	if (r->t0_ns != INT64_MAX && r->t1_ns > r->t0_ns) {
+		gpus_table(&h);
+		fprintf(out, "<section id=\"timelines\"><h2>Timelines</h2>\n");
+		for (int i = 0; i < r->an->tl.ngpus; i++)
+			timeline(&h, i, byw);
+		fprintf(out, "</section>\n");
+		time_split(&h);
+		cost_section(&h);
+		processes(&h);
+		findings(&h, byw);
+	} else if (r->t0_ns != INT64_MAX) {
+		fprintf(out, "<p>The inputs hold a single instant of GPU data: no time to chart or price.</p>\n");
+		gpus_table(&h);
+		findings(&h, byw);
+	} else {
+		fprintf(out, "<p>No GPU samples were read, so there is nothing to chart: see the inputs above for why.</p>\n");
+	}
+	fprintf(out, "</main>\n<footer class=\"mut\"><p>Written by gputally. States: docs/states.md; cost model: "
+		"docs/cost-model.md; JSON keys: docs/report-json.md.</p></footer>\n</body></html>\n");
+	free(byw);
+}

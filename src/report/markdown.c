@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Markdown rendering of a report, for tickets and pull requests:
+ * GitHub-flavoured tables, no HTML.  Numbers are the JSON's (struct report),
+ * rounded for reading.  Text from logs is escaped so that a process named
+ * `<script>` or `a|b` shows as itself and never breaks a table.
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+
+#define MD_FINDINGS 60
+#define MD_PROCS 60
+
+/* Backslash-escape Markdown punctuation (CommonMark: any ASCII punctuation may be). */
+static void md(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (strchr("\\`*_{}[]()<>#+!|~&", *s))
+			fputc('\\', out);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+	}
+}
+
+static const char *num(char *buf, size_t cap, double v, int decimals)
+{
+	if (isnan(v))
+		return "n/a";
+	if (isinf(v))
+		return v > 0 ? "inf" : "-inf";
+	snprintf(buf, cap, "%.*f", decimals, v == 0 ? 0 : v);
+	return buf;
+}
+
+static const char *money(char *buf, size_t cap, const struct report *r, double v)
+{
+	char n[48];
+	int d = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
+	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, d), r->params.currency[0] ? " " : "", r->params.currency);
+	return buf;
+}
+
+static bool have_prices(const struct report *r)
+{
+	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
+}
+
+static void gpu_label(FILE *out, const struct analysis *an, int gi)
+{
+	const struct gpu_ident *id = &an->tl.gpus[gi].id;
+	char b[160];
+	if (id->index >= 0)
+		snprintf(b, sizeof(b), "GPU %d%s%s", id->index, id->name[0] ? " " : "", id->name);
+	else
+		snprintf(b, sizeof(b), "GPU ?%s%s", id->name[0] ? " " : "", id->name[0] ? id->name : id->uuid);
+	md(out, b);
+}
+
+static void summary(FILE *out, const struct report *r)
+{
+	char a[64], b[64], c[64];
+
+	fprintf(out, "# gputally report\n\n");
+	if (r->t0_ns == INT64_MAX) {
+		fprintf(out, "No GPU samples in %zu input(s).\n", r->inputs->nr);
+		return;
+	}
+	fprintf(out, "| | |\n|---|---|\n");
+	fprintf(out, "| Window | %s to %s (UTC) |\n", time_rfc3339(a, sizeof(a), r->t0_ns), time_rfc3339(b, sizeof(b), r->t1_ns));
+	fprintf(out, "| GPUs | %d |\n", r->an->tl.ngpus);
+	fprintf(out, "| Covered | %s GPU-hours, %s h in gaps (not counted as idle) |\n", num(a, sizeof(a), r->covered_h, 3),
+		num(b, sizeof(b), r->gaps_h, 3));
+	fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours) |\n", num(a, sizeof(a), 100 * r->win.u_obs, 1),
+		num(b, sizeof(b), r->busy_h, 3));
+	fprintf(out, "| Energy | %s kWh (%s) |\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	if (have_prices(r))
+		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
+			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
+	else
+		fprintf(out, "| Cost | no prices given (--profile NAME or --set KEY=VALUE) |\n");
+	fprintf(out, "\n**Verdict:** ");
+	md(out, r->verdict);
+	fprintf(out, "\n");
+	(void)c;
+}
+
+static void inputs(FILE *out, const struct report *r)
+{
+	fprintf(out, "\n## Inputs\n\n| file | format | lines | records | skipped | time basis |\n"
+		"|---|---|--:|--:|--:|---|\n");
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		fprintf(out, "| ");
+		md(out, in->path);
+		fprintf(out, " | %s | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ", in->format ? in->format->id : "not read",
+			in->lines, in->records, in->bad);
+		md(out, in->time_basis ? in->time_basis : in->skip_reason[0] ? in->skip_reason : "no timed records");
+		fprintf(out, " |\n");
+	}
+}
+
+static void gpus(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[32], b[32], c[32], d[32], e[32], f[32], g2[32], t[32], m[32];
+
+	fprintf(out, "\n## GPUs\n\n| GPU | covered h | gaps h | busy h | util mean %% | energy kWh | power mean W | "
+		"power max W | temp max C | memory max MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		const char *src;
+		double en = gpu_energy_j(g, &src);
+		fprintf(out, "| ");
+		gpu_label(out, an, i);
+		fprintf(out, " | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), g->covered_s / 3600, 3),
+			num(b, sizeof(b), g->gaps_s / 3600, 3), num(c, sizeof(c), g->busy_s / 3600, 3),
+			num(d, sizeof(d), gpu_util_mean(g), 1), num(e, sizeof(e), en / 3.6e6, 3),
+			num(f, sizeof(f), gpu_power_mean(g), 0),
+			num(g2, sizeof(g2), g->power_known_s > 0 ? g->power_max_w : NAN, 0),
+			num(t, sizeof(t), g->temp_max_c > 0 ? g->temp_max_c : NAN, 0),
+			num(m, sizeof(m), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
+	}
+}
+
+static void states(FILE *out, const struct report *r)
+{
+	char a[32], b[32], c[64];
+
+	fprintf(out, "\n## Where the GPU time went\n\nAll GPUs; cost is the window's owned cost split by time.\n\n"
+		"| state | meaning | hours | share | cost |\n|---|---|--:|--:|--:|\n");
+	for (int s = 0; s < ST__COUNT; s++) {
+		if (r->state_s[s] <= 0)
+			continue;
+		fprintf(out, "| %s | %s | %s | %s%s | %s |\n", state_name[s], state_label[s],
+			num(a, sizeof(a), r->state_s[s] / 3600, 3),
+			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1), s == ST_GAP ? "" : " %",
+			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+	}
+	if (have_prices(r))
+		fprintf(out, "\nUseful cost (the busy states): %s of %s owned.\n", money(a, sizeof(a), r, r->useful_cost),
+			money(c, sizeof(c), r, r->win.local_cost));
+}
+
+static void cost(FILE *out, const struct report *r)
+{
+	char a[64], b[64], c[64], d[64], e[64];
+
+	fprintf(out, "\n## Cost\n\n");
+	if (!have_prices(r)) {
+		fprintf(out, "No prices given: name a profile (--profile NAME) or set prices (--set KEY=VALUE).\n");
+		return;
+	}
+	fprintf(out, "- Owned cost of the window: %s = fixed %s + energy %s + cooling %s + per job %s\n",
+		money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.local_fixed),
+		money(c, sizeof(c), r, r->win.local_energy), money(d, sizeof(d), r, r->win.local_cooling),
+		money(e, sizeof(e), r, r->win.local_jobs));
+	fprintf(out, "- Renting the same useful work: %s for %zu job(s) (%s)\n", money(a, sizeof(a), r, r->win.cloud_cost),
+		r->njobs, r->jobs_from_processes ? "one per process" : "one per GPU");
+	fprintf(out, "- Owned per useful hour at the observed %s %%: %s; cloud per useful hour: %s\n",
+		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs),
+		money(c, sizeof(c), r, r->lr.c_cloud));
+	fprintf(out, "- Break-even utilization: %s%s (%s)\n", r->lr.status == COST_NEVER ? "none" :
+		num(a, sizeof(a), 100 * r->lr.u_star, 1), r->lr.status == COST_NEVER ? "" : " %",
+		cost_status_name(r->lr.status));
+	if (!r->nsens)
+		return;
+	fprintf(out, "\n### Sensitivity of the break-even (x0.8 / x1.2)\n\n| parameter | x0.8 | x1.2 | swing |\n"
+		"|---|--:|--:|--:|\n");
+	for (size_t i = 0; i < r->nsens; i++)
+		fprintf(out, "| %s | %s %% | %s %% | %s points |\n", r->sens[i].param,
+			num(a, sizeof(a), 100 * r->sens[i].u_low, 1), num(b, sizeof(b), 100 * r->sens[i].u_high, 1),
+			num(c, sizeof(c), 100 * r->sens[i].swing, 1));
+}
+
+static void processes(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[32], b[32], c[32], d[64], e[64];
+
+	if (!an->nprocs)
+		return;
+	fprintf(out, "\n## Processes\n\n| GPU | pid | name | present s | busy s | energy kWh | owned share | rented |\n"
+		"|--:|--:|---|--:|--:|--:|--:|--:|\n");
+	for (size_t i = 0; i < an->nprocs && i < MD_PROCS; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		fprintf(out, "| %d | %" PRId64 " | ", p->gpu, p->pid);
+		md(out, p->name[0] ? p->name : "-");
+		fprintf(out, " | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), p->present_s, 1), num(b, sizeof(b), p->busy_s, 1),
+			num(c, sizeof(c), p->energy_j / 3.6e6, 4), money(d, sizeof(d), r, r->proc_local_cost[i]),
+			money(e, sizeof(e), r, r->proc_cloud_cost[i]));
+	}
+	if (an->nprocs > MD_PROCS)
+		fprintf(out, "\n%zu more in --json.\n", an->nprocs - MD_PROCS);
+}
+
+static void findings(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[48], b[48];
+	size_t shown = 0;
+
+	fprintf(out, "\n## Findings (%zu)\n\n", an->nfinds + (size_t)an->finds_dropped);
+	if (!an->nfinds) {
+		fprintf(out, "None.\n");
+		return;
+	}
+	fprintf(out, "| severity | kind | GPU | from | to | what | evidence |\n|---|---|--:|---|---|---|---|\n");
+	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
+		for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
+			const struct finding *f = &an->finds[i];
+			if (f->severity != sev)
+				continue;
+			fprintf(out, "| %s | ", severity_name[sev]);
+			md(out, f->kind);
+			if (f->gpu >= 0)
+				fprintf(out, " | %d | ", f->gpu);
+			else
+				fprintf(out, " | - | ");
+			fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
+			md(out, f->message);
+			fprintf(out, " | ");
+			md(out, f->evidence);
+			fprintf(out, " |\n");
+			shown++;
+		}
+	if (an->nfinds > shown || an->finds_dropped)
+		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
+}
+
+void report_markdown(FILE *out, const struct report *r)
+{
+	summary(out, r);
+	inputs(out, r);
+	if (r->t0_ns == INT64_MAX)
+		return;
+	gpus(out, r);
+	states(out, r);
+	cost(out, r);
+	findings(out, r);
+	processes(out, r);
+	if (r->bad_total)
+		fprintf(out, "\n%" PRIu64 " input line(s) skipped; --json lists them.\n", r->bad_total);
+}
