@@ -242,6 +242,8 @@ done
 d5=$tmp/pfull p5=$tmp/pfullp
 mkdir -p "$p5"
 inject_run "$d5" "$p5" ENOSPC write,fsync,rename "$p5/.gputally.prom.tmp" 9
+# the first .prom file, before reading it: 0.2 s was too short on a loaded machine
+i=0; while [ ! -s "$p5/gputally.prom" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 sleep 0.2
 "$promcheck" -n 1000000 -t 1 -r gputally_recorder_ticks_total "$p5/gputally.prom" >"$tmp/pc.out" 2>&1
 prc=$?
