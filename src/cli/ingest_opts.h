@@ -14,6 +14,7 @@ enum {
 	OPT_I_INTERVAL,
 	OPT_I_THREADS,
 	OPT_I_STRICT,
+	OPT_I_TOLERANT,
 };
 
 #define INGEST_OPTION_ROWS                                                                          \
@@ -23,7 +24,8 @@ enum {
 	{ "columns", 0, "LIST", "column names for headerless --query-gpu CSV (as given to --query-gpu)", OPT_I_COLUMNS }, \
 	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
 	{ "threads", 'j', "N", "CPUs to parse on (default: all)", OPT_I_THREADS }, \
-	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }
+	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }, \
+	{ "tolerant", 0, NULL, "JSON traces: accept a cut file (keep the complete events) and trailing commas", OPT_I_TOLERANT }
 
 struct ingest_cli {
 	struct ingest_opts o;
