@@ -50,7 +50,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs record-tests bench-record device-bin
+        unit formats golden check-layers check-docs record-tests bench-record device-bin trace-check
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -140,9 +140,13 @@ check-layers:
 	@sh scripts/check-layers.sh
 check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
+# gputally trace against figures recomputed in Python from the same traces
+trace-check: $(BIN)
+	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
+		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests
+	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests trace-check
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
