@@ -77,7 +77,7 @@ static uint32_t intern(struct trace_an *an, const char *s)
 		h = (h + 1) & (an->hash_cap - 1);
 	}
 	ALLOC_GROW(an->names, an->nnames + 1, an->names_alloc);
-	an->names[an->nnames] = xstrndup(s, NAME_MAX_LEN);
+	an->names[an->nnames] = xstrndup(s, strnlen(s, NAME_MAX_LEN));
 	an->name_hash[h] = (uint32_t)an->nnames;
 	return (uint32_t)an->nnames++;
 }
@@ -693,10 +693,12 @@ void trace_compute(struct trace_an *an)
 
 	resolve_cut(an);
 	apply_cut(an);
-	qsort(an->steps, an->nsteps, sizeof(*an->steps), cmp_step);
+	if (an->nsteps)
+		qsort(an->steps, an->nsteps, sizeof(*an->steps), cmp_step);
 	corr_build(&cm, an);
 	input_health(an, &cm);
-	qsort(an->ops, an->nops, sizeof(*an->ops), cmp_op_dev);
+	if (an->nops)
+		qsort(an->ops, an->nops, sizeof(*an->ops), cmp_op_dev);
 	while (i < an->nops) {
 		size_t j = i;
 		while (j < an->nops && an->ops[j].dev == an->ops[i].dev)
