@@ -51,7 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests bench-record device-bin
+        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -154,9 +154,17 @@ check-timeless: $(BIN)
 	@sh tests/check-timeless.sh $(BIN)
 leak-e2e: $(BIN)
 	@sh tests/leak/run.sh $(BIN)
+# gputally trace against figures recomputed in Python from the same traces
+trace-check: $(BIN)
+	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
+		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
+
+# Every tier of `make test`, in order (a new test suite is one more name here).
+TEST_TARGETS = unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests \
+	doctor-tests leak-e2e html-tests trace-check
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests
+	@$(MAKE) --no-print-directory $(TEST_TARGETS)
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test

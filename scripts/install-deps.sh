@@ -6,7 +6,7 @@ set -e
 pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev libmicrohttpd-dev tzdata"
 case "${1:-build}" in
 test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl python3 chromium" ;;
-bench) pkgs="$pkgs mawk" ;;
+bench) pkgs="$pkgs mawk python3" ;;
 fuzz)  pkgs="$pkgs clang libclang-rt-14-dev" ;;
 esac
 missing=""

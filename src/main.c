@@ -17,6 +17,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "report", cmd_report, report_options, "read GPU logs, explain where GPU time went and what it cost" },
+	{ "trace", cmd_trace, trace_options, "kernel-level figures from PyTorch profiler traces" },
 	{ "cost", cmd_cost, cost_options, "the owning-versus-renting cost model alone, no logs" },
 	{ "dump", cmd_dump, dump_options, "print every parsed record as JSON lines (fixtures, debugging)" },
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },

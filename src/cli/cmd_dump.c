@@ -29,7 +29,7 @@ struct dump_ctx {
 	uint64_t bad;
 };
 
-static const char *const kind_names[] = { "sample", "proc", "event", "bad" };
+static const char *const kind_names[] = { "sample", "proc", "event", "bad", "trace" };
 
 static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		    const struct batch *b)
@@ -45,6 +45,8 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		jsonw_kint(w, "line", (int64_t)r->line);
 		jsonw_kint(w, "col", r->col);
 		jsonw_kstr(w, "msg", batch_str(b, r->name));
+		if (r->ev == BAD_FATAL)
+			jsonw_kbool(w, "fatal", true);
 		jsonw_obj_end(w);
 		fputc('\n', stdout);
 		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
@@ -86,6 +88,19 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 	case REC_EVENT:
 		jsonw_kstr(w, "event", event_kind_name[r->ev]);
 		jsonw_kstr(w, "msg", batch_str(b, r->name));
+		break;
+	case REC_TRACE:
+		jsonw_kstr(w, "trace", trace_ev_name[r->ev]);
+		jsonw_kint(w, "t_ns", r->t_ns);
+		jsonw_kint(w, "dur_ns", r->tr.dur_ns);
+		if (r->tr.stream >= 0 && r->ev != TR_SUMMARY)
+			jsonw_kint(w, "stream", r->tr.stream);
+		if (r->tr.corr >= 0 || r->ev == TR_SUMMARY)
+			jsonw_kint(w, r->ev == TR_SUMMARY ? "events" : r->ev == TR_STEP ? "step" : "corr", r->tr.corr);
+		if (r->ev == TR_SUMMARY)
+			jsonw_kint(w, "used", r->tr.stream);
+		if (r->name != STR_NONE)
+			jsonw_kstr(w, "name", batch_str(b, r->name));
 		break;
 	}
 	jsonw_obj_end(w);

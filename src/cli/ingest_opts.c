@@ -83,6 +83,9 @@ int ingest_cli_option(struct ingest_cli *c, int id, const char *arg)
 	case OPT_I_STRICT:
 		c->strict = 1;
 		return 0;
+	case OPT_I_TOLERANT:
+		c->o.tolerant = true;
+		return 0;
 	}
 	return 1;
 }

@@ -15,6 +15,7 @@ enum {
 	OPT_I_START,
 	OPT_I_THREADS,
 	OPT_I_STRICT,
+	OPT_I_TOLERANT,
 };
 
 #define INGEST_OPTION_ROWS                                                                          \
@@ -25,7 +26,8 @@ enum {
 	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
 	{ "start", 0, "TIME", "first sample time of logs with no time at all (RFC 3339), instead of placing them by content", OPT_I_START }, \
 	{ "threads", 'j', "N", "CPUs to parse on (default: all)", OPT_I_THREADS }, \
-	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }
+	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }, \
+	{ "tolerant", 0, NULL, "JSON traces: accept a cut file (keep the complete events) and trailing commas", OPT_I_TOLERANT }
 
 struct ingest_cli {
 	struct ingest_opts o;

@@ -56,6 +56,16 @@ const char *const event_kind_name[EV__COUNT] = {
 	[EV_XID] = "xid",
 };
 
+const char *const trace_ev_name[TR__COUNT] = {
+	[TR_KERNEL] = "kernel",
+	[TR_MEMCPY] = "memcpy",
+	[TR_MEMSET] = "memset",
+	[TR_RUNTIME] = "runtime",
+	[TR_STEP] = "step",
+	[TR_WINDOW] = "window",
+	[TR_SUMMARY] = "summary",
+};
+
 /* ---- helpers for formats ------------------------------------------------ */
 
 struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind)
@@ -247,6 +257,7 @@ struct chunk {
 	int nctx;
 	bool first;		/* first chunk of the file: skip a BOM */
 	bool ends_partial;	/* the last line has no newline */
+	bool last;		/* the file's last chunk */
 	enum chunk_state state;
 	struct batch batch;
 	struct chunk *next_job;
@@ -265,6 +276,9 @@ struct source {
 	bool cut_all;		/* every byte is in a chunk */
 	bool cut_first_ctx;	/* the first chunk was scanned for context */
 	bool cut_first;
+	/* a stream() format: its one state for the whole file, and its line */
+	void *stream_state;
+	uint64_t stream_line;
 	char *ctx[2];
 	size_t ctx_n[2];
 	int nctx;
@@ -345,16 +359,51 @@ static void release_mapped(const struct chunk *c)
 		madvise((void *)from, to - from, MADV_DONTNEED);
 }
 
+/* A stream() format's piece: one state for the file, parsed in order. */
+static void parse_stream(struct chunk *c, const struct ingest_opts *o)
+{
+	const struct format *f = c->src->fmt;
+	struct source *s = c->src;
+	struct parse_ctx ctx = { 0 };
+	const char *p = c->p;
+	size_t n = c->n;
+
+	if (!s->stream_state) {
+		s->stream_state = xcalloc(1, f->state_size ? f->state_size : 1);
+		if (f->init)
+			f->init(s->stream_state, o);
+		s->stream_line = 1;
+	}
+	ctx.opts = o;
+	ctx.src = s->st->path;
+	ctx.state = s->stream_state;
+	ctx.out = &c->batch;
+	ctx.line = s->stream_line;
+	if (c->first && n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
+		p += 3;
+		n -= 3;
+	}
+	f->stream(&ctx, p, n, c->last);
+	s->stream_line = ctx.line;
+	/* records carry absolute lines: the driver adds nothing before the end */
+	c->batch.lines = c->last ? ctx.line : 0;
+}
+
 static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 {
 	const struct format *f = c->src->fmt;
 	struct parse_ctx ctx = { 0 };
-	void *state = f->state_size ? xcalloc(1, f->state_size) : NULL;
+	void *state;
 	const char *p = c->p;
 	size_t n = c->n;
 
 	batch_reset(&c->batch);
 	batch_reserve(&c->batch, n, c->src->huge_batches);
+	if (f->stream) {
+		parse_stream(c, o);
+		goto done;
+	}
+	state = f->state_size ? xcalloc(1, f->state_size) : NULL;
 	if (f->init)
 		f->init(state, o);
 	ctx.opts = o;
@@ -373,6 +422,7 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 	parse_lines(f, &ctx, p, n, c->ends_partial);
 	c->batch.lines = ctx.line;
 	free(state);
+done:
 	/* records carry copies of their strings: the text is not needed again */
 	if (c->owned) {
 		free(c->owned);
@@ -418,7 +468,8 @@ static void pool_push(struct pool *pl, struct chunk *c)
 {
 	c->state = CH_QUEUED;
 	c->next_job = NULL;
-	if (pl->nthreads == 0) {
+	/* a stream() format's pieces share one state: parsed here, in order */
+	if (pl->nthreads == 0 || c->src->fmt->stream) {
 		parse_chunk(c, pl->opts);
 		c->state = CH_DONE;
 		return;
@@ -547,6 +598,7 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 	c->owned = NULL;
 	c->first = !s->cut_first;
 	c->ends_partial = false;
+	c->last = false;
 	if (s->cut_all)
 		return false;
 	if (s->rd.kind == READER_MAP) {
@@ -559,7 +611,7 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		end = start + (s->fmt->whole_file ? len : chunk_bytes);
 		if (end >= len) {
 			end = len;
-		} else {
+		} else if (!s->fmt->stream) {
 			const char *nl = memchr(data + end, '\n', len - end);
 			end = nl ? (size_t)(nl - data) + 1 : len;
 		}
@@ -569,6 +621,7 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		if (end == len) {
 			s->cut_all = true;
 			c->ends_partial = data[len - 1] != '\n';
+			c->last = true;
 		}
 	} else {
 		size_t cap = chunk_bytes + s->carry_n + s->head_n, n = 0;
@@ -587,6 +640,8 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		for (;;) {
 			long got;
 			if (n == cap) {
+				if (s->fmt->stream)
+					break;	/* any cut will do */
 				if (s->fmt->whole_file || !memchr(buf, '\n', n)) {
 					if (cap >= MAX_LINE && !s->fmt->whole_file)
 						break;	/* cut an over-long line */
@@ -610,7 +665,9 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 			n += (size_t)got;
 			s->st->bytes += (uint64_t)got;
 		}
-		if (!eof) {
+		if (!eof && s->fmt->stream) {
+			/* a stream format takes the bytes as they come */
+		} else if (!eof) {
 			/* keep the partial last line for the next chunk */
 			char *nl = n ? memrchr(buf, '\n', n) : NULL;
 			if (nl) {
@@ -623,8 +680,9 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		} else {
 			s->cut_all = true;
 			c->ends_partial = n && buf[n - 1] != '\n';
+			c->last = true;
 		}
-		if (n == 0) {
+		if (n == 0 && !(s->fmt->stream && c->last)) {
 			free(buf);
 			s->cut_all = true;
 			return false;
@@ -953,6 +1011,10 @@ static void source_release(struct source *s)
 	s->carry = NULL;
 	free(s->head);
 	s->head = NULL;
+	if (s->stream_state && s->fmt && s->fmt->fini)
+		s->fmt->fini(s->stream_state);
+	free(s->stream_state);
+	s->stream_state = NULL;
 	reader_close(&s->rd);
 }
 

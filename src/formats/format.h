@@ -47,8 +47,28 @@ enum rec_kind {
 	REC_SAMPLE,	/* one GPU at one time: metrics in v[] where present */
 	REC_PROC,	/* one process on one GPU at one time */
 	REC_EVENT,	/* something happened: GPU lost, error row, tool error text */
-	REC_BAD,	/* a line that was skipped: line/col/message */
+	REC_BAD,	/* a line that was skipped: line/col/message; ev = BAD_FATAL
+			 * when the rest of the input could not be read */
+	REC_TRACE,	/* a profiler trace interval: ev is an enum trace_ev, t_ns
+			 * its start, tr.* the rest */
 };
+
+#define BAD_FATAL 1
+
+/* REC_TRACE kinds.  GPU work has gpu_index (device) and tr.stream; a
+ * runtime call has pid (the process; -1: the file's one process).  A GPU
+ * op and the runtime call that launched it share tr.corr within a process. */
+enum trace_ev {
+	TR_KERNEL,
+	TR_MEMCPY,
+	TR_MEMSET,
+	TR_RUNTIME,	/* a CUDA runtime or driver API call on the host */
+	TR_STEP,	/* a ProfilerStep#N annotation: tr.corr = N */
+	TR_WINDOW,	/* the span the profiler recorded */
+	TR_SUMMARY,	/* last record of a trace: tr.corr = events read, tr.stream = events used */
+	TR__COUNT
+};
+extern const char *const trace_ev_name[TR__COUNT];
 
 enum time_kind {
 	TK_ABS,		/* t_ns is UTC nanoseconds */
@@ -95,7 +115,14 @@ struct rec {
 	uint32_t col;		/* REC_BAD / REC_EVENT: 1-based column, 0 if none */
 	uint64_t line;		/* line number within the chunk (the driver makes it absolute) */
 	int64_t pid;		/* REC_PROC */
-	double v[M__COUNT];	/* SAMPLE: metric values; PROC: v[0]=sm%, v[1]=mem%, v[2]=fb MiB */
+	union {
+		double v[M__COUNT];	/* SAMPLE: metric values; PROC: v[0]=sm%, v[1]=mem%, v[2]=fb MiB */
+		struct {
+			int64_t dur_ns;	/* 0 for a zero-length interval */
+			int64_t corr;	/* correlation id, -1 if none */
+			int64_t stream;	/* stream id, -1 if none */
+		} tr;			/* REC_TRACE */
+	};
 };
 
 /* A chunk's output: records in input order and the strings they name. */
@@ -120,6 +147,7 @@ struct ingest_opts {
 	int64_t start_ns;
 	int threads;		/* worker threads; 0 = number of CPUs */
 	size_t chunk_bytes;	/* 0 = default */
+	bool tolerant;		/* --tolerant: accept a cut or trailing comma in JSON */
 };
 
 struct parse_ctx {
@@ -154,6 +182,19 @@ struct format {
 	/* Chunks of this format must not be split (NULL-is_context formats whose
 	 * lines depend on earlier ones).  false for nearly everything. */
 	bool whole_file;
+	/*
+	 * Formats that are not made of lines (JSON, XML, SQLite) set stream()
+	 * instead of line(): the driver hands it every byte of the file in
+	 * order, in pieces of any size cut anywhere, all to one state (init()
+	 * once per file), on one thread at a time; last is set on the final
+	 * piece (which may be empty).  The format keeps what it needs of a cut
+	 * value itself.  Line numbers are the format's to keep: it sets
+	 * ctx->line (absolute, 1-based) before it emits, and leaves it at the
+	 * file's number of lines after the last piece.
+	 */
+	void (*stream)(struct parse_ctx *ctx, const char *p, size_t n, bool last);
+	/* Free what a stream() state holds (called before the state is freed). */
+	void (*fini)(void *state);
 };
 
 /* ---- helpers for formats (driver.c) ---------------------------------- */

@@ -323,7 +323,8 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 	const char *name = r->kind == REC_SAMPLE ? batch_str(b, r->name) : NULL;
 	int gi;
 
-	if (r->kind == REC_BAD)
+	/* profiler trace intervals are not samples: `gputally trace` reads them */
+	if (r->kind == REC_BAD || r->kind == REC_TRACE)
 		return;
 	if (uuid && !uuid[0])
 		uuid = NULL;
