@@ -50,7 +50,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs record-tests bench-record device-bin
+        unit formats golden corpus check-layers check-docs record-tests bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -134,6 +134,8 @@ formats: $(BIN)
 	@sh tests/run-formats.sh $(BIN)
 golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
+corpus: $(BIN)
+	@sh tests/run-corpus.sh $(BIN)
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
 check-layers:
@@ -142,7 +144,7 @@ check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
-	@$(MAKE) --no-print-directory unit formats golden fuzz-replay check-layers check-docs record-tests
+	@$(MAKE) --no-print-directory unit formats golden corpus fuzz-replay check-layers check-docs record-tests
 
 san:
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
