@@ -51,7 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check bench-record device-bin
+        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -141,6 +141,8 @@ formats: $(BIN)
 	@sh tests/run-formats.sh $(BIN)
 golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
+corpus: $(BIN)
+	@sh tests/run-corpus.sh $(BIN)
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
 # The HTML/Markdown reports against the JSON, and rendered by headless Chromium.
@@ -160,7 +162,7 @@ trace-check: $(BIN)
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 
 # Every tier of `make test`, in order (a new test suite is one more name here).
-TEST_TARGETS = unit formats golden fuzz-replay check-layers check-docs check-timeless record-tests \
+TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
