@@ -34,9 +34,16 @@ done
 for dir in "$root"/tests/formats/*/; do
 	id=$(basename "$dir")
 	cd "$dir" || continue
+	# SQLite fixtures are kept as SQL text (NAME.sql): built here into the
+	# NAME.sqlite that is tested (git-ignored) with the sqlite3 command line
+	for s in *.sql; do
+		[ -f "$s" ] || continue
+		rm -f "${s%.sql}.sqlite"
+		sqlite3 "${s%.sql}.sqlite" <"$s" || bad "$id/$s: sqlite3 cannot build it"
+	done
 	for f in y_* n_* i_*; do
 		[ -f "$f" ] || continue
-		case "$f" in *.expect|*.expect-err|*.args) continue ;; esac
+		case "$f" in *.expect|*.expect-err|*.args|*.sql) continue ;; esac
 		base=${f%.*}
 		args=""
 		[ -f "$base.args" ] && args=$(cat "$base.args")

@@ -124,6 +124,7 @@ void trace_add(struct trace_an *an, size_t file, const struct rec *r, const stru
 		o->t0 = t0;
 		o->t1 = t1;
 		o->corr = r->tr.corr;
+		o->pid = r->pid;
 		o->stream = r->tr.stream;
 		o->dev = r->gpu_index;
 		o->file = (uint16_t)file;
@@ -302,14 +303,15 @@ static void corr_build(struct corr_map *m, const struct trace_an *an)
 }
 
 /* The call that launched op o, or SIZE_MAX.  GPU ops of a Kineto trace
- * carry pid -1 like its calls: the file is the process. */
+ * carry pid -1 like its calls: the file is the process; an Nsight export
+ * gives both sides their process, as correlation ids repeat across them. */
 static size_t corr_find(const struct corr_map *m, const struct tr_op *o)
 {
 	uint64_t k;
 	size_t h;
 	if (o->corr < 0)
 		return SIZE_MAX;
-	k = corr_key(o->file, -1, o->corr);
+	k = corr_key(o->file, o->pid, o->corr);
 	h = mix(k) & (m->cap - 1);
 	while (m->vals[h] != SIZE_MAX) {
 		if (m->keys[h] == k)

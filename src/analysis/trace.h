@@ -21,6 +21,7 @@
 
 struct tr_op {			/* a kernel, memcpy or memset */
 	int64_t t0, t1, corr, stream;
+	int64_t pid;		/* the process that launched it; -1: the file's one process */
 	uint32_t name;		/* interned */
 	int32_t dev;
 	uint16_t file;

@@ -91,6 +91,8 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		break;
 	case REC_TRACE:
 		jsonw_kstr(w, "trace", trace_ev_name[r->ev]);
+		if (r->pid >= 0)
+			jsonw_kint(w, "pid", r->pid);
 		jsonw_kint(w, "t_ns", r->t_ns);
 		jsonw_kint(w, "dur_ns", r->tr.dur_ns);
 		if (r->tr.stream >= 0 && r->ev != TR_SUMMARY)

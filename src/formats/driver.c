@@ -279,6 +279,7 @@ struct source {
 	/* a stream() format: its one state for the whole file, and its line */
 	void *stream_state;
 	uint64_t stream_line;
+	bool path_done;		/* a by_path format has read everything */
 	char *ctx[2];
 	size_t ctx_n[2];
 	int nctx;
@@ -385,6 +386,8 @@ static void parse_stream(struct chunk *c, const struct ingest_opts *o)
 	}
 	f->stream(&ctx, p, n, c->last);
 	s->stream_line = ctx.line;
+	if (ctx.path_done)
+		s->path_done = true;
 	/* records carry absolute lines: the driver adds nothing before the end */
 	c->batch.lines = c->last ? ctx.line : 0;
 }
@@ -601,6 +604,15 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 	c->last = false;
 	if (s->cut_all)
 		return false;
+	if (s->fmt->by_path) {
+		/* the format reads the file itself: empty pieces until it is done */
+		c->p = "";
+		c->n = 0;
+		c->last = s->path_done;
+		s->cut_all = c->last;
+		s->cut_first = true;
+		return true;
+	}
 	if (s->rd.kind == READER_MAP) {
 		const char *data = s->rd.map;
 		size_t len = s->rd.map_len, start = s->pos, end;
@@ -936,7 +948,8 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	struct chunk c = { 0 };
 	size_t done = 0;
 
-	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0)) {
+	/* a by_path format (SQLite) has absolute times: nothing to place */
+	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0) || s.fmt->by_path) {
 		source_release(&s);
 		*st = before;
 		return;
@@ -1077,6 +1090,24 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 	return true;
 }
 
+/* A by_path format opens the file itself: it must be a plain file, whose
+ * size is the input's byte count (none of it passes through the driver). */
+static bool by_path_ok(struct source *s, struct input_stat *st)
+{
+	struct stat sb;
+
+	if (!strcmp(st->path, "-") || (s->rd.kind != READER_MAP && s->rd.kind != READER_PLAIN) ||
+	    fstat(s->rd.fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		snprintf(st->skip_reason, sizeof(st->skip_reason),
+			 "format %s reads a plain file by its path: not standard input, a pipe or a %s file "
+			 "(decompress it first)", s->fmt->id, reader_kind_name(s->rd.kind));
+		st->bytes = 0;
+		return false;
+	}
+	st->bytes = (uint64_t)sb.st_size;
+	return true;
+}
+
 /*
  * map: read a plain file through a mapping.  Only for a run with one input:
  * the kernel maps a file's page cache in pieces of up to 2 MiB at a fault
@@ -1149,6 +1180,10 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 		free(s->head);
 		s->head = NULL;
 		s->head_n = 0;
+	}
+	if (s->fmt->by_path && !by_path_ok(s, st)) {
+		st->format = NULL;
+		return false;
 	}
 	return true;
 }

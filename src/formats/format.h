@@ -158,6 +158,7 @@ struct parse_ctx {
 	uint64_t line;		/* current line number, chunk-relative, 1-based */
 	bool replay;		/* replaying context lines: update state, emit nothing */
 	bool last_line_partial;	/* this line had no terminating newline */
+	bool path_done;		/* a by_path format: everything is read (see format.by_path) */
 };
 
 struct format {
@@ -195,6 +196,15 @@ struct format {
 	void (*stream)(struct parse_ctx *ctx, const char *p, size_t n, bool last);
 	/* Free what a stream() state holds (called before the state is freed). */
 	void (*fini)(void *state);
+	/*
+	 * A stream() format that reads the file itself, by its path ctx->src
+	 * (SQLite).  The driver reads none of the bytes: it hands the format
+	 * empty pieces, each of which may emit a bounded share of the records,
+	 * until the format sets ctx->path_done; then one last empty piece
+	 * (last set).  Only a plain file qualifies: standard input and
+	 * compressed files are skipped with a reason.
+	 */
+	bool by_path;
 };
 
 /* ---- helpers for formats (driver.c) ---------------------------------- */
