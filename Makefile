@@ -161,6 +161,7 @@ trace-check: $(BIN)
 	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 	@python3 tests/trace/check_nsys.py $(BIN) tests/formats/nsys-sqlite/y_*.sql tests/trace/data/*.json.gz
+	@python3 tests/trace/report_check.py $(BIN)
 
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \

@@ -2,6 +2,7 @@
 #include "analysis/analysis.h"
 
 #include "analysis/detector.h"
+#include "analysis/trace_join.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -623,6 +624,10 @@ void analysis_init(struct analysis *an, const struct analysis_cfg *cfg)
 
 void analysis_add(struct analysis *an, const struct rec *r, const struct batch *b, const char *src)
 {
+	if (r->kind == REC_TRACE) {
+		trace_join_add(an, r, b, src);
+		return;
+	}
 	timeline_add(&an->tl, r, b, src);
 }
 
@@ -691,8 +696,10 @@ void analysis_finish(struct analysis *an)
 			}
 		}
 		idle_floors(an, gi);
+		trace_join_gpu(an, gi);
 		det_finish_gpu(an, gi, w->det);
 	}
+	trace_join_rest(an);
 	det_finish_all(an);
 	sort_segments(an);
 	if (an->nfinds)
@@ -714,6 +721,7 @@ void analysis_release(struct analysis *an)
 	free(an->segs);
 	free(an->finds);
 	free(an->procs);
+	trace_join_release(an);
 }
 
 double gpu_util_mean(const struct gpu_stats *g)

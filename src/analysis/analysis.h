@@ -116,6 +116,39 @@ struct analysis_cfg {
 };
 
 struct gpu_work;	/* private per-GPU working state */
+struct trace_an;	/* analysis/trace.h */
+
+/*
+ * A profiler trace joined to a GPU of the report (trace_join.c): one per
+ * trace file and device.  The stretch is the trace's span (first to last
+ * record of the file, as `gputally trace` takes it); over it the kernels'
+ * union is what the cost model counts as useful, in place of what
+ * utilization.gpu would count (util_pct x span).
+ */
+struct trace_join {
+	int gpu;			/* the report's GPU */
+	int32_t device;			/* the trace's device number */
+	const char *file;		/* the trace (borrowed from the ingest result) */
+	const char *matched_by;		/* static: "uuid" or "device index" */
+	int64_t t0_ns, t1_ns;		/* the stretch */
+	double span_s, kernel_s, active_s;	/* active: kernels, copies and memsets */
+	uint64_t kernels;
+	int64_t kernel_p50_ns;		/* median kernel duration (lower median) */
+	int64_t gap_p50_ns;		/* median gap from a kernel's end to the next kernel's start */
+	int64_t w0_ns, w1_ns;		/* the display buckets the stretch touches */
+	double bucket_s;		/* their width */
+	double util_pct;		/* time-weighted utilization.gpu over [w0, w1); NAN: none known */
+	double util_known_s;
+	double util_busy_s;		/* util_pct / 100 x span_s (0 when unknown) */
+	bool overlaps;			/* its stretch overlaps an earlier join of the GPU: not used for cost */
+};
+
+/* A trace device that no GPU of the report took, and why. */
+struct trace_unjoined {
+	int32_t device;
+	const char *file;
+	char why[200];
+};
 
 struct analysis {
 	struct analysis_cfg cfg;
@@ -131,6 +164,14 @@ struct analysis {
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	uint64_t events[8];
+	/* profiler traces among the inputs (REC_TRACE records), and their joins */
+	struct trace_an *trace;
+	struct trace_uuid *trace_uuids;
+	size_t ntrace_uuids, trace_uuids_alloc;
+	struct trace_join *joins;
+	size_t njoins, joins_alloc;
+	struct trace_unjoined *unjoined;
+	size_t nunjoined, unjoined_alloc;
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);
@@ -147,5 +188,11 @@ double gpu_util_mean(const struct gpu_stats *g);
 double gpu_util_quantile(const struct gpu_stats *g, double q);
 double gpu_power_mean(const struct gpu_stats *g);
 double gpu_energy_j(const struct gpu_stats *g, const char **source);
+
+/* The useful seconds of GPU gi for the cost model: busy_s from
+ * utilization.gpu, with each joined trace stretch counted by its kernels
+ * instead (trace_join.c).  *replaced (may be NULL): the utilization seconds
+ * taken out; *from_traces: the kernel seconds put in. */
+double analysis_useful_s(const struct analysis *an, int gi, double *replaced, double *from_traces);
 
 #endif

@@ -80,6 +80,13 @@ static void gpus(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "covered_s", g->covered_s, 3);
 		jsonw_knum(w, "gaps_s", g->gaps_s, 3);
 		jsonw_knum(w, "busy_s", g->busy_s, 3);
+		if (an->trace) {
+			double out_s, in_s, u = analysis_useful_s(an, i, &out_s, &in_s);
+			jsonw_knum(w, "useful_s", u, 6);
+			jsonw_kstr(w, "useful_source", in_s > 0 || out_s > 0 ?
+				   "utilization.gpu, with trace kernels over the joined stretches (traces.joined)" :
+				   "utilization.gpu");
+		}
 		knum_or_null(w, "util_mean_pct", gpu_util_mean(g), 2);
 		knum_or_null(w, "util_p50_pct", gpu_util_quantile(g, 0.5), 0);
 		knum_or_null(w, "util_p95_pct", gpu_util_quantile(g, 0.95), 0);
@@ -186,6 +193,61 @@ static void processes(struct jsonw *w, const struct report *r)
 	jsonw_arr_end(w);
 }
 
+/* Profiler traces joined to the GPUs (present only with trace inputs). */
+static void traces(struct jsonw *w, const struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	if (!an->trace)
+		return;
+	jsonw_key(w, "traces");
+	jsonw_obj_begin(w);
+	jsonw_key(w, "joined");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < an->njoins; i++) {
+		const struct trace_join *j = &an->joins[i];
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "gpu", j->gpu);
+		jsonw_kint(w, "device", j->device);
+		jsonw_kstr(w, "path", j->file);
+		jsonw_kstr(w, "matched_by", j->matched_by);
+		jsonw_kint(w, "start_ns", j->t0_ns);
+		jsonw_kint(w, "end_ns", j->t1_ns);
+		jsonw_knum(w, "span_s", j->span_s, 9);
+		jsonw_kint(w, "kernels", (int64_t)j->kernels);
+		jsonw_knum(w, "kernel_s", j->kernel_s, 9);
+		jsonw_knum(w, "active_s", j->active_s, 9);
+		knum_or_null(w, "kernel_share", j->span_s > 0 ? j->kernel_s / j->span_s : NAN, 6);
+		knum_or_null(w, "kernel_p50_us", j->kernels ? j->kernel_p50_ns / 1e3 : NAN, 3);
+		knum_or_null(w, "gap_p50_us", j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 3);
+		jsonw_key(w, "utilization_gpu");
+		jsonw_obj_begin(w);
+		knum_or_null(w, "pct", j->util_pct, 4);
+		jsonw_kint(w, "window_start_ns", j->w0_ns);
+		jsonw_kint(w, "window_end_ns", j->w1_ns);
+		jsonw_knum(w, "bucket_s", j->bucket_s, 3);
+		jsonw_knum(w, "known_s", j->util_known_s, 6);
+		jsonw_knum(w, "useful_s", j->util_busy_s, 9);
+		jsonw_obj_end(w);
+		jsonw_knum(w, "useful_s", j->overlaps ? j->util_busy_s : j->kernel_s, 9);
+		jsonw_kstr(w, "useful_source", j->overlaps ?
+			   "utilization.gpu (the stretch overlaps an earlier trace of this GPU)" : "trace kernels");
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "not_joined");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < an->nunjoined; i++) {
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "device", an->unjoined[i].device);
+		jsonw_kstr(w, "path", an->unjoined[i].file);
+		jsonw_kstr(w, "why", an->unjoined[i].why);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
 static void cost(struct jsonw *w, const struct report *r)
 {
 	const struct cost_params *p = &r->params;
@@ -209,6 +271,14 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_obj_begin(w);
 	jsonw_knum(w, "covered_h", r->covered_h, 6);
 	jsonw_knum(w, "busy_h", r->busy_h, 6);
+	if (r->an->trace) {
+		jsonw_key(w, "busy_sources");
+		jsonw_obj_begin(w);
+		jsonw_knum(w, "utilization_gpu_h", r->util_busy_h, 9);
+		jsonw_knum(w, "trace_replaced_h", r->trace_out_h, 9);
+		jsonw_knum(w, "trace_kernels_h", r->trace_in_h, 9);
+		jsonw_obj_end(w);
+	}
 	jsonw_knum(w, "gaps_h", r->gaps_h, 6);
 	jsonw_knum(w, "energy_j", r->energy_j, 1);
 	jsonw_kstr(w, "energy_source", r->energy_source);
@@ -307,6 +377,7 @@ void report_json(FILE *out, const struct report *r)
 	segments(&w, r);
 	findings(&w, r);
 	processes(&w, r);
+	traces(&w, r);
 	cost(&w, r);
 	jsonw_obj_end(&w);
 }

@@ -35,11 +35,14 @@ static void window_totals(struct report *r)
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
 		const char *src;
-		double e;
+		double e, out_s, in_s;
 		if (g->covered_s <= 0)
 			continue;
 		r->covered_h += g->covered_s / 3600;
-		r->busy_h += g->busy_s / 3600;
+		r->busy_h += analysis_useful_s(an, i, &out_s, &in_s) / 3600;
+		r->util_busy_h += g->busy_s / 3600;
+		r->trace_out_h += out_s / 3600;
+		r->trace_in_h += in_s / 3600;
 		r->gaps_h += g->gaps_s / 3600;
 		if (g->first_ns < r->t0_ns)
 			r->t0_ns = g->first_ns;
@@ -66,8 +69,9 @@ static void window_totals(struct report *r)
 		r->energy_j = 0;
 		for (int i = 0; i < an->tl.ngpus; i++) {
 			const struct gpu_stats *g = &an->gpus[i];
-			r->energy_j += 3600 * (r->params.busy_power_w * g->busy_s / 3600 +
-					       r->params.idle_power_w * (g->covered_s - g->busy_s) / 3600);
+			double busy = analysis_useful_s(an, i, NULL, NULL);
+			r->energy_j += 3600 * (r->params.busy_power_w * busy / 3600 +
+					       r->params.idle_power_w * (g->covered_s - busy) / 3600);
 		}
 	} else if (any_counter && any_power) {
 		r->energy_source = "counter+power";
@@ -94,9 +98,11 @@ static void jobs(struct report *r)
 	}
 	/* no process data: one job per GPU with work */
 	r->job_useful_h = xcalloc((size_t)(an->tl.ngpus ? an->tl.ngpus : 1), sizeof(double));
-	for (int i = 0; i < an->tl.ngpus; i++)
-		if (an->gpus[i].busy_s > 0)
-			r->job_useful_h[r->njobs++] = an->gpus[i].busy_s / 3600;
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		double u = analysis_useful_s(an, i, NULL, NULL);
+		if (u > 0)
+			r->job_useful_h[r->njobs++] = u / 3600;
+	}
 }
 
 static void proc_costs(struct report *r)

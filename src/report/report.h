@@ -35,6 +35,10 @@ struct report {
 	struct cost_params params;
 	const char *energy_source;	/* "counter", "power", "counter+power", "profile estimate" */
 	double covered_h, busy_h, gaps_h, energy_j;
+	/* where busy_h came from: utilization.gpu, less what it counted over
+	 * joined trace stretches (trace_out_h), plus those stretches' kernel
+	 * time (trace_in_h); busy_h = util_busy_h - trace_out_h + trace_in_h */
+	double util_busy_h, trace_out_h, trace_in_h;
 	int64_t t0_ns, t1_ns;
 	double *job_useful_h;
 	size_t njobs;

@@ -426,6 +426,34 @@ static void skipped(FILE *out, const struct report *r)
 	free(count);
 }
 
+/* Profiler traces beside utilization.gpu over the same stretch. */
+static void traces(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char t[32], fill[32], kp[32], gp[32], u[32], us[32];
+
+	if (!an->trace)
+		return;
+	fprintf(out, "\nTraces (kernel time is what counts as useful over each stretch)\n");
+	for (size_t i = 0; i < an->njoins; i++) {
+		const struct trace_join *j = &an->joins[i];
+		fprintf(out, "  GPU %d  %s (device %d, matched by %s and time)\n", j->gpu, j->file, j->device,
+			j->matched_by);
+		fprintf(out, "    %s for %.1f ms: kernels fill %s %% (%" PRIu64 " kernels, median %s us, median gap %s us)\n",
+			when(t, sizeof(t), j->t0_ns), j->span_s * 1e3,
+			num(fill, sizeof(fill), j->span_s > 0 ? 100 * j->kernel_s / j->span_s : NAN, 1), j->kernels,
+			num(kp, sizeof(kp), j->kernels ? j->kernel_p50_ns / 1e3 : NAN, 2),
+			num(gp, sizeof(gp), j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 2));
+		fprintf(out, "    utilization.gpu %s %% over the %.1f s of samples around it; useful %s s from %s\n",
+			num(u, sizeof(u), j->util_pct, 1), (j->w1_ns - j->w0_ns) / 1e9,
+			num(us, sizeof(us), j->overlaps ? j->util_busy_s : j->kernel_s, 4),
+			j->overlaps ? "utilization.gpu (overlaps an earlier trace)" : "the trace's kernels");
+	}
+	for (size_t i = 0; i < an->nunjoined; i++)
+		fprintf(out, "  not joined: %s device %d: %s\n", an->unjoined[i].file, an->unjoined[i].device,
+			an->unjoined[i].why);
+}
+
 void report_text(FILE *out, const struct report *r)
 {
 	summary(out, r);
@@ -438,6 +466,7 @@ void report_text(FILE *out, const struct report *r)
 	states(out, r);
 	findings(out, r);
 	processes(out, r);
+	traces(out, r);
 	cost(out, r);
 	segments(out, r);
 	skipped(out, r);
