@@ -221,7 +221,7 @@ static void add_gpu(struct nsys *s, sqlite3_stmt *q)
 			return;
 	ALLOC_GROW(s->gpus, s->ngpus + 1, s->gpus_alloc);
 	s->gpus[s->ngpus].cuda = sqlite3_column_int64(q, 0);
-	s->gpus[s->ngpus].uuid = xstrndup((const char *)uuid, 128);
+	s->gpus[s->ngpus].uuid = xstrndup((const char *)uuid, strnlen((const char *)uuid, 95));
 	s->ngpus++;
 }
 
