@@ -185,6 +185,7 @@ demo: $(DEPS_OK) $(BIN)
 bench: all
 	@sh scripts/install-deps.sh bench
 	@sh bench/run.sh $(O)
+	@sh bench/trace.sh $(O)
 
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)
