@@ -179,6 +179,9 @@ void analysis_cfg_default(struct analysis_cfg *cfg);
 void analysis_init(struct analysis *an, const struct analysis_cfg *cfg);
 /* Feed one record, in the time order the ingest driver delivers. */
 void analysis_add(struct analysis *an, const struct rec *r, const struct batch *b, const char *src);
+/* A skipped line of input src (REC_BAD): a trace cut short or unreadable
+ * is not joined to a GPU (its figures would be wrong). */
+void analysis_bad(struct analysis *an, const struct rec *r, const char *msg, const char *src);
 /* Flush windows, close segments, run the end-of-run detectors. */
 void analysis_finish(struct analysis *an);
 void analysis_release(struct analysis *an);

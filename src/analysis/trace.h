@@ -5,7 +5,7 @@
  * active time, idle time split by whether work was queued, launch latency by
  * correlation id, top kernels, ProfilerStep shares and health checks.
  *
- * Memory: one compact entry per GPU op, runtime call and step (about 48
+ * Memory: one compact entry per GPU op, runtime call and step (about 56
  * bytes), kernel names interned once; never the trace text.
  */
 #ifndef ANALYSIS_TRACE_H

@@ -35,6 +35,17 @@ void trace_join_add(struct analysis *an, const struct rec *r, const struct batch
 	}
 }
 
+void analysis_bad(struct analysis *an, const struct rec *r, const char *msg, const char *src)
+{
+	if (!an->trace)
+		return;
+	for (size_t f = 0; f < an->trace->nfiles; f++)
+		if (an->trace->files[f].path == src || !strcmp(an->trace->files[f].path, src)) {
+			trace_bad(an->trace, f, r, msg ? msg : "");
+			return;
+		}
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -234,7 +245,7 @@ void trace_join_gpu(struct analysis *an, int gi)
 			const char *how = NULL;
 			char why[200];
 			struct trace_join *j;
-			if (match(an, tf->path, dev, &how, why, sizeof(why)) != gi)
+			if (tf->fatal || match(an, tf->path, dev, &how, why, sizeof(why)) != gi)
 				continue;
 			if (tf->t1 <= g->first_ns || tf->t0 >= g->last_ns)
 				continue;	/* not this GPU's time: trace_join_rest() says so */
@@ -283,7 +294,9 @@ void trace_join_rest(struct analysis *an)
 			if (joined)
 				continue;
 			gi = match(an, ta->files[f].path, dev, &how, why, sizeof(why));
-			if (gi >= 0)
+			if (ta->files[f].fatal)
+				snprintf(why, sizeof(why), "the trace cannot be read to its end: %.160s", ta->files[f].first_bad);
+			else if (gi >= 0)
 				snprintf(why, sizeof(why), "the log of GPU %d does not cover the trace's time", gi);
 			ALLOC_GROW(an->unjoined, an->nunjoined + 1, an->unjoined_alloc);
 			u = &an->unjoined[an->nunjoined++];

@@ -69,6 +69,7 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 			bl->col = r->col;
 			snprintf(bl->msg, sizeof(bl->msg), "%s", batch_str(b, r->name));
 		}
+		analysis_bad(c->an, r, batch_str(b, r->name), in->path);
 		return 0;
 	}
 	analysis_add(c->an, r, b, in->path);

@@ -11,7 +11,7 @@
    must be those the rules give (docs/states.md).
 2. A generated case where utilization.gpu says 90 % and the kernels fill
    40 %: exactly one busy_on_paper, on the right GPU, with value 40; a trace
-   of a device no log has is listed as not joined.
+   of a device no log has, and a trace cut in half, are listed as not joined.
 Usage: report_check.py GPUTALLY
 """
 import gzip
@@ -226,15 +226,23 @@ def synthetic(binary, tmp):
     trace("busy_gpu0.json", 0, 20)
     trace("calm_gpu1.json", 1, 30)
     trace("nobody_gpu5.json", 5, 25)
+    trace("cut_gpu0.json", 0, 40)	# then cut in half: a trace that cannot be read to its end
+    cut = os.path.join(d, "cut_gpu0.json")
+    text = open(cut).read()
+    open(cut, "w").write(text[:len(text) // 2])
+    del facts["cut_gpu0.json"]
     rep = report(binary, d)
-    nj = rep["traces"]["not_joined"]
-    check(len(nj) == 1 and nj[0]["device"] == 5 and nj[0]["path"].endswith("nobody_gpu5.json"), f"synthetic: not joined {nj}")
+    nj = sorted(rep["traces"]["not_joined"], key=lambda x: x["path"])
+    check(len(nj) == 2 and nj[0]["path"].endswith("cut_gpu0.json") and
+          nj[0]["why"].startswith("the trace cannot be read to its end") and
+          nj[1]["device"] == 5 and nj[1]["path"].endswith("nobody_gpu5.json"), f"synthetic: not joined {nj}")
     readings = dmon_readings(os.path.join(d, "dmon.log"))
     want = check_joins(rep, readings, facts)
     check([w[:2] for w in want] == [("busy_on_paper", 0)] and abs(list(want)[0][3] - 40) < 1e-9,
           f"synthetic: the rules give {want}")
     compare_findings(rep, want, "synthetic")
-    print("report-trace-check: generated case: busy_on_paper on GPU 0 (90 % against 40 %), none on GPU 1, device 5 not joined")
+    print("report-trace-check: generated case: busy_on_paper on GPU 0 (90 % against 40 %), none on GPU 1, "
+          "device 5 and a cut trace not joined")
 
 
 def main():
