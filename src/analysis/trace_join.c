@@ -241,32 +241,30 @@ void trace_join_gpu(struct analysis *an, int gi)
 		size_t f = pv[pi].file;
 		int32_t dev = pv[pi].dev;
 		const struct tr_file *tf = &ta->files[f];
-		{
-			const char *how = NULL;
-			char why[200];
-			struct trace_join *j;
-			if (tf->fatal || match(an, tf->path, dev, &how, why, sizeof(why)) != gi)
-				continue;
-			if (tf->t1 <= g->first_ns || tf->t0 >= g->last_ns)
-				continue;	/* not this GPU's time: trace_join_rest() says so */
-			ALLOC_GROW(an->joins, an->njoins + 1, an->joins_alloc);
-			j = &an->joins[an->njoins++];
-			memset(j, 0, sizeof(*j));
-			j->gpu = gi;
-			j->device = dev;
-			j->file = tf->path;
-			j->matched_by = how;
-			j->t0_ns = tf->t0;
-			j->t1_ns = tf->t1;
-			j->span_s = (tf->t1 - tf->t0) / 1e9;
-			measure(ta, f, j);
-			util_over(&g->ser, j);
-			j->util_busy_s = isnan(j->util_pct) ? 0 : j->util_pct / 100 * j->span_s;
-			for (size_t k = 0; k + 1 < an->njoins; k++)
-				if (an->joins[k].gpu == gi && an->joins[k].t0_ns < j->t1_ns &&
-				    j->t0_ns < an->joins[k].t1_ns)
-					j->overlaps = true;
-		}
+		const char *how = NULL;
+		char why[200];
+		struct trace_join *j;
+		if (tf->fatal || match(an, tf->path, dev, &how, why, sizeof(why)) != gi)
+			continue;
+		if (tf->t1 <= g->first_ns || tf->t0 >= g->last_ns)
+			continue;	/* not this GPU's time: trace_join_rest() says so */
+		ALLOC_GROW(an->joins, an->njoins + 1, an->joins_alloc);
+		j = &an->joins[an->njoins++];
+		memset(j, 0, sizeof(*j));
+		j->gpu = gi;
+		j->device = dev;
+		j->file = tf->path;
+		j->matched_by = how;
+		j->t0_ns = tf->t0;
+		j->t1_ns = tf->t1;
+		j->span_s = (tf->t1 - tf->t0) / 1e9;
+		measure(ta, f, j);
+		util_over(&g->ser, j);
+		j->util_busy_s = isnan(j->util_pct) ? 0 : j->util_pct / 100 * j->span_s;
+		for (size_t k = 0; k + 1 < an->njoins; k++)
+			if (an->joins[k].gpu == gi && an->joins[k].t0_ns < j->t1_ns &&
+			    j->t0_ns < an->joins[k].t1_ns)
+				j->overlaps = true;
 	}
 	free(pv);
 }
@@ -283,27 +281,25 @@ void trace_join_rest(struct analysis *an)
 	for (size_t pi = 0; pi < np; pi++) {
 		size_t f = pv[pi].file;
 		int32_t dev = pv[pi].dev;
-		{
-			const char *how = NULL;
-			struct trace_unjoined *u;
-			char why[200];
-			bool joined = false;
-			int gi;
-			for (size_t k = 0; k < an->njoins && !joined; k++)
-				joined = an->joins[k].file == ta->files[f].path && an->joins[k].device == dev;
-			if (joined)
-				continue;
-			gi = match(an, ta->files[f].path, dev, &how, why, sizeof(why));
-			if (ta->files[f].fatal)
-				snprintf(why, sizeof(why), "the trace cannot be read to its end: %.160s", ta->files[f].first_bad);
-			else if (gi >= 0)
-				snprintf(why, sizeof(why), "the log of GPU %d does not cover the trace's time", gi);
-			ALLOC_GROW(an->unjoined, an->nunjoined + 1, an->unjoined_alloc);
-			u = &an->unjoined[an->nunjoined++];
-			u->device = dev;
-			u->file = ta->files[f].path;
-			snprintf(u->why, sizeof(u->why), "%s", why);
-		}
+		const char *how = NULL;
+		struct trace_unjoined *u;
+		char why[200];
+		bool joined = false;
+		int gi;
+		for (size_t k = 0; k < an->njoins && !joined; k++)
+			joined = an->joins[k].file == ta->files[f].path && an->joins[k].device == dev;
+		if (joined)
+			continue;
+		gi = match(an, ta->files[f].path, dev, &how, why, sizeof(why));
+		if (ta->files[f].fatal)
+			snprintf(why, sizeof(why), "the trace cannot be read to its end: %.160s", ta->files[f].first_bad);
+		else if (gi >= 0)
+			snprintf(why, sizeof(why), "the log of GPU %d does not cover the trace's time", gi);
+		ALLOC_GROW(an->unjoined, an->nunjoined + 1, an->unjoined_alloc);
+		u = &an->unjoined[an->nunjoined++];
+		u->device = dev;
+		u->file = ta->files[f].path;
+		snprintf(u->why, sizeof(u->why), "%s", why);
 	}
 	free(pv);
 }

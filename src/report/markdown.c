@@ -231,6 +231,37 @@ static void findings(FILE *out, const struct report *r)
 		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
 }
 
+/* Profiler traces beside utilization.gpu over the same stretch (the JSON's traces). */
+static void traces(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[48], b[32], c[32], d[32], e[32], f[32];
+
+	if (!an->trace)
+		return;
+	fprintf(out, "\n## Traces\n\nOver each traced stretch the kernels' union counts as useful time.\n\n"
+		"| GPU | trace | matched by | from | ms | kernels | kernels fill %% | utilization.gpu %% | median kernel us | median gap us | useful s from |\n"
+		"|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+	for (size_t i = 0; i < an->njoins; i++) {
+		const struct trace_join *j = &an->joins[i];
+		fprintf(out, "| %d | ", j->gpu);
+		md(out, j->file);
+		fprintf(out, " | %s | %s | %s | %" PRIu64 " | %s | %s | %s | %s | %s |\n", j->matched_by,
+			time_rfc3339(a, sizeof(a), j->t0_ns), num(b, sizeof(b), j->span_s * 1e3, 1), j->kernels,
+			num(c, sizeof(c), j->span_s > 0 ? 100 * j->kernel_s / j->span_s : NAN, 1),
+			num(d, sizeof(d), j->util_pct, 1), num(e, sizeof(e), j->kernels ? j->kernel_p50_ns / 1e3 : NAN, 2),
+			num(f, sizeof(f), j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 2),
+			j->overlaps ? "utilization.gpu (overlaps an earlier trace)" : "trace kernels");
+	}
+	for (size_t i = 0; i < an->nunjoined; i++) {
+		fprintf(out, "\nNot joined: ");
+		md(out, an->unjoined[i].file);
+		fprintf(out, " device %d: ", an->unjoined[i].device);
+		md(out, an->unjoined[i].why);
+		fprintf(out, "\n");
+	}
+}
+
 void report_markdown(FILE *out, const struct report *r)
 {
 	summary(out, r);
@@ -242,6 +273,7 @@ void report_markdown(FILE *out, const struct report *r)
 	cost(out, r);
 	findings(out, r);
 	processes(out, r);
+	traces(out, r);
 	if (r->bad_total)
 		fprintf(out, "\n%" PRIu64 " input line(s) skipped; --json lists them.\n", r->bad_total);
 }

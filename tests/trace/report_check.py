@@ -185,6 +185,12 @@ def real(binary, tmp):
     rep = report(binary, d)
     check(len(rep["traces"]["joined"]) == 3 and not rep["traces"]["not_joined"], "real: three joins")
     n = compare_findings(rep, check_joins(rep, dmon_readings(dmon), facts), "real")
+    env = dict(os.environ, TZ="UTC", LC_ALL="C")
+    md = subprocess.run([binary, "report", "--markdown", d], capture_output=True, text=True, env=env).stdout
+    for name, f in facts.items():
+        fill = "%.1f" % (100 * f["kernel_ns"] / (f["t1"] - f["t0"]))
+        row = [l for l in md.splitlines() if name.replace("_", "\\_") in l and "| device index |" in l]
+        check(len(row) == 1 and f"| {f['kernels']} | {fill} |" in row[0], f"markdown: {name}: {row}")
     print(f"report-trace-check: real capture: 3 traces joined to GPU 0, {n} trace finding(s) as the rules give")
 
 
