@@ -12,6 +12,8 @@
 2. A generated case where utilization.gpu says 90 % and the kernels fill
    40 %: exactly one busy_on_paper, on the right GPU, with value 40; a trace
    of a device no log has, and a trace cut in half, are listed as not joined.
+3. An Nsight Systems export whose CUDA device 0 is, by its UUID, the GPU that
+   a query log calls index 3: joined by UUID, not by number.
 Usage: report_check.py GPUTALLY
 """
 import gzip
@@ -251,11 +253,58 @@ def synthetic(binary, tmp):
           "device 5 and a cut trace not joined")
 
 
+def nsys_by_uuid(binary, tmp):
+    """An Nsight export whose CUDA device 0 is, by UUID, the GPU the logs call index 3."""
+    import calendar
+    import sqlite3
+    d = os.path.join(tmp, "uuid")
+    os.mkdir(d)
+    uuid = "GPU-11111111-2222-3333-4444-555555555555"
+    t0 = calendar.timegm((2026, 11, 29, 11, 0, 0))
+    with open(os.path.join(d, "query.csv"), "w") as f:
+        f.write("timestamp, index, uuid, utilization.gpu [%], memory.used [MiB]\n")
+        for s in range(60):
+            f.write(f"2026/11/29 11:00:{s:02d}.000, 3, {uuid}, 90 %, 1000 MiB\n")
+    db = sqlite3.connect(os.path.join(d, "run.sqlite"))
+    db.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+        INSERT INTO StringIds VALUES (1, 'gemm');
+        CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);
+        CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER, pid INTEGER, uuid TEXT);
+        CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+            correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);""")
+    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, NULL, NULL)", ((t0 + 20) * 10**9,))
+    db.execute("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (3, 0, 1, ?)", (uuid,))
+    kern, t = [], 0
+    for run in range(10):	# 8 back-to-back 10 ms kernels, then 120 ms idle: 40 %
+        for k in range(8):
+            kern.append((t, t + 10_000_000))
+            t += 10_000_000
+        t += 120_000_000
+    for i, (a, b) in enumerate(kern):
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, ?, 1, 1)", (a, b, i, 1 << 24))
+    db.commit()
+    db.close()
+    rep = report(binary, d)
+    j = rep["traces"]["joined"]
+    span = kern[-1][1] - kern[0][0]
+    fill = 100 * union(kern) / span
+    check(len(j) == 1 and j[0]["matched_by"] == "uuid" and j[0]["device"] == 0 and
+          rep["gpus"][j[0]["gpu"]]["index"] == 3, f"uuid: joins {j}")
+    check(len(j) == 1 and round(j[0]["kernel_s"] * 1e9) == union(kern) and j[0]["kernels"] == len(kern),
+          f"uuid: kernel_s {j and j[0]['kernel_s']}")
+    got = [x["value"] for x in rep["findings"] if x["kind"] == "busy_on_paper"]
+    check(len(got) == 1 and abs(got[0] - fill) < 5e-4, f"uuid: busy_on_paper values {got}, want one of {fill}")
+    print(f"report-trace-check: Nsight export matched by UUID to the logs' GPU index 3: kernels fill {fill:.2f} % "
+          "against 90 %: busy_on_paper")
+
+
 def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         real(binary, tmp)
         synthetic(binary, tmp)
+        nsys_by_uuid(binary, tmp)
     sys.exit(1 if fails else 0)
 
 
