@@ -1253,6 +1253,52 @@ static void findings(struct hw *h, const struct finding **byw)
 	fprintf(h->out, "</section>\n");
 }
 
+/* Profiler traces beside utilization.gpu over the same stretch (the JSON's traces). */
+static void traces(struct hw *h)
+{
+	const struct analysis *an = h->r->an;
+
+	if (!an->trace)
+		return;
+	fprintf(h->out, "<section id=\"traces\"><h2>Traces</h2>\n<p class=\"mut\">Over each traced stretch the "
+		"kernels' union counts as useful time, in place of what utilization.gpu counts there.</p>\n");
+	if (an->njoins)
+		fprintf(h->out, "<table><thead><tr><th>GPU</th><th>trace</th><th>matched by</th><th>from</th>"
+			"<th class=\"n\">span</th><th class=\"n\">kernels</th><th class=\"n\">kernels fill</th>"
+			"<th class=\"n\">utilization.gpu</th><th class=\"n\">median kernel</th>"
+			"<th class=\"n\">median gap</th><th class=\"n\">useful</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < an->njoins; i++) {
+		const struct trace_join *j = &an->joins[i];
+		fprintf(h->out, "<tr><td>%d</td><td>", j->gpu);
+		esc(h, j->file);
+		fprintf(h->out, "</td><td>%s and time</td><td>", j->matched_by);
+		when(h, j->t0_ns);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, j->span_s, 9, 1e3, 1, "traces.joined.%zu.span_s", i);
+		fprintf(h->out, " ms</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">", j->kernels);
+		vnum(h, j->span_s > 0 ? j->kernel_s / j->span_s : NAN, 6, 100, 1, "traces.joined.%zu.kernel_share", i);
+		fprintf(h->out, " %%</td><td class=\"n\">");
+		vnum(h, j->util_pct, 4, 1, 1, "traces.joined.%zu.utilization_gpu.pct", i);
+		fprintf(h->out, " %%</td><td class=\"n\">");
+		vnum(h, j->kernels ? j->kernel_p50_ns / 1e3 : NAN, 3, 1, 2, "traces.joined.%zu.kernel_p50_us", i);
+		fprintf(h->out, " us</td><td class=\"n\">");
+		vnum(h, j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 3, 1, 2, "traces.joined.%zu.gap_p50_us", i);
+		fprintf(h->out, " us</td><td class=\"n\">");
+		vnum(h, j->overlaps ? j->util_busy_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
+		fprintf(h->out, " s from %s</td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
+	}
+	if (an->njoins)
+		fprintf(h->out, "</tbody></table>\n");
+	for (size_t i = 0; i < an->nunjoined; i++) {
+		fprintf(h->out, "<p class=\"mut\">Not joined: ");
+		esc(h, an->unjoined[i].file);
+		fprintf(h->out, " device %d: ", an->unjoined[i].device);
+		esc(h, an->unjoined[i].why);
+		fprintf(h->out, "</p>\n");
+	}
+	fprintf(h->out, "</section>\n");
+}
+
 void report_html(FILE *out, const struct report *r)
 {
 	struct hw h = { out, r, 0 };
@@ -1283,6 +1329,7 @@ void report_html(FILE *out, const struct report *r)
 		time_split(&h);
 		cost_section(&h);
 		processes(&h);
+		traces(&h);
 		findings(&h, byw);
 	} else if (r->t0_ns != INT64_MAX) {
 		fprintf(out, "<p>The inputs hold a single instant of GPU data: no time to chart or price.</p>\n");

@@ -193,7 +193,16 @@ def real(binary, tmp):
         fill = "%.1f" % (100 * f["kernel_ns"] / (f["t1"] - f["t0"]))
         row = [l for l in md.splitlines() if name.replace("_", "\\_") in l and "| device index |" in l]
         check(len(row) == 1 and f"| {f['kernels']} | {fill} |" in row[0], f"markdown: {name}: {row}")
-    print(f"report-trace-check: real capture: 3 traces joined to GPU 0, {n} trace finding(s) as the rules give")
+    # the HTML page's traces table: every number equal to the JSON's (tests/html/check.py)
+    page, js = os.path.join(tmp, "real.html"), os.path.join(tmp, "real.json")
+    subprocess.run([binary, "report", "--html", page, "--json", "-o", js, d], env=env, check=True)
+    html = open(page).read()
+    check(all(f"traces.joined.{i}.kernel_share" in html for i in range(3)), "html: no traces table")
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "html", "check.py"), page, js],
+                         capture_output=True, text=True)
+    check(out.returncode == 0, f"html: {out.stdout.strip()} {out.stderr.strip()}")
+    print(f"report-trace-check: real capture: 3 traces joined to GPU 0, {n} trace finding(s) as the rules give; "
+          "markdown and HTML show the JSON's figures")
 
 
 DMON_HEAD = ("#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"
