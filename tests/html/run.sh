@@ -21,7 +21,7 @@ cd "$root/examples/h200-training" || exit 2
 "$bin" report --profile h200-vs-cloud --markdown . >"$out/h200.md" || bad "h200 markdown failed"
 "$bin" report --profile h200-vs-cloud --html - . >"$out/h200-stdout.html" || bad "--html - failed"
 cmp -s "$out/h200.html" "$out/h200-stdout.html" || bad "--html - and --html FILE differ"
-$check "$out/h200.html" "$out/h200.json" --charts 6 || fail=1
+$check "$out/h200.html" "$out/h200.json" --charts 7 || fail=1
 
 # Markdown: no HTML inside, and its summary figures are the JSON's, rounded
 if grep -n '\(^\|[^\\]\)<[A-Za-z/!]' "$out/h200.md" | head -3 | grep .; then bad "markdown has an HTML tag"; fi
