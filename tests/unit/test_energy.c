@@ -374,6 +374,49 @@ static void test_gap_100ms(void **state)
 	}
 }
 
+/*
+ * A GPU lost after 1 s of 3 s at 100 ms (rows 10..29 say "lost", no
+ * readings): the only counter reading is at 0 s, the run it starts ends at
+ * the lost row, so 0..1 s is power x time, 100 W x 1 s = 100 J; 1..3 s is
+ * down, no busy time, no energy, 2 s of energy unknown.
+ */
+static void test_lost_gpu(void **state)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	const struct gpu_stats *g = &an->gpus[0];
+	struct rec r;
+
+	(void)state;
+	analysis_init(an, NULL);
+	for (int i = 0; i < 30; i++) {
+		memset(&r, 0, sizeof(r));
+		r.kind = REC_SAMPLE;
+		r.time_kind = TK_ABS;
+		r.t_ns = T0_S * NS_PER_S + i * 100 * NS_PER_MS;
+		r.gpu_index = 0;
+		r.uuid = r.name = STR_NONE;
+		if (i >= 10) {
+			r.status = GS_LOST;
+		} else {
+			r.present = 1u << M_UTIL_GPU | 1u << M_POWER;
+			r.v[M_UTIL_GPU] = 20;
+			r.v[M_POWER] = 100;
+			if (i == 0) {
+				r.present |= 1u << M_ENERGY;
+				r.v[M_ENERGY] = 4e6;
+			}
+		}
+		analysis_add(an, &r, &no_strs, src_dmon);
+	}
+	analysis_finish(an);
+	assert_near(g->state_s[ST_DOWN], 2, 1e-9);
+	assert_near(g->state_busy_s[ST_DOWN], 0, 0);
+	assert_near(g->state_energy_j[ST_DOWN], 0, 0);
+	assert_near(g->energy_unknown_s, 2, 1e-9);
+	assert_near(total_j(an), 100, 1e-6);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_counter_reset),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_gap_100ms),
+		cmocka_unit_test(test_lost_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
