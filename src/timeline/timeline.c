@@ -228,11 +228,18 @@ static void close_run(struct timeline *tl, int gi, double e_j)
 	release_held(tl, gi);
 }
 
-/* A counter reading e_j at t (owned by its input): close the run, open the next. */
+/*
+ * A counter reading e_j at t (owned by its input): close the run, open the
+ * next.  The same value again is no new reading: older recorders wrote the
+ * newest reading on every row, and a counter in millijoules does not stand
+ * still on a powered GPU; the run goes on to the value that moved.
+ */
 static void counter_reading(struct timeline *tl, int gi, int64_t t, double e_j)
 {
 	struct tl_gpu *g = &tl->gpus[gi];
 
+	if (g->run_open && e_j == g->run_j)
+		return;
 	if (g->run_open)
 		close_run(tl, gi, e_j);
 	g->run_open = true;

@@ -42,6 +42,7 @@ struct series {
 	bool procs;		/* write a process row (pmon) after each sample;
 				 * a new job's first row says the old one is gone */
 	int missing;		/* 0, or: every 20th row from this offset is lost */
+	bool carried;		/* every row repeats the newest reading (older recorders) */
 };
 
 static const struct phase *phase_at(const struct series *s, double t)
@@ -127,9 +128,10 @@ static struct analysis *run(const struct series *s)
 		r.v[M_UTIL_MEM] = p->mem_util;
 		r.v[M_POWER] = p->power_w;
 		r.v[M_MEM_USED] = p->mem_mib;
-		if (i % s->counter_every == 0) {
+		if (i % s->counter_every == 0 || s->carried) {
+			int64_t read = (int64_t)(i - i % s->counter_every) * s->dt_ns;
 			r.present |= 1u << M_ENERGY;
-			r.v[M_ENERGY] = counter_at(s, t);
+			r.v[M_ENERGY] = counter_at(s, (double)read / 1e9);
 		}
 		analysis_add(an, &r, &no_strs, src_dmon);
 		if (s->procs) {
@@ -173,13 +175,17 @@ static const struct phase steady[] = { { 1e9, 100, 60, 10, 2000, -1 } };
 /*
  * 100 W for 3 s at 100 ms (30 rows, the last covering 2.9..3.0 s), counter
  * at 0, 1, 2 s: 100 W x 3 s = 300 J.  The counter brackets 0..2 s, power x
- * time the rest.  Missing: row 10 (the 1 s reading) and 30: readings 0, 2 s.
+ * time the rest.  Missing: row 10 (the 1 s reading): readings 0, 2 s.
+ * Carried (an older recorder's file, the newest reading on every row): the
+ * same, a repeated value being no new reading.
  */
 static void test_steady_3s_100ms(void **state)
 {
 	(void)state;
-	for (int missing = 0; missing <= 10; missing += 10) {
-		struct series s = { 100 * NS_PER_MS, 30, 10, steady, 1, -1, 0, 0, false, missing };
+	for (int k = 0; k < 4; k++) {
+		int missing = k & 1 ? 10 : 0;
+		struct series s = { 100 * NS_PER_MS, 30, 10, steady, 1, -1, 0, 0, false, missing,
+				    k >= 2 };
 		struct analysis *an = run(&s);
 		const struct gpu_stats *g = &an->gpus[0];
 
@@ -196,7 +202,7 @@ static void test_steady_6s_1s(void **state)
 {
 	(void)state;
 	for (int missing = 0; missing <= 13; missing += 13) {
-		struct series s = { NS_PER_S, 6, 1, steady, 1, -1, 0, 0, false, missing };
+		struct series s = { NS_PER_S, 6, 1, steady, 1, -1, 0, 0, false, missing, false };
 		struct analysis *an = run(&s);
 
 		assert_near(total_j(an), 600, 0.02 * 600);
@@ -210,7 +216,7 @@ static void test_steady_1h_1s(void **state)
 {
 	(void)state;
 	for (int missing = 0; missing <= 13; missing += 13) {
-		struct series s = { NS_PER_S, 3600, 1, steady, 1, -1, 0, 0, false, missing };
+		struct series s = { NS_PER_S, 3600, 1, steady, 1, -1, 0, 0, false, missing, false };
 		struct analysis *an = run(&s);
 
 		assert_near(total_j(an), 360000, 0.02 * 360000);
@@ -229,7 +235,7 @@ static void test_steady_1h_1s(void **state)
 static void test_counter_over_power(void **state)
 {
 	static const struct phase ph[] = { { 1e9, 150, 60, 10, 2000, -1 } };
-	struct series s = { 100 * NS_PER_MS, 30, 10, ph, 1, -1, 0, 0, false, 0 };
+	struct series s = { 100 * NS_PER_MS, 30, 10, ph, 1, -1, 0, 0, false, 0, false };
 	struct analysis *an;
 	struct rec r;
 
@@ -279,9 +285,9 @@ static const struct phase phases[] = {
 	{ 70, 90, 0, 0, 0, -1 },
 };
 
-static void check_phases(int missing)
+static void check_phases(int missing, bool carried)
 {
-	struct series s = { 100 * NS_PER_MS, 700, 10, phases, 4, -1, 0, 0, true, missing };
+	struct series s = { 100 * NS_PER_MS, 700, 10, phases, 4, -1, 0, 0, true, missing, carried };
 	struct analysis *an = run(&s);
 	const struct gpu_stats *g = &an->gpus[0];
 
@@ -304,9 +310,11 @@ static void check_phases(int missing)
 static void test_phases(void **state)
 {
 	(void)state;
-	check_phases(0);
-	check_phases(10);	/* every other counter reading lost too */
-	check_phases(5);	/* rows at 0.5 s, 2.5 s, ...: the phase changes */
+	check_phases(0, false);
+	check_phases(10, false);	/* every other counter reading lost too */
+	check_phases(5, false);		/* rows at 0.5 s, 2.5 s, ...: the phase changes */
+	check_phases(0, true);		/* the newest reading on every row */
+	check_phases(5, true);
 }
 
 /* ---- a counter reset ------------------------------------------------------ */
@@ -321,7 +329,7 @@ static void test_counter_reset(void **state)
 {
 	(void)state;
 	for (int missing = 0; missing <= 13; missing += 13) {
-		struct series s = { 100 * NS_PER_MS, 600, 10, steady, 1, 30.5, 0, 0, false, missing };
+		struct series s = { 100 * NS_PER_MS, 600, 10, steady, 1, 30.5, 0, 0, false, missing, false };
 		struct analysis *an = run(&s);
 		const struct gpu_stats *g = &an->gpus[0];
 
@@ -345,7 +353,7 @@ static void test_gap(void **state)
 {
 	(void)state;
 	for (int missing = 0; missing <= 13; missing += 13) {
-		struct series s = { NS_PER_S, 90, 1, steady, 1, -1, 30, 60, false, missing };
+		struct series s = { NS_PER_S, 90, 1, steady, 1, -1, 30, 60, false, missing, false };
 		struct analysis *an = run(&s);
 		const struct gpu_stats *g = &an->gpus[0];
 
@@ -362,7 +370,7 @@ static void test_gap_100ms(void **state)
 {
 	(void)state;
 	for (int missing = 0; missing <= 10; missing += 10) {
-		struct series s = { 100 * NS_PER_MS, 900, 10, steady, 1, -1, 30, 60, false, missing };
+		struct series s = { 100 * NS_PER_MS, 900, 10, steady, 1, -1, 30, 60, false, missing, false };
 		struct analysis *an = run(&s);
 		const struct gpu_stats *g = &an->gpus[0];
 		double gap = 30;	/* the row at 29.9 s covers 29.9..30.0 s */
