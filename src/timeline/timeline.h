@@ -9,6 +9,10 @@
  * The result is a sequence of intervals per GPU, handed to a consumer in
  * time order: data intervals (with the readings in force) and gaps (no
  * reading for longer than the gap threshold; a gap is not idle).
+ * Where a GPU's energy counter is read, its intervals are handed over when
+ * the next reading says their energy (a share of the counter's difference,
+ * docs/states.md "Energy"), with the process observations among them in
+ * the order they came: up to TL_HOLD_MAX entries later, in practice a second.
  */
 #ifndef TIMELINE_TIMELINE_H
 #define TIMELINE_TIMELINE_H
