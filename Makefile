@@ -51,7 +51,8 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin
+        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
+        state-accuracy
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -165,10 +166,14 @@ trace-check: $(BIN)
 scale-tests: $(BIN)
 	@sh tests/scale/run.sh $(BIN)
 
+# per-second states on the bundled capture against its app log (within and around phases)
+state-accuracy: $(BIN)
+	@sh tests/states/run.sh $(BIN)
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests
+	scale-tests state-accuracy
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)
