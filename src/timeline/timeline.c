@@ -119,19 +119,46 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int64_t nominal(struct tl_gpu *g)
+static int64_t own_nominal(struct tl_gpu *g)
 {
 	int64_t tmp[32];
 
 	if (g->nominal_ns)
 		return g->nominal_ns;
 	if (g->ndts == 0)
-		return DEFAULT_NOMINAL_NS;
+		return 0;
 	memcpy(tmp, g->dts, sizeof(tmp[0]) * (size_t)g->ndts);
 	qsort(tmp, (size_t)g->ndts, sizeof(tmp[0]), cmp_i64);
 	if (g->ndts == 32)
 		g->nominal_ns = tmp[16];
 	return tmp[g->ndts / 2];
+}
+
+/*
+ * A GPU's sampling interval: the median of its first steps.  With fewer
+ * than three steps that median is a guess (a GPU seen twice, 10 minutes
+ * apart, in a log that samples every 5 s would have "sampled every 10
+ * minutes" and never have had a gap), so the shortest interval of the other
+ * GPUs read from the same input caps it.
+ */
+static int64_t nominal(struct timeline *tl, struct tl_gpu *g)
+{
+	int64_t own = own_nominal(g), peer = 0;
+
+	if (g->ndts >= 3 || g->nominal_ns)
+		return own;
+	for (int i = 0; i < tl->ngpus; i++) {
+		struct tl_gpu *o = &tl->gpus[i];
+		int64_t n;
+		if (o == g || o->last_key != g->last_key || !g->last_key || o->ndts < 3)
+			continue;
+		n = own_nominal(o);
+		if (n > 0 && (!peer || n < peer))
+			peer = n;
+	}
+	if (peer && (!own || peer < own))
+		return peer;
+	return own ? own : DEFAULT_NOMINAL_NS;
 }
 
 /* ---- energy: runs of counter readings ------------------------------------ */
@@ -295,7 +322,7 @@ static void deliver(struct timeline *tl, int gi, const struct ival *iv, bool hel
 static void emit_until(struct timeline *tl, int gi, int64_t t1)
 {
 	struct tl_gpu *g = &tl->gpus[gi];
-	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(g);
+	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(tl, g);
 	int64_t gap_at = t1, thr = timeline_gap_threshold(nom);
 	int64_t stale = thr;
 	uint32_t present = 0;
@@ -397,6 +424,7 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 	bool has_energy = r->present & (1u << M_ENERGY);
 	int si;
 
+	g->last_key = key;
 	if (!g->has_samples) {
 		g->has_samples = true;
 		g->first_ns = g->last_ns = g->t_prev_ns = t;
@@ -525,8 +553,9 @@ void timeline_finish(struct timeline *tl)
 			continue;
 		/* the last reading covers one nominal interval; no reading
 		 * follows it, so the run ends with power x time */
-		emit_until(tl, gi, g->t_prev_ns + nominal(g));
-		g->t_prev_ns += nominal(g);
+		int64_t nom = nominal(tl, g);
+		emit_until(tl, gi, g->t_prev_ns + nom);
+		g->t_prev_ns += nom;
 		end_run(tl, gi);
 	}
 }

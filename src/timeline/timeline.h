@@ -99,6 +99,7 @@ struct tl_gpu {
 	int64_t dts[32];
 	int ndts;
 	int64_t nominal_ns;
+	const void *last_key;	/* the input of the latest sample */
 	uint64_t samples, out_of_order;
 	int nproc_known;
 	struct tl_source src[TL_MAX_SOURCES];
