@@ -145,6 +145,10 @@ printf '[a]\nkind = temp_above\nthreshold = hot\n' >"$tmp/bad.ini"
 check "print-rules" 1 "temp_high gpu0 ${T}:01Z ${T}:03Z 95
 temp_high gpu0 ${T}:04Z ${T}:05Z 94" --rules "$tmp/def.ini" $P --now ${T}:05Z "$d/temp.csv"
 
+# docs/alert.md shows the compiled-in rules: the same text
+sed -n '/^```ini$/,/^```$/p' "$root/docs/alert.md" | sed '1d;$d' >"$tmp/doc.ini"
+cmp -s "$tmp/doc.ini" "$tmp/def.ini" && ok || bad "docs/alert.md's rules differ from --print-rules"
+
 # ---- Prometheus --------------------------------------------------------
 if command -v promtool >/dev/null 2>&1; then
 	"$bin" alert --prometheus-rules --profile h200-vs-cloud >"$tmp/gen.yml" && ok || bad "--prometheus-rules failed"
