@@ -59,7 +59,7 @@ grep -q "not updated for 4s, more than 3 intervals of 1s \[$d/quiet.csv\]" "$tmp
 # reading holds until the next sample).
 check "dmon" 1 "temp_high gpu0 ${T}:01Z ${T}:03Z 93" $P --now 2026-12-05T00:00:00Z "$d/dmon_hot.log"
 
-# temp.csv: 90 93 95 91 94 C at 10:00:00..04: above 92 on [01, 03) max 95
+# temp.csv: 90 93 95 92 94 C at 10:00:00..04: above 92 (92 is not) on [01, 03) max 95
 # and on [04, 05) (the last reading covers one interval) max 94.
 # (--now: one interval after the last sample, so no file is stale)
 check "temp" 1 "temp_high gpu0 ${T}:01Z ${T}:03Z 95
