@@ -216,6 +216,13 @@ with open(sys.argv[3], "w") as f:
         e = e.replace("$host", ".*").replace("$ustar", "0.27").replace("$gpu_hour_cost", "1.33")
         f.write("      - record: dashboard:q%d\n        expr: %s\n" % (i, json.dumps(e)))
 PY
+# and so do the alerting and recording rules
+for f in "$prom"/gputally-*.rules.yml; do
+	unknown=$(sed -n 's/^ *expr: //p' "$f" | sed 's/{[^}]*}//g' | grep -o 'gputally[a-z0-9_:]*' | sort -u |
+		while read -r n; do grep -qx "$n" "$tmp/names" || echo "$n"; done)
+	[ -z "$unknown" ] && ok || bad "$f: metric names the recorder does not export: $unknown"
+done
+
 if command -v promtool >/dev/null 2>&1; then
 	promtool check rules "$tmp/q.yml" >"$tmp/pc" 2>&1 && ok || bad "dashboard queries do not parse: $(cat "$tmp/pc")"
 fi
