@@ -646,7 +646,31 @@ void alert_eval_init(struct alert_eval *ev, const struct alert_rules *rs, struct
 	an->tap = &ev->tap;
 }
 
-void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, int64_t t_ns)
+/* FNV-1a of the UUID, or of the index: which GPU a sample is of. */
+static uint64_t gpu_key(const char *uuid, int index)
+{
+	uint64_t h = UINT64_C(1469598103934665603);
+
+	if (!uuid || !*uuid)
+		return UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)(uint32_t)index;
+	for (; *uuid; uuid++)
+		h = (h ^ (unsigned char)*uuid) * UINT64_C(1099511628211);
+	return h;
+}
+
+static void note_gpu(struct alert_input *in, uint64_t key)
+{
+	for (int i = 0; i < in->ngpu; i++)
+		if (in->gpu_key[i] == key)
+			return;
+	if (in->ngpu == (int)(sizeof(in->gpu_key) / sizeof(in->gpu_key[0])))
+		in->gpus_overflow = true;
+	else
+		in->gpu_key[in->ngpu++] = key;
+}
+
+void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, int64_t t_ns,
+		       const char *uuid, int index)
 {
 	struct alert_input *in = NULL;
 
@@ -667,6 +691,30 @@ void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, i
 		in->prev_ns = in->last_ns;
 		in->last_ns = t_ns;
 	}
+	if (recorder)
+		note_gpu(in, gpu_key(uuid, index));
+}
+
+/* Is every GPU of recorder file a also in a recorder file with newer data?
+ * Then a is an earlier file of the same recorder (yesterday's daily file,
+ * one rotated away), not a stale one. */
+static bool superseded(const struct alert_eval *ev, const struct alert_input *a)
+{
+	if (a->gpus_overflow || !a->ngpu)
+		return false;
+	for (int g = 0; g < a->ngpu; g++) {
+		bool found = false;
+		for (size_t i = 0; i < ev->ninputs && !found; i++) {
+			const struct alert_input *b = &ev->inputs[i];
+			if (b == a || !b->recorder || b->last_ns <= a->last_ns)
+				continue;
+			for (int h = 0; h < b->ngpu && !found; h++)
+				found = b->gpu_key[h] == a->gpu_key[g];
+		}
+		if (!found)
+			return false;
+	}
+	return true;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -689,7 +737,7 @@ static void eval_stale(struct alert_eval *ev, const struct alert_rule *r, int64_
 		memcpy(dts, in->dts, sizeof(dts));
 		qsort(dts, (size_t)in->ndts, sizeof(dts[0]), cmp_i64);
 		interval = dts[in->ndts / 2];
-		if (now - in->last_ns <= (int64_t)r->intervals * interval)
+		if (now - in->last_ns <= (int64_t)r->intervals * interval || superseded(ev, in))
 			continue;
 		a = new_alert(ev, r, -1, in->last_ns, now, (double)(now - in->last_ns) / 1e9);
 		if (!a)

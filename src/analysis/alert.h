@@ -102,6 +102,9 @@ struct alert_input {
 	int64_t prev_ns;	/* the distinct sample time before it */
 	int64_t dts[15];	/* the first gaps between distinct sample times */
 	int ndts;
+	uint64_t gpu_key[16];	/* the GPUs it holds (hash of the UUID, else of the index) */
+	int ngpu;
+	bool gpus_overflow;	/* more than 16: never taken as superseded */
 };
 
 struct alert_episode;
@@ -126,8 +129,10 @@ struct alert_eval {
  * the rules; u_star is the cost profile's break-even utilization or NAN. */
 void alert_eval_init(struct alert_eval *ev, const struct alert_rules *rs, struct analysis *an,
 		     double u_star);
-/* One timed sample of an input (for AK_STALE): call for every REC_SAMPLE. */
-void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, int64_t t_ns);
+/* One timed sample of an input (for AK_STALE): call for every REC_SAMPLE
+ * with its GPU's UUID (NULL if none) and index. */
+void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, int64_t t_ns,
+		       const char *uuid, int index);
 /* After analysis_finish(): close episodes, run the window and input rules at
  * clock now_ns, and sort the alerts by start, GPU, rule. */
 void alert_eval_finish(struct alert_eval *ev, int64_t now_ns);

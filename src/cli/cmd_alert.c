@@ -72,7 +72,8 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 	}
 	if (r->kind == REC_SAMPLE)
 		alert_eval_sample(&c->ev, in->path,
-				  in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns);
+				  in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns,
+				  batch_str(b, r->uuid), r->gpu_index);
 	analysis_add(c->an, r, b, in->path);
 	return 0;
 }

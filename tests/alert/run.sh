@@ -54,6 +54,14 @@ PY
 check "stale" 1 "recorder_stale - ${T}:09Z ${T}:13Z 4" $P --now ${T}:13Z "$d/quiet.csv"
 grep -q "not updated for 4s, more than 3 intervals of 1s \[$d/quiet.csv\]" "$tmp/out" && ok ||
 	bad "stale: message $(cat "$tmp/out")"
+# rotated/: yesterday's daily file (samples 23:59:55..59) and today's
+# (00:00:00..09) of the same GPU: yesterday's is superseded, not stale; at
+# 00:00:12 today's is 3 s old (fine), at 00:00:13 4 s (stale).  Alone,
+# yesterday's file is 13 s old at 00:00:12: stale.
+check "rotated" 0 "" $P --now 2026-11-29T00:00:12Z "$d/rotated"
+check "rotated stale" 1 "recorder_stale - 2026-11-29T00:00:09Z 2026-11-29T00:00:13Z 4" $P --now 2026-11-29T00:00:13Z "$d/rotated"
+check "yesterday alone" 1 "recorder_stale - 2026-11-28T23:59:59Z 2026-11-29T00:00:12Z 13" $P --now 2026-11-29T00:00:12Z \
+	"$d/rotated/node1_20261128.csv"
 # a dmon log is not a recorder file: never stale, however old; its 93 C at
 # 10:00:01 and :02 is temp_high from 10:00:01 to 10:00:03 (the second
 # reading holds until the next sample).
