@@ -101,6 +101,9 @@ struct rules_ctx {
 	unsigned keys[ALERT_MAX_RULES];
 	char msg[192];
 	bool failed;
+	const char *cur;	/* the text not yet handed to inih */
+	int lineno;
+	int long_line;		/* the first line too long for inih's buffer, 0: none */
 };
 
 static int fail(struct rules_ctx *c, const char *fmt, const char *a, const char *b)
@@ -335,6 +338,32 @@ static int finish_rule(struct alert_rule *r, unsigned keys, char *msg, size_t ca
 	return 0;
 }
 
+/*
+ * inih cuts a line longer than its buffer and reads the rest as a line of
+ * its own; we hand it the lines ourselves, so that such a line is an error
+ * at its own number instead of two half lines.
+ */
+static char *next_line(char *buf, int num, void *stream)
+{
+	struct rules_ctx *c = stream;
+	size_t n = strcspn(c->cur, "\n"), cap = (size_t)num - 1;
+
+	if (!*c->cur || num < 3)
+		return NULL;
+	c->lineno++;
+	if (n + 1 > cap) {
+		if (!c->long_line)
+			c->long_line = c->lineno;
+		strcpy(buf, ";\n");	/* inih sees a comment */
+	} else {
+		memcpy(buf, c->cur, n);
+		buf[n] = '\n';
+		buf[n + 1] = '\0';
+	}
+	c->cur += n + (c->cur[n] == '\n');
+	return buf;
+}
+
 int alert_rules_parse(struct alert_rules *rs, const char *text, const char *src,
 		      struct gl_err *err)
 {
@@ -344,8 +373,15 @@ int alert_rules_parse(struct alert_rules *rs, const char *text, const char *src,
 	memset(rs, 0, sizeof(*rs));
 	rs->src = src;
 	c->rs = rs;
-	line = ini_parse_string(text, on_pair, c);
-	if (line < 0) {
+	c->cur = text;
+	line = ini_parse_stream(next_line, c, on_pair, c);
+	if (c->long_line && (line <= 0 || c->long_line < line)) {
+		rc = gl_err_set(err, GL_EPARSE, "line longer than %d bytes", INI_MAX_LINE - 2);
+		if (err) {
+			err->src = src;
+			err->line = (uint64_t)c->long_line;
+		}
+	} else if (line < 0) {
 		rc = gl_err_set(err, GL_ENOMEM, "%s: out of memory", src);
 	} else if (line > 0) {
 		rc = gl_err_set(err, GL_EPARSE, "%s", c->failed ? c->msg :

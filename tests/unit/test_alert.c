@@ -93,6 +93,30 @@ static void test_errors(void **state)
 	}
 }
 
+/* A line too long for inih's buffer is an error at its number, not two lines. */
+static void test_long_line(void **state)
+{
+	char text[400];
+	struct alert_rules rs;
+	struct gl_err e = { 0 };
+	size_t n;
+
+	(void)state;
+	n = (size_t)snprintf(text, sizeof(text), "[a]\nkind = event\nxid_codes = 1");
+	while (n < 220)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, ", 2");
+	snprintf(text + n, sizeof(text) - n, "\n");
+	assert_int_equal(alert_rules_parse(&rs, text, "r.ini", &e), GL_EPARSE);
+	assert_int_equal((int)e.line, 3);
+	assert_non_null(strstr(e.msg, "longer than 198 bytes"));
+	/* 198 bytes is fine: "; " and 196 x */
+	memset(text, 'x', 198);
+	memcpy(text, "; ", 2);
+	snprintf(text + 198, sizeof(text) - 198, "\n[a]\nkind = stale\n");
+	assert_int_equal(alert_rules_parse(&rs, text, "r.ini", &e), 0);
+	assert_int_equal(rs.n, 1);
+}
+
 /* The code follows the PCI group, never the first number after "Xid"
  * (the PCI domain): the lines of ../shared/docs/formats.md section 3.1.1. */
 static void test_xid_code(void **state)
@@ -115,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_kind_defaults),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_xid_code),
 	};
 	return cmocka_run_group_tests_name("alert", tests, NULL, NULL);
