@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/alert.h"
