@@ -231,6 +231,19 @@ for f in "$prom"/gputally-*.rules.yml; do
 	[ -z "$unknown" ] && ok || bad "$f: metric names the recorder does not export: $unknown"
 done
 
+# the dashboard's defaults are the h200-vs-cloud figures: u*, and the cost
+# of an idle GPU-hour F / H + k x P_idle = 11500 / 8760 + 0.000195 x 90
+"$bin" cost --profile h200-vs-cloud --json >"$tmp/cost.json"
+python3 - "$graf/gputally-dashboard.json" "$tmp/cost.json" <<'PY' && ok || bad "dashboard defaults"
+import json, sys
+v = {x["name"]: x for x in json.load(open(sys.argv[1]))["templating"]["list"]}
+c = json.load(open(sys.argv[2]))
+assert abs(float(v["ustar"]["query"]) - c["break_even"]["utilization"]) < 1e-6
+assert abs(float(v["gpu_hour_cost"]["query"]) - (11500 / 8760 + 0.000195 * 90)) < 1e-4
+l = c["local"]
+assert (l["fixed_per_year"], l["hours_per_year"], l["energy_cost_per_wh"], l["idle_power_w"]) == (11500, 8760, 0.000195, 90), l
+PY
+
 if command -v promtool >/dev/null 2>&1; then
 	promtool check rules "$tmp/q.yml" >"$tmp/pc" 2>&1 && ok || bad "dashboard queries do not parse: $(cat "$tmp/pc")"
 fi
