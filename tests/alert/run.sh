@@ -145,6 +145,12 @@ for args in "" "--bogus $d/quiet.csv" "--now yesterday $d/quiet.csv" "--promethe
 	rc=$?
 	[ $rc -eq 2 ] && ok || bad "alert $args: exit $rc, want 2"
 done
+# a bad line: counted (and the rest checked) by default, exit 2 under --strict
+{ cat "$d/quiet.csv"; echo "2026-11-29T10:00:10.000Z,node1,t,0,GPU-0,NVIDIA H200,ok,fifty,10,10000,143771,512,300.000,,700.000,70,1980,3201,0x0,0,5,16,-"; } >"$tmp/badline.csv"
+"$bin" alert $P --now ${T}:12Z "$tmp/badline.csv" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q "1 input line(s) skipped" "$tmp/err" && ok || bad "bad line not counted: $(cat "$tmp/err")"
+"$bin" alert $P --now ${T}:12Z --strict "$tmp/badline.csv" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "badline.csv:13:" "$tmp/err" && ok || bad "--strict: $(cat "$tmp/err")"
 printf '[a]\nkind = temp_above\nthreshold = hot\n' >"$tmp/bad.ini"
 "$bin" alert --rules "$tmp/bad.ini" "$d/quiet.csv" 2>"$tmp/err" >/dev/null
 [ $? -eq 2 ] && grep -q "bad.ini:3:.*threshold wants a number" "$tmp/err" && ok || bad "bad rules: $(cat "$tmp/err")"
