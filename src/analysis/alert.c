@@ -488,6 +488,65 @@ struct alert_episode {
 	double val;
 };
 
+/*
+ * util_below: busy and utilization-known seconds per wall-clock minute, in a
+ * ring just long enough for the rule's window, so that memory does not grow
+ * with the length of the log and time with no utilization reading counts as
+ * unknown, not as idle.
+ */
+struct alert_util_ring {
+	size_t cap;		/* minutes kept: window / 1 min + 2 */
+	int64_t last_min;	/* the newest minute written (minutes since the epoch) */
+	float *busy, *known;	/* cap each, slot = minute % cap */
+};
+
+#define MIN_NS (60 * NS_PER_S)
+
+static int64_t minute_of(int64_t t)
+{
+	return t >= 0 ? t / MIN_NS : -((-t + MIN_NS - 1) / MIN_NS);
+}
+
+static void ring_add(struct alert_util_ring *u, int64_t m, double busy, double known)
+{
+	size_t slot;
+
+	if (!u->busy) {
+		u->busy = xcalloc(u->cap, sizeof(*u->busy));
+		u->known = xcalloc(u->cap, sizeof(*u->known));
+		u->last_min = m;
+	}
+	if (m > u->last_min) {
+		/* clear the minutes skipped over, at most the whole ring */
+		int64_t from = m - u->last_min > (int64_t)u->cap ? m - (int64_t)u->cap + 1 : u->last_min + 1;
+		for (int64_t k = from; k <= m; k++) {
+			slot = (size_t)(((k % (int64_t)u->cap) + (int64_t)u->cap) % (int64_t)u->cap);
+			u->busy[slot] = u->known[slot] = 0;
+		}
+		u->last_min = m;
+	}
+	if (m <= u->last_min - (int64_t)u->cap)
+		return;		/* older than the ring: outside any window */
+	slot = (size_t)(((m % (int64_t)u->cap) + (int64_t)u->cap) % (int64_t)u->cap);
+	u->busy[slot] += (float)busy;
+	u->known[slot] += (float)known;
+}
+
+static void ring_feed(struct alert_util_ring *u, const struct ival *iv)
+{
+	double util = iv->v[M_UTIL_GPU];
+
+	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)) || isnan(util))
+		return;
+	for (int64_t t0 = iv->t0_ns; t0 < iv->t1_ns;) {
+		int64_t m = minute_of(t0), end = (m + 1) * MIN_NS;
+		int64_t t1 = iv->t1_ns < end ? iv->t1_ns : end;
+		double dt = (double)(t1 - t0) / 1e9;
+		ring_add(u, m, dt * util / 100, dt);
+		t0 = t1;
+	}
+}
+
 static struct alert *new_alert(struct alert_eval *ev, const struct alert_rule *r, int gpu,
 			       int64_t t0, int64_t t1, double value)
 {
@@ -591,6 +650,14 @@ static void on_interval(void *ud, int gpu, const struct ival *iv, int st)
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct alert_rule *r = &rs->r[i];
 		struct alert_episode *e = &eps[i];
+		if (r->kind == AK_UTIL_BELOW) {
+			if (!ev->ur[gpu])
+				ev->ur[gpu] = xcalloc(rs->n, sizeof(*ev->ur[gpu]));
+			if (!ev->ur[gpu][i].cap)
+				ev->ur[gpu][i].cap = (size_t)(r->window_ns / MIN_NS) + 2;
+			ring_feed(&ev->ur[gpu][i], iv);
+			continue;
+		}
 		if (r->kind != AK_TEMP_ABOVE && r->kind != AK_MEM_FREE_BELOW &&
 		    r->kind != AK_POWER_ZERO && r->kind != AK_STATE)
 			continue;
@@ -787,9 +854,9 @@ static void eval_stale(struct alert_eval *ev, const struct alert_rule *r, int64_
 	}
 }
 
-/* Busy over covered seconds of the minutes that end inside the window
- * [last sample - window, last sample]. */
-static void eval_util(struct alert_eval *ev, const struct alert_rule *r)
+/* Busy over utilization-known seconds of the minutes that end inside the
+ * window [last sample - window, last sample]. */
+static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t ri)
 {
 	double thr = r->use_ustar ? 100 * ev->u_star : r->threshold;
 	char dur[32];
@@ -798,29 +865,33 @@ static void eval_util(struct alert_eval *ev, const struct alert_rule *r)
 		ev->util_skipped = true;
 		return;
 	}
-	for (int gi = 0; gi < ev->an->tl.ngpus; gi++) {
+	for (int gi = 0; gi < ev->an->tl.ngpus && gi < TL_MAX_GPUS; gi++) {
 		const struct gpu_stats *g = &ev->an->gpus[gi];
+		const struct alert_util_ring *u = ev->ur[gi] ? &ev->ur[gi][ri] : NULL;
 		int64_t from = g->last_ns - r->window_ns;
-		double busy = 0, cov = 0, u;
+		double busy = 0, known = 0, pct;
 		struct alert *a;
 
-		for (size_t m = 0; m < g->nmin; m++) {
-			if (g->min_base_ns + (int64_t)(m + 1) * 60 * NS_PER_S <= from)
-				continue;
-			busy += g->min_busy_s[m];
-			cov += g->min_cov_s[m];
-		}
-		if (cov <= 0)
+		if (!u || !u->busy)
 			continue;	/* no utilization known: unknown, not idle */
-		u = 100 * busy / cov;
-		if (!(u < thr))
+		for (int64_t m = u->last_min - (int64_t)u->cap + 1; m <= u->last_min; m++) {
+			size_t slot = (size_t)(((m % (int64_t)u->cap) + (int64_t)u->cap) % (int64_t)u->cap);
+			if ((m + 1) * MIN_NS <= from)
+				continue;
+			busy += u->busy[slot];
+			known += u->known[slot];
+		}
+		if (known <= 0)
 			continue;
-		a = new_alert(ev, r, gi, from > g->first_ns ? from : g->first_ns, g->last_ns, u);
+		pct = 100 * busy / known;
+		if (!(pct < thr))
+			continue;
+		a = new_alert(ev, r, gi, from > g->first_ns ? from : g->first_ns, g->last_ns, pct);
 		if (!a)
 			continue;
 		time_human_dur(dur, sizeof(dur), r->window_ns);
 		snprintf(a->message, sizeof(a->message),
-			 "utilization %.2f %% over the last %s of data is below %s %.2f %%", u, dur,
+			 "utilization %.2f %% over the last %s of data is below %s %.2f %%", pct, dur,
 			 r->use_ustar ? "the break-even u* =" : "the threshold", thr);
 	}
 }
@@ -845,7 +916,7 @@ void alert_eval_finish(struct alert_eval *ev, int64_t now_ns)
 				close_episode(ev, &rs->r[i], gi, &ev->ep[gi][i]);
 	for (size_t i = 0; i < rs->n; i++) {
 		if (rs->r[i].kind == AK_UTIL_BELOW)
-			eval_util(ev, &rs->r[i]);
+			eval_util(ev, &rs->r[i], i);
 		else if (rs->r[i].kind == AK_STALE)
 			eval_stale(ev, &rs->r[i], now_ns);
 	}
@@ -855,8 +926,15 @@ void alert_eval_finish(struct alert_eval *ev, int64_t now_ns)
 
 void alert_eval_release(struct alert_eval *ev)
 {
-	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
+	for (int gi = 0; gi < TL_MAX_GPUS; gi++) {
 		free(ev->ep[gi]);
+		if (ev->ur[gi])
+			for (size_t i = 0; i < ev->rules->n; i++) {
+				free(ev->ur[gi][i].busy);
+				free(ev->ur[gi][i].known);
+			}
+		free(ev->ur[gi]);
+	}
 	free(ev->alerts);
 	free(ev->inputs);
 	if (ev->an && ev->an->tap == &ev->tap)

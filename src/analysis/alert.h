@@ -108,12 +108,14 @@ struct alert_input {
 };
 
 struct alert_episode;
+struct alert_util_ring;
 
 struct alert_eval {
 	const struct alert_rules *rules;
 	struct analysis *an;
 	struct analysis_tap tap;
 	struct alert_episode *ep[TL_MAX_GPUS];	/* ALERT_MAX_RULES each, lazily */
+	struct alert_util_ring *ur[TL_MAX_GPUS];	/* one per rule (util_below), lazily */
 	struct alert *alerts;
 	size_t n, alloc;
 	uint64_t dropped;	/* alerts beyond ALERT_MAX_ALERTS */

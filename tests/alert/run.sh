@@ -99,6 +99,13 @@ check "util" 1 "util_below_breakeven gpu2 ${TH}:00:00Z ${TH}:30:00Z 10" $P --now
 check "util no profile" 0 "" --now ${TH}:30:00Z "$d/util.csv"
 grep -q "needs the break-even utilization u\*" "$tmp/err" && ok || bad "util: no note without u*"
 
+# util_unknown.csv: no utilization reading 10:00..10:19, then 40 % to 10:30:
+# unknown is not idle, so the day's utilization is 40 % (not 10 x 40 / 30 =
+# 13.3 %): above u*, and below a threshold of 50 with value 40.
+check "util unknown" 0 "" $P --now ${TH}:30:00Z "$d/util_unknown.csv"
+printf '[half]\nkind = util_below\nthreshold = 50\n' >"$tmp/half.ini"
+check "util unknown 50" 1 "half gpu0 ${TH}:00:00Z ${TH}:30:00Z 40" --rules "$tmp/half.ini" --now ${TH}:30:00Z "$d/util_unknown.csv"
+
 # --rules: a 10-minute window (10:20..10:30, the minutes that end after
 # 10:20) sees gpu0 at 10 % < 25 too, and gpu2 from 10:20.
 cat >"$tmp/r.ini" <<'INI'
