@@ -182,6 +182,13 @@ if command -v promtool >/dev/null 2>&1; then
 		! grep -q "alert: GputallyUtilBelowBreakeven" "$tmp/gen0.yml" &&
 		grep -q "# util_below_breakeven: no break-even" "$tmp/gen0.yml" &&
 		ok || bad "--prometheus-rules without a profile"
+	# a rules file of one's own: 'for' carried over, kinds with no metric left out with a comment
+	printf '[hot]\nkind = temp_above\nthreshold = 85.5\nfor = 90s\n[held]\nkind = state\nstate = held_idle\n[x]\nkind = event\n' >"$tmp/own.ini"
+	"$bin" alert --prometheus-rules --rules "$tmp/own.ini" >"$tmp/own.yml" &&
+		promtool check rules "$tmp/own.yml" >"$tmp/pc" 2>&1 &&
+		grep -q "expr: gputally_gpu_temperature_celsius > 85.5$" "$tmp/own.yml" && grep -q "for: 90s$" "$tmp/own.yml" &&
+		grep -q "# held (kind state): no recorder metric" "$tmp/own.yml" && grep -q "# x (kind event)" "$tmp/own.yml" &&
+		[ "$(grep -c -- '- alert:' "$tmp/own.yml")" -eq 1 ] && ok || bad "--prometheus-rules --rules: $(cat "$tmp/own.yml" "$tmp/pc")"
 	for f in "$prom"/gputally-*.rules.yml; do
 		promtool check rules "$f" >"$tmp/pc" 2>&1 && ok || bad "promtool check rules $f: $(cat "$tmp/pc")"
 	done
