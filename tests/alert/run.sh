@@ -225,6 +225,16 @@ for v in dash["templating"]["list"]:
     if v["type"] == "query":
         exprs.append(v["definition"])
 assert len(exprs) >= 15, len(exprs)
+cells = {}
+for p in dash["panels"]:
+    g = p["gridPos"]
+    assert g["x"] + g["w"] <= 24, p["title"]
+    for x in range(g["x"], g["x"] + g["w"]):
+        for y in range(g["y"], g["y"] + g["h"]):
+            assert (x, y) not in cells, (p["title"], cells[(x, y)])
+            cells[(x, y)] = p["title"]
+assert len({p["id"] for p in dash["panels"]}) == len(dash["panels"]), "panel ids repeat"
+assert dash["uid"] and "id" not in dash, "a provisioned dashboard has a uid and no id"
 bad = set()
 words = {"sum", "by", "avg", "avg_over_time", "count", "vector", "and", "or", "on", "bool", "label_values",
          "instance", "job", "host", "gpu", "uuid", "name", "d"}
