@@ -52,7 +52,7 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy
+        state-accuracy alert-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -170,10 +170,14 @@ scale-tests: $(BIN)
 state-accuracy: $(BIN)
 	@sh tests/states/run.sh $(BIN)
 
+# gputally alert on hand-made logs, the Prometheus rules (promtool) and the Grafana dashboard
+alert-tests: $(BIN)
+	@sh tests/alert/run.sh $(BIN)
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests state-accuracy
+	scale-tests state-accuracy alert-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)

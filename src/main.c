@@ -24,6 +24,7 @@ static const struct command {
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },
 	{ "record", cmd_record, record_options, "sample every GPU through NVML into the gputally CSV" },
 	{ "doctor", cmd_doctor, doctor_options, "check the NVIDIA driver stack and say what to fix" },
+	{ "alert", cmd_alert, alert_options, "check logs against alert rules; exit 1 when one fired" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -121,6 +121,18 @@ struct analysis_cfg {
 };
 
 struct gpu_work;	/* private per-GPU working state */
+struct det_event;
+
+/*
+ * An observer of every classified interval and every event, fed right after
+ * the detectors (the same calls, the same order).  `gputally alert` uses it
+ * to evaluate its rules without keeping samples; NULL for everything else.
+ */
+struct analysis_tap {
+	void *ud;
+	void (*interval)(void *ud, int gpu, const struct ival *iv, int state);
+	void (*event)(void *ud, int gpu, const struct det_event *ev);
+};
 
 struct analysis {
 	struct analysis_cfg cfg;
@@ -136,6 +148,7 @@ struct analysis {
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	uint64_t events[8];
+	const struct analysis_tap *tap;	/* set after analysis_init(), or NULL */
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);

@@ -87,6 +87,8 @@ void det_feed_interval(struct analysis *an, int gpu, void *block, const struct i
 {
 	for (size_t i = 0; i < n_ival; i++)
 		ival_fn[i](an, gpu, ival_has_st[i] ? (char *)block + ival_off[i] : NULL, iv, state);
+	if (an->tap && an->tap->interval)
+		an->tap->interval(an->tap->ud, gpu, iv, state);
 }
 
 void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_event *ev)
@@ -94,6 +96,8 @@ void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_
 	for (size_t i = 0; i < NDET; i++)
 		if (detectors[i]->event)
 			detectors[i]->event(an, gpu, block ? state_of(block, i) : NULL, ev);
+	if (an->tap && an->tap->event)
+		an->tap->event(an->tap->ud, gpu, ev);
 }
 
 void det_finish_gpu(struct analysis *an, int gpu, void *block)
