@@ -156,7 +156,10 @@ struct smi_xml {
 	bool done;		/* the root closed: end offset in done_at */
 	uint64_t done_at;	/* file offset just past the root's end tag */
 	bool failed;		/* a handler found the document unusable */
+	bool root_seen;		/* the open document's root element started */
 	char why[160];
+	uint64_t why_line;
+	uint32_t why_col;
 	/* the open document */
 	struct parse_ctx *ctx;
 	int depth;
@@ -266,6 +269,7 @@ static void doc_reset(struct smi_xml *x)
 	x->strs_n = 0;
 	x->cur_gpu = x->cur_proc = -1;
 	x->failed = false;
+	x->root_seen = false;
 	x->done = false;
 }
 
@@ -557,11 +561,13 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
 	uint8_t sec = e ? e->sec : S_OTHER;
 
 	if (x->depth == 0 && !e) {
+		parser_pos(x, &x->why_line, &x->why_col);
 		snprintf(x->why, sizeof(x->why), "not an nvidia-smi -q -x document: root <%.60s>, not <nvidia_smi_log>", name);
 		x->failed = true;
 		XML_StopParser(x->xp, XML_FALSE);
 		return;
 	}
+	x->root_seen = true;
 	x->field = F_NONE;	/* text of an element with children is not a value */
 	if (x->depth < MAX_DEPTH)
 		x->sec[x->depth] = sec;
@@ -577,7 +583,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
 		p = &x->pend[x->cur_proc];
 		parser_pos(x, &line, &col);
 		p->r.line = line;
-		p->r.pid = -1;
+		p->r.pid = -2;	/* unknown process, as smi-apps: until <pid> says */
 		p->r.gpu_index = g->r.gpu_index;
 		p->uuid = g->uuid;	/* <uuid> comes before <processes> */
 	}
@@ -681,8 +687,14 @@ static void doc_error(struct parse_ctx *ctx, struct smi_xml *x, bool last)
 	if (off > x->n)
 		off = x->n;
 	if (x->failed) {
-		snprintf(what, sizeof(what), "%s", x->why);
-		kind = "not read";
+		ctx->line = x->why_line;
+		ctx_bad(ctx, x->why_col, "not read: %s", x->why);
+		goto resync;
+	} else if (!x->root_seen) {
+		ctx->line = line;
+		ctx_bad(ctx, col, "bad XML: text where a document should start (%s); skipped to the next <?xml or <nvidia_smi_log>",
+			XML_ErrorString(code));
+		goto resync;
 	} else if (code == XML_ERROR_MISPLACED_XML_PI && x->n - off >= 5 &&
 		   !memcmp(x->buf + off, "<?xml", 5)) {
 		snprintf(what, sizeof(what), "a new document starts here before the one at line %llu closed",
@@ -700,6 +712,7 @@ static void doc_error(struct parse_ctx *ctx, struct smi_xml *x, bool last)
 	ctx_bad(ctx, col, "%s: %s (%zu record%s of this document dropped, %llu document%s before it kept)",
 		kind, what, x->npend, x->npend == 1 ? "" : "s", (unsigned long long)x->docs,
 		x->docs == 1 ? "" : "s");
+resync:
 	stop_parser(x);
 	x->mode = M_RESYNC;
 	/* the next document can start at the error itself (a new <?xml) */
