@@ -51,7 +51,6 @@ enum field {
 	F_DRIVER,
 	F_NAME,
 	F_UUID,
-	F_MINOR,
 	F_FAN,
 	F_PSTATE,
 	F_METRIC,	/* a number (unit stripped) into v[arg] */
@@ -78,7 +77,6 @@ static const struct elem_def elems[] = {
 	{ S_ROOT, "gpu", S_GPU, F_NONE, 0 },
 	{ S_GPU, "product_name", S_OTHER, F_NAME, 0 },
 	{ S_GPU, "uuid", S_OTHER, F_UUID, 0 },
-	{ S_GPU, "minor_number", S_OTHER, F_MINOR, 0 },
 	{ S_GPU, "fan_speed", S_OTHER, F_METRIC, M_FAN },
 	{ S_GPU, "performance_state", S_OTHER, F_PSTATE, 0 },
 	{ S_GPU, "utilization", S_UTIL, F_NONE, 0 },
@@ -136,7 +134,7 @@ struct pend {
 	struct rec r;
 	uint32_t uuid, name;	/* offsets into the document's strings, or STR_NONE */
 	uint8_t power_rank, limit_rank;	/* best rank seen so far; 0xff none */
-	bool reasons_seen, has_index;
+	bool reasons_seen;
 };
 
 enum mode { M_BETWEEN, M_DOC, M_RESYNC, M_FAILED };
@@ -411,12 +409,6 @@ static void gpu_field(struct smi_xml *x, struct pend *p, struct slice t)
 		if (tt.n && !smi_missing_token(tt, &st))
 			p->uuid = doc_str(x, tt.p, tt.n);
 		return;
-	case F_MINOR:
-		if (value_number(tt, &v, &st) && v >= 0 && v < 65536 && v == (int)v) {
-			p->r.gpu_index = (int32_t)v;
-			p->has_index = true;
-		}
-		return;
 	case F_PSTATE:
 		if (tt.n >= 2 && tt.p[0] == 'P') {
 			struct slice num = { tt.p + 1, tt.n - 1 };
@@ -544,8 +536,9 @@ static void open_gpu(struct smi_xml *x, const XML_Char **attrs)
 	p = &x->pend[x->cur_gpu];
 	parser_pos(x, &line, &col);
 	p->r.line = line;
-	/* the position in the document is nvidia-smi's index unless a minor
-	 * number says otherwise */
+	/* nvidia-smi lists GPUs in index (PCI bus) order, so the position in
+	 * the document is the index that dmon and --query-gpu print; the
+	 * <minor_number> (the /dev/nvidiaN node) can differ from it */
 	p->r.gpu_index = x->gpus_in_doc++;
 	for (int i = 0; attrs[i] && attrs[i + 1]; i += 2)
 		if (!strcmp(attrs[i], "id") && attrs[i + 1][0])
