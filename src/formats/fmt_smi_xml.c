@@ -144,7 +144,8 @@ struct smi_xml {
 	XML_Parser xp;
 	/* the bytes of the open document (or of the resync search), from buf[0] */
 	char *buf;
-	size_t n, cap, fed;	/* fed: bytes of buf given to the parser */
+	size_t off;		/* the live bytes are buf[off .. off + n) */
+	size_t n, cap, fed;	/* fed: live bytes given to the parser */
 	uint64_t abs;		/* file offset of buf[0] */
 	uint64_t line, col;	/* line (1-based) and column (0-based) of buf[0] */
 	uint64_t p_line, p_col;	/* where the parser's input began */
@@ -206,21 +207,38 @@ static void sx_fini(void *state)
 
 /* ---- positions ---------------------------------------------------------- */
 
-/* Drop buf[0..k), moving the origin's line and column past it. */
+/* The live bytes: the open document (or what a resync still looks at). */
+static char *live(const struct smi_xml *x)
+{
+	return x->buf + x->off;
+}
+
+/* Drop the first k live bytes, moving the origin's line and column past
+ * them.  Only the start moves: the bytes are moved down once per piece
+ * (compact), not once per document. */
 static void drop(struct smi_xml *x, size_t k)
 {
+	const char *b = live(x);
+
 	for (size_t i = 0; i < k; i++) {
-		if (x->buf[i] == '\n') {
+		if (b[i] == '\n') {
 			x->line++;
 			x->col = 0;
 		} else {
 			x->col++;
 		}
 	}
-	memmove(x->buf, x->buf + k, x->n - k);
+	x->off += k;
 	x->n -= k;
 	x->fed = x->fed > k ? x->fed - k : 0;
 	x->abs += k;
+}
+
+static void compact(struct smi_xml *x)
+{
+	if (x->off && x->n)
+		memmove(x->buf, x->buf + x->off, x->n);
+	x->off = 0;
 }
 
 /* The file line and 1-based column of the parser's current position. */
@@ -689,7 +707,7 @@ static void doc_error(struct parse_ctx *ctx, struct smi_xml *x, bool last)
 			XML_ErrorString(code));
 		goto resync;
 	} else if (code == XML_ERROR_MISPLACED_XML_PI && x->n - off >= 5 &&
-		   !memcmp(x->buf + off, "<?xml", 5)) {
+		   !memcmp(live(x) + off, "<?xml", 5)) {
 		snprintf(what, sizeof(what), "a new document starts here before the one at line %llu closed",
 			 (unsigned long long)x->p_line);
 		kind = "document cut short";
@@ -720,12 +738,12 @@ static bool resync(struct smi_xml *x, bool last)
 	size_t keep = 14;	/* a mark cut by the end of the piece */
 
 	for (size_t i = 0; i < 2; i++) {
-		const char *m = memmem(x->buf, x->n, marks[i], strlen(marks[i]));
+		const char *m = memmem(live(x), x->n, marks[i], strlen(marks[i]));
 		if (m && (!best || m < best))
 			best = m;
 	}
 	if (best) {
-		drop(x, (size_t)(best - x->buf));
+		drop(x, (size_t)(best - live(x)));
 		x->mode = M_BETWEEN;
 		return true;
 	}
@@ -744,7 +762,7 @@ static void pump(struct parse_ctx *ctx, struct smi_xml *x, bool last)
 			return;
 		if (x->mode == M_BETWEEN) {
 			size_t k = 0;
-			while (k < x->n && is_ws(x->buf[k]))
+			while (k < x->n && is_ws(live(x)[k]))
 				k++;
 			drop(x, k);
 			if (!x->n)
@@ -761,7 +779,7 @@ static void pump(struct parse_ctx *ctx, struct smi_xml *x, bool last)
 			if (len > (1u << 20))
 				len = 1u << 20;
 			fin = last && x->fed + len == x->n;
-			st = XML_Parse(x->xp, x->buf + x->fed, (int)len, fin);
+			st = XML_Parse(x->xp, live(x) + x->fed, (int)len, fin);
 			x->fed += len;
 			final_sent = fin;
 		} while (st == XML_STATUS_OK && x->fed < x->n);
@@ -800,6 +818,7 @@ static void sx_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 				stop_parser(x);
 			x->mode = M_FAILED;
 		} else {
+			compact(x);
 			ALLOC_GROW(x->buf, x->n + n, x->cap);
 			if (n)
 				memcpy(x->buf + x->n, p, n);
