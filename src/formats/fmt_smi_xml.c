@@ -563,6 +563,24 @@ static void open_gpu(struct smi_xml *x, const XML_Char **attrs)
 			p->uuid = doc_str(x, attrs[i + 1], strlen(attrs[i + 1]));
 }
 
+/* A <process_info> of the open <gpu>: a process record on that GPU. */
+static void open_proc(struct smi_xml *x)
+{
+	const struct pend *g;
+	struct pend *p;
+	uint64_t line;
+	uint32_t col;
+
+	x->cur_proc = pend_new(x, REC_PROC);
+	g = &x->pend[x->cur_gpu];	/* after pend_new: the array may have moved */
+	p = &x->pend[x->cur_proc];
+	parser_pos(x, &line, &col);
+	p->r.line = line;
+	p->r.pid = -2;	/* unknown process, as smi-apps: until <pid> says */
+	p->r.gpu_index = g->r.gpu_index;
+	p->uuid = g->uuid;	/* <uuid> comes before <processes> */
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 {
 	struct smi_xml *x = ud;
@@ -586,17 +604,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
 	if (sec == S_GPU) {
 		open_gpu(x, attrs);
 	} else if (sec == S_PROC && x->cur_gpu >= 0) {
-		struct pend *g = &x->pend[x->cur_gpu], *p;
-		uint64_t line;
-		uint32_t col;
-		x->cur_proc = pend_new(x, REC_PROC);
-		g = &x->pend[x->cur_gpu];	/* pend may have moved */
-		p = &x->pend[x->cur_proc];
-		parser_pos(x, &line, &col);
-		p->r.line = line;
-		p->r.pid = -2;	/* unknown process, as smi-apps: until <pid> says */
-		p->r.gpu_index = g->r.gpu_index;
-		p->uuid = g->uuid;	/* <uuid> comes before <processes> */
+		open_proc(x);
 	}
 	if (e && e->field != F_NONE) {
 		x->field = e->field;
