@@ -807,6 +807,10 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 		free(tmp.ctx[i]);
 	free(c.owned);
 	free(tmp.carry);
+	/* a stream() format's state of this counting pass (smi-xml without <timestamp>) */
+	if (tmp.stream_state && tmp.fmt->fini)
+		tmp.fmt->fini(tmp.stream_state);
+	free(tmp.stream_state);
 	batch_release(&c.batch);
 	reader_close(&tmp.rd);
 }
