@@ -305,6 +305,8 @@ void report_json(FILE *out, const struct report *r)
 	}
 	inputs(&w, r);
 	jsonw_kint(&w, "skipped_lines", (int64_t)r->bad_total);
+	jsonw_kint(&w, "records_without_gpu", (int64_t)r->an->tl.dropped_no_gpu);
+	jsonw_kint(&w, "records_beyond_gpu_cap", (int64_t)r->an->tl.dropped_too_many);
 	jsonw_key(&w, "skipped");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < r->nbad; i++) {

@@ -426,10 +426,24 @@ static void skipped(FILE *out, const struct report *r)
 	free(count);
 }
 
+/* Records the timeline could not put on a GPU: never dropped in silence. */
+static void unplaced(FILE *out, const struct report *r)
+{
+	const struct timeline *tl = &r->an->tl;
+
+	if (tl->dropped_no_gpu)
+		fprintf(out, "\nNot counted: %" PRIu64 " record(s) name no GPU (no index and no uuid, "
+			"and no single GPU they could belong to): their time, energy and processes are in no total\n", tl->dropped_no_gpu);
+	if (tl->dropped_too_many)
+		fprintf(out, "\nNot counted: %" PRIu64 " record(s) of GPUs beyond the first %d\n", tl->dropped_too_many,
+			TL_MAX_GPUS);
+}
+
 void report_text(FILE *out, const struct report *r)
 {
 	summary(out, r);
 	inputs(out, r);
+	unplaced(out, r);
 	if (r->t0_ns == INT64_MAX) {
 		skipped(out, r);
 		return;
