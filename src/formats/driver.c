@@ -298,7 +298,7 @@ struct source {
 	/* inside a repeated local hour (clocks fell back): add dst_shift_ns to
 	 * first-occurrence times in [dst_from_ns, dst_until_ns) */
 	int64_t dst_shift_ns, dst_from_ns, dst_until_ns;
-	int32_t tick_last_gpu;
+	struct tick_seq tick;	/* which time-less records share a tick (ticks.h) */
 	bool ticks_counted;
 	/* with many inputs, one is opened only when the merge reaches its first
 	 * record (ingest_run): until then it holds no file, buffer or decoder */
@@ -421,6 +421,8 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 	}
 	parse_lines(f, &ctx, p, n, c->ends_partial);
 	c->batch.lines = ctx.line;
+	if (state && f->fini)
+		f->fini(state);
 	free(state);
 done:
 	/* records carry copies of their strings: the text is not needed again */
@@ -780,7 +782,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	struct reader rd;
 	struct chunk c = { 0 };
 	struct source tmp = { 0 };
-	int32_t last = INT32_MAX;
+	struct tick_seq seq;
 
 	s->ticks_counted = true;
 	if (reader_open(&rd, s->st->path, NULL))
@@ -789,17 +791,18 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	tmp.fmt = s->fmt;
 	tmp.rd = rd;
 	c.src = &tmp;
+	tick_seq_init(&seq);
 	while (cut_chunk(&tmp, &c, DEFAULT_CHUNK, NULL)) {
 		parse_chunk(&c, o);
 		for (size_t i = 0; i < c.batch.nr; i++) {
 			const struct rec *r = &c.batch.recs[i];
 			if (r->kind == REC_BAD || r->time_kind != TK_NONE)
 				continue;
-			if (r->gpu_index <= last)
+			if ((r->kind == REC_SAMPLE || r->kind == REC_PROC) && tick_seq_next(&seq, r))
 				s->ticks++;
-			last = r->gpu_index;
 		}
 	}
+	tick_seq_release(&seq);
 	s->st->bytes = 0;	/* counted again by the real pass */
 	for (int i = 0; i < c.nctx; i++)
 		free(c.ctx[i]);
@@ -860,14 +863,13 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 				s->tick_anchor_ns = s->rd.mtime_ns - s->ticks * o->interval_ns;
 			}
 			s->ticks = 0;
-			s->tick_last_gpu = INT32_MAX;
+			tick_seq_release(&s->tick);
 			s->st->time_basis = s->st->basis[0] ? s->st->basis
 				: "no time in file: one tick per --interval, ending at the file modification time";
 		}
 		if (r->kind == REC_SAMPLE || r->kind == REC_PROC) {
-			if (r->gpu_index <= s->tick_last_gpu)
+			if (tick_seq_next(&s->tick, r))
 				s->ticks++;
-			s->tick_last_gpu = r->gpu_index;
 		}
 		r->t_ns = tick_time(s, s->ticks ? s->ticks : 1, o);
 		break;
@@ -1015,6 +1017,7 @@ static void source_release(struct source *s)
 		s->fmt->fini(s->stream_state);
 	free(s->stream_state);
 	s->stream_state = NULL;
+	tick_seq_release(&s->tick);
 	reader_close(&s->rd);
 }
 

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] logs. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/format.h"
 #include "formats/smi.h"
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 
-/* The real H200 header has 35 columns; later columns are counted, not read. */
-#define MAX_COLS 128
-/* fields located per row; a row may exceed the header when a name has ", " */
-#define MAX_SPLIT 256
+/* Exporters query every field (formats.md 11.2: 202 to 212 columns, power past
+ * column 140), so the column table grows with the header: no column limit.
+ * The only bound left is the driver's line cap (MAX_LINE), reported there. */
 #define UNIT_MAX 8
 /* how much of an offending token a message quotes */
 #define QUOTE_MAX 40
@@ -113,12 +114,14 @@ size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap)
 void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const uint32_t *start,
 		       size_t cap, size_t nf, size_t ncols)
 {
+	const char *cut = ctx->last_line_partial ? "line cut short: " : "";
+
 	if (nf > ncols && ncols < cap) {
 		const char *x = line + start[ncols];
 		scan_skip_space(&x, line + n);
-		ctx_bad(ctx, ctx_col(line, x), "expected %zu fields, got %zu", ncols, nf);
+		ctx_bad(ctx, ctx_col(line, x), "%sexpected %zu fields, got %zu", cut, ncols, nf);
 	} else {
-		ctx_bad(ctx, 0, "expected %zu fields, got %zu", ncols, nf);
+		ctx_bad(ctx, 0, "%sexpected %zu fields, got %zu", cut, ncols, nf);
 	}
 }
 
@@ -426,9 +429,36 @@ struct query_state {
 	uint32_t ncols;		/* fields a row must have; 0: no column list yet */
 	bool has_time;
 	bool has_mask;
+	bool has_unit;		/* some column names a unit: a unit-less last cell may be cut */
 	uint16_t nreasons;	/* R_REASON columns, when there is no mask column */
-	struct col cols[MAX_COLS];
+	struct col *cols;	/* ncols entries (cols_alloc allocated), owned */
+	size_t cols_alloc;
+	uint32_t *start;	/* a row's field offsets (start_alloc), owned */
+	size_t start_alloc;
 };
+
+/* Free the tables (the driver calls it before freeing the state). */
+static void query_fini(void *state)
+{
+	struct query_state *st = state;
+
+	free(st->cols);
+	free(st->start);
+	st->cols = NULL;
+	st->start = NULL;
+}
+
+/* Room for n columns, the new ones zeroed (R_IGNORE). */
+static void cols_reserve(struct query_state *st, size_t n)
+{
+	size_t old = st->cols_alloc;
+
+	if (n <= old)
+		return;
+	st->cols_alloc = n < 2 * old ? 2 * old : n < 64 ? 64 : n;
+	st->cols = xreallocarray(st->cols, st->cols_alloc, sizeof(*st->cols));
+	memset(st->cols + old, 0, (st->cols_alloc - old) * sizeof(*st->cols));
+}
 
 /* Map a comma list of names (a header line, or --columns) onto the state. */
 static void set_columns(struct query_state *st, const char *p, size_t n)
@@ -437,13 +467,18 @@ static void set_columns(struct query_state *st, const char *p, size_t n)
 	int best_power = 255, best_limit = 255;
 	uint32_t nc = 0;
 
-	memset(st, 0, sizeof(*st));
+	st->ncols = 0;
+	st->has_time = st->has_mask = st->has_unit = false;
+	st->nreasons = 0;
+	if (st->cols_alloc)
+		memset(st->cols, 0, st->cols_alloc * sizeof(*st->cols));
 	for (;;) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
 		const char *fe = c ? c : end;
 		struct slice unit, name = smi_csv_header_name((struct slice){ p, (size_t)(fe - p) },
 							      &unit);
-		if (nc < MAX_COLS) {
+		cols_reserve(st, (size_t)nc + 1);
+		{
 			struct col *cl = &st->cols[nc];
 			const struct field_def *d = field_lookup(name);
 			if (d) {
@@ -454,6 +489,8 @@ static void set_columns(struct query_state *st, const char *p, size_t n)
 			}
 			if (unit.n < UNIT_MAX)
 				slice_copy(cl->unit, UNIT_MAX, unit);
+			if (unit.n)
+				st->has_unit = true;
 			if (cl->role == R_POWER && cl->arg < best_power)
 				best_power = cl->arg;
 			if (cl->role == R_LIMIT && cl->arg < best_limit)
@@ -470,7 +507,7 @@ static void set_columns(struct query_state *st, const char *p, size_t n)
 	}
 	st->ncols = nc;
 	/* power.draw over .average over .instant; enforced over requested limit */
-	for (uint32_t i = 0; i < nc && i < MAX_COLS; i++) {
+	for (uint32_t i = 0; i < nc; i++) {
 		struct col *cl = &st->cols[i];
 		if ((cl->role == R_POWER && cl->arg != best_power) ||
 		    (cl->role == R_LIMIT && cl->arg != best_limit) ||
@@ -530,11 +567,61 @@ static bool query_is_context(const char *line, size_t n)
 
 /* ---- rows --------------------------------------------------------------- */
 
-static void read_row(struct parse_ctx *ctx, const struct query_state *st, const char *line,
+/* The row's field offsets, in the state's table grown to fit every field. */
+static size_t split_row(struct query_state *st, const char *line, size_t n)
+{
+	size_t nf;
+
+	if (st->start_alloc < (size_t)st->ncols + 1) {
+		st->start_alloc = (size_t)st->ncols + 16;
+		st->start = xreallocarray(st->start, st->start_alloc, sizeof(*st->start));
+	}
+	nf = smi_csv_split(line, n, st->start, st->start_alloc);
+	if (nf > st->start_alloc) {
+		st->start_alloc = nf;
+		st->start = xreallocarray(st->start, st->start_alloc, sizeof(*st->start));
+		nf = smi_csv_split(line, n, st->start, st->start_alloc);
+	}
+	return nf;
+}
+
+/*
+ * An unterminated last row is read when it is whole (formats.md 11.10).  It
+ * is torn when a field is missing (the count check) or when its last cell
+ * lost its unit while the row's other cells carry theirs ("631.9" of
+ * "631.95 W").  In a nounits file a cut number cannot be told from a whole
+ * one: that row is read (docs/formats/smi-query.md says so).
+ */
+static bool last_cell_cut(const struct query_state *st, const char *line, size_t n,
+			  const uint32_t *start, size_t nf)
+{
+	const struct col *cl = &st->cols[nf - 1];
+	struct slice v = smi_csv_field(line, n, start, nf, nf - 1, nf - 1);
+	uint8_t status = 0;
+	double d;
+
+	if (!cl->unit[0] || smi_missing_token(v, &status) || !smi_csv_number(v, cl->unit, &d))
+		return false;	/* a token, or not a number: the value check decides */
+	if (v.n > strlen(cl->unit) && slice_eq((struct slice){ v.p + v.n - strlen(cl->unit),
+						  strlen(cl->unit) }, cl->unit))
+		return false;	/* it ends with its unit */
+	/* a bare number where the header names a unit: cut if other cells carry units */
+	for (size_t i = 0; i + 1 < nf; i++) {
+		struct slice o = smi_csv_field(line, n, start, nf, i, i);
+		if (st->cols[i].unit[0] && o.n > strlen(st->cols[i].unit) &&
+		    slice_eq((struct slice){ o.p + o.n - strlen(st->cols[i].unit),
+					     strlen(st->cols[i].unit) }, st->cols[i].unit))
+			return true;
+	}
+	return false;
+}
+
+static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *line,
 		     size_t n)
 {
-	uint32_t start[MAX_SPLIT];
-	size_t nf = smi_csv_split(line, n, start, MAX_SPLIT);
+	size_t nf = split_row(st, line, n);
+	const uint32_t *start = st->start;
+	const char *cut = ctx->last_line_partial ? "line cut short: " : "";
 	size_t ncols = st->ncols;
 	struct slice uuid = { NULL, 0 }, name = { NULL, 0 };
 	bool reasons_ok = st->nreasons > 0;
@@ -546,7 +633,11 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 	 * absorb extra fields: a shifted row must not pass as a reading.
 	 */
 	if (nf != ncols) {
-		smi_csv_bad_count(ctx, line, n, start, MAX_SPLIT, nf, ncols);
+		smi_csv_bad_count(ctx, line, n, start, st->start_alloc, nf, ncols);
+		return;
+	}
+	if (ctx->last_line_partial && last_cell_cut(st, line, n, start, nf)) {
+		ctx_bad(ctx, 0, "line cut short: the last value lost its unit");
 		return;
 	}
 
@@ -554,7 +645,7 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 	r.kind = REC_SAMPLE;
 	r.gpu_index = -1;
 	r.time_kind = st->has_time ? TK_ABS : TK_NONE;
-	for (size_t i = 0; i < ncols && i < MAX_COLS; i++) {
+	for (size_t i = 0; i < ncols; i++) {
 		const struct col *cl = &st->cols[i];
 		struct slice v;
 		double d;
@@ -566,8 +657,8 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 		switch (cl->role) {
 		case R_TIME:
 			if (smi_csv_time(v, &r.t_ns)) {
-				ctx_bad(ctx, ctx_col(line, v.p), "bad timestamp '%.*s'",
-					quote_len(v), v.p);
+				ctx_bad(ctx, ctx_col(line, v.p), "%sbad timestamp '%.*s'",
+					cut, quote_len(v), v.p);
 				return;
 			}
 			continue;
@@ -620,8 +711,8 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 				continue;
 			}
 			ctx_bad(ctx, ctx_col(line, v.p),
-				"expected Active or Not Active, got '%.*s' in %s",
-				quote_len(v), v.p, fields[cl->def].name);
+				"%sexpected Active or Not Active, got '%.*s' in %s",
+				cut, quote_len(v), v.p, fields[cl->def].name);
 			return;
 		case R_METRIC:
 		case R_POWER:
@@ -639,7 +730,7 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 		/* not a reading: a "no value" token, or a bad line */
 		if (smi_missing_token(v, &r.status))
 			continue;
-		ctx_bad(ctx, ctx_col(line, v.p), "bad value '%.*s' in %s", quote_len(v), v.p,
+		ctx_bad(ctx, ctx_col(line, v.p), "%sbad value '%.*s' in %s", cut, quote_len(v), v.p,
 			fields[cl->def].name);
 		return;
 	}
@@ -680,11 +771,7 @@ bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t 
 		ctx_bad(ctx, 0, "headerless %s CSV: pass --columns with the queried fields", kind);
 		return false;
 	}
-	/* nvidia-smi ends every row with a newline: without one it was cut */
-	if (ctx->last_line_partial) {
-		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input");
-		return false;
-	}
+	/* a last row without a newline is read when whole: each reader checks it */
 	return true;
 }
 
@@ -770,4 +857,5 @@ const struct format format_smi_query = {
 	.is_context = query_is_context,
 	.context_first = "abcdefghijklmnopqrstuvwxyz\xEF",
 	.line = query_line,
+	.fini = query_fini,
 };
