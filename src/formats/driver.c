@@ -798,7 +798,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 			const struct rec *r = &c.batch.recs[i];
 			if (r->kind == REC_BAD || r->time_kind != TK_NONE)
 				continue;
-			if ((r->kind == REC_SAMPLE || r->kind == REC_PROC) && tick_seq_next(&seq, r))
+			if ((r->kind == REC_SAMPLE || r->kind == REC_PROC) && tick_seq_next(&seq, r, &c.batch))
 				s->ticks++;
 		}
 	}
@@ -868,7 +868,7 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 				: "no time in file: one tick per --interval, ending at the file modification time";
 		}
 		if (r->kind == REC_SAMPLE || r->kind == REC_PROC) {
-			if (tick_seq_next(&s->tick, r))
+			if (tick_seq_next(&s->tick, r, s->head_batch))
 				s->ticks++;
 		}
 		r->t_ns = tick_time(s, s->ticks ? s->ticks : 1, o);

@@ -840,7 +840,9 @@ static int query_sniff(const char *head, size_t n, const char *fname)
 	if (smi_csv_is_header(p, n)) {
 		struct header_info hi;
 		header_scan(p, n, &hi);
-		if (hi.pid && hi.apps && !hi.util)
+		/* process_name or used_gpu_memory: --query-compute-apps, with or
+		 * without a pid column (formats.md 11.8) */
+		if (hi.apps && !hi.util)
 			return 0;
 		return hi.known && hi.known * 2 >= hi.nf ? 90 : 0;
 	}

@@ -458,7 +458,7 @@ void pl_collect_rec(struct pl_collect *c, size_t i, const struct rec *r, const s
 		return;
 	/* ticks as the driver counts them (resolve_time, ticks.h) */
 	if (r->time_kind == TK_NONE) {
-		if (tick_seq_next(&in->tick, r))
+		if (tick_seq_next(&in->tick, r, b))
 			in->ticks++;
 	} else if (r->time_kind == TK_FILE && !in->ticks) {
 		in->ticks = 1;

@@ -19,14 +19,41 @@ void tick_seq_release(struct tick_seq *t)
 	tick_seq_init(t);
 }
 
-static size_t pair_slot(const struct tick_seq *t, int32_t gpu, int64_t pid)
+static uint64_t mix(uint64_t h)
 {
-	uint64_t h = ((uint64_t)(uint32_t)gpu * 0x9E3779B97F4A7C15u) ^ (uint64_t)pid;
-
 	h ^= h >> 29;
 	h *= 0xBF58476D1CE4E5B9u;
 	h ^= h >> 32;
-	return (size_t)h & (t->cap - 1);
+	return h;
+}
+
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001B3u;
+	return h;
+}
+
+/*
+ * Who a process row is: its GPU (index and UUID: compute-apps rows name the
+ * UUID only) and pid; where the pid is unknown (a compute-apps file without
+ * a pid column, pid "[Not Supported]") the process name stands in for it.
+ */
+static int64_t proc_key(const struct rec *r, const struct batch *b)
+{
+	uint64_t h = 0xCBF29CE484222325u;
+
+	if (b && r->uuid != STR_NONE)
+		h = str_hash(h, batch_str(b, r->uuid));
+	if (r->pid < -1 && b && r->name != STR_NONE)
+		h = str_hash(h, batch_str(b, r->name));
+	return (int64_t)mix(h ^ (uint64_t)r->pid);
+}
+
+static size_t pair_slot(const struct tick_seq *t, int32_t gpu, int64_t pid)
+{
+	return (size_t)mix(((uint64_t)(uint32_t)gpu * 0x9E3779B97F4A7C15u) ^ (uint64_t)pid) &
+	       (t->cap - 1);
 }
 
 /* Is (gpu, pid) in the current interval?  Adds it when not. */
@@ -68,28 +95,29 @@ static void new_interval(struct tick_seq *t)
 	}
 }
 
-static bool proc_starts_tick(struct tick_seq *t, const struct rec *r)
+static bool proc_starts_tick(struct tick_seq *t, const struct rec *r, int64_t key)
 {
 	bool after_header = r->present & PF_AFTER_HEADER;
 
 	if (!t->started || r->gpu_index < t->last_gpu)
 		return true;
-	if (pair_seen(t, r->gpu_index, r->pid))
+	if (pair_seen(t, r->gpu_index, key))
 		return true;
 	return after_header && r->gpu_index == t->last_gpu && r->pid < t->last_pid;
 }
 
-bool tick_seq_next(struct tick_seq *t, const struct rec *r)
+bool tick_seq_next(struct tick_seq *t, const struct rec *r, const struct batch *b)
 {
 	bool start;
 
 	if (!t->gen)
 		t->gen = 1;	/* a zeroed tick_seq: stamp 0 marks a free slot */
 	if (r->kind == REC_PROC) {
-		start = proc_starts_tick(t, r);
+		int64_t key = proc_key(r, b);
+		start = proc_starts_tick(t, r, key);
 		if (start) {
 			new_interval(t);
-			(void)pair_seen(t, r->gpu_index, r->pid);
+			(void)pair_seen(t, r->gpu_index, key);
 		}
 		t->last_pid = r->pid;
 	} else {

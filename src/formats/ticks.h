@@ -24,7 +24,7 @@
 struct tick_pair {
 	int32_t gpu;
 	uint32_t gen;		/* live when it equals tick_seq.gen */
-	int64_t pid;
+	int64_t pid;		/* a key of the process: its pid, UUID and name hashed */
 };
 
 struct tick_seq {
@@ -40,7 +40,8 @@ struct tick_seq {
 
 void tick_seq_init(struct tick_seq *t);
 void tick_seq_release(struct tick_seq *t);
-/* r (a REC_SAMPLE or REC_PROC without time) in order: true when it starts a tick. */
-bool tick_seq_next(struct tick_seq *t, const struct rec *r);
+/* r (a REC_SAMPLE or REC_PROC without time, its strings in b) in order: true
+ * when it starts a tick. */
+bool tick_seq_next(struct tick_seq *t, const struct rec *r, const struct batch *b);
 
 #endif
