@@ -29,6 +29,7 @@
 
 #include "formats/place.h"
 #include "formats/reader.h"
+#include "formats/smi.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -257,6 +258,7 @@ struct chunk {
 	int nctx;
 	bool first;		/* first chunk of the file: skip a BOM */
 	bool ends_partial;	/* the last line has no newline */
+	bool partial_read;	/* ... and it was read as a whole row, not skipped */
 	bool last;		/* the file's last chunk */
 	enum chunk_state state;
 	struct batch batch;
@@ -317,7 +319,7 @@ struct pool {
 };
 
 static void parse_lines(const struct format *f, struct parse_ctx *ctx, const char *p,
-			size_t n, bool ends_partial)
+			size_t n, bool ends_partial, bool *read)
 {
 	const char *end = p + n;
 
@@ -332,10 +334,14 @@ static void parse_lines(const struct format *f, struct parse_ctx *ctx, const cha
 		ctx->last_line_partial = !nl && ends_partial;
 		if (len) {
 			size_t i = 0;
+			uint64_t bad = ctx->out->bad;
 			while (i < len && (p[i] == ' ' || p[i] == '\t'))
 				i++;
 			if (i < len)
 				f->line(ctx, p, len);
+			/* an unterminated last row the format read whole (formats.md 11.10) */
+			if (ctx->last_line_partial && ctx->out->bad == bad && read)
+				*read = true;
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -393,6 +399,7 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 {
 	const struct format *f = c->src->fmt;
 	struct parse_ctx ctx = { 0 };
+	struct ingest_opts local;
 	void *state;
 	const char *p = c->p;
 	size_t n = c->n;
@@ -402,6 +409,12 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 	if (f->stream) {
 		parse_stream(c, o);
 		goto done;
+	}
+	if (c->src->st && c->src->st->columns) {
+		/* a headerless CSV read with a sibling's header (smi_csv_sibling_columns) */
+		local = *o;
+		local.columns = c->src->st->columns;
+		o = &local;
 	}
 	state = f->state_size ? xcalloc(1, f->state_size) : NULL;
 	if (f->init)
@@ -419,7 +432,8 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 		p += 3;
 		n -= 3;
 	}
-	parse_lines(f, &ctx, p, n, c->ends_partial);
+	c->partial_read = false;
+	parse_lines(f, &ctx, p, n, c->ends_partial, &c->partial_read);
 	c->batch.lines = ctx.line;
 	if (state && f->fini)
 		f->fini(state);
@@ -964,6 +978,10 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	free(c.owned);
 	batch_release(&c.batch);
 	source_release(&s);
+	/* the column decision is the file's, not a statistic: keep it */
+	before.columns = st->columns;
+	before.columns_tried = st->columns_tried;
+	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
 	*st = before;
 }
 
@@ -1069,8 +1087,10 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		/* chunk consumed */
 		s->lines_before += c->batch.lines;
 		s->st->lines += c->batch.lines;
-		if (c->ends_partial && c->batch.lines)
+		if (c->ends_partial && c->batch.lines) {
 			s->st->partial_last_line = true;
+			s->st->partial_last_read = c->partial_read;
+		}
 		if (s->rd.kind == READER_MAP)
 			s->st->bytes += c->n;
 		s->head_seq++;
@@ -1133,10 +1153,21 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 	if (o->format) {
 		s->fmt = format_find(o->format);
 		snprintf(st->why, sizeof(st->why), "--format %s", o->format);
+	} else if (o->columns && (s->fmt = smi_columns_format(head, head_n, o->columns))) {
+		/* formats.md 11.9: with --columns the list decides, whatever the first cell */
+		snprintf(st->why, sizeof(st->why), "--columns: a headerless %s row of as many fields",
+			 s->fmt->id);
 	} else {
 		s->fmt = format_sniff(head, head_n, name, &score);
 		if (s->fmt)
 			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id, score);
+	}
+	if (s->fmt && !o->columns && !st->columns_tried &&
+	    (s->fmt == &format_smi_query || s->fmt == &format_smi_apps)) {
+		st->columns_tried = true;
+		st->columns = smi_csv_sibling_columns(st->path, head, head_n,
+						      s->fmt == &format_smi_apps, st->columns_note,
+						      sizeof(st->columns_note));
 	}
 	if (!s->fmt) {
 		snprintf(st->skip_reason, sizeof(st->skip_reason), "not a recognised format");
@@ -1330,6 +1361,7 @@ void ingest_result_release(struct ingest_result *res)
 	for (size_t i = 0; i < res->nr; i++) {
 		free(res->inputs[i].path);
 		free(res->inputs[i].placed_ns);
+		free(res->inputs[i].columns);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));

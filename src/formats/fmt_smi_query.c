@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] logs. */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,9 @@
  * column 140), so the column table grows with the header: no column limit.
  * The only bound left is the driver's line cap (MAX_LINE), reported there. */
 #define UNIT_MAX 8
+/* a headerless file's siblings: how many are looked at, and how much of each */
+#define SIBLING_FILES 4096
+#define SIBLING_BYTES (64 * 1024)
 /* how much of an offending token a message quotes */
 #define QUOTE_MAX 40
 
@@ -773,6 +778,136 @@ bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t 
 	}
 	/* a last row without a newline is read when whole: each reader checks it */
 	return true;
+}
+
+/* ---- headerless files: --columns and a sibling's header ------------------ */
+
+/* The first line of head past up to three "WARNING:" lines, without CR/BOM. */
+static struct slice head_first_line(const char *head, size_t n)
+{
+	const char *p = head, *end;
+
+	smi_csv_skip_bom(&p, &n);
+	end = p + n;
+	for (int skipped = 0;; skipped++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (skipped < 3 && nl && slice_starts_with((struct slice){ p, len }, "WARNING:")) {
+			p = nl + 1;
+			continue;
+		}
+		return (struct slice){ p, len };
+	}
+}
+
+static size_t count_fields(struct slice l)
+{
+	size_t nf = 1;
+
+	for (size_t i = 0; i < l.n; i++)
+		nf += l.p[i] == ',';
+	return nf;
+}
+
+/* Does a list of query fields name processes (--query-compute-apps)? */
+static bool names_apps(const char *p, size_t n)
+{
+	struct header_info hi;
+
+	header_scan(p, n, &hi);
+	return hi.apps && !hi.util;
+}
+
+const struct format *smi_columns_format(const char *head, size_t n, const char *columns)
+{
+	struct slice l = head_first_line(head, n);
+	size_t nc = count_fields((struct slice){ columns, strlen(columns) });
+
+	if (l.n < 3 || nc < 2 || smi_csv_is_header(l.p, l.n) || strchr("{[#<", l.p[0]))
+		return NULL;
+	if (names_apps(columns, strlen(columns)))
+		/* a process path may hold ", ": at least as many fields */
+		return count_fields(l) >= nc ? &format_smi_apps : NULL;
+	return count_fields(l) == nc ? &format_smi_query : NULL;
+}
+
+/* A sibling's first line when it is a header of nf fields of the wanted kind. */
+static bool sibling_header(const char *dir, const char *name, size_t nf, bool apps,
+			   char *buf, size_t cap, struct slice *out)
+{
+	char path[4096];
+	struct header_info hi;
+	struct slice l;
+	size_t got;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return false;
+	if (!(f = fopen(path, "rb")))
+		return false;
+	got = fread(buf, 1, cap, f);
+	fclose(f);
+	l = head_first_line(buf, got);
+	if ((size_t)(l.p - buf) + l.n >= got && got == cap)
+		return false;	/* a first line longer than we read: not a header we know */
+	if (!smi_csv_is_header(l.p, l.n) || count_fields(l) != nf)
+		return false;
+	header_scan(l.p, l.n, &hi);
+	if (!hi.known || hi.known * 2 < hi.nf || names_apps(l.p, l.n) != apps)
+		return false;
+	*out = l;
+	return true;
+}
+
+char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, bool apps,
+			      char *note, size_t note_cap)
+{
+	struct slice l = head_first_line(head, n);
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[4096], hit_name[256] = "", *buf, *cols = NULL;
+	size_t nf, nhits = 0, seen = 0;
+	bool differ = false;
+	struct dirent *de;
+	DIR *d;
+
+	note[0] = 0;
+	if (!l.n || smi_csv_is_header(l.p, l.n) || !memchr(l.p, ',', l.n))
+		return NULL;	/* it has its own header, or it is no CSV row */
+	nf = count_fields(l);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!(d = opendir(dir)))
+		return NULL;
+	buf = xmalloc(SIBLING_BYTES);
+	/* a directory of many logs: look at the first SIBLING_FILES only */
+	while ((de = readdir(d)) && seen++ < SIBLING_FILES) {
+		struct slice h;
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, base) ||
+		    !sibling_header(dir, de->d_name, nf, apps, buf, SIBLING_BYTES, &h))
+			continue;
+		if (nhits && (h.n != strlen(cols) || memcmp(h.p, cols, h.n)))
+			differ = true;
+		if (!nhits++) {
+			cols = xstrndup(h.p, h.n);
+			snprintf(hit_name, sizeof(hit_name), "%s", de->d_name);
+		}
+	}
+	closedir(d);
+	free(buf);
+	if (nhits && !differ) {
+		snprintf(note, note_cap, "headerless: columns from the header of %s (%zu fields)",
+			 hit_name, nf);
+		return cols;
+	}
+	free(cols);
+	if (differ)
+		snprintf(note, note_cap, "headerless CSV of %zu fields: files beside it have "
+			 "different headers of that width; pass --columns", nf);
+	else
+		snprintf(note, note_cap, "headerless CSV of %zu fields: no file beside it has a "
+			 "header of %zu fields; pass --columns", nf, nf);
+	return NULL;
 }
 
 /* ---- sniffing ----------------------------------------------------------- */
