@@ -1162,11 +1162,10 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 		if (s->fmt)
 			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id, score);
 	}
-	if (s->fmt && !o->columns && !st->columns_tried &&
-	    (s->fmt == &format_smi_query || s->fmt == &format_smi_apps)) {
+	if (s->fmt == &format_smi_query && !o->columns && !st->columns_tried) {
+		/* issue 14: a headerless loop beside the same query with its header */
 		st->columns_tried = true;
-		st->columns = smi_csv_sibling_columns(st->path, head, head_n,
-						      s->fmt == &format_smi_apps, st->columns_note,
+		st->columns = smi_csv_sibling_columns(st->path, head, head_n, st->columns_note,
 						      sizeof(st->columns_note));
 	}
 	if (!s->fmt) {

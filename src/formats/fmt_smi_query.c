@@ -833,9 +833,54 @@ const struct format *smi_columns_format(const char *head, size_t n, const char *
 	return count_fields(l) == nc ? &format_smi_query : NULL;
 }
 
-/* A sibling's first line when it is a header of nf fields of the wanted kind. */
-static bool sibling_header(const char *dir, const char *name, size_t nf, bool apps,
-			   char *buf, size_t cap, struct slice *out)
+static void query_line(struct parse_ctx *ctx, const char *line, size_t n);
+
+/*
+ * Do the first whole rows of head read under these columns, with no bad
+ * value?  A sibling of the same width may log other fields ("0" is no
+ * timestamp): its header is borrowed only when the rows fit it.
+ */
+static bool rows_fit(const char *cols, size_t cols_n, const char *head, size_t n)
+{
+	struct query_state st;
+	struct batch b;
+	struct parse_ctx ctx;
+	const char *p = head, *end = head + n;
+	int rows = 0;
+	bool ok;
+
+	memset(&st, 0, sizeof(st));
+	memset(&b, 0, sizeof(b));
+	memset(&ctx, 0, sizeof(ctx));
+	set_columns(&st, cols, cols_n);
+	ctx.out = &b;
+	ctx.state = &st;
+	ctx.src = "";
+	while (p < end && rows < 20) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len;
+		if (!nl)
+			break;	/* the head may end mid-line */
+		len = (size_t)(nl - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		ctx.line++;
+		if (len) {
+			query_line(&ctx, p, len);
+			rows++;
+		}
+		p = nl + 1;
+	}
+	ok = rows > 0 && b.bad == 0 && b.records > 0;
+	query_fini(&st);
+	free(b.recs);
+	free(b.strs);
+	return ok;
+}
+
+/* A sibling's first line when it is a --query-gpu header of nf fields. */
+static bool sibling_header(const char *dir, const char *name, size_t nf, char *buf, size_t cap,
+			   struct slice *out)
 {
 	char path[4096];
 	struct header_info hi;
@@ -855,19 +900,19 @@ static bool sibling_header(const char *dir, const char *name, size_t nf, bool ap
 	if (!smi_csv_is_header(l.p, l.n) || count_fields(l) != nf)
 		return false;
 	header_scan(l.p, l.n, &hi);
-	if (!hi.known || hi.known * 2 < hi.nf || names_apps(l.p, l.n) != apps)
+	if (!hi.known || hi.known * 2 < hi.nf || names_apps(l.p, l.n))
 		return false;
 	*out = l;
 	return true;
 }
 
-char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, bool apps,
-			      char *note, size_t note_cap)
+char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char *note,
+			      size_t note_cap)
 {
 	struct slice l = head_first_line(head, n);
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char dir[4096], hit_name[256] = "", *buf, *cols = NULL;
-	size_t nf, nhits = 0, seen = 0;
+	size_t nf, nhits = 0, seen = 0, nofit = 0;
 	bool differ = false;
 	struct dirent *de;
 	DIR *d;
@@ -884,8 +929,12 @@ char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, bool
 	while ((de = readdir(d)) && seen++ < SIBLING_FILES) {
 		struct slice h;
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, base) ||
-		    !sibling_header(dir, de->d_name, nf, apps, buf, SIBLING_BYTES, &h))
+		    !sibling_header(dir, de->d_name, nf, buf, SIBLING_BYTES, &h))
 			continue;
+		if (!rows_fit(h.p, h.n, head, n)) {
+			nofit++;
+			continue;
+		}
 		if (nhits && (h.n != strlen(cols) || memcmp(h.p, cols, h.n)))
 			differ = true;
 		if (!nhits++) {
@@ -904,6 +953,10 @@ char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, bool
 	if (differ)
 		snprintf(note, note_cap, "headerless CSV of %zu fields: files beside it have "
 			 "different headers of that width; pass --columns", nf);
+	else if (nofit)
+		snprintf(note, note_cap, "headerless CSV of %zu fields: its rows do not read under "
+			 "the header%s of that width beside it; pass --columns", nf,
+			 nofit > 1 ? "s" : "");
 	else
 		snprintf(note, note_cap, "headerless CSV of %zu fields: no file beside it has a "
 			 "header of %zu fields; pass --columns", nf, nf);

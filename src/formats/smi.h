@@ -65,13 +65,14 @@ void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const 
  */
 const struct format *smi_columns_format(const char *head, size_t n, const char *columns);
 /*
- * A headerless --query-gpu (apps: --query-compute-apps) file whose directory
- * holds a file with a header of the same width, and no other header of that
- * width: that header, malloc'ed, for the file's columns.  note says what was
- * decided (empty when the file has its own header).  NULL when not inferred.
+ * A headerless --query-gpu file whose directory holds a file with a header
+ * of the same width under which its first rows read without a bad value, and
+ * no other such header: that header, malloc'ed, for the file's columns.  note
+ * says what was decided (empty when the file has its own header).  NULL when
+ * not inferred.
  */
-char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, bool apps,
-			      char *note, size_t note_cap);
+char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char *note,
+			      size_t note_cap);
 extern const struct format format_smi_query, format_smi_apps;
 /* Emit r (its kind set) with the UUID and name (GPU or process), when given. */
 void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
