@@ -16,6 +16,7 @@
 #define UNIT_MAX 8
 /* a headerless file's siblings: how many are looked at, and how much of each */
 #define SIBLING_FILES 4096
+#define SIBLING_FILES_STR "4096"
 #define SIBLING_BYTES (64 * 1024)
 /* how much of an offending token a message quotes */
 #define QUOTE_MAX 40
@@ -945,14 +946,18 @@ char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char
 	closedir(d);
 	free(buf);
 	if (nhits && !differ) {
-		snprintf(note, note_cap, "headerless: columns from the header of %s (%zu fields)",
-			 hit_name, nf);
+		snprintf(note, note_cap, "headerless: columns from the header of %s (%zu fields)%s",
+			 hit_name, nf, seen > SIBLING_FILES ? "; only the first "
+			 SIBLING_FILES_STR " files beside it were looked at" : "");
 		return cols;
 	}
 	free(cols);
 	if (differ)
 		snprintf(note, note_cap, "headerless CSV of %zu fields: files beside it have "
 			 "different headers of that width; pass --columns", nf);
+	else if (seen > SIBLING_FILES)
+		snprintf(note, note_cap, "headerless CSV of %zu fields: no header of that width in "
+			 "the first " SIBLING_FILES_STR " files beside it; pass --columns", nf);
 	else if (nofit)
 		snprintf(note, note_cap, "headerless CSV of %zu fields: its rows do not read under "
 			 "the header%s of that width beside it; pass --columns", nf,
