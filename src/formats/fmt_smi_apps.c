@@ -143,6 +143,19 @@ static bool apps_is_context(const char *line, size_t n)
 	return apps_header(line, n, &pid, &other, &strong);
 }
 
+/*
+ * An unterminated last row is whole when its last value shows its end: a
+ * unit ("512 MiB") or a closed token ("[N/A]").  A path or a bare number may
+ * be cut anywhere ("/usr/bin/pyth", "51" of "512"), so such a row is not read.
+ */
+static bool last_cell_whole(const char *line, size_t n, const uint32_t *start, size_t nf)
+{
+	struct slice v = smi_csv_field(line, n, start, nf, nf - 1, nf - 1);
+
+	return (v.n > 4 && !memcmp(v.p + v.n - 4, " MiB", 4)) ||
+	       (v.n >= 2 && v.p[0] == '[' && v.p[v.n - 1] == ']');
+}
+
 static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const char *line,
 		     size_t n)
 {
@@ -225,6 +238,11 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 		return;
 	}
 
+	if (ctx->last_line_partial && !last_cell_whole(line, n, start, nf)) {
+		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input, and its "
+			"last value may be cut");
+		return;
+	}
 	smi_csv_emit(ctx, &r, uuid, proc);
 }
 
