@@ -15,9 +15,9 @@
  * The only bound left is the driver's line cap (MAX_LINE), reported there. */
 #define UNIT_MAX 8
 /* a headerless file's siblings: how many are looked at, and how much of each */
-#define SIBLING_FILES 4096
-#define SIBLING_FILES_STR "4096"
-#define SIBLING_BYTES (64 * 1024)
+#define SIBLING_FILES 1024
+#define SIBLING_FILES_STR "1024"
+#define SIBLING_BYTES (16 * 1024)	/* a 212-column header is about 7 KiB */
 /* how much of an offending token a message quotes */
 #define QUOTE_MAX 40
 
@@ -930,6 +930,7 @@ char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char
 	while ((de = readdir(d)) && seen++ < SIBLING_FILES) {
 		struct slice h;
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, base) ||
+		    (de->d_type != DT_REG && de->d_type != DT_UNKNOWN) ||
 		    !sibling_header(dir, de->d_name, nf, buf, SIBLING_BYTES, &h))
 			continue;
 		if (!rows_fit(h.p, h.n, head, n)) {
