@@ -26,6 +26,8 @@ enum pm_special {
 	PS_XID,
 	PS_INDEX,	/* nvidia_smi_index{uuid}: the value is the GPU index */
 	PS_INFO,	/* nvidia_smi_gpu_info{uuid,index,name}: labels only */
+	PS_APP,		/* nvidia_smi_compute_app_info{pid,process_name,uuid}: a process */
+	PS_APP_MEM,	/* nvidia_smi_compute_app_used_memory_bytes: its memory */
 };
 
 #define PM_NO_METRIC (-1)
@@ -112,6 +114,9 @@ static const struct pm_map pm_table[] = {
 	{ "nvidia_smi_clocks_throttle_reasons_active", M_EVENT_MASK, PS_NONE, PF_MERGE, 1.0, 0 },
 	{ "nvidia_smi_index", PM_NO_METRIC, PS_INDEX, PF_MERGE, 1.0, 0 },
 	{ "nvidia_smi_gpu_info", PM_NO_METRIC, PS_INFO, PF_MERGE, 1.0, 0 },
+	{ "nvidia_smi_compute_app_info", PM_NO_METRIC, PS_APP, PF_MERGE, 1.0, 0 },
+	{ "nvidia_smi_compute_app_used_memory_bytes", PM_NO_METRIC, PS_APP_MEM, PF_MERGE,
+	  MIB_PER_BYTE, 0 },
 };
 #define PM_NTABLE (sizeof(pm_table) / sizeof(pm_table[0]))
 
@@ -137,17 +142,29 @@ struct pm_open {
 	uint8_t rank[M__COUNT];	/* rank of the series that set each metric */
 };
 
+/* An exporter process record still open for its memory series. */
+struct pm_open_proc {
+	uint32_t uuid_hash;
+	int64_t pid, t_ns;
+	uint8_t tk;
+	size_t rec;
+};
+#define PM_MAX_PROCS 256
+
 struct pm_state {
 	struct pm_fb fb[PM_MAX_GPUS];
 	struct pm_open open[PM_MAX_GPUS];
 	size_t nopen;
+	struct pm_open_proc procs[PM_MAX_PROCS];
+	size_t nprocs;
 };
 
 /* The labels this parser uses, unescaped (truncated to the buffer). */
 struct pm_labels {
 	int32_t gpu, device, index;
-	char uuid[128], name[128], mig[32], err_msg[96], plain_name[128];
-	size_t uuid_n, name_n, mig_n, err_msg_n, plain_name_n;
+	int64_t pid;
+	char uuid[128], name[128], mig[32], err_msg[96], plain_name[128], process[256];
+	size_t uuid_n, name_n, mig_n, err_msg_n, plain_name_n, process_n;
 };
 
 static const struct pm_map *pm_find_exact(const char *p, size_t n)
@@ -242,6 +259,11 @@ static void pm_keep_label(struct pm_labels *lb, struct slice key, const char *ra
 		lb->err_msg_n = pm_copy(lb->err_msg, sizeof(lb->err_msg), val, val_n);
 	} else if (slice_eq(key, "index")) {
 		lb->index = pm_index(raw, raw_n);	/* nvidia_gpu_exporter's gpu_info */
+	} else if (slice_eq(key, "pid")) {
+		int32_t pid = pm_index(raw, raw_n);
+		lb->pid = pid >= 0 ? pid : -2;	/* a pid the exporter could not give */
+	} else if (slice_eq(key, "process_name")) {
+		lb->process_n = pm_copy(lb->process, sizeof(lb->process), val, val_n);
 	} else if (slice_eq(key, "name")) {
 		lb->plain_name_n = pm_copy(lb->plain_name, sizeof(lb->plain_name), val, val_n);
 	}
@@ -467,6 +489,56 @@ static struct rec *pm_open_rec(struct parse_ctx *ctx, struct pm_open *o, int64_t
 	return &ctx->out->recs[o->rec];
 }
 
+static uint32_t pm_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/*
+ * An exporter process series: one process record per (GPU, pid, scrape),
+ * its memory from nvidia_smi_compute_app_used_memory_bytes when that is
+ * given (absent under WDDM: unknown, not 0).
+ */
+static void pm_exporter_proc(struct parse_ctx *ctx, struct pm_state *st, const struct pm_map *m,
+			     const struct pm_labels *lb, const char *uuid, int32_t index,
+			     bool have_val, double val, int64_t t_ns, enum time_kind tk)
+{
+	uint32_t h = pm_hash(uuid);
+	struct pm_open_proc *o = NULL;
+	struct rec *r = NULL;
+
+	for (size_t i = 0; i < st->nprocs && lb->pid >= 0; i++)
+		if (st->procs[i].uuid_hash == h && st->procs[i].pid == lb->pid &&
+		    st->procs[i].t_ns == t_ns && st->procs[i].tk == (uint8_t)tk &&
+		    st->procs[i].rec < ctx->out->nr)
+			o = &st->procs[i];
+	if (o)
+		r = &ctx->out->recs[o->rec];
+	if (!r) {
+		if (!(r = ctx_rec(ctx, REC_PROC)))
+			return;
+		r->t_ns = t_ns;
+		r->time_kind = (uint8_t)tk;
+		r->pid = lb->pid;
+		r->gpu_index = index;
+		r->uuid = ctx_str(ctx, (struct slice){ uuid, strlen(uuid) });
+		if (lb->process_n)
+			r->name = ctx_str(ctx, (struct slice){ lb->process, lb->process_n });
+		if (st->nprocs < PM_MAX_PROCS)
+			st->procs[st->nprocs++] = (struct pm_open_proc){
+				.uuid_hash = h, .pid = lb->pid, .t_ns = t_ns, .tk = (uint8_t)tk,
+				.rec = (size_t)(r - ctx->out->recs) };
+	}
+	if (m->special == PS_APP_MEM && have_val) {
+		r->v[2] = val;
+		r->present |= PF_FB;
+	}
+}
+
 /*
  * One nvidia_gpu_exporter series: every series of one GPU in one scrape goes
  * into one sample record (the exposition lists them family by family), and
@@ -484,6 +556,10 @@ static void pm_exporter(struct parse_ctx *ctx, struct pm_state *st, const struct
 		return;	/* the exporter's own health series (failed scrapes, exit code) */
 	pm_exporter_uuid(lb, uuid, sizeof(uuid));
 	o = pm_open_find(st, uuid);
+	if (m->special == PS_APP || m->special == PS_APP_MEM) {
+		pm_exporter_proc(ctx, st, m, lb, uuid, o ? o->index : -1, have_val, val, t_ns, tk);
+		return;
+	}
 	if (o && m->special == PS_INDEX && have_val && val >= 0 && val <= INT32_MAX &&
 	    val == (double)(int32_t)val)
 		o->index = (int32_t)val;
@@ -552,7 +628,8 @@ static void pm_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	}
 	lb.gpu = lb.device = lb.index = -1;
-	lb.uuid_n = lb.name_n = lb.mig_n = lb.err_msg_n = lb.plain_name_n = 0;
+	lb.pid = -2;
+	lb.uuid_n = lb.name_n = lb.mig_n = lb.err_msg_n = lb.plain_name_n = lb.process_n = 0;
 	if (p < end && *p == '{') {
 		const char *brace = p;
 		if (!pm_labels(ctx, line, &p, end, &name, m || !name.n, &lb))
