@@ -51,8 +51,8 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check bench-record device-bin \
-        issue15
+        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
+        state-accuracy issue15
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -165,9 +165,18 @@ trace-check: $(BIN)
 	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 
+# gputally scale against the worked figures of sources.md and an independent fit
+scale-tests: $(BIN)
+	@sh tests/scale/run.sh $(BIN)
+
+# per-second states on the bundled capture against its app log (within and around phases)
+state-accuracy: $(BIN)
+	@sh tests/states/run.sh $(BIN)
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
+	scale-tests state-accuracy \
 	issue15
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)

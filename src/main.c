@@ -18,6 +18,7 @@ static const struct command {
 } commands[] = {
 	{ "report", cmd_report, report_options, "read GPU logs, explain where GPU time went and what it cost" },
 	{ "trace", cmd_trace, trace_options, "kernel-level figures from PyTorch profiler traces" },
+	{ "scale", cmd_scale, scale_options, "speedup, Amdahl and USL fits, and the cost of each GPU count" },
 	{ "cost", cmd_cost, cost_options, "the owning-versus-renting cost model alone, no logs" },
 	{ "dump", cmd_dump, dump_options, "print every parsed record as JSON lines (fixtures, debugging)" },
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },

@@ -32,6 +32,11 @@ struct finding {
 	double value;		/* the headline number (slope, seconds, watts ...) */
 	char message[200];
 	char evidence[240];
+	/* a memory leak's fitted line: MiB used at t0 and at t1 (NAN when the
+	 * finding is not a fit), and when it reaches the GPU's memory total
+	 * (0: unknown or never) */
+	double fit_mib0, fit_mib1;
+	int64_t full_ns;
 };
 
 /* Per-GPU process bookkeeping (attribution of time, busy time and energy). */

@@ -151,6 +151,17 @@ static void findings(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "value", f->value, 3);
 		jsonw_kstr(w, "message", f->message);
 		jsonw_kstr(w, "evidence", f->evidence);
+		if (isfinite(f->fit_mib0)) {
+			jsonw_key(w, "fit");
+			jsonw_obj_begin(w);
+			jsonw_knum(w, "mib_at_start", f->fit_mib0, 1);
+			jsonw_knum(w, "mib_at_end", f->fit_mib1, 1);
+			if (f->full_ns)
+				jsonw_ktime(w, "full_at", f->full_ns);
+			else
+				jsonw_kstr(w, "full_at", NULL);
+			jsonw_obj_end(w);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -290,6 +301,8 @@ void report_json(FILE *out, const struct report *r)
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
 	jsonw_kstr(&w, "tz", r->tz);
+	if (r->now_ns)
+		jsonw_ktime(&w, "generated_at", r->now_ns);
 	if (r->t0_ns != INT64_MAX) {
 		jsonw_ktime(&w, "start", r->t0_ns);
 		jsonw_ktime(&w, "end", r->t1_ns);
