@@ -598,6 +598,15 @@ static size_t split_row(struct query_state *st, const char *line, size_t n)
  * "631.95 W").  In a nounits file a cut number cannot be told from a whole
  * one: that row is read (docs/formats/smi-query.md says so).
  */
+/* Does the value end with " unit" (the unit after its number)? */
+static bool has_unit(struct slice v, const char *unit)
+{
+	size_t u = strlen(unit);
+
+	return u && v.n > u && v.p[v.n - u - 1] == ' ' &&
+	       slice_eq((struct slice){ v.p + v.n - u, u }, unit);
+}
+
 static bool last_cell_cut(const struct query_state *st, const char *line, size_t n,
 			  const uint32_t *start, size_t nf)
 {
@@ -606,19 +615,14 @@ static bool last_cell_cut(const struct query_state *st, const char *line, size_t
 	uint8_t status = 0;
 	double d;
 
-	if (!cl->unit[0] || smi_missing_token(v, &status) || !smi_csv_number(v, cl->unit, &d))
-		return false;	/* a token, or not a number: the value check decides */
-	if (v.n > strlen(cl->unit) && slice_eq((struct slice){ v.p + v.n - strlen(cl->unit),
-						  strlen(cl->unit) }, cl->unit))
-		return false;	/* it ends with its unit */
+	if (!cl->unit[0] || smi_missing_token(v, &status) || !smi_csv_number(v, cl->unit, &d) ||
+	    has_unit(v, cl->unit))
+		return false;	/* no unit to lose, a token, not a number (the value check
+				 * decides), or whole */
 	/* a bare number where the header names a unit: cut if other cells carry units */
-	for (size_t i = 0; i + 1 < nf; i++) {
-		struct slice o = smi_csv_field(line, n, start, nf, i, i);
-		if (st->cols[i].unit[0] && o.n > strlen(st->cols[i].unit) &&
-		    slice_eq((struct slice){ o.p + o.n - strlen(st->cols[i].unit),
-					     strlen(st->cols[i].unit) }, st->cols[i].unit))
+	for (size_t i = 0; i + 1 < nf; i++)
+		if (has_unit(smi_csv_field(line, n, start, nf, i, i), st->cols[i].unit))
 			return true;
-	}
 	return false;
 }
 
