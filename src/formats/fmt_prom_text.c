@@ -147,6 +147,7 @@ struct pm_open_proc {
 	uint32_t uuid_hash;
 	int64_t pid, t_ns;
 	uint8_t tk;
+	bool seen_info;		/* its compute_app_info line came */
 	size_t rec;
 };
 #define PM_MAX_PROCS 256
@@ -511,13 +512,14 @@ static void pm_exporter_proc(struct parse_ctx *ctx, struct pm_state *st, const s
 	struct pm_open_proc *o = NULL;
 	struct rec *r = NULL;
 
-	for (size_t i = 0; i < st->nprocs && lb->pid >= 0; i++)
-		if (st->procs[i].uuid_hash == h && st->procs[i].pid == lb->pid &&
-		    st->procs[i].t_ns == t_ns && st->procs[i].tk == (uint8_t)tk &&
-		    st->procs[i].rec < ctx->out->nr)
+	for (size_t i = 0; i < st->nprocs && lb->pid >= 0 && !o; i++)
+		if (st->procs[i].uuid_hash == h && st->procs[i].pid == lb->pid)
 			o = &st->procs[i];
-	if (o)
+	if (o && o->rec < ctx->out->nr && o->t_ns == t_ns && o->tk == (uint8_t)tk)
 		r = &ctx->out->recs[o->rec];
+	/* the same series again for this process and time: the next scrape */
+	if (r && (m->special == PS_APP ? o->seen_info : (r->present & PF_FB) != 0))
+		r = NULL;
 	if (!r) {
 		if (!(r = ctx_rec(ctx, REC_PROC)))
 			return;
@@ -528,11 +530,15 @@ static void pm_exporter_proc(struct parse_ctx *ctx, struct pm_state *st, const s
 		r->uuid = ctx_str(ctx, (struct slice){ uuid, strlen(uuid) });
 		if (lb->process_n)
 			r->name = ctx_str(ctx, (struct slice){ lb->process, lb->process_n });
-		if (st->nprocs < PM_MAX_PROCS)
-			st->procs[st->nprocs++] = (struct pm_open_proc){
-				.uuid_hash = h, .pid = lb->pid, .t_ns = t_ns, .tk = (uint8_t)tk,
-				.rec = (size_t)(r - ctx->out->recs) };
+		if (!o && lb->pid >= 0 && st->nprocs < PM_MAX_PROCS)
+			o = &st->procs[st->nprocs++];
+		if (o)
+			*o = (struct pm_open_proc){ .uuid_hash = h, .pid = lb->pid, .t_ns = t_ns,
+						    .tk = (uint8_t)tk,
+						    .rec = (size_t)(r - ctx->out->recs) };
 	}
+	if (o && m->special == PS_APP)
+		o->seen_info = true;
 	if (m->special == PS_APP_MEM && have_val) {
 		r->v[2] = val;
 		r->present |= PF_FB;
@@ -566,12 +572,12 @@ static void pm_exporter(struct parse_ctx *ctx, struct pm_state *st, const struct
 	if (o && m->special == PS_INFO && lb->index >= 0)
 		o->index = lb->index;
 	r = pm_open_rec(ctx, o, t_ns, tk);
-	if (m->metric != PM_NO_METRIC && have_val && r && (r->present & (1u << m->metric)) &&
-	    o->rank[m->metric] <= m->rank)
-		return;	/* a lesser series of a metric already read (power.draw.average) */
-	if (m->metric != PM_NO_METRIC && have_val && r &&
-	    (r->present & (1u << m->metric)) && o->rank[m->metric] == m->rank)
-		r = NULL;
+	if (m->metric != PM_NO_METRIC && have_val && r && (r->present & (1u << m->metric))) {
+		if (o->rank[m->metric] < m->rank)
+			return;	/* a lesser series of a metric already read (power.draw.average) */
+		if (o->rank[m->metric] == m->rank)
+			r = NULL;	/* the same series again: the next scrape, a new record */
+	}
 	if (!r) {
 		if (m->metric == PM_NO_METRIC && m->special != PS_INFO)
 			return;
