@@ -817,6 +817,8 @@ static size_t count_fields(struct slice l)
 }
 
 /* Does a list of query fields name processes (--query-compute-apps)? */
+static bool rows_fit(const char *cols, size_t cols_n, const char *head, size_t n);
+
 static bool names_apps(const char *p, size_t n)
 {
 	struct header_info hi;
@@ -832,10 +834,18 @@ const struct format *smi_columns_format(const char *head, size_t n, const char *
 
 	if (l.n < 3 || nc < 2 || smi_csv_is_header(l.p, l.n) || strchr("{[#<", l.p[0]))
 		return NULL;
-	if (names_apps(columns, strlen(columns)))
-		/* a process path may hold ", ": at least as many fields */
-		return count_fields(l) >= nc ? &format_smi_apps : NULL;
-	return count_fields(l) == nc ? &format_smi_query : NULL;
+	if (names_apps(columns, strlen(columns))) {
+		/* a process path may hold ", ": at least as many fields; a row starts
+		 * with a time, a pid, a UUID, a bus id or a path, not with words */
+		bool start = (l.p[0] >= '0' && l.p[0] <= '9') || l.p[0] == '/' ||
+			     slice_starts_with(l, "GPU-") || slice_starts_with(l, "MIG-");
+		return start && count_fields(l) >= nc ? &format_smi_apps : NULL;
+	}
+	/* as many fields, and the first rows read under the list (a kernel log
+	 * line may have as many commas by chance) */
+	if (count_fields(l) != nc || !rows_fit(columns, strlen(columns), head, n))
+		return NULL;
+	return &format_smi_query;
 }
 
 static void query_line(struct parse_ctx *ctx, const char *line, size_t n);
@@ -852,7 +862,7 @@ static bool rows_fit(const char *cols, size_t cols_n, const char *head, size_t n
 	struct parse_ctx ctx;
 	const char *p = head, *end = head + n;
 	int rows = 0;
-	bool ok;
+	bool ok, reads = false;
 
 	memset(&st, 0, sizeof(st));
 	memset(&b, 0, sizeof(b));
@@ -876,7 +886,10 @@ static bool rows_fit(const char *cols, size_t cols_n, const char *head, size_t n
 		}
 		p = nl + 1;
 	}
-	ok = rows > 0 && b.bad == 0 && b.records > 0;
+	/* a list of which nothing is read fits any text */
+	for (uint32_t i = 0; i < st.ncols; i++)
+		reads |= st.cols[i].role != R_IGNORE && st.cols[i].role != R_KNOWN;
+	ok = reads && rows > 0 && b.bad == 0 && b.records > 0;
 	query_fini(&st);
 	free(b.recs);
 	free(b.strs);
