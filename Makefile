@@ -52,7 +52,7 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy alert-tests
+        state-accuracy alert-tests issue15
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -144,6 +144,9 @@ golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
 corpus: $(BIN)
 	@sh tests/run-corpus.sh $(BIN)
+# hand-made cases of every issue 15 class (tests/issue15/README.md)
+issue15: $(BIN)
+	@sh tests/run-corpus.sh $(BIN) tests/issue15
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
 # The HTML/Markdown reports against the JSON, and rendered by headless Chromium.
@@ -177,7 +180,7 @@ alert-tests: $(BIN)
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests state-accuracy alert-tests
+	scale-tests state-accuracy alert-tests issue15
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)

@@ -39,8 +39,12 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_kint(w, "records", (int64_t)in->records);
 		jsonw_kint(w, "skipped", (int64_t)in->bad);
 		jsonw_kbool(w, "partial_last_line", in->partial_last_line);
+		if (in->partial_last_line)	/* read whole, or skipped as cut short */
+			jsonw_kbool(w, "partial_last_line_read", in->partial_last_read);
 		jsonw_kint(w, "dst_repeated_hour_records", (int64_t)in->dst_repeats);
 		jsonw_kstr(w, "time_basis", in->time_basis);
+		if (in->columns_note[0])	/* a headerless CSV: where its columns came from */
+			jsonw_kstr(w, "columns", in->columns_note);
 		jsonw_kstr(w, "placed_against", in->place_ref);
 		jsonw_knum(w, "placement_fit_r", in->place_r, 3);
 		jsonw_knum(w, "placement_uncertainty_s", in->place_uncertain_s, 3);

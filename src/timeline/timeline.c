@@ -98,6 +98,29 @@ static int resolve_gpu(struct timeline *tl, int index, const char *uuid, const c
 			}
 		return new_gpu(tl, index, NULL, name);
 	}
+	if (name && name[0]) {
+		/*
+		 * A log that names its GPUs only by model (--query-gpu=name,...):
+		 * the one GPU of that name, or a new one while every GPU known is
+		 * known by name alone.  Two GPUs of one model cannot be told apart
+		 * this way (docs/states.md).
+		 */
+		int hit = -1, same = 0, named_only = 0;
+		for (i = 0; i < tl->ngpus; i++) {
+			const struct gpu_ident *id = &tl->gpus[i].id;
+			if (!strcmp(id->name, name)) {
+				hit = i;
+				same++;
+			}
+			named_only += id->index < 0 && !id->uuid[0];
+		}
+		if (same == 1) {
+			i = hit;
+			goto found;
+		}
+		if (same == 0 && named_only == tl->ngpus)
+			return new_gpu(tl, -1, NULL, name);
+	}
 	if (tl->ngpus == 1)
 		return 0;
 	return -1;
