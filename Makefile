@@ -51,7 +51,8 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check bench-record device-bin
+        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
+        state-accuracy alert-tests issue15
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -143,6 +144,9 @@ golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
 corpus: $(BIN)
 	@sh tests/run-corpus.sh $(BIN)
+# hand-made cases of every issue 15 class (tests/issue15/README.md)
+issue15: $(BIN)
+	@sh tests/run-corpus.sh $(BIN) tests/issue15
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
 # The HTML/Markdown reports against the JSON, and rendered by headless Chromium.
@@ -163,9 +167,22 @@ trace-check: $(BIN)
 	@python3 tests/trace/check_nsys.py $(BIN) tests/formats/nsys-sqlite/y_*.sql tests/trace/data/*.json.gz
 	@python3 tests/trace/report_check.py $(BIN)
 
+# gputally scale against the worked figures of sources.md and an independent fit
+scale-tests: $(BIN)
+	@sh tests/scale/run.sh $(BIN)
+
+# per-second states on the bundled capture against its app log (within and around phases)
+state-accuracy: $(BIN)
+	@sh tests/states/run.sh $(BIN)
+
+# gputally alert on hand-made logs, the Prometheus rules (promtool) and the Grafana dashboard
+alert-tests: $(BIN)
+	@sh tests/alert/run.sh $(BIN)
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
-	doctor-tests leak-e2e html-tests trace-check
+	doctor-tests leak-e2e html-tests trace-check \
+	scale-tests state-accuracy alert-tests issue15
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)

@@ -32,6 +32,11 @@ struct finding {
 	double value;		/* the headline number (slope, seconds, watts ...) */
 	char message[200];
 	char evidence[240];
+	/* a memory leak's fitted line: MiB used at t0 and at t1 (NAN when the
+	 * finding is not a fit), and when it reaches the GPU's memory total
+	 * (0: unknown or never) */
+	double fit_mib0, fit_mib1;
+	int64_t full_ns;
 };
 
 /* Per-GPU process bookkeeping (attribution of time, busy time and energy). */
@@ -150,6 +155,19 @@ struct trace_unjoined {
 	char why[200];
 };
 
+struct det_event;
+
+/*
+ * An observer of every classified interval and every event, fed right after
+ * the detectors (the same calls, the same order).  `gputally alert` uses it
+ * to evaluate its rules without keeping samples; NULL for everything else.
+ */
+struct analysis_tap {
+	void *ud;
+	void (*interval)(void *ud, int gpu, const struct ival *iv, int state);
+	void (*event)(void *ud, int gpu, const struct det_event *ev);
+};
+
 struct analysis {
 	struct analysis_cfg cfg;
 	struct timeline tl;
@@ -172,6 +190,7 @@ struct analysis {
 	size_t njoins, joins_alloc;
 	struct trace_unjoined *unjoined;
 	size_t nunjoined, unjoined_alloc;
+	const struct analysis_tap *tap;	/* set after analysis_init(), or NULL */
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);

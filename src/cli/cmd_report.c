@@ -12,6 +12,7 @@
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "report/report.h"
+#include "util/timeutil.h"
 #include "util/xalloc.h"
 
 #define MAX_BAD_KEPT 1000
@@ -23,6 +24,7 @@ enum {
 	OPT_PROFILE,
 	OPT_SET,
 	OPT_OUTPUT,
+	OPT_NOW,
 	OPT_HELP,
 };
 
@@ -33,6 +35,7 @@ const struct option_def report_options[] = {
 	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
 	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
 	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
+	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
 	INGEST_OPTION_ROWS,
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
@@ -107,6 +110,7 @@ int cmd_report(int argc, char **argv)
 	const char **ops = NULL, **sets = NULL;
 	const char *profile = NULL, *output = NULL, *html = NULL;
 	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
+	int64_t now_ns = 0;
 	FILE *out = stdout;
 
 	ingest_cli_init(&ic);
@@ -139,6 +143,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_OUTPUT:
 			output = it.arg;
+			break;
+		case OPT_NOW:
+			if (time_parse_iso(it.arg, strlen(it.arg), &now_ns) || !now_ns) {
+				error("--now wants a time such as 2026-12-02T10:00:00Z, got '%s'", it.arg);
+				return EXIT_USAGE;
+			}
 			break;
 		default:
 			if (ingest_cli_option(&ic, id, it.arg) < 0)
@@ -204,6 +214,7 @@ int cmd_report(int argc, char **argv)
 	rep.bad = c.bad;
 	rep.nbad = c.nbad;
 	rep.bad_total = c.bad_total;
+	rep.now_ns = now_ns;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
 	if (html && write_html(html, &rep))
