@@ -23,6 +23,8 @@ static const struct command {
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },
 	{ "record", cmd_record, record_options, "sample every GPU through NVML into the gputally CSV" },
 	{ "doctor", cmd_doctor, doctor_options, "check the NVIDIA driver stack and say what to fix" },
+	{ "ingest", cmd_ingest, ingest_options, "add the per-minute rollups of GPU logs to a history store (SQLite)" },
+	{ "trend", cmd_trend, trend_options, "utilization, energy and money per hour, day, week or month from a store" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

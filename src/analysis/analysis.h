@@ -117,6 +117,20 @@ struct analysis_cfg {
 
 struct gpu_work;	/* private per-GPU working state */
 
+/*
+ * Optional observer of the accounting (the store's per-minute rollups):
+ * state() sees every interval once, with the state it was classified in,
+ * exactly as it is added to the totals; proc() sees each process's share of
+ * a data interval (present seconds, busy seconds, energy in J, NAN unknown).
+ * Either may be NULL.  Set before the first analysis_add().
+ */
+struct analysis_hook {
+	void *ud;
+	void (*state)(void *ud, int gpu, const struct ival *iv, int st);
+	void (*proc)(void *ud, int gpu, const struct proc_stat *ps, int64_t t0_ns, int64_t t1_ns,
+		     double busy_s, double energy_j);
+};
+
 struct analysis {
 	struct analysis_cfg cfg;
 	struct timeline tl;
@@ -131,6 +145,7 @@ struct analysis {
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	uint64_t events[8];
+	struct analysis_hook hook;
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);
