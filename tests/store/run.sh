@@ -1,0 +1,243 @@
+#!/bin/sh
+# The history store end to end (docs/store.md): ingest, idempotence, grown
+# and compressed files, refusals, migration, a kill during ingest, a reader
+# during ingest, and trend / report --db against figures recounted here in
+# Python from the inputs themselves (never from the program's own output).
+# Usage: sh tests/store/run.sh BIN GEN-LOGS
+set -eu
+BIN=$1
+GEN=$2
+EX=examples/h200-training
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+export TZ=UTC
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+check() {	# check NAME COMMAND...: pass when the command succeeds
+	name=$1
+	shift
+	if "$@" >"$T/out" 2>&1; then pass "$name"; else fail "$name"; sed 's/^/     /' "$T/out"; fi
+}
+count() { sqlite3 "$1" "$2"; }
+
+# ---- 1. the bundled capture: report --db equals report on the files ----------
+"$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest1.txt"
+"$BIN" report --json "$EX" >"$T/files.json"
+"$BIN" report --db "$T/h.db" --json >"$T/db.json"
+check "report --db: states and energy within 1 % of report on the files" python3 - "$T/files.json" "$T/db.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert len(a["gpus"]) == len(b["gpus"]) == 1, (len(a["gpus"]), len(b["gpus"]))
+def close(x, y, what):
+    if abs(x - y) > 0.01 * max(abs(x), 1e-9) + 1e-3:
+        raise SystemExit(f"{what}: files {x} store {y}")
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    assert ga["uuid"] == gb["uuid"]
+    for k in ("covered_s", "busy_s", "energy_j"):
+        close(ga[k], gb[k], k)
+    for s, v in ga["states"].items():
+        close(v["seconds"], gb["states"][s]["seconds"], s + " seconds")
+        close(v["energy_j"], gb["states"][s]["energy_j"], s + " energy")
+ka = sorted((f["kind"], f["start"]) for f in a["findings"])
+kb = sorted((f["kind"], f["start"]) for f in b["findings"])
+assert ka == kb, (ka, kb)
+close(a["cost"]["window"]["local_cost"] if "window" in a["cost"] else 0,
+      b["cost"]["window"]["local_cost"] if "window" in b["cost"] else 0, "cost")
+EOF
+
+# ---- 2. twice: nothing added -------------------------------------------------
+before=$(count "$T/h.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files; SELECT count(*) FROM findings")
+"$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest2.txt"
+after=$(count "$T/h.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files; SELECT count(*) FROM findings")
+check "ingest twice: the store is unchanged" test "$before" = "$after"
+check "ingest twice: every log is 'already there'" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/ingest2.txt"
+
+# ---- 3. a file that grew adds only its new part; a gzip'ed copy is known ----
+# dmon of the capture: the first 120 rows, then the whole file
+src=$EX/dmon_pucvmet_DT.log
+head -n 122 "$src" >"$T/grow.log"
+"$BIN" ingest --db "$T/g.db" "$T/grow.log" >/dev/null
+m1=$(count "$T/g.db" "SELECT count(*) FROM minutes")
+cat "$src" >"$T/grow.log"
+"$BIN" ingest --db "$T/g.db" "$T/grow.log" >"$T/grow.txt"
+check "grown file: recognised as grown" grep -q "^grown " "$T/grow.txt"
+"$BIN" ingest --db "$T/full.db" "$src" >/dev/null
+check "grown file: the store equals one built from the whole file" python3 - "$T/g.db" "$T/full.db" "$m1" <<'EOF'
+import sqlite3, sys
+def rows(p):
+    c = sqlite3.connect(p)
+    return c.execute("SELECT t, covered_ms, busy_ms, e_counter_j + e_power_j FROM minutes ORDER BY t").fetchall()
+g, f, m1 = rows(sys.argv[1]), rows(sys.argv[2]), int(sys.argv[3])
+assert [r[0] for r in g] == [r[0] for r in f], (g, f)
+for a, b in zip(g, f):
+    for x, y in zip(a[1:], b[1:]):
+        assert abs(x - y) <= 0.01 * max(abs(y), 1) + 1, (a, b)
+assert len(f) > m1 >= 1, (len(f), m1)
+EOF
+gzip -c "$src" >"$T/rotated.log.1.gz"
+before=$(count "$T/g.db" "SELECT count(*), sum(covered_ms) FROM minutes")
+"$BIN" ingest --db "$T/g.db" "$T/rotated.log.1.gz" >"$T/gz.txt"
+check "gzip'ed copy: already there" grep -q "^already .*rotated.log.1.gz" "$T/gz.txt"
+check "gzip'ed copy: nothing added" test "$before" = "$(count "$T/g.db" "SELECT count(*), sum(covered_ms) FROM minutes")"
+head -n 60 "$src" | gzip -c >"$T/old-part.gz"
+"$BIN" ingest --db "$T/g.db" "$T/old-part.gz" >"$T/part.txt"
+check "a shorter copy of a stored content adds nothing" \
+	test "$before" = "$(count "$T/g.db" "SELECT count(*), sum(covered_ms) FROM minutes")"
+
+# ---- 4. refusals ---------------------------------------------------------------
+sqlite3 "$T/foreign.db" "CREATE TABLE t (a); INSERT INTO t VALUES (1)"
+sum1=$(cksum <"$T/foreign.db")
+if "$BIN" ingest --db "$T/foreign.db" "$EX" >"$T/out" 2>&1; then fail "foreign SQLite file refused"
+else grep -q "another program" "$T/out" && pass "foreign SQLite file refused" || fail "foreign SQLite file refused (message)"; fi
+check "foreign SQLite file untouched" test "$sum1" = "$(cksum <"$T/foreign.db")"
+cp "$T/h.db" "$T/newer.db"
+sqlite3 "$T/newer.db" "PRAGMA user_version = 99"
+for cmd in "ingest --db $T/newer.db $EX" "trend --db $T/newer.db" "report --db $T/newer.db"; do
+	# shellcheck disable=SC2086
+	if "$BIN" $cmd >"$T/out" 2>&1; then fail "newer store refused: $cmd"
+	else grep -q "newer than this program" "$T/out" && pass "newer store refused: ${cmd%% *}" || fail "newer store message: $cmd"; fi
+done
+printf 'not a database at all\n' >"$T/text.db"
+if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
+
+# ---- 5. migration: a v1 store (made by hand from a v2 one) is upgraded --------
+cp "$T/h.db" "$T/v1.db"
+sqlite3 "$T/v1.db" "DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
+if "$BIN" trend --db "$T/v1.db" >"$T/out" 2>&1; then fail "trend on a v1 store asks for an upgrade"
+else grep -q "older than this program" "$T/out" && pass "trend on a v1 store asks for an upgrade" || fail "v1 message"; fi
+"$BIN" ingest --db "$T/v1.db" "$EX" >"$T/mig.txt"
+check "v1 -> v2: user_version 2" test "$(count "$T/v1.db" "PRAGMA user_version")" = 2
+check "v1 -> v2: runs table and files.run" count "$T/v1.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+check "v1 -> v2: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
+"$BIN" report --db "$T/v1.db" --json >"$T/v1.json"
+check "v1 -> v2: report --db unchanged" python3 -c "
+import json,sys
+a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v1.json'))['gpus'][0]
+assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
+check "v1 -> v2: integrity" test "$(count "$T/v1.db" "PRAGMA integrity_check")" = ok
+
+# ---- 6. trend against a recount of the input ------------------------------------
+"$GEN" -o "$T/days.log" --seconds 180000 --gpus 2 --start 2026-11-01
+"$BIN" ingest --db "$T/d.db" "$T/days.log" >/dev/null
+set -- --set electricity_price=0.5 --set cloud_hourly_rate=2
+"$BIN" trend --db "$T/d.db" --by day --json "$@" >"$T/day.json"
+"$BIN" trend --db "$T/d.db" --by hour --json "$@" >"$T/hour.json"
+"$BIN" trend --db "$T/d.db" --by day --gpu 1 --json "$@" >"$T/gpu1.json"
+"$BIN" trend --db "$T/d.db" --by day --csv "$@" >"$T/day.csv"
+"$BIN" trend --db "$T/d.db" --by month "$@" >"$T/month.txt"
+check "trend --by day/hour/--gpu: recount of the dmon rows (1 %)" python3 - "$T/days.log" "$T/day.json" "$T/hour.json" "$T/gpu1.json" <<'EOF'
+import json, sys, collections
+log, dayj, hourj, gpuj = sys.argv[1:5]
+# dmon -o DT: date time gpu pwr gtemp mtemp sm mem ... fb (column 17); each
+# 1-second row holds for one second
+acc = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0])
+for line in open(log):
+    if line.startswith("#"):
+        continue
+    f = line.split()
+    d, t, g = f[0], f[1], int(f[2])
+    pwr, sm, fb = float(f[3]), float(f[6]), float(f[16])
+    day = f"{d[:4]}-{d[4:6]}-{d[6:]}"
+    for key in ((day, None), (day, g), (f"{day}T{t[:2]}Z", None)):
+        a = acc[key]
+        a[0] += 1; a[1] += sm; a[2] += pwr; a[3] = max(a[3], fb)
+def cmp(rows, keyf, what):
+    assert rows, what
+    for r in rows:
+        n, sm, pwr, fb = acc[keyf(r)]
+        exp = {"gpu_hours": n / 3600, "util_mean_pct": sm / n, "energy_kwh": pwr / 3.6e6,
+               "mem_max_mib": fb, "busy_gpu_hours": sm / 100 / 3600,
+               "owned_cost": 0.5 * pwr / 3.6e6, "rented_cost": 2 * sm / 100 / 3600}
+        for k, v in exp.items():
+            got = r[k]
+            if abs(got - v) > 0.01 * abs(v) + 1e-6:
+                raise SystemExit(f"{what} {r['label']} {k}: trend {got}, recount {v}")
+    tot = sum(acc[keyf(r)][0] for r in rows)
+    return tot
+day = json.load(open(dayj))["buckets"]
+hour = json.load(open(hourj))["buckets"]
+g1 = json.load(open(gpuj))["buckets"]
+assert len(day) == 3 and len(hour) == 50, (len(day), len(hour))
+assert cmp(day, lambda r: (r["label"], None), "day") == 360000
+assert cmp(hour, lambda r: (r["label"], None), "hour") == 360000
+assert cmp(g1, lambda r: (r["label"], 1), "gpu 1") == 180000
+assert all(r["gpus"] == 1 for r in g1) and all(r["gpus"] == 2 for r in day)
+EOF
+check "trend --csv: one row per day plus the header" test "$(wc -l <"$T/day.csv")" = 4
+check "trend --by month: one month and a total" grep -q "^2026-11 " "$T/month.txt"
+check "trend --by day: sums equal the store's minutes (python sqlite3)" python3 - "$T/d.db" "$T/day.json" <<'EOF'
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+q = {r[0]: r[1:] for r in c.execute(
+    "SELECT date(t, 'unixepoch'), sum(covered_ms), sum(busy_ms), sum(e_counter_j + e_power_j) FROM minutes GROUP BY 1")}
+for r in json.load(open(sys.argv[2]))["buckets"]:
+    cov, busy, e = q[r["label"]]
+    assert abs(r["gpu_hours"] - cov / 3.6e6) < 1e-6, r
+    assert abs(r["busy_gpu_hours"] - busy / 3.6e6) < 1e-6, r
+    assert abs(r["energy_kwh"] - e / 3.6e6) < 1e-6, r
+EOF
+
+# ---- 7. tasks: the capture's one python process ----------------------------------
+"$BIN" trend --db "$T/h.db" --json >"$T/tasks.json"
+"$BIN" trend --db "$T/h.db" --task python3 --json >"$T/task.json"
+check "trend: the capture's task and its GPU-seconds (pmon rows, report)" python3 - "$EX/pmon_um_DT.log" "$T/tasks.json" "$T/task.json" "$T/files.json" <<'EOF'
+import json, sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+seen = [r for r in rows if r[3] != "-"]
+tasks = json.load(open(sys.argv[2]))["tasks"]
+one = json.load(open(sys.argv[3]))
+procs = json.load(open(sys.argv[4]))["processes"]
+assert [t["task"] for t in tasks] == ["python3"], tasks
+h = tasks[0]["gpu_hours"] * 3600
+# pmon saw it in len(seen) 1-second rows; a process counts as present up to
+# 5 s after it was last seen (analysis.c), and query_apps sees it too
+sec = lambda b: int(b[:2]) * 3600 + int(b[3:5]) * 60 + int(b[6:])
+span = sec(seen[-1][1]) - sec(seen[0][1])
+assert len(seen) <= h <= span + 6, (h, len(seen), span)
+assert abs(h - procs[0]["present_s"]) <= 0.01 * procs[0]["present_s"], (h, procs)
+assert abs(tasks[0]["busy_gpu_hours"] * 3600 - procs[0]["busy_s"]) <= 0.01 * procs[0]["busy_s"] + 0.01
+assert abs(sum(b["gpu_hours"] for b in one["buckets"]) * 3600 - h) < 1e-3
+EOF
+
+# ---- 8. a kill during ingest leaves the store readable and consistent ----------
+"$GEN" -o "$T/big.log" --bytes 200M --gpus 8 --start 2026-10-01
+"$BIN" ingest --db "$T/k.db" "$EX" >/dev/null
+good=$(count "$T/k.db" "SELECT count(*), sum(covered_ms) FROM minutes")
+# kills at several moments: while hashing, while the transaction is open, late
+mid=0
+for k in 0.05 0.15 0.3 0.5 0.8; do
+	timeout -s KILL $k "$BIN" ingest --db "$T/k.db" "$T/big.log" >/dev/null 2>&1 || true
+	ic=$(count "$T/k.db" "PRAGMA integrity_check")
+	now=$(count "$T/k.db" "SELECT count(*), sum(covered_ms) FROM minutes")
+	big_files=$(count "$T/k.db" "SELECT count(*) FROM files WHERE path LIKE '%big.log'")
+	if [ "$ic" != ok ]; then fail "killed ingest after ${k}s: integrity_check: $ic"
+	elif [ "$now" = "$good" ] && [ "$big_files" = 0 ]; then mid=$((mid + 1))
+	elif [ "$big_files" = 1 ] && [ "$now" != "$good" ]; then break	# the file made it whole
+	else fail "killed ingest after ${k}s: half a file stored ($now, before $good, files $big_files)"; fi
+done
+check "killed ingest: store as before the file or after it ($mid kill(s) before the commit)" test "$mid" -ge 1
+# a reader while a writer works: trend must answer, not fail on a lock
+"$BIN" ingest --db "$T/k.db" "$T/big.log" >"$T/bg.txt" 2>&1 &
+pid=$!
+ok=1
+for i in 1 2 3 4 5; do
+	"$BIN" trend --db "$T/k.db" --by day >/dev/null 2>"$T/rd.err" || ok=0
+	sleep 0.1
+done
+wait $pid
+check "trend reads while ingest writes (WAL)" test $ok = 1
+check "ingest after the kills completes" grep -Eq "^ingest: (1 new|0 new, 0 grown, 1 already)" "$T/bg.txt"
+check "after the kill: integrity_check ok" test "$(count "$T/k.db" "PRAGMA integrity_check")" = ok
+check "store in WAL mode" test "$(count "$T/k.db" "PRAGMA journal_mode")" = wal
+
+# ---- 9. bad usage ------------------------------------------------------------------
+if "$BIN" ingest "$EX" >/dev/null 2>&1; then fail "ingest without --db"; else pass "ingest without --db is a usage error"; fi
+if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
+if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "store-tests: $fails failed"
+	exit 1
+fi
+echo "store-tests: all passed"
