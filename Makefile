@@ -162,8 +162,8 @@ trace-check: $(BIN)
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 
 # The history store: ingest, trend and report --db against recounts (docs/store.md)
-store-tests: $(BIN) $(O)/gen-logs
-	@sh tests/store/run.sh $(BIN) $(O)/gen-logs
+store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
+	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \

@@ -171,6 +171,10 @@ int cmd_report(int argc, char **argv)
 		error("--html - writes the page to standard output: it cannot go with --json, --markdown or --output");
 		return EXIT_USAGE;
 	}
+	if (db && html) {
+		error("--html draws the per-sample series, which a store does not keep: use --json, --markdown or text with --db");
+		return EXIT_USAGE;
+	}
 	if (db && nops) {
 		error("--db reports on a store: give no files with it (ingest them first)");
 		return EXIT_USAGE;

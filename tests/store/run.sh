@@ -3,10 +3,11 @@
 # and compressed files, refusals, migration, a kill during ingest, a reader
 # during ingest, and trend / report --db against figures recounted here in
 # Python from the inputs themselves (never from the program's own output).
-# Usage: sh tests/store/run.sh BIN GEN-LOGS
+# Usage: sh tests/store/run.sh BIN GEN-LOGS INJECT-LIB
 set -eu
 BIN=$1
 GEN=$2
+INJECT=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
 EX=examples/h200-training
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
@@ -164,6 +165,23 @@ assert cmp(hour, lambda r: (r["label"], None), "hour") == 360000
 assert cmp(g1, lambda r: (r["label"], 1), "gpu 1") == 180000
 assert all(r["gpus"] == 1 for r in g1) and all(r["gpus"] == 2 for r in day)
 EOF
+TZ=UTC "$BIN" report --db "$T/d.db" --since 2026-11-02 --until 2026-11-03 --json >"$T/win.json"
+check "report --db --since/--until: one day's seconds and energy against a recount (1 %)" python3 - "$T/days.log" "$T/win.json" <<'EOF'
+import json, sys
+n = e = busy = 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("#") or f[0] != "20261102":
+        continue
+    n += 1; e += float(f[3]); busy += float(f[6]) / 100
+r = json.load(open(sys.argv[2]))
+cov = sum(g["covered_s"] for g in r["gpus"]); en = sum(g["energy_j"] for g in r["gpus"])
+b = sum(g["busy_s"] for g in r["gpus"])
+assert n == 2 * 86400, n
+for got, exp, what in ((cov, n, "covered"), (en, e, "energy"), (b, busy, "busy")):
+    assert abs(got - exp) <= 0.01 * exp, (what, got, exp)
+assert r["start"].startswith("2026-11-02T00:00") and r["end"].startswith("2026-11-03T00:00"), (r["start"], r["end"])
+EOF
 check "trend --csv: one row per day plus the header" test "$(wc -l <"$T/day.csv")" = 4
 check "trend --by month: one month and a total" grep -q "^2026-11 " "$T/month.txt"
 check "trend --by day: sums equal the store's minutes (python sqlite3)" python3 - "$T/d.db" "$T/day.json" <<'EOF'
@@ -231,10 +249,26 @@ check "ingest after the kills completes" grep -Eq "^ingest: (1 new|0 new, 0 grow
 check "after the kill: integrity_check ok" test "$(count "$T/k.db" "PRAGMA integrity_check")" = ok
 check "store in WAL mode" test "$(count "$T/k.db" "PRAGMA journal_mode")" = wal
 
-# ---- 9. bad usage ------------------------------------------------------------------
+# ---- 9. a full disk during ingest: an error, and the store as it was --------------
+"$BIN" ingest -q --db "$T/f.db" "$EX" >/dev/null
+good=$(count "$T/f.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files")
+asan=${ASAN_OPTIONS:-}
+if INJECT_PATH="$T/f.db*" INJECT_OPS=pwrite INJECT_AFTER=20 LD_PRELOAD="$INJECT" \
+	ASAN_OPTIONS="${asan:+$asan:}verify_asan_link_order=0" "$BIN" ingest --db "$T/f.db" "$T/days.log" >"$T/out" 2>&1; then
+	fail "full disk: ingest reports the failure"
+else
+	grep -q "disk is full" "$T/out" && pass "full disk: ingest says the disk is full" || { fail "full disk message"; cat "$T/out"; }
+fi
+check "full disk: integrity_check ok" test "$(count "$T/f.db" "PRAGMA integrity_check")" = ok
+check "full disk: the store as before" test "$good" = "$(count "$T/f.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files")"
+check "full disk: the same ingest works once there is room" "$BIN" ingest -q --db "$T/f.db" "$T/days.log"
+
+# ---- 10. bad usage ------------------------------------------------------------------
 if "$BIN" ingest "$EX" >/dev/null 2>&1; then fail "ingest without --db"; else pass "ingest without --db is a usage error"; fi
 if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
 if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
+if "$BIN" report --db "$T/h.db" --html x.html >/dev/null 2>&1; then fail "report --db --html"; else pass "report --db --html is a usage error"; fi
+if "$BIN" report --db "$T/h.db" "$EX" >/dev/null 2>&1; then fail "report --db with files"; else pass "report --db with files is a usage error"; fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"
