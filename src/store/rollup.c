@@ -60,6 +60,7 @@ struct store_writer {
 	struct gpu_rows *g[TL_MAX_GPUS];
 	sqlite3_stmt *get_min, *put_min, *get_proc, *put_proc;
 	struct store_counts c;
+	int64_t tmin, tmax;	/* minutes written, for the hours to redo */
 	int failed;		/* first SQLite error code */
 	char fail_msg[192];
 };
@@ -229,6 +230,10 @@ static void flush_minute(struct store_writer *w, int gi)
 		w->c.minutes_updated++;
 	else
 		w->c.minutes_new++;
+	if (m->t_s < w->tmin)
+		w->tmin = m->t_s;
+	if (m->t_s > w->tmax)
+		w->tmax = m->t_s;
 	m->t_s = INT64_MIN;
 }
 
@@ -421,6 +426,8 @@ struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 
 	w->s = s;
 	w->an = an;
+	w->tmin = INT64_MAX;
+	w->tmax = INT64_MIN;
 	if (sqlite3_prepare_v2(s->db, "SELECT covered_ms + gaps_ms FROM minutes WHERE t = ? AND gpu = ?", -1,
 			       &w->get_min, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, put_min_sql, -1, &w->put_min, NULL) != SQLITE_OK ||
@@ -493,6 +500,27 @@ static void store_findings(struct store_writer *w)
 	sqlite3_finalize(put);
 }
 
+/* Every hour that holds a minute written now is summed again from its minutes. */
+static void redo_hours(struct store_writer *w)
+{
+	char sql[4096];
+	sqlite3_stmt *st;
+
+	if (w->tmin > w->tmax || w->failed)
+		return;
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO hours %s WHERE t >= ?1 AND t < ?2 GROUP BY 1, 2",
+		 store_hours_agg);
+	if (sqlite3_prepare_v2(w->s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fail(w);
+		return;
+	}
+	sqlite3_bind_int64(st, 1, w->tmin / 3600 * 3600);
+	sqlite3_bind_int64(st, 2, w->tmax / 3600 * 3600 + 3600);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		fail(w);
+	sqlite3_finalize(st);
+}
+
 int store_writer_finish(struct store_writer *w, struct store_counts *c, struct gl_err *err)
 {
 	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
@@ -500,6 +528,7 @@ int store_writer_finish(struct store_writer *w, struct store_counts *c, struct g
 			flush_minute(w, gi);
 			flush_procs(w, gi);
 		}
+	redo_hours(w);
 	store_findings(w);
 	*c = w->c;
 	if (w->failed)

@@ -18,6 +18,24 @@
  * (a store made by an older program must keep migrating the same way).
  * Seconds are integer milliseconds (_ms), energy joules, power watts.
  */
+/* The hours table is the minutes summed per UTC hour (maxima kept as
+ * maxima), so that a year of trend reads 60 times fewer rows.  Part of
+ * migration 3: changing it means a new migration, not an edit. */
+#define HOURS_AGG \
+	"SELECT (t / 3600) * 3600, gpu, min(t_first_ns), max(t_last_ns), sum(covered_ms), sum(gaps_ms), " \
+	"sum(busy_ms), sum(util_known_ms), max(util_max), max(mem_max_mib), max(mem_total_mib), " \
+	"sum(power_ws), sum(power_known_ms), max(power_max_w), max(temp_max_c), sum(e_counter_j), " \
+	"sum(e_counter_ms), sum(e_power_j), sum(e_power_ms), sum(e_unknown_ms), sum(idle_ws), " \
+	"sum(idle_ms), sum(active_ws), sum(active_ms), sum(s_idle), sum(s_held_idle), " \
+	"sum(s_compute_bound), sum(s_memory_bound), sum(s_input_bound), sum(s_launch_bound), " \
+	"sum(s_throttled), sum(s_down), sum(s_unknown), sum(s_gap), sum(b_idle), sum(b_held_idle), " \
+	"sum(b_compute_bound), sum(b_memory_bound), sum(b_input_bound), sum(b_launch_bound), " \
+	"sum(b_throttled), sum(b_down), sum(b_unknown), sum(b_gap), sum(e_idle), sum(e_held_idle), " \
+	"sum(e_compute_bound), sum(e_memory_bound), sum(e_input_bound), sum(e_launch_bound), " \
+	"sum(e_throttled), sum(e_down), sum(e_unknown), sum(e_gap) FROM minutes"
+
+const char store_hours_agg[] = HOURS_AGG;
+
 static const char *const migrations[STORE_VERSION] = {
 	/* v1: files, GPUs, per-minute rollups, processes per minute, findings */
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
@@ -55,6 +73,24 @@ static const char *const migrations[STORE_VERSION] = {
 	"  files_new INTEGER, files_grown INTEGER, files_known INTEGER,\n"
 	"  minutes_new INTEGER, minutes_updated INTEGER, minutes_kept INTEGER);\n"
 	"ALTER TABLE files ADD COLUMN run INTEGER;\n",
+	/* v3: the hours table, filled from the minutes already stored */
+	"CREATE TABLE hours (t INTEGER NOT NULL, gpu INTEGER NOT NULL,\n"
+	"  t_first_ns INTEGER, t_last_ns INTEGER, covered_ms INTEGER, gaps_ms INTEGER,\n"
+	"  busy_ms INTEGER, util_known_ms INTEGER, util_max REAL, mem_max_mib REAL, mem_total_mib REAL,\n"
+	"  power_ws REAL, power_known_ms INTEGER, power_max_w REAL, temp_max_c REAL,\n"
+	"  e_counter_j REAL, e_counter_ms INTEGER, e_power_j REAL, e_power_ms INTEGER, e_unknown_ms INTEGER,\n"
+	"  idle_ws REAL, idle_ms INTEGER, active_ws REAL, active_ms INTEGER,\n"
+	"  s_idle INTEGER, s_held_idle INTEGER, s_compute_bound INTEGER, s_memory_bound INTEGER,\n"
+	"  s_input_bound INTEGER, s_launch_bound INTEGER, s_throttled INTEGER, s_down INTEGER,\n"
+	"  s_unknown INTEGER, s_gap INTEGER,\n"
+	"  b_idle INTEGER, b_held_idle INTEGER, b_compute_bound INTEGER, b_memory_bound INTEGER,\n"
+	"  b_input_bound INTEGER, b_launch_bound INTEGER, b_throttled INTEGER, b_down INTEGER,\n"
+	"  b_unknown INTEGER, b_gap INTEGER,\n"
+	"  e_idle REAL, e_held_idle REAL, e_compute_bound REAL, e_memory_bound REAL,\n"
+	"  e_input_bound REAL, e_launch_bound REAL, e_throttled REAL, e_down REAL,\n"
+	"  e_unknown REAL, e_gap REAL,\n"
+	"  PRIMARY KEY (t, gpu)) WITHOUT ROWID;\n"
+	"INSERT INTO hours " HOURS_AGG " GROUP BY 1, 2;\n",
 };
 
 const char *store_migration_sql(int v)

@@ -20,7 +20,7 @@
 #include "analysis/analysis.h"
 #include "util/err.h"
 
-#define STORE_VERSION 2
+#define STORE_VERSION 3
 #define STORE_APP_ID 0x47505554	/* "GPUT" */
 
 struct sqlite3;
@@ -40,6 +40,8 @@ void store_close(struct store *s);
 const char *store_migration_sql(int v);
 
 int store_exec(struct store *s, const char *sql, struct gl_err *err);
+/* "SELECT <the hours columns> FROM minutes": add WHERE and GROUP BY 1, 2 */
+extern const char store_hours_agg[];
 
 /* ---- content fingerprints (fingerprint.c) ------------------------------ */
 

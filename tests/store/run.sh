@@ -102,21 +102,29 @@ done
 printf 'not a database at all\n' >"$T/text.db"
 if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
 
-# ---- 5. migration: a v1 store (made by hand from a v2 one) is upgraded --------
+# ---- 5. migration: v1 and v2 stores (made by hand from a v3 one) are upgraded ------
+hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
+hours_now=$(hours_of "$T/h.db")
+check "v3 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
 cp "$T/h.db" "$T/v1.db"
-sqlite3 "$T/v1.db" "DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
-if "$BIN" trend --db "$T/v1.db" >"$T/out" 2>&1; then fail "trend on a v1 store asks for an upgrade"
-else grep -q "older than this program" "$T/out" && pass "trend on a v1 store asks for an upgrade" || fail "v1 message"; fi
-"$BIN" ingest --db "$T/v1.db" "$EX" >"$T/mig.txt"
-check "v1 -> v2: user_version 2" test "$(count "$T/v1.db" "PRAGMA user_version")" = 2
-check "v1 -> v2: runs table and files.run" count "$T/v1.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
-check "v1 -> v2: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
-"$BIN" report --db "$T/v1.db" --json >"$T/v1.json"
-check "v1 -> v2: report --db unchanged" python3 -c "
+sqlite3 "$T/v1.db" "DROP TABLE hours; DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
+cp "$T/h.db" "$T/v2.db"
+sqlite3 "$T/v2.db" "DROP TABLE hours; PRAGMA user_version = 2"
+for v in 1 2; do
+	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
+	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
+	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
+	check "v$v -> v3: user_version 3" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 3
+	check "v$v -> v3: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	check "v$v -> v3: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
+	check "v$v -> v3: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
+	check "v$v -> v3: report --db unchanged" python3 -c "
 import json,sys
-a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v1.json'))['gpus'][0]
+a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
 assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
-check "v1 -> v2: integrity" test "$(count "$T/v1.db" "PRAGMA integrity_check")" = ok
+	check "v$v -> v3: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+done
 
 # ---- 6. trend against a recount of the input ------------------------------------
 "$GEN" -o "$T/days.log" --seconds 180000 --gpus 2 --start 2026-11-01
@@ -184,6 +192,18 @@ assert r["start"].startswith("2026-11-02T00:00") and r["end"].startswith("2026-1
 EOF
 check "trend --csv: one row per day plus the header" test "$(wc -l <"$T/day.csv")" = 4
 check "trend --by month: one month and a total" grep -q "^2026-11 " "$T/month.txt"
+"$BIN" trend --db "$T/d.db" --by day --json --since "2026-11-01T10:30:00Z" --until "2026-11-02T05:17:00Z" >"$T/cut.json"
+check "trend over a window not on whole hours (minutes table)" python3 - "$T/d.db" "$T/cut.json" <<'EOF'
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+lo, hi = 1793529000, 1793596620   # 2026-11-01T10:30Z, 2026-11-02T05:17Z
+q = {r[0]: r[1] for r in c.execute(
+    "SELECT date(t, 'unixepoch'), sum(covered_ms) FROM minutes WHERE t >= ? AND t < ? GROUP BY 1", (lo, hi))}
+b = json.load(open(sys.argv[2]))["buckets"]
+assert [r["label"] for r in b] == sorted(q), (b, q)
+for r in b:
+    assert abs(r["gpu_hours"] - q[r["label"]] / 3.6e6) < 1e-6, (r, q)
+EOF
 check "trend --by day: sums equal the store's minutes (python sqlite3)" python3 - "$T/d.db" "$T/day.json" <<'EOF'
 import json, sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
