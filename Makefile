@@ -59,7 +59,7 @@ help:
 	@echo "make demo       install deps, build, report on examples/h200-training"
 	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
 	@echo "make test       the quick tier only (no sanitizer build)"
-	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log"
+	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; the store's costs (bench/store.sh)"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
 	@echo "make device-bin build/device/gputally with zlib, zstd and inih linked in, for scripts/device-check.sh"
@@ -188,6 +188,7 @@ demo: $(DEPS_OK) $(BIN)
 bench: all
 	@sh scripts/install-deps.sh bench
 	@sh bench/run.sh $(O)
+	@sh bench/store.sh $(O)
 
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)
