@@ -222,8 +222,7 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 			continue;
 		}
 		items[i]->fc.status == FILE_GROWN ? fg++ : fn++;
-		if (store_add_file(&s->st, items[i]->path, &items[i]->fc, in->format->id, in->t_first_ns,
-				   in->t_last_ns, run, &err)) {
+		if (store_add_file(&s->st, &items[i]->fc, in, run, &err)) {
 			print_gl_err(&err);
 			ret = EXIT_FAILURE_RUN;
 			goto fail;

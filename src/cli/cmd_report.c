@@ -214,6 +214,7 @@ int cmd_report(int argc, char **argv)
 			ret = EXIT_FAILURE_RUN;
 			goto out;
 		}
+		store_load_inputs(&st, &res, since, until);
 		goto render;
 	}
 	sink.ud = &c;

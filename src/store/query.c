@@ -253,6 +253,48 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 	sqlite3_finalize(st);
 }
 
+void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since_ns, int64_t until_ns)
+{
+	sqlite3_stmt *st;
+
+	/* a grown file has a row per content: the longest one of a path stands for it */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT path, format, compression, size, lines, records, skipped, t_first_ns, t_last_ns"
+			       " FROM files f WHERE t_last_ns >= ?1 AND t_first_ns < ?2 AND NOT EXISTS"
+			       " (SELECT 1 FROM files g WHERE g.path = f.path AND g.head = f.head AND g.size > f.size)"
+			       " ORDER BY path",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, since_ns);
+	sqlite3_bind_int64(st, 2, until_ns);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct input_stat *in;
+		const char *fmt = (const char *)sqlite3_column_text(st, 1);
+		const char *comp = (const char *)sqlite3_column_text(st, 2);
+		ALLOC_GROW(res->inputs, res->nr + 1, res->alloc);
+		in = &res->inputs[res->nr++];
+		memset(in, 0, sizeof(*in));
+		in->path = xstrdup((const char *)sqlite3_column_text(st, 0));
+		in->format = fmt ? format_find(fmt) : NULL;
+		if (!in->format)
+			snprintf(in->skip_reason, sizeof(in->skip_reason), "format '%s' unknown to this program",
+				 fmt ? fmt : "");
+		snprintf(in->why, sizeof(in->why), "stored in %s", s->path);
+		/* the driver's names are static strings: keep to them */
+		in->compression = comp && !strcmp(comp, "gzip") ? "gzip" : comp && !strcmp(comp, "zstd") ? "zstd" :
+				  comp && !strcmp(comp, "xz") ? "xz" : "plain";
+		in->time_basis = "as ingested into the store";
+		in->bytes = (uint64_t)sqlite3_column_int64(st, 3);
+		in->lines = (uint64_t)sqlite3_column_int64(st, 4);
+		in->records = (uint64_t)sqlite3_column_int64(st, 5);
+		in->bad = (uint64_t)sqlite3_column_int64(st, 6);
+		in->t_first_ns = sqlite3_column_int64(st, 7);
+		in->t_last_ns = sqlite3_column_int64(st, 8);
+		in->place_r = in->place_uncertain_s = NAN;
+	}
+	sqlite3_finalize(st);
+}
+
 int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, int64_t until_ns,
 			struct gl_err *err)
 {

@@ -90,7 +90,12 @@ static const char *const migrations[STORE_VERSION] = {
 	"  e_input_bound REAL, e_launch_bound REAL, e_throttled REAL, e_down REAL,\n"
 	"  e_unknown REAL, e_gap REAL,\n"
 	"  PRIMARY KEY (t, gpu)) WITHOUT ROWID;\n"
-	"INSERT INTO hours " HOURS_AGG " GROUP BY 1, 2;\n",
+	"INSERT INTO hours " HOURS_AGG " GROUP BY 1, 2;\n"
+	/* and what the driver said of each file, for report --db's inputs */
+	"ALTER TABLE files ADD COLUMN compression TEXT;\n"
+	"ALTER TABLE files ADD COLUMN lines INTEGER;\n"
+	"ALTER TABLE files ADD COLUMN records INTEGER;\n"
+	"ALTER TABLE files ADD COLUMN skipped INTEGER;\n",
 };
 
 const char *store_migration_sql(int v)
@@ -390,29 +395,33 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc)
 	return 0;
 }
 
-int store_add_file(struct store *s, const char *path, const struct file_check *fc, const char *format,
-		   int64_t t_first_ns, int64_t t_last_ns, int64_t run, struct gl_err *err)
+int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
+		   struct gl_err *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO files (path, size, hash, head, format, t_first_ns, t_last_ns, ingested_at, run)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO files (path, size, hash, head, format, t_first_ns, t_last_ns, ingested_at, run,"
+			       " compression, lines, records, skipped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, in->path, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)fc->size);
 	sqlite3_bind_text(st, 3, fc->hash, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, fc->head, -1, SQLITE_STATIC);
-	if (format)
-		sqlite3_bind_text(st, 5, format, -1, SQLITE_STATIC);
-	if (t_first_ns != INT64_MIN) {
-		sqlite3_bind_int64(st, 6, t_first_ns);
-		sqlite3_bind_int64(st, 7, t_last_ns);
+	if (in->format)
+		sqlite3_bind_text(st, 5, in->format->id, -1, SQLITE_STATIC);
+	if (in->t_first_ns != INT64_MIN) {
+		sqlite3_bind_int64(st, 6, in->t_first_ns);
+		sqlite3_bind_int64(st, 7, in->t_last_ns);
 	}
 	sqlite3_bind_int64(st, 8, (sqlite3_int64)time(NULL));
 	sqlite3_bind_int64(st, 9, run);
+	sqlite3_bind_text(st, 10, in->compression, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)in->lines);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)in->records);
+	sqlite3_bind_int64(st, 13, (sqlite3_int64)in->bad);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	sqlite3_finalize(st);
 	return rc;

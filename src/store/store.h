@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "formats/driver.h"
 #include "util/err.h"
 
 #define STORE_VERSION 3
@@ -75,8 +76,9 @@ struct file_check {
 
 /* Read path (decompressed, like the ingest driver) and compare it with every stored content. */
 int store_check_file(struct store *s, const char *path, struct file_check *fc);
-int store_add_file(struct store *s, const char *path, const struct file_check *fc, const char *format,
-		   int64_t t_first_ns, int64_t t_last_ns, int64_t run, struct gl_err *err);
+/* Record one file read in this run (in: what the driver said of it). */
+int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
+		   struct gl_err *err);
 
 /* ---- writing one ingest run (rollup.c) --------------------------------- */
 
@@ -104,6 +106,9 @@ int store_run_end(struct store *s, int64_t run, const struct store_counts *c, in
  * of GPUs found, or a negative GL_* code. */
 int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, int64_t until_ns,
 			struct gl_err *err);
+/* The stored files whose time overlaps the window (the latest content of
+ * each path), as inputs of a report; release with ingest_result_release(). */
+void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since_ns, int64_t until_ns);
 
 /* ---- trends (trend.c) --------------------------------------------------- */
 

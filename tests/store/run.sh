@@ -107,9 +107,9 @@ hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, ro
 hours_now=$(hours_of "$T/h.db")
 check "v3 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
 cp "$T/h.db" "$T/v1.db"
-sqlite3 "$T/v1.db" "DROP TABLE hours; DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
+sqlite3 "$T/v1.db" "DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped; DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
 cp "$T/h.db" "$T/v2.db"
-sqlite3 "$T/v2.db" "DROP TABLE hours; PRAGMA user_version = 2"
+sqlite3 "$T/v2.db" "DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped; PRAGMA user_version = 2"
 for v in 1 2; do
 	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
 	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
@@ -283,7 +283,53 @@ check "full disk: integrity_check ok" test "$(count "$T/f.db" "PRAGMA integrity_
 check "full disk: the store as before" test "$good" = "$(count "$T/f.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files")"
 check "full disk: the same ingest works once there is room" "$BIN" ingest -q --db "$T/f.db" "$T/days.log"
 
-# ---- 10. bad usage ------------------------------------------------------------------
+# ---- 10. --each, a clock that jumps back, a locked store, a damaged one ----------
+"$BIN" ingest --each --db "$T/each.db" "$EX" >"$T/each.txt"
+check "--each: one run per file read" test "$(count "$T/each.db" "SELECT count(*) FROM runs")" = 7
+check "--each: every file stored" test "$(count "$T/each.db" "SELECT count(*) FROM files")" = 5
+"$BIN" ingest -q --db "$T/each.db" "$EX" >"$T/each2.txt"
+check "--each then all together: nothing new" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/each2.txt"
+# 20 minutes, then 10 minutes stamped an hour earlier, then the rest: a clock set back
+head -n 2 "$T/days.log" >"$T/jump.log"
+sed -n '3,2402p' "$T/days.log" >>"$T/jump.log"
+sed -n '3,1202p' "$T/days.log" | sed 's/ 00:/ 23:/; s/20261101/20261031/' >>"$T/jump.log"
+sed -n '2403,4802p' "$T/days.log" >>"$T/jump.log"
+"$BIN" ingest -q --db "$T/jump.db" "$T/jump.log" >/dev/null
+"$BIN" report --json "$T/jump.log" >"$T/jump1.json"
+"$BIN" report --db "$T/jump.db" --json >"$T/jump2.json"
+check "a clock set back inside a file: report --db equals report (1 %)" python3 - "$T/jump1.json" "$T/jump2.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["gpus"][0]["out_of_order"] > 0
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    for k in ("covered_s", "busy_s", "energy_j"):
+        assert abs(ga[k] - gb[k]) <= 0.01 * abs(ga[k]), (k, ga[k], gb[k])
+EOF
+# a writer holds the store for 1.5 s: ingest waits for it instead of failing
+python3 -c "
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN IMMEDIATE'); c.execute(\"INSERT INTO meta VALUES ('lock-test', 'x')\")
+open(sys.argv[2], 'w').close(); time.sleep(1.5); c.execute('ROLLBACK')" "$T/jump.db" "$T/locked" &
+lockpid=$!
+while [ ! -f "$T/locked" ]; do sleep 0.05; done
+check "a locked store: ingest waits for the other writer" "$BIN" ingest -q --db "$T/jump.db" "$EX"
+wait $lockpid
+cp "$T/h.db" "$T/bad.db"
+sqlite3 "$T/bad.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+size=$(wc -c <"$T/bad.db")
+dd if=/dev/urandom of="$T/bad.db" bs=1 seek=$((size / 2)) count=$((size / 4)) conv=notrunc 2>/dev/null
+dd if=/dev/zero of="$T/bad.db" bs=1 seek=100 count=1 conv=notrunc 2>/dev/null
+for cmd in trend report ingest; do
+	if [ $cmd = ingest ]; then set -- ingest --db "$T/bad.db" "$T/jump.log"; else set -- $cmd --db "$T/bad.db"; fi
+	rc=0
+	"$BIN" "$@" >"$T/out" 2>&1 || rc=$?
+	if [ $rc -ge 1 ] && [ $rc -le 3 ] && grep -q "gputally: error" "$T/out"; then pass "a damaged store: $cmd fails with an error"
+	elif [ $rc = 0 ]; then pass "a damaged store: $cmd read what is intact"
+	else fail "a damaged store: $cmd exit $rc"; cat "$T/out"; fi
+done
+
+# ---- 11. bad usage ------------------------------------------------------------------
 if "$BIN" ingest "$EX" >/dev/null 2>&1; then fail "ingest without --db"; else pass "ingest without --db is a usage error"; fi
 if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
 if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
