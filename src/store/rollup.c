@@ -447,8 +447,12 @@ static void store_findings(struct store_writer *w)
 {
 	sqlite3_stmt *get, *put;
 
-	if (sqlite3_prepare_v2(w->s->db, "SELECT t1_ns FROM findings WHERE gpu = ? AND kind = ? AND t0_ns = ?", -1,
-			       &get, NULL) != SQLITE_OK) {
+	/* the same finding: same GPU and kind, overlapping in time (another log
+	 * of the same minutes finds it a few milliseconds apart); exact start first */
+	if (sqlite3_prepare_v2(w->s->db,
+			       "SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1 AND kind = ?2 AND"
+			       " (t0_ns = ?3 OR (t0_ns <= ?4 AND t1_ns >= ?3)) ORDER BY t0_ns != ?3 LIMIT 1",
+			       -1, &get, NULL) != SQLITE_OK) {
 		fail(w);
 		return;
 	}
@@ -462,7 +466,7 @@ static void store_findings(struct store_writer *w)
 		const struct finding *f = &w->an->finds[i];
 		int64_t gpu = -1;
 		bool exists = false;
-		int64_t have = 0;
+		int64_t have = 0, have_t0 = 0;
 		if (f->gpu >= 0 && f->gpu < TL_MAX_GPUS) {
 			rows_of(w, f->gpu);
 			gpu = gpu_row(w, f->gpu);
@@ -470,13 +474,15 @@ static void store_findings(struct store_writer *w)
 		sqlite3_bind_int64(get, 1, gpu);
 		sqlite3_bind_text(get, 2, f->kind, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(get, 3, f->t0_ns);
+		sqlite3_bind_int64(get, 4, f->t1_ns);
 		if (sqlite3_step(get) == SQLITE_ROW) {
 			exists = true;
-			have = sqlite3_column_int64(get, 0);
+			have_t0 = sqlite3_column_int64(get, 0);
+			have = sqlite3_column_int64(get, 1);
 		}
 		sqlite3_reset(get);
-		/* the same finding again: kept, unless it now lasts longer (a grown log) */
-		if (exists && f->t1_ns <= have) {
+		/* kept, unless it is the same start and now lasts longer (a grown log) */
+		if (exists && (have_t0 != f->t0_ns || f->t1_ns <= have)) {
 			w->c.findings_kept++;
 			continue;
 		}

@@ -287,6 +287,8 @@ check "full disk: the same ingest works once there is room" "$BIN" ingest -q --d
 "$BIN" ingest --each --db "$T/each.db" "$EX" >"$T/each.txt"
 check "--each: one run per file read" test "$(count "$T/each.db" "SELECT count(*) FROM runs")" = 7
 check "--each: every file stored" test "$(count "$T/each.db" "SELECT count(*) FROM files")" = 5
+check "--each: a finding seen by several logs is stored once" test \
+	"$(count "$T/each.db" "SELECT kind FROM findings ORDER BY t0_ns, kind")" = "$(count "$T/h.db" "SELECT kind FROM findings ORDER BY t0_ns, kind")"
 "$BIN" ingest -q --db "$T/each.db" "$EX" >"$T/each2.txt"
 check "--each then all together: nothing new" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/each2.txt"
 # 20 minutes, then 10 minutes stamped an hour earlier, then the rest: a clock set back
