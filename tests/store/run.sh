@@ -26,6 +26,25 @@ count() { sqlite3 "$1" "$2"; }
 "$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest1.txt"
 "$BIN" report --json "$EX" >"$T/files.json"
 "$BIN" report --db "$T/h.db" --json >"$T/db.json"
+"$BIN" report --json --profile h200-vs-cloud "$EX" >"$T/files-cost.json"
+"$BIN" report --db "$T/h.db" --json --profile h200-vs-cloud >"$T/db-cost.json"
+"$BIN" trend --db "$T/h.db" --json --profile h200-vs-cloud >"$T/trend-cost.json"
+check "report --db: the same cost, waterfall and verdict as report on the files" python3 - "$T/files-cost.json" "$T/db-cost.json" "$T/trend-cost.json" <<'EOF'
+import json, sys
+a, b, t = (json.load(open(p)) for p in sys.argv[1:4])
+ca, cb = a["cost"], b["cost"]
+for k in ("local_cost", "cloud_cost", "local_energy", "local_fixed"):
+    assert abs(ca["window"][k] - cb["window"][k]) <= 0.005 * abs(ca["window"][k]) + 1e-9, (k, ca["window"][k], cb["window"][k])
+for x, y in zip(ca["waterfall"], cb["waterfall"]):
+    assert x["state"] == y["state"] and abs(x["cost"] - y["cost"]) <= 0.005 * x["cost"] + 1e-9, (x, y)
+assert ca["verdict"] == cb["verdict"], (ca["verdict"], cb["verdict"])
+# trend's total: owned = the window's local cost, idle money = local cost - useful cost
+tot = t["total"]
+assert abs(tot["owned_cost"] - ca["window"]["local_cost"]) <= 0.005 * ca["window"]["local_cost"], (tot, ca["window"])
+idle = ca["window"]["local_cost"] - ca["useful_cost"]
+assert abs(tot["idle_cost"] - idle) <= 0.005 * idle, (tot["idle_cost"], idle)
+assert abs(tot["rented_cost"] - ca["window"]["cloud_cost"]) <= 0.005 * ca["window"]["cloud_cost"], (tot, ca["window"])
+EOF
 check "report --db: states and energy within 1 % of report on the files" python3 - "$T/files.json" "$T/db.json" <<'EOF'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
@@ -43,8 +62,6 @@ for ga, gb in zip(a["gpus"], b["gpus"]):
 ka = sorted((f["kind"], f["start"]) for f in a["findings"])
 kb = sorted((f["kind"], f["start"]) for f in b["findings"])
 assert ka == kb, (ka, kb)
-close(a["cost"]["window"]["local_cost"] if "window" in a["cost"] else 0,
-      b["cost"]["window"]["local_cost"] if "window" in b["cost"] else 0, "cost")
 EOF
 
 # ---- 2. twice: nothing added -------------------------------------------------
