@@ -53,7 +53,7 @@ struct ingest_state {
 	size_t nf, falloc;
 	int quiet;
 	uint64_t bad_total;
-	int n_new, n_grown, n_known, n_skipped;
+	int n_new, n_grown, n_known, n_skipped, n_unreadable;
 	struct store_counts tot;
 };
 
@@ -303,10 +303,17 @@ static size_t classify(struct ingest_state *s, struct file_item **todo)
 	for (size_t i = 0; i < s->nf; i++) {
 		struct file_item *it = &s->f[i];
 		char at[40];
-		if (store_check_file(&s->st, it->path, &it->fc)) {
+		if (!strcmp(it->path, "-")) {
+			/* the content is read twice (fingerprint, then parse): a pipe cannot be */
 			it->outcome = "skipped";
+			snprintf(it->detail, sizeof(it->detail), "standard input cannot be ingested: save it to a file first");
+			s->n_unreadable++;
+			continue;
+		}
+		if (store_check_file(&s->st, it->path, &it->fc)) {
+			it->outcome = "unreadable";
 			snprintf(it->detail, sizeof(it->detail), "%s", it->fc.why);
-			s->n_skipped++;
+			s->n_unreadable++;
 			continue;
 		}
 		for (size_t j = 0; j < i && !it->dup_of; j++)
@@ -366,8 +373,12 @@ int cmd_ingest(int argc, char **argv)
 		       s.f[i].detail[0] ? s.f[i].detail : "an earlier file failed");
 	printf("ingest: %d new, %d grown, %d already there, %d skipped; minutes %" PRIu64 " new, %" PRIu64
 	       " updated, %" PRIu64 " already there; findings %" PRIu64 " new, %" PRIu64 " already there -> %s\n",
-	       s.n_new, s.n_grown, s.n_known, s.n_skipped, s.tot.minutes_new, s.tot.minutes_updated,
+	       s.n_new, s.n_grown, s.n_known, s.n_skipped + s.n_unreadable, s.tot.minutes_new, s.tot.minutes_updated,
 	       s.tot.minutes_kept, s.tot.findings_new + s.tot.findings_updated, s.tot.findings_kept, db);
+	if (s.n_unreadable && ret == EXIT_OK) {
+		error("%d input(s) could not be read (listed above); the others were stored", s.n_unreadable);
+		ret = EXIT_FAILURE_RUN;
+	}
 	if (s.bad_total)
 		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped ('gputally report' on the same files lists them)\n",
 			s.bad_total);
