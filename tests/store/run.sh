@@ -351,12 +351,12 @@ done
 # ---- 11. bad usage ------------------------------------------------------------------
 if "$BIN" ingest "$EX" >/dev/null 2>&1; then fail "ingest without --db"; else pass "ingest without --db is a usage error"; fi
 rc=0
-"$BIN" ingest --db "$T/u.db" "$T/no-such-file" "$src" >"$T/out" 2>&1 || rc=$?
+"$BIN" ingest --db "$T/u.db" "$T/no-such-file" "$src" >"$T/miss.txt" 2>&1 || rc=$?
 check "a missing file: exit 1, listed unreadable, the other stored" \
-	sh -c "[ $rc = 1 ] && grep -q '^unreadable .*no-such-file' '$T/out' && [ \"\$(sqlite3 '$T/u.db' 'SELECT count(*) FROM files')\" = 1 ]"
+	sh -c "[ $rc = 1 ] && grep -q '^unreadable .*no-such-file' '$T/miss.txt' && [ \"\$(sqlite3 '$T/u.db' 'SELECT count(*) FROM files')\" = 1 ]"
 rc=0
-echo x | "$BIN" ingest --db "$T/u.db" - >"$T/out" 2>&1 || rc=$?
-check "standard input is refused" sh -c "[ $rc = 1 ] && grep -q 'standard input' '$T/out'"
+echo x | "$BIN" ingest --db "$T/u.db" - >"$T/stdin.txt" 2>&1 || rc=$?
+check "standard input is refused" sh -c "[ $rc = 1 ] && grep -q 'standard input' '$T/stdin.txt'"
 if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
 if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
 if "$BIN" report --db "$T/h.db" --html x.html >/dev/null 2>&1; then fail "report --db --html"; else pass "report --db --html is a usage error"; fi
