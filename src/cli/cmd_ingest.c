@@ -221,7 +221,10 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 			s->n_skipped++;
 			continue;
 		}
-		items[i]->fc.status == FILE_GROWN ? fg++ : fn++;
+		if (items[i]->fc.status == FILE_GROWN)
+			fg++;
+		else
+			fn++;
 		if (store_add_file(&s->st, &items[i]->fc, in, run, &err)) {
 			print_gl_err(&err);
 			ret = EXIT_FAILURE_RUN;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Content fingerprints: two 64-bit multiply-xorshift lanes over 8-byte
- * words, a CRC-32 (zlib) and the length, 160 bits in all.  Not a
+ * Content fingerprints: two differently mixed 64-bit multiply lanes over
+ * little-endian 8-byte words, and the length.  Not a
  * cryptographic hash: it tells a copy of a log from another log, it does
  * not resist someone forging a collision.  Streaming and cut-anywhere, so
  * that the fingerprint of any prefix can be taken on the way (grown files).
@@ -10,7 +10,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
 #define K1 0x9E3779B97F4A7C15ull
 #define K2 0xC2B2AE3D27D4EB4Full
@@ -27,11 +26,14 @@ static void absorb(struct fp_state *f, uint64_t w)
 	f->b = rotl(f->b + w * K2, 31) * K1;
 }
 
+/* little-endian on every host, so that a store means the same everywhere */
 static uint64_t load64(const unsigned char *p)
 {
-	uint64_t w = 0;
-	for (int i = 7; i >= 0; i--)
-		w = (w << 8) | p[i];
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
 	return w;
 }
 
@@ -40,20 +42,13 @@ void fp_init(struct fp_state *f)
 	memset(f, 0, sizeof(*f));
 	f->a = 0x6A09E667F3BCC908ull;
 	f->b = 0xBB67AE8584CAA73Bull;
-	f->crc = (uint32_t)crc32(0L, Z_NULL, 0);
 }
 
 void fp_update(struct fp_state *f, const void *vp, size_t n)
 {
 	const unsigned char *p = vp;
-	size_t left = n;
 
 	f->n += n;
-	while (left) {	/* crc32() takes a uInt length */
-		uInt k = left > (1u << 30) ? (1u << 30) : (uInt)left;
-		f->crc = (uint32_t)crc32(f->crc, p + (n - left), k);
-		left -= k;
-	}
 	while (f->npend && n) {
 		f->pend[f->npend++] = *p++;
 		n--;
@@ -78,6 +73,5 @@ void fp_hex(const struct fp_state *f, char out[FP_HEX])
 	absorb(&t, t.n);
 	t.a ^= t.a >> 33;
 	t.b ^= t.b >> 29;
-	snprintf(out, FP_HEX, "%016llx%016llx%08x", (unsigned long long)t.a, (unsigned long long)t.b,
-		 (unsigned)t.crc);
+	snprintf(out, FP_HEX, "%016llx%016llx", (unsigned long long)t.a, (unsigned long long)t.b);
 }

@@ -448,10 +448,13 @@ static void store_findings(struct store_writer *w)
 	sqlite3_stmt *get, *put;
 
 	/* the same finding: same GPU and kind, overlapping in time (another log
-	 * of the same minutes finds it a few milliseconds apart); exact start first */
+	 * of the same minutes finds it a few milliseconds apart); the same start
+	 * first, else the latest one starting before it ends (two index probes) */
 	if (sqlite3_prepare_v2(w->s->db,
-			       "SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1 AND kind = ?2 AND"
-			       " (t0_ns = ?3 OR (t0_ns <= ?4 AND t1_ns >= ?3)) ORDER BY t0_ns != ?3 LIMIT 1",
+			       "SELECT t0_ns, t1_ns FROM (SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1 AND kind = ?2"
+			       " AND t0_ns = ?3 UNION ALL SELECT * FROM (SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1"
+			       " AND kind = ?2 AND t0_ns <= ?4 ORDER BY t0_ns DESC LIMIT 1)) WHERE t1_ns >= ?3 OR t0_ns = ?3"
+			       " LIMIT 1",
 			       -1, &get, NULL) != SQLITE_OK) {
 		fail(w);
 		return;

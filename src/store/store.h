@@ -47,11 +47,10 @@ extern const char store_hours_agg[];
 /* ---- content fingerprints (fingerprint.c) ------------------------------ */
 
 #define FP_HEAD_BYTES 4096
-#define FP_HEX 41		/* 40 hex digits and a NUL */
+#define FP_HEX 33		/* 32 hex digits and a NUL */
 
 struct fp_state {
 	uint64_t a, b, n;
-	uint32_t crc;
 	unsigned char pend[8];
 	unsigned npend;
 };
