@@ -49,6 +49,7 @@ struct proc_minute {
 
 struct gpu_rows {
 	struct minute m;
+	struct minute h;	/* the hour being summed from this run's minutes */
 	struct proc_minute pm;
 	int64_t id;		/* gpus.id, 0 until resolved */
 	bool id_has_uuid;
@@ -58,9 +59,10 @@ struct store_writer {
 	struct store *s;
 	struct analysis *an;
 	struct gpu_rows *g[TL_MAX_GPUS];
-	sqlite3_stmt *get_min, *put_min, *get_proc, *put_proc;
+	sqlite3_stmt *get_min, *put_min, *put_hour, *get_proc, *put_proc;
 	struct store_counts c;
-	int64_t tmin, tmax;	/* minutes written, for the hours to redo */
+	int64_t max_before;	/* the last minute stored before this run */
+	int64_t tmin, tmax;	/* hours to sum again from the minutes */
 	int failed;		/* first SQLite error code */
 	char fail_msg[192];
 };
@@ -169,30 +171,11 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 		sqlite3_bind_double(st, i, v);
 }
 
-static void flush_minute(struct store_writer *w, int gi)
+/* One row of minutes or hours: the two tables have the same columns. */
+static void bind_row(sqlite3_stmt *st, const struct minute *m, int64_t gpu)
 {
-	struct minute *m = &w->g[gi]->m;
-	sqlite3_stmt *st = w->put_min;
-	int64_t gpu;
 	int i = 1;
-	bool exists = false;
-	double have = 0;
 
-	if (m->t_s == INT64_MIN || w->failed)
-		return;
-	gpu = gpu_row(w, gi);
-	sqlite3_bind_int64(w->get_min, 1, m->t_s);
-	sqlite3_bind_int64(w->get_min, 2, gpu);
-	if (sqlite3_step(w->get_min) == SQLITE_ROW) {
-		exists = true;
-		have = (double)sqlite3_column_int64(w->get_min, 0);
-	}
-	sqlite3_reset(w->get_min);
-	if (exists && ms(m->covered_s + m->gaps_s) <= have) {
-		w->c.minutes_kept++;
-		m->t_s = INT64_MIN;
-		return;
-	}
 	sqlite3_bind_int64(st, i++, m->t_s);
 	sqlite3_bind_int64(st, i++, gpu);
 	sqlite3_bind_int64(st, i++, m->first_ns);
@@ -223,17 +206,138 @@ static void flush_minute(struct store_writer *w, int gi)
 		sqlite3_bind_int64(st, i++, ms(m->st_busy_s[s]));
 	for (int s = 0; s < ST__COUNT; s++)
 		sqlite3_bind_double(st, i++, m->st_e[s]);
-	if (sqlite3_step(st) != SQLITE_DONE)
+}
+
+/* Seconds as the store keeps them (whole milliseconds), so that an hour
+ * summed here equals the sum of its stored minutes. */
+static double q(double s)
+{
+	return (double)ms(s) / 1000;
+}
+
+static void quantize(struct minute *m)
+{
+	m->covered_s = q(m->covered_s);
+	m->gaps_s = q(m->gaps_s);
+	m->busy_s = q(m->busy_s);
+	m->util_known_s = q(m->util_known_s);
+	m->power_known_s = q(m->power_known_s);
+	m->e_counter_s = q(m->e_counter_s);
+	m->e_power_s = q(m->e_power_s);
+	m->e_unknown_s = q(m->e_unknown_s);
+	m->idle_s = q(m->idle_s);
+	m->active_s = q(m->active_s);
+	for (int s = 0; s < ST__COUNT; s++) {
+		m->st_s[s] = q(m->st_s[s]);
+		m->st_busy_s[s] = q(m->st_busy_s[s]);
+	}
+}
+
+static void hour_merge(struct minute *h, const struct minute *m)
+{
+	if (m->first_ns < h->first_ns)
+		h->first_ns = m->first_ns;
+	if (m->last_ns > h->last_ns)
+		h->last_ns = m->last_ns;
+	h->covered_s += m->covered_s;
+	h->gaps_s += m->gaps_s;
+	h->busy_s += m->busy_s;
+	h->util_known_s += m->util_known_s;
+	h->util_max = fmax_nan(h->util_max, m->util_max);
+	h->mem_max = fmax_nan(h->mem_max, m->mem_max);
+	h->mem_total = fmax_nan(h->mem_total, m->mem_total);
+	h->power_ws += m->power_ws;
+	h->power_known_s += m->power_known_s;
+	h->power_max = fmax_nan(h->power_max, m->power_max);
+	h->temp_max = fmax_nan(h->temp_max, m->temp_max);
+	h->e_counter_j += m->e_counter_j;
+	h->e_counter_s += m->e_counter_s;
+	h->e_power_j += m->e_power_j;
+	h->e_power_s += m->e_power_s;
+	h->e_unknown_s += m->e_unknown_s;
+	h->idle_ws += m->idle_ws;
+	h->idle_s += m->idle_s;
+	h->active_ws += m->active_ws;
+	h->active_s += m->active_s;
+	for (int s = 0; s < ST__COUNT; s++) {
+		h->st_s[s] += m->st_s[s];
+		h->st_busy_s[s] += m->st_busy_s[s];
+		h->st_e[s] += m->st_e[s];
+	}
+}
+
+/*
+ * An hour that starts after every minute stored before this run holds only
+ * minutes of this run: its row is written from their sum.  Any other hour
+ * may mix stored minutes in, and is summed again in SQL at the end.
+ */
+static void flush_hour(struct store_writer *w, int gi)
+{
+	struct minute *h = &w->g[gi]->h;
+
+	if (h->t_s == INT64_MIN || w->failed)
+		return;
+	if (h->t_s > w->max_before) {
+		bind_row(w->put_hour, h, gpu_row(w, gi));
+		if (sqlite3_step(w->put_hour) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(w->put_hour);
+	} else {
+		if (h->t_s < w->tmin)
+			w->tmin = h->t_s;
+		if (h->t_s > w->tmax)
+			w->tmax = h->t_s;
+	}
+	h->t_s = INT64_MIN;
+}
+
+static void hour_add(struct store_writer *w, int gi, struct minute *m)
+{
+	struct minute *h = &w->g[gi]->h;
+	int64_t hour = m->t_s - (m->t_s % 3600 + 3600) % 3600;
+
+	if (h->t_s != hour) {
+		flush_hour(w, gi);
+		minute_reset(h, hour);
+	}
+	quantize(m);
+	hour_merge(h, m);
+}
+
+static void flush_minute(struct store_writer *w, int gi)
+{
+	struct minute *m = &w->g[gi]->m;
+	int64_t gpu;
+	bool exists = false;
+	double have = 0;
+
+	if (m->t_s == INT64_MIN || w->failed)
+		return;
+	gpu = gpu_row(w, gi);
+	/* after everything stored before this run: new, no need to look */
+	if (m->t_s <= w->max_before) {
+		sqlite3_bind_int64(w->get_min, 1, m->t_s);
+		sqlite3_bind_int64(w->get_min, 2, gpu);
+		if (sqlite3_step(w->get_min) == SQLITE_ROW) {
+			exists = true;
+			have = (double)sqlite3_column_int64(w->get_min, 0);
+		}
+		sqlite3_reset(w->get_min);
+	}
+	if (exists && ms(m->covered_s + m->gaps_s) <= have) {
+		w->c.minutes_kept++;
+		m->t_s = INT64_MIN;
+		return;
+	}
+	bind_row(w->put_min, m, gpu);
+	if (sqlite3_step(w->put_min) != SQLITE_DONE)
 		fail(w);
-	sqlite3_reset(st);
+	sqlite3_reset(w->put_min);
 	if (exists)
 		w->c.minutes_updated++;
 	else
 		w->c.minutes_new++;
-	if (m->t_s < w->tmin)
-		w->tmin = m->t_s;
-	if (m->t_s > w->tmax)
-		w->tmax = m->t_s;
+	hour_add(w, gi, m);
 	m->t_s = INT64_MIN;
 }
 
@@ -305,6 +409,7 @@ static struct gpu_rows *rows_of(struct store_writer *w, int gi)
 	if (!w->g[gi]) {
 		w->g[gi] = xcalloc(1, sizeof(*w->g[gi]));
 		minute_reset(&w->g[gi]->m, INT64_MIN);
+		minute_reset(&w->g[gi]->h, INT64_MIN);
 		w->g[gi]->pm.t_s = INT64_MIN;
 	}
 	return w->g[gi];
@@ -420,6 +525,23 @@ static const char *const put_min_sql =
 	"INSERT OR REPLACE INTO minutes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
 	"?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)";
 
+static const char *const put_hour_sql =
+	"INSERT OR REPLACE INTO hours VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	"?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)";
+
+static int64_t last_minute(struct store *s)
+{
+	sqlite3_stmt *st;
+	int64_t t = INT64_MIN;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT max(t) FROM minutes", -1, &st, NULL) != SQLITE_OK)
+		return INT64_MAX;	/* unknown: look every minute up */
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
+}
+
 struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 {
 	struct store_writer *w = xcalloc(1, sizeof(*w));
@@ -428,9 +550,11 @@ struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 	w->an = an;
 	w->tmin = INT64_MAX;
 	w->tmax = INT64_MIN;
+	w->max_before = last_minute(s);
 	if (sqlite3_prepare_v2(s->db, "SELECT covered_ms + gaps_ms FROM minutes WHERE t = ? AND gpu = ?", -1,
 			       &w->get_min, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, put_min_sql, -1, &w->put_min, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, put_hour_sql, -1, &w->put_hour, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db,
 			       "SELECT present_ms FROM proc_minutes WHERE t = ? AND gpu = ? AND pid = ? AND name = ?", -1,
 			       &w->get_proc, NULL) != SQLITE_OK ||
@@ -509,7 +633,7 @@ static void store_findings(struct store_writer *w)
 	sqlite3_finalize(put);
 }
 
-/* Every hour that holds a minute written now is summed again from its minutes. */
+/* The hours that may mix stored minutes with this run's are summed again from the minutes. */
 static void redo_hours(struct store_writer *w)
 {
 	char sql[4096];
@@ -535,6 +659,7 @@ int store_writer_finish(struct store_writer *w, struct store_counts *c, struct g
 	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
 		if (w->g[gi]) {
 			flush_minute(w, gi);
+			flush_hour(w, gi);
 			flush_procs(w, gi);
 		}
 	redo_hours(w);
@@ -551,6 +676,7 @@ void store_writer_free(struct store_writer *w)
 		return;
 	sqlite3_finalize(w->get_min);
 	sqlite3_finalize(w->put_min);
+	sqlite3_finalize(w->put_hour);
 	sqlite3_finalize(w->get_proc);
 	sqlite3_finalize(w->put_proc);
 	for (int gi = 0; gi < TL_MAX_GPUS; gi++)

@@ -233,6 +233,28 @@ for r in json.load(open(sys.argv[2]))["buckets"]:
     assert abs(r["energy_kwh"] - e / 3.6e6) < 1e-6, r
 EOF
 
+# the hours table against the minutes, recounted in SQL here: the appended
+# days (hours written from the run's own sums), the grown file and the
+# migrated stores (hours summed again in SQL by the program)
+cat >"$T/hours.py" <<'EOF'
+import sqlite3, sys
+for path in sys.argv[1:]:
+    c = sqlite3.connect(path)
+    cols = [r[1] for r in c.execute("PRAGMA table_info(minutes)")][2:]
+    agg = ", ".join(("min" if k == "t_first_ns" else "max" if k in ("t_last_ns",) or k.endswith("max") or k.endswith("_max_mib") or k.endswith("_max_w") or k.endswith("_max_c") or k == "mem_total_mib" else "sum") + f"({k})" for k in cols)
+    want = {(r[0], r[1]): r[2:] for r in c.execute(f"SELECT (t / 3600) * 3600, gpu, {agg} FROM minutes GROUP BY 1, 2")}
+    got = {(r[0], r[1]): r[2:] for r in c.execute(f"SELECT t, gpu, {', '.join(cols)} FROM hours")}
+    assert want.keys() == got.keys(), (path, len(want), len(got))
+    for k in want:
+        for name, a, b in zip(cols, want[k], got[k]):
+            if a is None or b is None:
+                assert a is None and b is None, (path, k, name, a, b)
+            else:
+                assert abs(a - b) <= 1e-9 * max(abs(a), 1), (path, k, name, a, b)
+EOF
+check "hours = the minutes summed per hour (appended, grown, migrated stores)" \
+	python3 "$T/hours.py" "$T/d.db" "$T/g.db" "$T/h.db" "$T/v1.db" "$T/v2.db"
+
 # ---- 7. tasks: the capture's one python process ----------------------------------
 "$BIN" trend --db "$T/h.db" --json >"$T/tasks.json"
 "$BIN" trend --db "$T/h.db" --task python3 --json >"$T/task.json"
@@ -347,6 +369,9 @@ for cmd in trend report ingest; do
 	elif [ $rc = 0 ]; then pass "a damaged store: $cmd read what is intact"
 	else fail "a damaged store: $cmd exit $rc"; cat "$T/out"; fi
 done
+
+check "hours = the minutes summed per hour (--each, clock set back, killed ingests)" \
+	python3 "$T/hours.py" "$T/each.db" "$T/jump.db" "$T/k.db"
 
 # ---- 11. bad usage ------------------------------------------------------------------
 if "$BIN" ingest "$EX" >/dev/null 2>&1; then fail "ingest without --db"; else pass "ingest without --db is a usage error"; fi
