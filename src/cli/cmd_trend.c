@@ -394,9 +394,9 @@ int cmd_trend(int argc, char **argv)
 	memset(&tot, 0, sizeof(tot));
 	tot.mem_max_mib = -1;
 	for (size_t i = 0; i < n; i++) {
-		int g = tot.gpus;
-		tot.gpus = 0;
-		/* merge() keeps the most GPUs seen in one bucket */
+		/* the total's GPUs: the most seen in one bucket */
+		if (rows[i].gpus > tot.gpus)
+			tot.gpus = rows[i].gpus;
 		tot.covered_s += rows[i].covered_s;
 		tot.busy_s += rows[i].busy_s;
 		tot.util_known_s += rows[i].util_known_s;
@@ -405,7 +405,6 @@ int cmd_trend(int argc, char **argv)
 		tot.energy_known_s += rows[i].energy_known_s;
 		if (rows[i].mem_max_mib > tot.mem_max_mib)
 			tot.mem_max_mib = rows[i].mem_max_mib;
-		tot.gpus = rows[i].gpus > g ? rows[i].gpus : g;
 	}
 	if (a.json)
 		json_out(&a.q, &cp, rows, n, tasks, nt, &tot);
