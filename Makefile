@@ -51,7 +51,8 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check bench-record device-bin store-tests
+        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
+        state-accuracy alert-tests issue15 store-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -143,6 +144,9 @@ golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
 corpus: $(BIN)
 	@sh tests/run-corpus.sh $(BIN)
+# hand-made cases of every issue 15 class (tests/issue15/README.md)
+issue15: $(BIN)
+	@sh tests/run-corpus.sh $(BIN) tests/issue15
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
 # The HTML/Markdown reports against the JSON, and rendered by headless Chromium.
@@ -161,6 +165,18 @@ trace-check: $(BIN)
 	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 
+# gputally scale against the worked figures of sources.md and an independent fit
+scale-tests: $(BIN)
+	@sh tests/scale/run.sh $(BIN)
+
+# per-second states on the bundled capture against its app log (within and around phases)
+state-accuracy: $(BIN)
+	@sh tests/states/run.sh $(BIN)
+
+# gputally alert on hand-made logs, the Prometheus rules (promtool) and the Grafana dashboard
+alert-tests: $(BIN)
+	@sh tests/alert/run.sh $(BIN)
+
 # The history store: ingest, trend and report --db against recounts (docs/store.md)
 store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
@@ -168,6 +184,7 @@ store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
+	scale-tests state-accuracy alert-tests issue15 \
 	store-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)

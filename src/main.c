@@ -18,11 +18,13 @@ static const struct command {
 } commands[] = {
 	{ "report", cmd_report, report_options, "read GPU logs, explain where GPU time went and what it cost" },
 	{ "trace", cmd_trace, trace_options, "kernel-level figures from PyTorch profiler traces" },
+	{ "scale", cmd_scale, scale_options, "speedup, Amdahl and USL fits, and the cost of each GPU count" },
 	{ "cost", cmd_cost, cost_options, "the owning-versus-renting cost model alone, no logs" },
 	{ "dump", cmd_dump, dump_options, "print every parsed record as JSON lines (fixtures, debugging)" },
 	{ "formats", cmd_formats, formats_options, "list the input formats and how each is recognised" },
 	{ "record", cmd_record, record_options, "sample every GPU through NVML into the gputally CSV" },
 	{ "doctor", cmd_doctor, doctor_options, "check the NVIDIA driver stack and say what to fix" },
+	{ "alert", cmd_alert, alert_options, "check logs against alert rules; exit 1 when one fired" },
 	{ "ingest", cmd_ingest, ingest_options, "add the per-minute rollups of GPU logs to a history store (SQLite)" },
 	{ "trend", cmd_trend, trend_options, "utilization, energy and money per hour, day, week or month from a store" },
 };

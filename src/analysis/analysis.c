@@ -707,6 +707,7 @@ void analysis_finish(struct analysis *an)
 
 void analysis_release(struct analysis *an)
 {
+	timeline_release(&an->tl);
 	for (int i = 0; i < TL_MAX_GPUS; i++) {
 		if (an->work[i]) {
 			free(an->work[i]->ring);

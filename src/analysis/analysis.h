@@ -32,6 +32,11 @@ struct finding {
 	double value;		/* the headline number (slope, seconds, watts ...) */
 	char message[200];
 	char evidence[240];
+	/* a memory leak's fitted line: MiB used at t0 and at t1 (NAN when the
+	 * finding is not a fit), and when it reaches the GPU's memory total
+	 * (0: unknown or never) */
+	double fit_mib0, fit_mib1;
+	int64_t full_ns;
 };
 
 /* Per-GPU process bookkeeping (attribution of time, busy time and energy). */
@@ -116,6 +121,18 @@ struct analysis_cfg {
 };
 
 struct gpu_work;	/* private per-GPU working state */
+struct det_event;
+
+/*
+ * An observer of every classified interval and every event, fed right after
+ * the detectors (the same calls, the same order).  `gputally alert` uses it
+ * to evaluate its rules without keeping samples; NULL for everything else.
+ */
+struct analysis_tap {
+	void *ud;
+	void (*interval)(void *ud, int gpu, const struct ival *iv, int state);
+	void (*event)(void *ud, int gpu, const struct det_event *ev);
+};
 
 /*
  * Optional observer of the accounting (the store's per-minute rollups):
@@ -145,6 +162,7 @@ struct analysis {
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	uint64_t events[8];
+	const struct analysis_tap *tap;	/* set after analysis_init(), or NULL */
 	struct analysis_hook hook;
 };
 

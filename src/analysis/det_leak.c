@@ -36,6 +36,7 @@ static void leak_eval(struct analysis *an, int gi, struct leak *w)
 	f = det_finding(an, "memory_leak", gi, w->t0, w->last_up, SEV_WARNING, rise / (dur_s / 3600));
 	if (!f)
 		return;
+	det_leak_fit(f, g->mem_total_mib, w->m0, w->mlast);
 	snprintf(f->message, sizeof(f->message),
 		 "GPU %d memory rose steadily by %.0f MiB in %.0f s (%.0f MiB/h): a leak or an unbounded cache",
 		 gi, rise, dur_s, rise / (dur_s / 3600));

@@ -41,6 +41,7 @@ struct lt_cycle {
 	int64_t t0, t1;
 	double slope, ci, full_days;	/* MiB/h, half-width, NAN if unknown */
 	double rise;
+	double y0, y1;			/* the fitted line at t0 and t1, MiB */
 	int npts, stride;
 };
 
@@ -178,6 +179,8 @@ static void close_cycle(struct analysis *an, int gi, struct leak_trend *w)
 	c->rise = all.slope * span_h;
 	c->npts = n;
 	c->stride = w->stride;
+	c->y0 = all.icept + all.slope * ((double)(w->c_t0 - w->t_base) / 3.6e12);
+	c->y1 = all.icept + all.slope * ((double)(w->c_t1 - w->t_base) / 3.6e12);
 	c->full_days = NAN;
 	if (g->mem_total_mib > 0) {
 		double now = all.icept + all.slope * ((double)(w->c_t1 - w->t_base) / 3.6e12);
@@ -260,6 +263,7 @@ static void lt_finish(struct analysis *an, int gi, void *st)
 		f = det_finding(an, "memory_leak", gi, c->t0, c->t1, SEV_WARNING, c->slope);
 		if (!f)
 			return;
+		det_leak_fit(f, an->gpus[gi].mem_total_mib, c->y0, c->y1);
 		full_text(full, sizeof(full), c->full_days);
 		snprintf(f->message, sizeof(f->message),
 			 "GPU %d memory used creeps up %.1f +/- %.3g MiB/h over %.1f h: %s",

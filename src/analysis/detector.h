@@ -64,6 +64,12 @@ const struct detector *detector_at(size_t i);
  */
 struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0_ns,
 			    int64_t t1_ns, int severity, double value);
+/*
+ * Give a memory-leak finding its fitted line: mib0 at f->t0_ns, mib1 at
+ * f->t1_ns, and the time that line reaches total_mib (the GPU's memory total,
+ * <= 0 when unknown) in f->full_ns.
+ */
+void det_leak_fit(struct finding *f, double total_mib, double mib0, double mib1);
 
 /* ---- for analysis.c: one block of every detector's state per GPU ----- */
 

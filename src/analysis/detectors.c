@@ -8,6 +8,7 @@
  */
 #include "analysis/detector.h"
 
+#include <math.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,8 @@ void det_feed_interval(struct analysis *an, int gpu, void *block, const struct i
 {
 	for (size_t i = 0; i < n_ival; i++)
 		ival_fn[i](an, gpu, ival_has_st[i] ? (char *)block + ival_off[i] : NULL, iv, state);
+	if (an->tap && an->tap->interval)
+		an->tap->interval(an->tap->ud, gpu, iv, state);
 }
 
 void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_event *ev)
@@ -93,6 +96,8 @@ void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_
 	for (size_t i = 0; i < NDET; i++)
 		if (detectors[i]->event)
 			detectors[i]->event(an, gpu, block ? state_of(block, i) : NULL, ev);
+	if (an->tap && an->tap->event)
+		an->tap->event(an->tap->ud, gpu, ev);
 }
 
 void det_finish_gpu(struct analysis *an, int gpu, void *block)
@@ -127,5 +132,25 @@ struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int6
 	f->t1_ns = t1;
 	f->severity = sev;
 	f->value = value;
+	f->fit_mib0 = f->fit_mib1 = NAN;
 	return f;
+}
+
+void det_leak_fit(struct finding *f, double total_mib, double mib0, double mib1)
+{
+	double dt = (double)(f->t1_ns - f->t0_ns);
+
+	f->fit_mib0 = mib0;
+	f->fit_mib1 = mib1;
+	f->full_ns = 0;
+	if (total_mib <= 0 || !(mib1 > mib0) || dt <= 0)
+		return;
+	if (mib1 >= total_mib) {
+		f->full_ns = f->t1_ns;
+		return;
+	}
+	/* at most ~100 years out: beyond that "never" is the honest word */
+	double ahead = (total_mib - mib1) / (mib1 - mib0) * dt;
+	if (ahead < 3.15e18)
+		f->full_ns = f->t1_ns + (int64_t)ahead;
 }

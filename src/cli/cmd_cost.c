@@ -47,6 +47,9 @@ struct cost_run {
 	double u_job;		/* utilization of the job-length break-even */
 	struct cost_job_be job_be;
 	double job_hours;	/* --job-hours, NAN when not given */
+	struct cost_roi roi;	/* at u_at, when given */
+	struct cost_sens roi_sens[COST_NROI_SENS];
+	size_t nroi_sens;
 };
 
 /* ---- small formatting helpers ------------------------------------------ */
@@ -228,6 +231,48 @@ static void print_sens_text(const struct cost_run *r)
 	}
 }
 
+static const char *months(char *buf, size_t cap, double m)
+{
+	if (isnan(m))
+		return "never";
+	snprintf(buf, cap, "%.1f months", m);
+	return buf;
+}
+
+static void print_roi_text(const struct cost_run *r)
+{
+	const struct cost_roi *o = &r->roi;
+	char a[64], b[64], c[64], d[64], e[64];
+
+	if (isnan(r->u_at)) {
+		printf("\nreturn on investment: give --utilization U (the share of hours the GPU does useful work; "
+		       "'gputally report' measures it) to compute it.\n");
+		return;
+	}
+	printf("\nreturn on investment at utilization %s (docs/cost.md):\n", num(a, sizeof(a), o->u, 6));
+	printf("  capital     price charged to GPU work %s; running cost %s a year (energy %s); "
+	       "TCO over %s years %s\n", money(a, sizeof(a), &r->p, o->capex),
+	       money(b, sizeof(b), &r->p, o->opex_per_year), money(c, sizeof(c), &r->p, o->energy_per_year),
+	       num(d, sizeof(d), r->p.lifetime_years, 2), money(e, sizeof(e), &r->p, o->tco_lifetime));
+	printf("  efficiency  %s useful hours a year at %s each; renting them would cost %s a year\n",
+	       num(a, sizeof(a), o->useful_hours_per_year, 1), money(b, sizeof(b), &r->p, o->cost_per_useful_hour),
+	       money(c, sizeof(c), &r->p, o->cloud_cost_per_year));
+	printf("  business    gain %s a year%s\n", money(a, sizeof(a), &r->p, o->business_gain_per_year),
+	       o->business_gain_per_year > 0 ? "" : " (--set business_gain_per_year=... to count one)");
+	printf("  return      %s a year (renting avoided + gain - running cost); payback %s; "
+	       "at the end of the lifetime %s (ROI %s %%)\n", money(a, sizeof(a), &r->p, o->return_per_year),
+	       months(b, sizeof(b), o->payback_months), money(c, sizeof(c), &r->p, o->return_at_end),
+	       num(d, sizeof(d), o->roi_pct, 1));
+	printf("\nsensitivity of the payback (one parameter at 0.8x and 1.2x; largest swing first):\n");
+	printf("  %-28s %12s %12s %14s %14s\n", "parameter", "low value", "high value", "payback low", "payback high");
+	for (size_t i = 0; i < r->nroi_sens; i++) {
+		const struct cost_sens *s = &r->roi_sens[i];
+		printf("  %-28s %12s %12s %14s %14s\n", s->param, num(a, sizeof(a), s->low_value, 6),
+		       num(b, sizeof(b), s->high_value, 6), months(c, sizeof(c), s->u_low),
+		       months(d, sizeof(d), s->u_high));
+	}
+}
+
 static void print_text(const struct cost_run *r)
 {
 	const struct cost_longrun *lr = &r->lr;
@@ -259,6 +304,7 @@ static void print_text(const struct cost_run *r)
 		       money(b3, sizeof(b3), &r->p, lr->c_cloud));
 	print_job_text(r);
 	print_sens_text(r);
+	print_roi_text(r);
 }
 
 /* ---- JSON output -------------------------------------------------------- */
@@ -352,6 +398,40 @@ static void print_json(const struct cost_run *r)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
+
+	if (!isnan(r->u_at)) {
+		const struct cost_roi *o = &r->roi;
+		jsonw_key(&w, "roi");
+		jsonw_obj_begin(&w);
+		jsonw_knum(&w, "utilization", o->u, 6);
+		jsonw_knum(&w, "capex", o->capex, 6);
+		jsonw_knum(&w, "opex_per_year", o->opex_per_year, 6);
+		jsonw_knum(&w, "energy_per_year", o->energy_per_year, 6);
+		jsonw_knum(&w, "tco_lifetime", o->tco_lifetime, 6);
+		jsonw_knum(&w, "useful_hours_per_year", o->useful_hours_per_year, 6);
+		jsonw_knum(&w, "cost_per_useful_hour", o->cost_per_useful_hour, 6);
+		jsonw_knum(&w, "cloud_cost_per_year", o->cloud_cost_per_year, 6);
+		jsonw_knum(&w, "business_gain_per_year", o->business_gain_per_year, 6);
+		jsonw_knum(&w, "return_per_year", o->return_per_year, 6);
+		jsonw_knum(&w, "payback_months", o->payback_months, 6);
+		jsonw_knum(&w, "return_at_end", o->return_at_end, 6);
+		jsonw_knum(&w, "roi_pct", o->roi_pct, 6);
+		jsonw_key(&w, "sensitivity");
+		jsonw_arr_begin(&w);
+		for (size_t i = 0; i < r->nroi_sens; i++) {
+			const struct cost_sens *s = &r->roi_sens[i];
+			jsonw_obj_begin(&w);
+			jsonw_kstr(&w, "param", s->param);
+			jsonw_knum(&w, "low_value", s->low_value, 9);
+			jsonw_knum(&w, "high_value", s->high_value, 9);
+			jsonw_knum(&w, "payback_low", s->u_low, 6);
+			jsonw_knum(&w, "payback_high", s->u_high, 6);
+			jsonw_knum(&w, "swing", s->swing, 6);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+		jsonw_obj_end(&w);
+	}
 	jsonw_obj_end(&w);
 }
 
@@ -443,6 +523,10 @@ int cmd_cost(int argc, char **argv)
 
 	cost_longrun(&r->p, &r->lr);
 	r->nsens = cost_sensitivity(&r->p, r->sens, COST_NSENS);
+	if (!isnan(r->u_at)) {
+		cost_roi(&r->p, r->u_at, &r->roi);
+		r->nroi_sens = cost_roi_sensitivity(&r->p, r->u_at, r->roi_sens, COST_NROI_SENS);
+	}
 	r->u_job = isnan(r->u_at) ? 1 : r->u_at;
 	cost_job_breakeven(&r->p, r->u_job, &r->job_be);
 	if (json)

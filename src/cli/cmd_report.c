@@ -14,6 +14,7 @@
 #include "formats/driver.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "util/timeutil.h"
 #include "util/xalloc.h"
 
 #define MAX_BAD_KEPT 1000
@@ -25,6 +26,7 @@ enum {
 	OPT_PROFILE,
 	OPT_SET,
 	OPT_OUTPUT,
+	OPT_NOW,
 	OPT_HELP,
 	OPT_DB,
 	OPT_SINCE,
@@ -38,6 +40,7 @@ const struct option_def report_options[] = {
 	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
 	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
 	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
+	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
 	INGEST_OPTION_ROWS,
 	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
 	{ "since", 0, "TIME", "with --db: the window's first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
@@ -116,6 +119,7 @@ int cmd_report(int argc, char **argv)
 	int64_t since = INT64_MIN, until = INT64_MAX;
 	struct store st = { 0 };
 	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
+	int64_t now_ns = 0;
 	FILE *out = stdout;
 
 	ingest_cli_init(&ic);
@@ -148,6 +152,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_OUTPUT:
 			output = it.arg;
+			break;
+		case OPT_NOW:
+			if (time_parse_iso(it.arg, strlen(it.arg), &now_ns) || !now_ns) {
+				error("--now wants a time such as 2026-12-02T10:00:00Z, got '%s'", it.arg);
+				return EXIT_USAGE;
+			}
 			break;
 		case OPT_DB:
 			db = it.arg;
@@ -246,6 +256,7 @@ render:
 	rep.bad = c.bad;
 	rep.nbad = c.nbad;
 	rep.bad_total = c.bad_total;
+	rep.now_ns = now_ns;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
 	if (html && write_html(html, &rep))

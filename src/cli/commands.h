@@ -12,6 +12,8 @@ int cmd_dump(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_scale(int argc, char **argv);
+int cmd_alert(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_trend(int argc, char **argv);
 
@@ -23,6 +25,8 @@ extern const struct option_def dump_options[];
 extern const struct option_def record_options[];
 extern const struct option_def doctor_options[];
 extern const struct option_def trace_options[];
+extern const struct option_def scale_options[];
+extern const struct option_def alert_options[];
 extern const struct option_def ingest_options[];
 extern const struct option_def trend_options[];
 

@@ -50,6 +50,8 @@ static const struct cost_param_info params[COST_NPARAMS] = {
 	  "minimum billed time per job", 0 },
 	{ "local_per_job_fixed", P(local_per_job_fixed), 0, 0, HUGE_VAL, 0, "currency",
 	  "local cost per job independent of its length", 0 },
+	{ "business_gain_per_year", P(business_gain_per_year), 0, 0, HUGE_VAL, 0, "currency/year",
+	  "yearly gain or saving the work brings (the business layer of the ROI; no effect on u*)", 0 },
 };
 
 #undef P
@@ -488,6 +490,69 @@ size_t cost_sensitivity(const struct cost_params *p, struct cost_sens *out, size
 		s.u_high = u_star_with(p, i, s.high_value);
 		s.swing = fabs(s.u_high - s.u_low);
 		/* Insertion sort: eleven rows, and it is stable, so ties keep table order. */
+		size_t j = n++;
+		while (j > 0 && ranks_before(&s, &all[j - 1])) {
+			all[j] = all[j - 1];
+			j--;
+		}
+		all[j] = s;
+	}
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = all[i];
+	return n;
+}
+
+/* ---- return on investment ---------------------------------------------- */
+
+void cost_roi(const struct cost_params *p, double u, struct cost_roi *o)
+{
+	struct cost_longrun lr;
+
+	cost_longrun(p, &lr);
+	o->u = u;
+	o->capex = p->hardware_price * p->gpu_share;
+	o->energy_per_year = lr.k * lr.H * (u * lr.p_busy + (1 - u) * lr.p_idle);
+	o->opex_per_year = p->maintenance_hours_per_year * p->labor_rate + p->other_fixed_per_year +
+			   o->energy_per_year;
+	o->tco_lifetime = o->capex * (1 - p->residual_fraction) + p->lifetime_years * o->opex_per_year;
+	o->useful_hours_per_year = u * lr.H;
+	o->cost_per_useful_hour = cost_local_per_useful_hour(p, u);
+	o->cloud_cost_per_year = o->useful_hours_per_year * lr.c_cloud;
+	o->business_gain_per_year = p->business_gain_per_year;
+	o->return_per_year = o->cloud_cost_per_year + o->business_gain_per_year - o->opex_per_year;
+	o->payback_months = o->return_per_year > 0 ? 12 * o->capex / o->return_per_year : NAN;
+	o->return_at_end = p->lifetime_years * o->return_per_year + o->capex * p->residual_fraction - o->capex;
+	o->roi_pct = o->capex > 0 ? 100 * o->return_at_end / o->capex : NAN;
+}
+
+static double payback_with(const struct cost_params *p, size_t id, double v, double u)
+{
+	struct cost_params q = *p;
+	struct cost_roi r;
+
+	*param_ptr(&q, id) = v;
+	cost_roi(&q, u, &r);
+	return r.payback_months;
+}
+
+size_t cost_roi_sensitivity(const struct cost_params *p, double u, struct cost_sens *out, size_t cap)
+{
+	struct cost_sens all[COST_NPARAMS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < COST_NPARAMS; i++) {
+		const struct cost_param_info *d = &params[i];
+		double v = cost_param_get(p, i);
+		struct cost_sens s;
+
+		if (!d->sensitivity && i != COST_BUSINESS_GAIN_PER_YEAR)
+			continue;
+		s.param = d->key;
+		s.low_value = clamp_range(d, 0.8 * v);
+		s.high_value = clamp_range(d, 1.2 * v);
+		s.u_low = payback_with(p, i, s.low_value, u);
+		s.u_high = payback_with(p, i, s.high_value, u);
+		s.swing = isnan(s.u_low) && isnan(s.u_high) ? 0 : fabs(s.u_high - s.u_low);
 		size_t j = n++;
 		while (j > 0 && ranks_before(&s, &all[j - 1])) {
 			all[j] = all[j - 1];

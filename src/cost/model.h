@@ -38,6 +38,7 @@ enum cost_param_id {
 	COST_CLOUD_BILLING_INCREMENT_S,
 	COST_CLOUD_MIN_BILLED_S,
 	COST_LOCAL_PER_JOB_FIXED,
+	COST_BUSINESS_GAIN_PER_YEAR,
 	COST_NPARAMS
 };
 
@@ -54,7 +55,7 @@ struct cost_params {
 		electricity_price, pue, cooling_w, idle_power_w, busy_power_w,
 		maintenance_hours_per_year, labor_rate, other_fixed_per_year, cloud_hourly_rate,
 		cloud_efficiency, cloud_cold_start_s, cloud_billing_increment_s, cloud_min_billed_s,
-		local_per_job_fixed;
+		local_per_job_fixed, business_gain_per_year;
 	char currency[16];	/* display only; "" when the profile names none */
 	char name[64];		/* profile name: its `name =` key, else the preset or file name */
 	char description[192];
@@ -194,5 +195,37 @@ struct cost_sens {
 };
 #define COST_NSENS 11
 size_t cost_sensitivity(const struct cost_params *p, struct cost_sens *out, size_t cap);
+
+/*
+ * Return on investment in three layers at utilization u (docs/cost.md,
+ * "Return on investment"):
+ *  capital:    capex = hardware_price x gpu_share; the running cost a year,
+ *              opex = maintenance x labor + other fixed + k H (u P_busy + (1-u) P_idle);
+ *              TCO over the lifetime = capex (1 - residual) + lifetime x opex;
+ *  efficiency: u H useful hours a year, C_L(u) per useful hour, and what renting
+ *              them would cost, u H C_C;
+ *  business:   business_gain_per_year (0 unless set).
+ * The yearly return of owning is renting avoided + business gain - opex; the
+ * payback is capex over it (NAN when it is not positive: it never pays back),
+ * the return at the end of the lifetime lifetime x yearly return + residual
+ * value - capex, and the ROI that over capex (NAN without a price).
+ */
+struct cost_roi {
+	double u;
+	double capex, opex_per_year, energy_per_year, tco_lifetime;
+	double useful_hours_per_year, cost_per_useful_hour, cloud_cost_per_year;
+	double business_gain_per_year;
+	double return_per_year, payback_months, return_at_end, roi_pct;
+};
+void cost_roi(const struct cost_params *p, double u, struct cost_roi *out);
+
+/*
+ * The tornado of the payback: payback months with one parameter at 0.8x and
+ * 1.2x (the parameters of cost_sensitivity() and business_gain_per_year), in
+ * struct cost_sens with u_low / u_high holding the months (NAN: never pays
+ * back), largest swing first.
+ */
+#define COST_NROI_SENS 12
+size_t cost_roi_sensitivity(const struct cost_params *p, double u, struct cost_sens *out, size_t cap);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "formats/place.h"
 #include "formats/reader.h"
+#include "formats/smi.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -257,6 +258,7 @@ struct chunk {
 	int nctx;
 	bool first;		/* first chunk of the file: skip a BOM */
 	bool ends_partial;	/* the last line has no newline */
+	bool partial_read;	/* ... and it was read as a whole row, not skipped */
 	bool last;		/* the file's last chunk */
 	enum chunk_state state;
 	struct batch batch;
@@ -298,7 +300,7 @@ struct source {
 	/* inside a repeated local hour (clocks fell back): add dst_shift_ns to
 	 * first-occurrence times in [dst_from_ns, dst_until_ns) */
 	int64_t dst_shift_ns, dst_from_ns, dst_until_ns;
-	int32_t tick_last_gpu;
+	struct tick_seq tick;	/* which time-less records share a tick (ticks.h) */
 	bool ticks_counted;
 	/* with many inputs, one is opened only when the merge reaches its first
 	 * record (ingest_run): until then it holds no file, buffer or decoder */
@@ -317,7 +319,7 @@ struct pool {
 };
 
 static void parse_lines(const struct format *f, struct parse_ctx *ctx, const char *p,
-			size_t n, bool ends_partial)
+			size_t n, bool ends_partial, bool *read)
 {
 	const char *end = p + n;
 
@@ -332,10 +334,14 @@ static void parse_lines(const struct format *f, struct parse_ctx *ctx, const cha
 		ctx->last_line_partial = !nl && ends_partial;
 		if (len) {
 			size_t i = 0;
+			uint64_t bad = ctx->out->bad;
 			while (i < len && (p[i] == ' ' || p[i] == '\t'))
 				i++;
 			if (i < len)
 				f->line(ctx, p, len);
+			/* an unterminated last row the format read whole (formats.md 11.10) */
+			if (ctx->last_line_partial && ctx->out->bad == bad && read)
+				*read = true;
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -393,6 +399,7 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 {
 	const struct format *f = c->src->fmt;
 	struct parse_ctx ctx = { 0 };
+	struct ingest_opts local;
 	void *state;
 	const char *p = c->p;
 	size_t n = c->n;
@@ -402,6 +409,12 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 	if (f->stream) {
 		parse_stream(c, o);
 		goto done;
+	}
+	if (c->src->st && c->src->st->columns) {
+		/* a headerless CSV read with a sibling's header (smi_csv_sibling_columns) */
+		local = *o;
+		local.columns = c->src->st->columns;
+		o = &local;
 	}
 	state = f->state_size ? xcalloc(1, f->state_size) : NULL;
 	if (f->init)
@@ -419,8 +432,11 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 		p += 3;
 		n -= 3;
 	}
-	parse_lines(f, &ctx, p, n, c->ends_partial);
+	c->partial_read = false;
+	parse_lines(f, &ctx, p, n, c->ends_partial, &c->partial_read);
 	c->batch.lines = ctx.line;
+	if (state && f->fini)
+		f->fini(state);
 	free(state);
 done:
 	/* records carry copies of their strings: the text is not needed again */
@@ -780,7 +796,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	struct reader rd;
 	struct chunk c = { 0 };
 	struct source tmp = { 0 };
-	int32_t last = INT32_MAX;
+	struct tick_seq seq;
 
 	s->ticks_counted = true;
 	if (reader_open(&rd, s->st->path, NULL))
@@ -789,17 +805,18 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	tmp.fmt = s->fmt;
 	tmp.rd = rd;
 	c.src = &tmp;
+	tick_seq_init(&seq);
 	while (cut_chunk(&tmp, &c, DEFAULT_CHUNK, NULL)) {
 		parse_chunk(&c, o);
 		for (size_t i = 0; i < c.batch.nr; i++) {
 			const struct rec *r = &c.batch.recs[i];
 			if (r->kind == REC_BAD || r->time_kind != TK_NONE)
 				continue;
-			if (r->gpu_index <= last)
+			if ((r->kind == REC_SAMPLE || r->kind == REC_PROC) && tick_seq_next(&seq, r, &c.batch))
 				s->ticks++;
-			last = r->gpu_index;
 		}
 	}
+	tick_seq_release(&seq);
 	s->st->bytes = 0;	/* counted again by the real pass */
 	for (int i = 0; i < c.nctx; i++)
 		free(c.ctx[i]);
@@ -807,6 +824,10 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 		free(tmp.ctx[i]);
 	free(c.owned);
 	free(tmp.carry);
+	/* a stream() format's state of this counting pass (smi-xml without <timestamp>) */
+	if (tmp.stream_state && tmp.fmt->fini)
+		tmp.fmt->fini(tmp.stream_state);
+	free(tmp.stream_state);
 	batch_release(&c.batch);
 	reader_close(&tmp.rd);
 }
@@ -860,14 +881,13 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 				s->tick_anchor_ns = s->rd.mtime_ns - s->ticks * o->interval_ns;
 			}
 			s->ticks = 0;
-			s->tick_last_gpu = INT32_MAX;
+			tick_seq_release(&s->tick);
 			s->st->time_basis = s->st->basis[0] ? s->st->basis
 				: "no time in file: one tick per --interval, ending at the file modification time";
 		}
 		if (r->kind == REC_SAMPLE || r->kind == REC_PROC) {
-			if (r->gpu_index <= s->tick_last_gpu)
+			if (tick_seq_next(&s->tick, r, s->head_batch))
 				s->ticks++;
-			s->tick_last_gpu = r->gpu_index;
 		}
 		r->t_ns = tick_time(s, s->ticks ? s->ticks : 1, o);
 		break;
@@ -962,6 +982,10 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	free(c.owned);
 	batch_release(&c.batch);
 	source_release(&s);
+	/* the column decision is the file's, not a statistic: keep it */
+	before.columns = st->columns;
+	before.columns_tried = st->columns_tried;
+	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
 	*st = before;
 }
 
@@ -1015,6 +1039,7 @@ static void source_release(struct source *s)
 		s->fmt->fini(s->stream_state);
 	free(s->stream_state);
 	s->stream_state = NULL;
+	tick_seq_release(&s->tick);
 	reader_close(&s->rd);
 }
 
@@ -1066,8 +1091,10 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		/* chunk consumed */
 		s->lines_before += c->batch.lines;
 		s->st->lines += c->batch.lines;
-		if (c->ends_partial && c->batch.lines)
+		if (c->ends_partial && c->batch.lines) {
 			s->st->partial_last_line = true;
+			s->st->partial_last_read = c->partial_read;
+		}
 		if (s->rd.kind == READER_MAP)
 			s->st->bytes += c->n;
 		s->head_seq++;
@@ -1130,10 +1157,20 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 	if (o->format) {
 		s->fmt = format_find(o->format);
 		snprintf(st->why, sizeof(st->why), "--format %s", o->format);
+	} else if (o->columns && (s->fmt = smi_columns_format(head, head_n, o->columns))) {
+		/* formats.md 11.9: with --columns the list decides, whatever the first cell */
+		snprintf(st->why, sizeof(st->why), "--columns: a headerless %s row of as many fields",
+			 s->fmt->id);
 	} else {
 		s->fmt = format_sniff(head, head_n, name, &score);
 		if (s->fmt)
 			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id, score);
+	}
+	if (s->fmt == &format_smi_query && !o->columns && !st->columns_tried) {
+		/* issue 14: a headerless loop beside the same query with its header */
+		st->columns_tried = true;
+		st->columns = smi_csv_sibling_columns(st->path, head, head_n, st->columns_note,
+						      sizeof(st->columns_note));
 	}
 	if (!s->fmt) {
 		snprintf(st->skip_reason, sizeof(st->skip_reason), "not a recognised format");
@@ -1327,6 +1364,7 @@ void ingest_result_release(struct ingest_result *res)
 	for (size_t i = 0; i < res->nr; i++) {
 		free(res->inputs[i].path);
 		free(res->inputs[i].placed_ns);
+		free(res->inputs[i].columns);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));

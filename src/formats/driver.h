@@ -27,6 +27,7 @@ struct input_stat {
 	uint64_t bytes;			/* decompressed bytes */
 	uint64_t lines, records, bad;
 	bool partial_last_line;
+	bool partial_last_read;		/* that last line was a whole row and was read */
 	uint64_t dst_repeats;		/* records placed in the second pass of a repeated hour */
 	int64_t t_first_ns, t_last_ns;	/* INT64_MIN when no timed record */
 	/* a log with no time (place.h): where its ticks were put and why */
@@ -36,6 +37,11 @@ struct input_stat {
 	const char *place_ref;		/* the timed input it was matched with */
 	double place_r;			/* the fit's correlation (NAN: not by content) */
 	double place_uncertain_s;	/* how far off it may be (NAN: unknown) */
+	/* a headerless query CSV: the column list it is read with when it was
+	 * inferred (a sibling file's header), owned, and what was decided */
+	char *columns;
+	bool columns_tried;
+	char columns_note[256];
 };
 
 struct ingest_result {

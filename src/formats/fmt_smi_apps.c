@@ -43,6 +43,7 @@ struct apps_state {
 	uint32_t ncols;		/* fields a row must have; 0: no column list yet */
 	int16_t proc_col;	/* absorbs extra fields (", " in a path); -1 none */
 	bool has_time;
+	bool has_pid;		/* no pid column: each row is a process, pid unknown */
 	uint8_t role[MAX_COLS];
 	uint8_t def[MAX_COLS];	/* index into fields[], for messages */
 };
@@ -78,6 +79,8 @@ static void set_columns(struct apps_state *st, const char *p, size_t n)
 			st->def[nc] = (uint8_t)d;
 			if (fields[d].role == R_TIME)
 				st->has_time = true;
+			if (fields[d].role == R_PID)
+				st->has_pid = true;
 			if (fields[d].role == R_PROC && st->proc_col < 0)
 				st->proc_col = (int16_t)nc;
 		}
@@ -98,12 +101,16 @@ static void apps_init(void *state, const struct ingest_opts *o)
 		set_columns(st, o->columns, strlen(o->columns));
 }
 
-/* A compute-apps header names pid, process_name or used_gpu_memory. */
-static bool apps_header(const char *line, size_t n, bool *pid, bool *other)
+/*
+ * A compute-apps header names pid, process_name or used_gpu_memory.  *strong:
+ * it names process_name or used_gpu_memory, which --query-gpu has no field
+ * like ("name" alone is also the GPU's name there).
+ */
+static bool apps_header(const char *line, size_t n, bool *pid, bool *other, bool *strong)
 {
 	const char *end;
 
-	*pid = *other = false;
+	*pid = *other = *strong = false;
 	if (!smi_csv_is_header(line, n))
 		return false;
 	smi_csv_skip_bom(&line, &n);
@@ -118,6 +125,8 @@ static bool apps_header(const char *line, size_t n, bool *pid, bool *other)
 			*pid = true;
 		if (d >= 0 && (fields[d].role == R_PROC || fields[d].role == R_MEM))
 			*other = true;
+		if (d >= 0 && (fields[d].role == R_MEM || slice_eq(name, "process_name")))
+			*strong = true;
 		if (slice_starts_with(name, "utilization."))
 			return false;	/* --query-gpu */
 		if (!c)
@@ -129,9 +138,22 @@ static bool apps_header(const char *line, size_t n, bool *pid, bool *other)
 
 static bool apps_is_context(const char *line, size_t n)
 {
-	bool pid, other;
+	bool pid, other, strong;
 
-	return apps_header(line, n, &pid, &other);
+	return apps_header(line, n, &pid, &other, &strong);
+}
+
+/*
+ * An unterminated last row is whole when its last value shows its end: a
+ * unit ("512 MiB") or a closed token ("[N/A]").  A path or a bare number may
+ * be cut anywhere ("/usr/bin/pyth", "51" of "512"), so such a row is not read.
+ */
+static bool last_cell_whole(const char *line, size_t n, const uint32_t *start, size_t nf)
+{
+	struct slice v = smi_csv_field(line, n, start, nf, nf - 1, nf - 1);
+
+	return (v.n > 4 && !memcmp(v.p + v.n - 4, " MiB", 4)) ||
+	       (v.n >= 2 && v.p[0] == '[' && v.p[v.n - 1] == ']');
 }
 
 static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const char *line,
@@ -156,7 +178,9 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 	memset(&r, 0, sizeof(r));
 	r.kind = REC_PROC;
 	r.gpu_index = -1;
-	r.pid = -1;
+	/* -1 says "no process" (pmon's "-" row); a file without a pid column
+	 * still lists one process a row, its pid unknown (-2, as "[Not Supported]") */
+	r.pid = st->has_pid ? -1 : -2;
 	r.time_kind = st->has_time ? TK_ABS : TK_NONE;
 	for (size_t i = 0; i < ncols && i < MAX_COLS; i++) {
 		size_t first = i <= absorb ? i : i + extra;
@@ -214,6 +238,11 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 		return;
 	}
 
+	if (ctx->last_line_partial && !last_cell_whole(line, n, start, nf)) {
+		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input, and its "
+			"last value may be cut");
+		return;
+	}
 	smi_csv_emit(ctx, &r, uuid, proc);
 }
 
@@ -226,6 +255,10 @@ static void apps_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	if (line[0] >= 'a' && line[0] <= 'z' && apps_is_context(line, n)) {
 		set_columns(st, line, n);
+		/* help_query_apps.txt has 8 fields: a wider header is said, not cut quietly */
+		if (st->ncols > MAX_COLS && !ctx->replay)
+			ctx_bad(ctx, 0, "header has %u fields; fields past %d are not read",
+				st->ncols, MAX_COLS);
 		return;
 	}
 	if (smi_csv_row_ok(ctx, line, n, st->ncols, "--query-compute-apps"))
@@ -235,7 +268,7 @@ static void apps_line(struct parse_ctx *ctx, const char *line, size_t n)
 static int apps_sniff(const char *head, size_t n, const char *fname)
 {
 	const char *nl;
-	bool pid, other;
+	bool pid, other, strong;
 
 	(void)fname;
 	smi_csv_skip_bom(&head, &n);
@@ -252,7 +285,9 @@ static int apps_sniff(const char *head, size_t n, const char *fname)
 		n = (size_t)(nl - head);
 	if (n && head[n - 1] == '\r')
 		n--;
-	if (apps_header(head, n, &pid, &other) && pid && other)
+	/* "--query-compute-apps=gpu_uuid,name" prints "gpu_uuid, process_name":
+	 * processes whose pid is unknown (formats.md 11.8), not GPU samples */
+	if (apps_header(head, n, &pid, &other, &strong) && ((pid && other) || strong))
 		return 92;
 	return 0;
 }

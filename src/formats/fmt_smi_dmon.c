@@ -38,6 +38,7 @@ struct mon_col {
 struct mon_state {
 	bool proc;		/* pmon: rows are processes */
 	bool header_seen;	/* a names row came, even one that was rejected */
+	bool after_header;	/* a names row came since the last process row */
 	bool units_pending;	/* the names row came, its units row not yet */
 	bool has_date, has_time;
 	uint16_t ncols;		/* 0 while there is no usable column map */
@@ -284,6 +285,9 @@ static void read_names(struct parse_ctx *ctx, struct mon_state *st, const char *
 
 	st->header_seen = true;
 	st->units_pending = true;
+	/* a header read from the file itself, not replayed at a chunk start */
+	if (!ctx->replay)
+		st->after_header = true;
 	/* the same line as the names row in force: the same column map */
 	if (st->ncols && len == st->names_len && !memcmp(text, st->names_text, len))
 		return;
@@ -509,7 +513,7 @@ static void emit_sample(struct parse_ctx *ctx, int32_t gpu, int64_t t_ns, uint8_
 		o->v[m] = present & (1u << m) ? v[m] : 0;
 }
 
-static void read_row(struct parse_ctx *ctx, const struct mon_state *st, const char *line,
+static void read_row(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 		     const char *end)
 {
 	struct slice tok[MAX_COLS], cmd = { NULL, 0 }, extra;
@@ -550,6 +554,9 @@ static void read_row(struct parse_ctx *ctx, const struct mon_state *st, const ch
 		o->time_kind = r.time_kind;
 		o->pid = r.pid;
 		o->present = r.present;
+		if (st->after_header)
+			o->present |= PF_AFTER_HEADER;
+		st->after_header = false;
 		for (int i = 0; i < 3; i++)
 			o->v[i] = r.present & (1u << i) ? r.v[i] : 0;
 		/* "-" is nvidia-smi's own blank, not a process name */

@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] logs. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/format.h"
 #include "formats/smi.h"
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 
-/* The real H200 header has 35 columns; later columns are counted, not read. */
-#define MAX_COLS 128
-/* fields located per row; a row may exceed the header when a name has ", " */
-#define MAX_SPLIT 256
+/* Exporters query every field (formats.md 11.2: 202 to 212 columns, power past
+ * column 140), so the column table grows with the header: no column limit.
+ * The only bound left is the driver's line cap (MAX_LINE), reported there. */
 #define UNIT_MAX 8
+/* a headerless file's siblings: how many are looked at, and how much of each */
+#define SIBLING_FILES 1024
+#define SIBLING_FILES_STR "1024"
+#define SIBLING_BYTES (16 * 1024)	/* a 212-column header is about 7 KiB */
 /* how much of an offending token a message quotes */
 #define QUOTE_MAX 40
 
@@ -113,12 +120,14 @@ size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap)
 void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const uint32_t *start,
 		       size_t cap, size_t nf, size_t ncols)
 {
+	const char *cut = ctx->last_line_partial ? "line cut short: " : "";
+
 	if (nf > ncols && ncols < cap) {
 		const char *x = line + start[ncols];
 		scan_skip_space(&x, line + n);
-		ctx_bad(ctx, ctx_col(line, x), "expected %zu fields, got %zu", ncols, nf);
+		ctx_bad(ctx, ctx_col(line, x), "%sexpected %zu fields, got %zu", cut, ncols, nf);
 	} else {
-		ctx_bad(ctx, 0, "expected %zu fields, got %zu", ncols, nf);
+		ctx_bad(ctx, 0, "%sexpected %zu fields, got %zu", cut, ncols, nf);
 	}
 }
 
@@ -426,9 +435,36 @@ struct query_state {
 	uint32_t ncols;		/* fields a row must have; 0: no column list yet */
 	bool has_time;
 	bool has_mask;
+	bool has_unit;		/* some column names a unit: a unit-less last cell may be cut */
 	uint16_t nreasons;	/* R_REASON columns, when there is no mask column */
-	struct col cols[MAX_COLS];
+	struct col *cols;	/* ncols entries (cols_alloc allocated), owned */
+	size_t cols_alloc;
+	uint32_t *start;	/* a row's field offsets (start_alloc), owned */
+	size_t start_alloc;
 };
+
+/* Free the tables (the driver calls it before freeing the state). */
+static void query_fini(void *state)
+{
+	struct query_state *st = state;
+
+	free(st->cols);
+	free(st->start);
+	st->cols = NULL;
+	st->start = NULL;
+}
+
+/* Room for n columns, the new ones zeroed (R_IGNORE). */
+static void cols_reserve(struct query_state *st, size_t n)
+{
+	size_t old = st->cols_alloc;
+
+	if (n <= old)
+		return;
+	st->cols_alloc = n < 2 * old ? 2 * old : n < 64 ? 64 : n;
+	st->cols = xreallocarray(st->cols, st->cols_alloc, sizeof(*st->cols));
+	memset(st->cols + old, 0, (st->cols_alloc - old) * sizeof(*st->cols));
+}
 
 /* Map a comma list of names (a header line, or --columns) onto the state. */
 static void set_columns(struct query_state *st, const char *p, size_t n)
@@ -437,13 +473,18 @@ static void set_columns(struct query_state *st, const char *p, size_t n)
 	int best_power = 255, best_limit = 255;
 	uint32_t nc = 0;
 
-	memset(st, 0, sizeof(*st));
+	st->ncols = 0;
+	st->has_time = st->has_mask = st->has_unit = false;
+	st->nreasons = 0;
+	if (st->cols_alloc)
+		memset(st->cols, 0, st->cols_alloc * sizeof(*st->cols));
 	for (;;) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
 		const char *fe = c ? c : end;
 		struct slice unit, name = smi_csv_header_name((struct slice){ p, (size_t)(fe - p) },
 							      &unit);
-		if (nc < MAX_COLS) {
+		cols_reserve(st, (size_t)nc + 1);
+		{
 			struct col *cl = &st->cols[nc];
 			const struct field_def *d = field_lookup(name);
 			if (d) {
@@ -454,6 +495,8 @@ static void set_columns(struct query_state *st, const char *p, size_t n)
 			}
 			if (unit.n < UNIT_MAX)
 				slice_copy(cl->unit, UNIT_MAX, unit);
+			if (unit.n)
+				st->has_unit = true;
 			if (cl->role == R_POWER && cl->arg < best_power)
 				best_power = cl->arg;
 			if (cl->role == R_LIMIT && cl->arg < best_limit)
@@ -470,7 +513,7 @@ static void set_columns(struct query_state *st, const char *p, size_t n)
 	}
 	st->ncols = nc;
 	/* power.draw over .average over .instant; enforced over requested limit */
-	for (uint32_t i = 0; i < nc && i < MAX_COLS; i++) {
+	for (uint32_t i = 0; i < nc; i++) {
 		struct col *cl = &st->cols[i];
 		if ((cl->role == R_POWER && cl->arg != best_power) ||
 		    (cl->role == R_LIMIT && cl->arg != best_limit) ||
@@ -530,11 +573,65 @@ static bool query_is_context(const char *line, size_t n)
 
 /* ---- rows --------------------------------------------------------------- */
 
-static void read_row(struct parse_ctx *ctx, const struct query_state *st, const char *line,
+/* The row's field offsets, in the state's table grown to fit every field. */
+static size_t split_row(struct query_state *st, const char *line, size_t n)
+{
+	size_t nf;
+
+	if (st->start_alloc < (size_t)st->ncols + 1) {
+		st->start_alloc = (size_t)st->ncols + 16;
+		st->start = xreallocarray(st->start, st->start_alloc, sizeof(*st->start));
+	}
+	nf = smi_csv_split(line, n, st->start, st->start_alloc);
+	if (nf > st->start_alloc) {
+		st->start_alloc = nf;
+		st->start = xreallocarray(st->start, st->start_alloc, sizeof(*st->start));
+		nf = smi_csv_split(line, n, st->start, st->start_alloc);
+	}
+	return nf;
+}
+
+/*
+ * An unterminated last row is read when it is whole (formats.md 11.10).  It
+ * is torn when a field is missing (the count check) or when its last cell
+ * lost its unit while the row's other cells carry theirs ("631.9" of
+ * "631.95 W").  In a nounits file a cut number cannot be told from a whole
+ * one: that row is read (docs/formats/smi-query.md says so).
+ */
+/* Does the value end with " unit" (the unit after its number)? */
+static bool has_unit(struct slice v, const char *unit)
+{
+	size_t u = strlen(unit);
+
+	return u && v.n > u && v.p[v.n - u - 1] == ' ' &&
+	       slice_eq((struct slice){ v.p + v.n - u, u }, unit);
+}
+
+static bool last_cell_cut(const struct query_state *st, const char *line, size_t n,
+			  const uint32_t *start, size_t nf)
+{
+	const struct col *cl = &st->cols[nf - 1];
+	struct slice v = smi_csv_field(line, n, start, nf, nf - 1, nf - 1);
+	uint8_t status = 0;
+	double d;
+
+	if (!cl->unit[0] || smi_missing_token(v, &status) || !smi_csv_number(v, cl->unit, &d) ||
+	    has_unit(v, cl->unit))
+		return false;	/* no unit to lose, a token, not a number (the value check
+				 * decides), or whole */
+	/* a bare number where the header names a unit: cut if other cells carry units */
+	for (size_t i = 0; i + 1 < nf; i++)
+		if (has_unit(smi_csv_field(line, n, start, nf, i, i), st->cols[i].unit))
+			return true;
+	return false;
+}
+
+static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *line,
 		     size_t n)
 {
-	uint32_t start[MAX_SPLIT];
-	size_t nf = smi_csv_split(line, n, start, MAX_SPLIT);
+	size_t nf = split_row(st, line, n);
+	const uint32_t *start = st->start;
+	const char *cut = ctx->last_line_partial ? "line cut short: " : "";
 	size_t ncols = st->ncols;
 	struct slice uuid = { NULL, 0 }, name = { NULL, 0 };
 	bool reasons_ok = st->nreasons > 0;
@@ -546,7 +643,11 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 	 * absorb extra fields: a shifted row must not pass as a reading.
 	 */
 	if (nf != ncols) {
-		smi_csv_bad_count(ctx, line, n, start, MAX_SPLIT, nf, ncols);
+		smi_csv_bad_count(ctx, line, n, start, st->start_alloc, nf, ncols);
+		return;
+	}
+	if (ctx->last_line_partial && last_cell_cut(st, line, n, start, nf)) {
+		ctx_bad(ctx, 0, "line cut short: the last value lost its unit");
 		return;
 	}
 
@@ -554,7 +655,7 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 	r.kind = REC_SAMPLE;
 	r.gpu_index = -1;
 	r.time_kind = st->has_time ? TK_ABS : TK_NONE;
-	for (size_t i = 0; i < ncols && i < MAX_COLS; i++) {
+	for (size_t i = 0; i < ncols; i++) {
 		const struct col *cl = &st->cols[i];
 		struct slice v;
 		double d;
@@ -566,8 +667,8 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 		switch (cl->role) {
 		case R_TIME:
 			if (smi_csv_time(v, &r.t_ns)) {
-				ctx_bad(ctx, ctx_col(line, v.p), "bad timestamp '%.*s'",
-					quote_len(v), v.p);
+				ctx_bad(ctx, ctx_col(line, v.p), "%sbad timestamp '%.*s'",
+					cut, quote_len(v), v.p);
 				return;
 			}
 			continue;
@@ -620,8 +721,8 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 				continue;
 			}
 			ctx_bad(ctx, ctx_col(line, v.p),
-				"expected Active or Not Active, got '%.*s' in %s",
-				quote_len(v), v.p, fields[cl->def].name);
+				"%sexpected Active or Not Active, got '%.*s' in %s",
+				cut, quote_len(v), v.p, fields[cl->def].name);
 			return;
 		case R_METRIC:
 		case R_POWER:
@@ -639,7 +740,7 @@ static void read_row(struct parse_ctx *ctx, const struct query_state *st, const 
 		/* not a reading: a "no value" token, or a bad line */
 		if (smi_missing_token(v, &r.status))
 			continue;
-		ctx_bad(ctx, ctx_col(line, v.p), "bad value '%.*s' in %s", quote_len(v), v.p,
+		ctx_bad(ctx, ctx_col(line, v.p), "%sbad value '%.*s' in %s", cut, quote_len(v), v.p,
 			fields[cl->def].name);
 		return;
 	}
@@ -680,12 +781,209 @@ bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t 
 		ctx_bad(ctx, 0, "headerless %s CSV: pass --columns with the queried fields", kind);
 		return false;
 	}
-	/* nvidia-smi ends every row with a newline: without one it was cut */
-	if (ctx->last_line_partial) {
-		ctx_bad(ctx, 0, "line cut short: no newline at the end of the input");
-		return false;
-	}
+	/* a last row without a newline is read when whole: each reader checks it */
 	return true;
+}
+
+/* ---- headerless files: --columns and a sibling's header ------------------ */
+
+/* The first line of head past up to three "WARNING:" lines, without CR/BOM. */
+static struct slice head_first_line(const char *head, size_t n)
+{
+	const char *p = head, *end;
+
+	smi_csv_skip_bom(&p, &n);
+	end = p + n;
+	for (int skipped = 0;; skipped++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (skipped < 3 && nl && slice_starts_with((struct slice){ p, len }, "WARNING:")) {
+			p = nl + 1;
+			continue;
+		}
+		return (struct slice){ p, len };
+	}
+}
+
+static size_t count_fields(struct slice l)
+{
+	size_t nf = 1;
+
+	for (size_t i = 0; i < l.n; i++)
+		nf += l.p[i] == ',';
+	return nf;
+}
+
+/* Does a list of query fields name processes (--query-compute-apps)? */
+static bool rows_fit(const char *cols, size_t cols_n, const char *head, size_t n);
+
+static bool names_apps(const char *p, size_t n)
+{
+	struct header_info hi;
+
+	header_scan(p, n, &hi);
+	return hi.apps && !hi.util;
+}
+
+const struct format *smi_columns_format(const char *head, size_t n, const char *columns)
+{
+	struct slice l = head_first_line(head, n);
+	size_t nc = count_fields((struct slice){ columns, strlen(columns) });
+
+	if (l.n < 3 || nc < 2 || smi_csv_is_header(l.p, l.n) || strchr("{[#<", l.p[0]))
+		return NULL;
+	if (names_apps(columns, strlen(columns))) {
+		/* a process path may hold ", ": at least as many fields; a row starts
+		 * with a time, a pid, a UUID, a bus id or a path, not with words */
+		bool start = (l.p[0] >= '0' && l.p[0] <= '9') || l.p[0] == '/' ||
+			     slice_starts_with(l, "GPU-") || slice_starts_with(l, "MIG-");
+		return start && count_fields(l) >= nc ? &format_smi_apps : NULL;
+	}
+	/* as many fields, and the first rows read under the list (a kernel log
+	 * line may have as many commas by chance) */
+	if (count_fields(l) != nc || !rows_fit(columns, strlen(columns), head, n))
+		return NULL;
+	return &format_smi_query;
+}
+
+static void query_line(struct parse_ctx *ctx, const char *line, size_t n);
+
+/*
+ * Do the first whole rows of head read under these columns, with no bad
+ * value?  A sibling of the same width may log other fields ("0" is no
+ * timestamp): its header is borrowed only when the rows fit it.
+ */
+static bool rows_fit(const char *cols, size_t cols_n, const char *head, size_t n)
+{
+	struct query_state st;
+	struct batch b;
+	struct parse_ctx ctx;
+	const char *p = head, *end = head + n;
+	int rows = 0;
+	bool ok, reads = false;
+
+	memset(&st, 0, sizeof(st));
+	memset(&b, 0, sizeof(b));
+	memset(&ctx, 0, sizeof(ctx));
+	set_columns(&st, cols, cols_n);
+	ctx.out = &b;
+	ctx.state = &st;
+	ctx.src = "";
+	while (p < end && rows < 20) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len;
+		if (!nl)
+			break;	/* the head may end mid-line */
+		len = (size_t)(nl - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		ctx.line++;
+		if (len) {
+			query_line(&ctx, p, len);
+			rows++;
+		}
+		p = nl + 1;
+	}
+	/* a list of which nothing is read fits any text */
+	for (uint32_t i = 0; i < st.ncols; i++)
+		reads |= st.cols[i].role != R_IGNORE && st.cols[i].role != R_KNOWN;
+	ok = reads && rows > 0 && b.bad == 0 && b.records > 0;
+	query_fini(&st);
+	free(b.recs);
+	free(b.strs);
+	return ok;
+}
+
+/* A sibling's first line when it is a --query-gpu header of nf fields. */
+static bool sibling_header(const char *dir, const char *name, size_t nf, char *buf, size_t cap,
+			   struct slice *out)
+{
+	char path[4096];
+	struct header_info hi;
+	struct slice l;
+	size_t got;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return false;
+	if (!(f = fopen(path, "rb")))
+		return false;
+	got = fread(buf, 1, cap, f);
+	fclose(f);
+	l = head_first_line(buf, got);
+	if ((size_t)(l.p - buf) + l.n >= got && got == cap)
+		return false;	/* a first line longer than we read: not a header we know */
+	if (!smi_csv_is_header(l.p, l.n) || count_fields(l) != nf)
+		return false;
+	header_scan(l.p, l.n, &hi);
+	if (!hi.known || hi.known * 2 < hi.nf || names_apps(l.p, l.n))
+		return false;
+	*out = l;
+	return true;
+}
+
+char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char *note,
+			      size_t note_cap)
+{
+	struct slice l = head_first_line(head, n);
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[4096], hit_name[256] = "", *buf, *cols = NULL;
+	size_t nf, nhits = 0, seen = 0, nofit = 0;
+	bool differ = false;
+	struct dirent *de;
+	DIR *d;
+
+	note[0] = 0;
+	if (!l.n || smi_csv_is_header(l.p, l.n) || !memchr(l.p, ',', l.n))
+		return NULL;	/* it has its own header, or it is no CSV row */
+	nf = count_fields(l);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!(d = opendir(dir)))
+		return NULL;
+	buf = xmalloc(SIBLING_BYTES);
+	/* a directory of many logs: look at the first SIBLING_FILES only */
+	while ((de = readdir(d)) && seen++ < SIBLING_FILES) {
+		struct slice h;
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, base) ||
+		    (de->d_type != DT_REG && de->d_type != DT_UNKNOWN) ||
+		    !sibling_header(dir, de->d_name, nf, buf, SIBLING_BYTES, &h))
+			continue;
+		if (!rows_fit(h.p, h.n, head, n)) {
+			nofit++;
+			continue;
+		}
+		if (nhits && (h.n != strlen(cols) || memcmp(h.p, cols, h.n)))
+			differ = true;
+		if (!nhits++) {
+			cols = xstrndup(h.p, h.n);
+			snprintf(hit_name, sizeof(hit_name), "%s", de->d_name);
+		}
+	}
+	closedir(d);
+	free(buf);
+	if (nhits && !differ) {
+		snprintf(note, note_cap, "headerless: columns from the header of %s (%zu fields)%s",
+			 hit_name, nf, seen > SIBLING_FILES ? "; only the first "
+			 SIBLING_FILES_STR " files beside it were looked at" : "");
+		return cols;
+	}
+	free(cols);
+	if (differ)
+		snprintf(note, note_cap, "headerless CSV of %zu fields: files beside it have "
+			 "different headers of that width; pass --columns", nf);
+	else if (seen > SIBLING_FILES)
+		snprintf(note, note_cap, "headerless CSV of %zu fields: no header of that width in "
+			 "the first " SIBLING_FILES_STR " files beside it; pass --columns", nf);
+	else if (nofit)
+		snprintf(note, note_cap, "headerless CSV of %zu fields: its rows do not read under "
+			 "the header%s of that width beside it; pass --columns", nf,
+			 nofit > 1 ? "s" : "");
+	else
+		snprintf(note, note_cap, "headerless CSV of %zu fields: no file beside it has a "
+			 "header of %zu fields; pass --columns", nf, nf);
+	return NULL;
 }
 
 /* ---- sniffing ----------------------------------------------------------- */
@@ -753,7 +1051,9 @@ static int query_sniff(const char *head, size_t n, const char *fname)
 	if (smi_csv_is_header(p, n)) {
 		struct header_info hi;
 		header_scan(p, n, &hi);
-		if (hi.pid && hi.apps && !hi.util)
+		/* process_name or used_gpu_memory: --query-compute-apps, with or
+		 * without a pid column (formats.md 11.8) */
+		if (hi.apps && !hi.util)
 			return 0;
 		return hi.known && hi.known * 2 >= hi.nf ? 90 : 0;
 	}
@@ -770,4 +1070,5 @@ const struct format format_smi_query = {
 	.is_context = query_is_context,
 	.context_first = "abcdefghijklmnopqrstuvwxyz\xEF",
 	.line = query_line,
+	.fini = query_fini,
 };

@@ -100,6 +100,7 @@ enum proc_field {
 	PF_SM = 1 << 0,
 	PF_MEM = 1 << 1,
 	PF_FB = 1 << 2,
+	PF_AFTER_HEADER = 1 << 3,	/* the first row after a repeated header (ticks.h) */
 };
 
 struct rec {
@@ -193,7 +194,8 @@ struct format {
 	 * file's number of lines after the last piece.
 	 */
 	void (*stream)(struct parse_ctx *ctx, const char *p, size_t n, bool last);
-	/* Free what a stream() state holds (called before the state is freed). */
+	/* Free what a state holds (called before the state is freed): a
+	 * stream() format's one state, or each chunk's state of a line format. */
 	void (*fini)(void *state);
 };
 

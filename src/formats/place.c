@@ -422,7 +422,7 @@ void pl_collect_init(struct pl_collect *c, const struct ingest_opts *o, size_t n
 		c->in[i].t_first_ns = INT64_MIN;
 		c->in[i].t_last_ns = INT64_MIN;
 		c->in[i].mtime_ns = INT64_MIN;
-		c->in[i].tick_last_gpu = INT32_MAX;
+		tick_seq_init(&c->in[i].tick);
 	}
 }
 
@@ -456,12 +456,10 @@ void pl_collect_rec(struct pl_collect *c, size_t i, const struct rec *r, const s
 
 	if (r->kind != REC_SAMPLE && r->kind != REC_PROC)
 		return;
-	/* ticks as the driver counts them (resolve_time): a GPU index that does
-	 * not grow starts the next tick */
+	/* ticks as the driver counts them (resolve_time, ticks.h) */
 	if (r->time_kind == TK_NONE) {
-		if (r->gpu_index <= in->tick_last_gpu)
+		if (tick_seq_next(&in->tick, r, b))
 			in->ticks++;
-		in->tick_last_gpu = r->gpu_index;
 	} else if (r->time_kind == TK_FILE && !in->ticks) {
 		in->ticks = 1;
 	}
@@ -506,6 +504,7 @@ void pl_collect_release(struct pl_collect *c)
 		for (size_t k = 0; k < c->in[i].ng; k++)
 			pl_series_release(&c->in[i].g[k].s);
 		free(c->in[i].g);
+		tick_seq_release(&c->in[i].tick);
 	}
 	free(c->in);
 	memset(c, 0, sizeof(*c));

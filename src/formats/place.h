@@ -21,6 +21,7 @@
 
 #include "formats/driver.h"
 #include "formats/format.h"
+#include "formats/ticks.h"
 
 /* The readings an alignment looks at: power, utilization, memory, SM clock. */
 enum { PL_POWER, PL_UTIL, PL_MEM, PL_CLOCK, PL_NM };
@@ -76,7 +77,7 @@ struct pl_input {
 	int64_t mtime_ns;
 	int64_t t_first_ns, t_last_ns;	/* timed: first and last sample */
 	uint64_t ticks;		/* time-less: ticks counted as the driver does */
-	int32_t tick_last_gpu;
+	struct tick_seq tick;	/* the driver's tick rule (ticks.h) */
 	struct pl_gpu_series *g;
 	size_t ng;
 };

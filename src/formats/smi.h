@@ -58,6 +58,22 @@ bool smi_csv_row_ok(struct parse_ctx *ctx, const char *line, size_t n, uint32_t 
  * as bad at the first extra field. */
 void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const uint32_t *start,
 		       size_t cap, size_t nf, size_t ncols);
+/*
+ * With --columns, the list decides the reading of a headerless file whatever
+ * its first cell (formats.md 11.9): smi-query or smi-apps when the first row
+ * is no header and has as many fields as the list, else NULL.
+ */
+const struct format *smi_columns_format(const char *head, size_t n, const char *columns);
+/*
+ * A headerless --query-gpu file whose directory holds a file with a header
+ * of the same width under which its first rows read without a bad value, and
+ * no other such header: that header, malloc'ed, for the file's columns.  note
+ * says what was decided (empty when the file has its own header).  NULL when
+ * not inferred.
+ */
+char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char *note,
+			      size_t note_cap);
+extern const struct format format_smi_query, format_smi_apps;
 /* Emit r (its kind set) with the UUID and name (GPU or process), when given. */
 void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
 		  struct slice name);

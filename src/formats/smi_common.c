@@ -16,6 +16,11 @@ bool smi_missing_token(struct slice tok, uint8_t *status)
 		{ "[Not Supported]", 0 },
 		{ "Not Supported", 0 },
 		{ "[Insufficient Permissions]", 0 },
+		{ "Insufficient Permissions", 0 },
+		/* 590-595 drivers, display_mode, power.management, clocks.applications.*
+		 * (formats.md 11.3): no reading, and no read error either */
+		{ "[Requested functionality has been deprecated]", 0 },
+		{ "Requested functionality has been deprecated", 0 },
 		{ "[Unknown Error]", GS_READ_ERROR },
 		{ "[GPU is lost]", GS_LOST },
 		{ "[GPU requires reset]", GS_RESET },

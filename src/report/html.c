@@ -8,7 +8,7 @@
  *
  * Every figure comes from struct report, the same one --json prints.  A
  * figure shown carries its JSON path and the JSON's own text of the value
- * (data-key, data-value, data-scale): tests/report-html/check.py compares
+ * (data-key, data-value, data-scale): tests/html/check.py compares
  * them with --json, and a reader can find the number in the JSON.
  */
 #include "report/report.h"
@@ -1216,6 +1216,149 @@ static void processes(struct hw *h)
 	free(ord);
 }
 
+/* ---- chart 7: a memory leak, its fitted line and where it ends ---------- */
+
+#define MAX_LEAK_CHARTS 4
+#define LH 150		/* plot height */
+
+static bool is_leak(const struct finding *f)
+{
+	return f->gpu >= 0 && isfinite(f->fit_mib0) && !strncmp(f->kind, "memory_leak", 11);
+}
+
+static double xl(const struct svg_scale *s, int64_t t)
+{
+	double x = svg_map(s, (double)t);
+	return x < ML ? ML : x > ML + PW ? ML + PW : x;
+}
+
+static void leak_chart(struct hw *h, const struct finding *f)
+{
+	const struct report *r = h->r;
+	const struct gpu_stats *g = &r->an->gpus[f->gpu];
+	size_t fi = find_index(r->an, f), n, merged = 1;
+	int64_t span = f->t1_ns - f->t0_ns, a, b;
+	struct svg_col *c = xcalloc(PW, sizeof(*c));
+	struct svg_scale xs, ys;
+	double lo = 0, hi = fmax(f->fit_mib1, g->mem_total_mib), t[12];
+	char l[128], title[200], desc[600], b1[96], b2[48], lab[96];
+	bool full_in = false, open = false;
+	int64_t tt[64], step = 0;
+	size_t nt;
+
+	if (span <= 0)
+		span = NS_PER_S;
+	a = f->t0_ns - span / 5;
+	b = f->t1_ns + span / 5;
+	/* the projection is drawn when "full" is near enough to show: within 4 spans */
+	if (f->full_ns > 0 && f->full_ns - f->t1_ns <= 4 * span) {
+		b = f->full_ns + span / 10;
+		full_in = true;
+	}
+	if (a < g->first_ns)
+		a = g->first_ns;
+	xs = (struct svg_scale){ (double)a, (double)b, ML, ML + PW };
+	n = svg_columns(&g->ser, SER_MEM, c, PW, &merged);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].t1_ns >= a && c[i].t0_ns <= b && !isnan(c[i].max))
+			hi = fmax(hi, c[i].max);
+	gpu_label(l, sizeof(l), r->an, f->gpu);
+	snprintf(title, sizeof(title), "%s: memory used during the %s finding, with its fitted line", l, f->kind);
+	if (f->full_ns)
+		snprintf(b1, sizeof(b1), "%s", time_rfc3339(b2, sizeof(b2), f->full_ns));
+	else
+		snprintf(b1, sizeof(b1), "never (memory total unknown, or more than a century away)");
+	snprintf(desc, sizeof(desc), "Memory used on %s from %s for %s; the fitted line rises %.1f MiB/h from %.0f MiB "
+		 "to %.0f MiB. At that rate memory is full: %s.", l, time_rfc3339(b2, sizeof(b2), f->t0_ns),
+		 time_human_dur(lab, sizeof(lab), span), f->value, f->fit_mib0, f->fit_mib1, b1);
+	chart_begin(h, LH + 70, title, desc);
+	nt = svg_ticks(&lo, &hi, 4, t, 12);
+	ys = (struct svg_scale){ lo, hi, 20 + LH, 20 };
+	for (size_t i = 0; i < nt; i++) {
+		double y = svg_map(&ys, t[i]);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(lab, sizeof(lab), "%g", t[i]);
+		text_at(h, ML - 4, y + 4, "end", "mut", lab);
+	}
+	text_at(h, ML, 12, NULL, NULL, "memory used (MiB)");
+	fprintf(h->out, "<rect x=\"%d\" y=\"20\" width=\"%d\" height=\"%d\" fill=\"none\" class=\"ax\"/>", ML, PW, LH);
+	/* the readings: the column means, broken at gaps */
+	fprintf(h->out, "<path fill=\"none\" stroke=\"var(--c-fb)\" stroke-width=\"1.4\" d=\"");
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].t1_ns < a || c[i].t0_ns > b || isnan(c[i].mean)) {
+			open = false;
+			continue;
+		}
+		fprintf(h->out, "%c%.1f %.1f", open ? 'L' : 'M', xl(&xs, (c[i].t0_ns + c[i].t1_ns) / 2),
+			svg_map(&ys, c[i].mean));
+		open = c[i].gap_s <= 0;
+	}
+	fprintf(h->out, "\"/>");
+	/* the fitted line, and its projection to full */
+	fprintf(h->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"var(--fg)\" stroke-width=\"2\">"
+		"<title>fitted line: %.1f MiB/h</title></line>", xl(&xs, f->t0_ns), svg_map(&ys, f->fit_mib0),
+		xl(&xs, f->t1_ns), svg_map(&ys, f->fit_mib1), f->value);
+	if (f->full_ns > f->t1_ns) {
+		int64_t end = full_in ? f->full_ns : b;
+		double y_end = f->fit_mib1 + (f->fit_mib1 - f->fit_mib0) * (double)(end - f->t1_ns) / (double)span;
+		fprintf(h->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"var(--fg)\" stroke-width=\"1.4\" "
+			"stroke-dasharray=\"6 4\"/>", xl(&xs, f->t1_ns), svg_map(&ys, f->fit_mib1), xl(&xs, end),
+			svg_map(&ys, fmin(y_end, hi)));
+	}
+	if (g->mem_total_mib > 0) {
+		double y = svg_map(&ys, g->mem_total_mib);
+		fprintf(h->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"var(--c-pow)\" stroke-dasharray=\"3 3\"/>",
+			ML, ML + PW, y, y);
+		snprintf(lab, sizeof(lab), "memory total %.0f MiB", g->mem_total_mib);
+		text_at(h, ML + PW - 4, y + 13, "end", NULL, lab);
+	}
+	nt = svg_time_ticks(a, b, 8, tt, 64, &step);
+	for (size_t i = 0; i < nt; i++) {
+		char tl[40];
+		svg_time_label(tl, sizeof(tl), tt[i], step);
+		text_at(h, xl(&xs, tt[i]), 20 + LH + 14, "middle", "mut", tl);
+	}
+	text_at(h, ML + PW, 20 + LH + 28, "end", "mut", "time (UTC)");
+	fprintf(h->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"var(--c-fb)\" stroke-width=\"2\"/>",
+		ML, ML + 16, LH + 56, LH + 56);
+	text_at(h, ML + 20, LH + 60, NULL, NULL, "memory used");
+	fprintf(h->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"var(--fg)\" stroke-width=\"2\"/>",
+		ML + 130, ML + 146, LH + 56, LH + 56);
+	text_at(h, ML + 150, LH + 60, NULL, NULL, "fitted line (dashed: projected)");
+	chart_end(h, full_in ? "The dashed line runs to the moment the fitted line reaches the memory total."
+		  : "Where memory would be full lies beyond the chart (or is unknown): see the figures below.");
+	fprintf(h->out, "<p>Slope ");
+	vnum(h, f->value, 3, 1, 1, "findings.%zu.value", fi);
+	fprintf(h->out, " MiB/h, fitted ");
+	vnum(h, f->fit_mib0, 1, 1, 0, "findings.%zu.fit.mib_at_start", fi);
+	fprintf(h->out, " to ");
+	vnum(h, f->fit_mib1, 1, 1, 0, "findings.%zu.fit.mib_at_end", fi);
+	fprintf(h->out, " MiB; full: ");
+	esc(h, b1);
+	fprintf(h->out, ".</p>\n");
+	free(c);
+}
+
+static void leaks(struct hw *h, const struct finding **byw)
+{
+	const struct analysis *an = h->r->an;
+	size_t nl = 0, shown = 0;
+
+	for (size_t i = 0; i < an->nfinds; i++)
+		nl += is_leak(&an->finds[i]);
+	if (!nl)
+		return;
+	fprintf(h->out, "<section id=\"leaks\"><h2>Memory leaks (%zu)</h2>\n", nl);
+	for (size_t i = 0; i < an->nfinds && shown < MAX_LEAK_CHARTS; i++)
+		if (is_leak(byw[i])) {
+			leak_chart(h, byw[i]);
+			shown++;
+		}
+	if (nl > shown)
+		fprintf(h->out, "<p class=\"mut\">... %zu more leak findings in the table below and in --json</p>\n", nl - shown);
+	fprintf(h->out, "</section>\n");
+}
+
 /* ---- findings ----------------------------------------------------------- */
 
 static void findings(struct hw *h, const struct finding **byw)
@@ -1283,6 +1426,7 @@ void report_html(FILE *out, const struct report *r)
 		time_split(&h);
 		cost_section(&h);
 		processes(&h);
+		leaks(&h, byw);
 		findings(&h, byw);
 	} else if (r->t0_ns != INT64_MAX) {
 		fprintf(out, "<p>The inputs hold a single instant of GPU data: no time to chart or price.</p>\n");
@@ -1291,7 +1435,12 @@ void report_html(FILE *out, const struct report *r)
 	} else {
 		fprintf(out, "<p>No GPU samples were read, so there is nothing to chart: see the inputs above for why.</p>\n");
 	}
-	fprintf(out, "</main>\n<footer class=\"mut\"><p>Written by gputally. States: docs/states.md; cost model: "
+	fprintf(out, "</main>\n<footer class=\"mut\"><p>Written by gputally");
+	if (r->now_ns) {
+		fprintf(out, " at ");
+		when(&h, r->now_ns);
+	}
+	fprintf(out, ". States: docs/states.md; cost model: "
 		"docs/cost-model.md; JSON keys: docs/report-json.md.</p></footer>\n</body></html>\n");
 	free(byw);
 }

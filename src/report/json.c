@@ -39,8 +39,12 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_kint(w, "records", (int64_t)in->records);
 		jsonw_kint(w, "skipped", (int64_t)in->bad);
 		jsonw_kbool(w, "partial_last_line", in->partial_last_line);
+		if (in->partial_last_line)	/* read whole, or skipped as cut short */
+			jsonw_kbool(w, "partial_last_line_read", in->partial_last_read);
 		jsonw_kint(w, "dst_repeated_hour_records", (int64_t)in->dst_repeats);
 		jsonw_kstr(w, "time_basis", in->time_basis);
+		if (in->columns_note[0])	/* a headerless CSV: where its columns came from */
+			jsonw_kstr(w, "columns", in->columns_note);
 		jsonw_kstr(w, "placed_against", in->place_ref);
 		jsonw_knum(w, "placement_fit_r", in->place_r, 3);
 		jsonw_knum(w, "placement_uncertainty_s", in->place_uncertain_s, 3);
@@ -147,6 +151,17 @@ static void findings(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "value", f->value, 3);
 		jsonw_kstr(w, "message", f->message);
 		jsonw_kstr(w, "evidence", f->evidence);
+		if (isfinite(f->fit_mib0)) {
+			jsonw_key(w, "fit");
+			jsonw_obj_begin(w);
+			jsonw_knum(w, "mib_at_start", f->fit_mib0, 1);
+			jsonw_knum(w, "mib_at_end", f->fit_mib1, 1);
+			if (f->full_ns)
+				jsonw_ktime(w, "full_at", f->full_ns);
+			else
+				jsonw_kstr(w, "full_at", NULL);
+			jsonw_obj_end(w);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -286,12 +301,16 @@ void report_json(FILE *out, const struct report *r)
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
 	jsonw_kstr(&w, "tz", r->tz);
+	if (r->now_ns)
+		jsonw_ktime(&w, "generated_at", r->now_ns);
 	if (r->t0_ns != INT64_MAX) {
 		jsonw_ktime(&w, "start", r->t0_ns);
 		jsonw_ktime(&w, "end", r->t1_ns);
 	}
 	inputs(&w, r);
 	jsonw_kint(&w, "skipped_lines", (int64_t)r->bad_total);
+	jsonw_kint(&w, "records_without_gpu", (int64_t)r->an->tl.dropped_no_gpu);
+	jsonw_kint(&w, "records_beyond_gpu_cap", (int64_t)r->an->tl.dropped_too_many);
 	jsonw_key(&w, "skipped");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < r->nbad; i++) {

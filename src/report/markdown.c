@@ -233,6 +233,10 @@ static void findings(FILE *out, const struct report *r)
 
 void report_markdown(FILE *out, const struct report *r)
 {
+	if (r->now_ns) {
+		char b[48];
+		fprintf(out, "_Generated %s._\n\n", time_rfc3339(b, sizeof(b), r->now_ns));
+	}
 	summary(out, r);
 	inputs(out, r);
 	if (r->t0_ns == INT64_MAX)

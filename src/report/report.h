@@ -52,6 +52,7 @@ struct report {
 	 * and the window's local cost split by its share of all busy time */
 	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[400];
+	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 };
 
 /*

@@ -95,7 +95,7 @@ static void summary(FILE *out, const struct report *r)
 static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
-	       in->dst_repeats || !in->time_basis || in->basis[0];
+	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0];
 }
 
 static void inputs_summary(FILE *out, const struct report *r)
@@ -134,10 +134,14 @@ static void inputs_summary(FILE *out, const struct report *r)
 		else
 			fprintf(out, "  %-44s %-12s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64
 				" skipped%s%s%s\n", in->path, in->format->id, in->lines, in->records,
-				in->bad, in->partial_last_line ? "; last line has no newline" : "",
+				in->bad, !in->partial_last_line ? "" : in->partial_last_read ?
+				"; last line has no newline (read: a whole row)" :
+				"; last line has no newline",
 				in->skip_reason[0] ? "; " : "", in->skip_reason);
 		if (in->format && in->basis[0])
 			fprintf(out, "  %-44s time: %s\n", "", in->basis);
+		if (in->format && in->columns_note[0])
+			fprintf(out, "  %-44s %s\n", "", in->columns_note);
 	}
 	if (more)
 		fprintf(out, "  ... and %zu more worth a look\n", more);
@@ -162,13 +166,16 @@ static void inputs(FILE *out, const struct report *r)
 		if (strcmp(in->compression, "plain"))
 			fprintf(out, " (%s)", in->compression);
 		fprintf(out, "\n  %-44s time: %s%s", "", in->time_basis ? in->time_basis : "no timed records",
-			in->partial_last_line ? "; last line has no newline" : "");
+			!in->partial_last_line ? "" : in->partial_last_read ?
+			"; last line has no newline (read: a whole row)" : "; last line has no newline");
 		if (in->dst_repeats)
 			fprintf(out, "; %" PRIu64 " record(s) placed in the repeated hour after clocks fell back",
 				in->dst_repeats);
 		fputc('\n', out);
 		if (in->skip_reason[0])
 			fprintf(out, "  %-44s %s\n", "", in->skip_reason);
+		if (in->columns_note[0])
+			fprintf(out, "  %-44s %s\n", "", in->columns_note);
 	}
 }
 
@@ -426,10 +433,24 @@ static void skipped(FILE *out, const struct report *r)
 	free(count);
 }
 
+/* Records the timeline could not put on a GPU: never dropped in silence. */
+static void unplaced(FILE *out, const struct report *r)
+{
+	const struct timeline *tl = &r->an->tl;
+
+	if (tl->dropped_no_gpu)
+		fprintf(out, "\nNot counted: %" PRIu64 " record(s) name no GPU (no index and no uuid, "
+			"and no single GPU they could belong to): their time, energy and processes are in no total\n", tl->dropped_no_gpu);
+	if (tl->dropped_too_many)
+		fprintf(out, "\nNot counted: %" PRIu64 " record(s) of GPUs beyond the first %d\n", tl->dropped_too_many,
+			TL_MAX_GPUS);
+}
+
 void report_text(FILE *out, const struct report *r)
 {
 	summary(out, r);
 	inputs(out, r);
+	unplaced(out, r);
 	if (r->t0_ns == INT64_MAX) {
 		skipped(out, r);
 		return;

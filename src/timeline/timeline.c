@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 
 #define DEFAULT_NOMINAL_NS NS_PER_S
 
@@ -49,7 +50,6 @@ static int new_gpu(struct timeline *tl, int index, const char *uuid, const char 
 		copy_str(g->id.name, sizeof(g->id.name), name);
 	for (int m = 0; m < M__COUNT; m++)
 		g->ft_ns[m] = INT64_MIN;
-	g->energy_prev_j = NAN;
 	g->nproc_known = -1;
 	memset(tl->by_index, 0, sizeof(tl->by_index));
 	return tl->ngpus++;
@@ -98,6 +98,29 @@ static int resolve_gpu(struct timeline *tl, int index, const char *uuid, const c
 			}
 		return new_gpu(tl, index, NULL, name);
 	}
+	if (name && name[0]) {
+		/*
+		 * A log that names its GPUs only by model (--query-gpu=name,...):
+		 * the one GPU of that name, or a new one while every GPU known is
+		 * known by name alone.  Two GPUs of one model cannot be told apart
+		 * this way (docs/states.md).
+		 */
+		int hit = -1, same = 0, named_only = 0;
+		for (i = 0; i < tl->ngpus; i++) {
+			const struct gpu_ident *id = &tl->gpus[i].id;
+			if (!strcmp(id->name, name)) {
+				hit = i;
+				same++;
+			}
+			named_only += id->index < 0 && !id->uuid[0];
+		}
+		if (same == 1) {
+			i = hit;
+			goto found;
+		}
+		if (same == 0 && named_only == tl->ngpus)
+			return new_gpu(tl, -1, NULL, name);
+	}
 	if (tl->ngpus == 1)
 		return 0;
 	return -1;
@@ -119,14 +142,14 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int64_t nominal(struct tl_gpu *g)
+static int64_t own_nominal(struct tl_gpu *g)
 {
 	int64_t tmp[32];
 
 	if (g->nominal_ns)
 		return g->nominal_ns;
 	if (g->ndts == 0)
-		return DEFAULT_NOMINAL_NS;
+		return 0;
 	memcpy(tmp, g->dts, sizeof(tmp[0]) * (size_t)g->ndts);
 	qsort(tmp, (size_t)g->ndts, sizeof(tmp[0]), cmp_i64);
 	if (g->ndts == 32)
@@ -134,29 +157,206 @@ static int64_t nominal(struct tl_gpu *g)
 	return tmp[g->ndts / 2];
 }
 
-/* Emit [g->t_prev, t1) with the readings in force since t_prev. */
-/* Where to build an interval: the consumer's own slot when it offers one. */
-static struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local)
+/*
+ * A GPU's sampling interval: the median of its first steps.  With fewer
+ * than three steps that median is a guess (a GPU seen twice, 10 minutes
+ * apart, in a log that samples every 5 s would have "sampled every 10
+ * minutes" and never have had a gap), so the shortest interval of the other
+ * GPUs read from the same input caps it.
+ */
+static int64_t nominal(struct timeline *tl, struct tl_gpu *g)
 {
-	struct ival *iv = tl->c.reserve ? tl->c.reserve(tl->c.ud, gi) : NULL;
+	int64_t own = own_nominal(g), peer = 0;
+
+	if (g->ndts >= 3 || g->nominal_ns)
+		return own;
+	for (int i = 0; i < tl->ngpus; i++) {
+		struct tl_gpu *o = &tl->gpus[i];
+		int64_t n;
+		if (o == g || o->last_key != g->last_key || !g->last_key || o->ndts < 3)
+			continue;
+		n = own_nominal(o);
+		if (n > 0 && (!peer || n < peer))
+			peer = n;
+	}
+	if (peer && (!own || peer < own))
+		return peer;
+	return own ? own : DEFAULT_NOMINAL_NS;
+}
+
+/* ---- energy: runs of counter readings ------------------------------------ */
+
+/* A process observation held with the intervals around it, its name copied. */
+struct held_proc {
+	int64_t t_ns, pid;
+	uint32_t present;
+	double sm, mem, fb;
+	bool has_name;
+	char name[64];
+};
+
+struct tl_held {
+	bool is_proc;
+	union {
+		struct ival iv;
+		struct held_proc p;
+	};
+};
+
+/* Hand the held entries to the consumer in order and empty the hold. */
+static void release_held(struct timeline *tl, int gi)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+
+	for (int i = 0; i < g->nhold; i++) {
+		struct tl_held *h = &g->hold[i];
+		if (!h->is_proc)
+			tl->c.interval(tl->c.ud, gi, &h->iv);
+		else if (tl->c.process)
+			tl->c.process(tl->c.ud, gi, h->p.t_ns, h->p.pid,
+				      h->p.has_name ? h->p.name : NULL, h->p.present,
+				      h->p.sm, h->p.mem, h->p.fb);
+	}
+	g->nhold = 0;
+}
+
+/*
+ * End the run: what it holds has no counter difference (a gap, a reset, a
+ * GPU gone, the end of the log), so each interval keeps power x time, set
+ * when it was built.
+ */
+static void end_run(struct timeline *tl, int gi)
+{
+	release_held(tl, gi);
+	tl->gpus[gi].run_open = false;
+}
+
+/*
+ * A reading e_j closes the run: the difference from the run's reading is
+ * spread over the held intervals in proportion to power x time, an interval
+ * without a power reading weighted by the held intervals' mean power (all
+ * weighted by time when no power is known or all of it is 0).  A smaller
+ * value is a reset: no difference across it.
+ */
+static void close_run(struct timeline *tl, int gi, double e_j)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+	double d = e_j - g->run_j, pws = 0, pknown = 0, pmean, wsum = 0;
+	bool by_time;
+
+	if (!(d >= 0)) {
+		end_run(tl, gi);
+		return;
+	}
+	for (int i = 0; i < g->nhold; i++) {
+		const struct ival *iv = &g->hold[i].iv;
+		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
+		if (g->hold[i].is_proc)
+			continue;
+		if (iv->present & (1u << M_POWER)) {
+			pws += iv->v[M_POWER] * dt;
+			pknown += dt;
+		}
+	}
+	pmean = pknown > 0 ? pws / pknown : 0;
+	by_time = !(pmean > 0);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->nhold; i++) {
+			struct ival *iv = &g->hold[i].iv;
+			double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9, w;
+			if (g->hold[i].is_proc)
+				continue;
+			w = by_time ? dt : (iv->present & (1u << M_POWER)) ? iv->v[M_POWER] * dt :
+			    pmean * dt;
+			if (pass == 0) {
+				wsum += w;
+			} else {
+				iv->energy_j = wsum > 0 ? d * w / wsum : 0;
+				iv->energy_from_counter = true;
+			}
+		}
+	release_held(tl, gi);
+}
+
+/*
+ * A counter reading e_j at t (owned by its input): close the run, open the
+ * next.  The same value again is no new reading: older recorders wrote the
+ * newest reading on every row, and a counter in millijoules does not stand
+ * still on a powered GPU; the run goes on to the value that moved.
+ */
+static void counter_reading(struct timeline *tl, int gi, int64_t t, double e_j)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+
+	if (g->run_open && e_j == g->run_j)
+		return;
+	if (g->run_open)
+		close_run(tl, gi, e_j);
+	g->run_open = true;
+	g->run_j = e_j;
+	g->run_t_ns = t;
+}
+
+/* The next hold slot, or NULL when no run is open (the run ends when full). */
+static struct tl_held *hold_slot(struct timeline *tl, int gi)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+
+	if (!g->run_open)
+		return NULL;
+	if (g->nhold == TL_HOLD_MAX) {
+		end_run(tl, gi);
+		return NULL;
+	}
+	if (g->nhold == g->hold_cap) {
+		g->hold_cap = g->hold_cap ? g->hold_cap * 2 : 16;
+		g->hold = xreallocarray(g->hold, (size_t)g->hold_cap, sizeof(*g->hold));
+	}
+	return &g->hold[g->nhold];
+}
+
+/* ---- intervals ------------------------------------------------------------ */
+
+/* Where to build an interval: held in the run, else the consumer's own slot
+ * when it offers one.  *held says which (commit with deliver()). */
+static struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local, bool *held)
+{
+	struct tl_held *h = hold_slot(tl, gi);
+	struct ival *iv;
+
+	*held = h != NULL;
+	if (h) {
+		h->is_proc = false;
+		return &h->iv;
+	}
+	iv = tl->c.reserve ? tl->c.reserve(tl->c.ud, gi) : NULL;
 	return iv ? iv : local;
 }
 
-static void emit_until(struct timeline *tl, int gi, int64_t t1, double energy_now_j,
-		       bool energy_now)
+static void deliver(struct timeline *tl, int gi, const struct ival *iv, bool held)
+{
+	if (held)
+		tl->gpus[gi].nhold++;
+	else
+		tl->c.interval(tl->c.ud, gi, iv);
+}
+
+/* Emit [g->t_prev, t1) with the readings in force since t_prev. */
+static void emit_until(struct timeline *tl, int gi, int64_t t1)
 {
 	struct tl_gpu *g = &tl->gpus[gi];
-	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(g);
+	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(tl, g);
 	int64_t gap_at = t1, thr = timeline_gap_threshold(nom);
 	int64_t stale = thr;
 	uint32_t present = 0;
 	struct ival local, *iv;
+	bool held;
 
 	if (dt <= 0)
 		return;
 	if (dt > thr)
 		gap_at = t0 + nom;	/* the last reading covers one interval */
-	iv = ival_slot(tl, gi, &local);
+	iv = ival_slot(tl, gi, &local, &held);
 	iv->kind = IV_DATA;
 	iv->t0_ns = t0;
 	iv->t1_ns = gap_at;
@@ -173,28 +373,22 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1, double energy_no
 		iv->v[__builtin_ctz(gone)] = 0;
 	iv->present = present;
 	iv->status = t0 - g->status_t_ns <= stale ? g->status : 0;
-	iv->energy_j = NAN;
+	/* power x time; a run's counter difference replaces it (close_run) */
+	iv->energy_j = (present & (1u << M_POWER)) ?
+		       iv->v[M_POWER] * (double)(gap_at - t0) / 1e9 : NAN;
 	iv->energy_from_counter = false;
-	if (energy_now && !isnan(g->energy_prev_j) && g->energy_prev_t_ns == t0 &&
-	    gap_at == t1) {
-		double d = energy_now_j - g->energy_prev_j;
-		if (d >= 0) {		/* a negative step is a counter reset */
-			iv->energy_j = d;
-			iv->energy_from_counter = true;
-		}
-	}
-	if (isnan(iv->energy_j) && (present & (1u << M_POWER)))
-		iv->energy_j = iv->v[M_POWER] * (double)(gap_at - t0) / 1e9;
-	tl->c.interval(tl->c.ud, gi, iv);
+	deliver(tl, gi, iv, held);
 	if (gap_at < t1) {
-		iv = ival_slot(tl, gi, &local);
+		/* a gap ends the run: no counter difference is taken across it */
+		end_run(tl, gi);
+		iv = ival_slot(tl, gi, &local, &held);
 		memset(iv, 0, sizeof(*iv));
 		iv->kind = IV_GAP;
 		iv->t0_ns = gap_at;
 		iv->t1_ns = t1;
 		iv->energy_j = NAN;
 		iv->nproc = -1;
-		tl->c.interval(tl->c.ud, gi, iv);
+		deliver(tl, gi, iv, held);
 	}
 }
 
@@ -253,6 +447,7 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 	bool has_energy = r->present & (1u << M_ENERGY);
 	int si;
 
+	g->last_key = key;
 	if (!g->has_samples) {
 		g->has_samples = true;
 		g->first_ns = g->last_ns = g->t_prev_ns = t;
@@ -264,7 +459,7 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 		int64_t dt = t - g->t_prev_ns;
 		if (g->ndts < 32 && !g->nominal_ns)
 			g->dts[g->ndts++] = dt;
-		emit_until(tl, gi, t, has_energy ? r->v[M_ENERGY] : NAN, has_energy);
+		emit_until(tl, gi, t);
 		g->t_prev_ns = t;
 	}
 	if (t > g->last_ns)
@@ -300,20 +495,46 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 			g->upd_mask |= 1u << m;
 		}
 	}
-	if (has_energy) {
-		g->energy_prev_j = r->v[M_ENERGY];
-		g->energy_prev_t_ns = t;
-	}
 	if (r->status & (GS_LOST | GS_RESET)) {
 		/* a GPU that is gone says nothing: no reading from before it is
-		 * carried into the time it is down, nor on past it */
+		 * carried into the time it is down, nor on past it, and no
+		 * counter difference is taken across it */
 		g->seen_mask &= r->present;
-		g->energy_prev_j = NAN;
+		end_run(tl, gi);
+	} else if (has_energy) {
+		counter_reading(tl, gi, t, r->v[M_ENERGY]);
 	}
 	if (r->status || g->status_t_ns <= t) {
 		g->status = r->status;
 		g->status_t_ns = t;
 	}
+}
+
+/* A process observation: held behind the intervals of an open run, so that
+ * the consumer sees observations and intervals in the order they came. */
+static void add_proc(struct timeline *tl, int gi, const struct rec *r, const char *name)
+{
+	struct tl_held *h = tl->gpus[gi].nhold ? hold_slot(tl, gi) : NULL;
+	struct held_proc *p;
+
+	if (!h) {
+		if (tl->c.process)
+			tl->c.process(tl->c.ud, gi, r->t_ns, r->pid, name, r->present,
+				      r->v[0], r->v[1], r->v[2]);
+		return;
+	}
+	h->is_proc = true;
+	p = &h->p;
+	p->t_ns = r->t_ns;
+	p->pid = r->pid;
+	p->present = r->present;
+	p->sm = r->v[0];
+	p->mem = r->v[1];
+	p->fb = r->v[2];
+	p->has_name = name != NULL;
+	if (name)
+		copy_str(p->name, sizeof(p->name), name);
+	tl->gpus[gi].nhold++;
 }
 
 void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *b,
@@ -343,9 +564,7 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 	} else if (r->kind == REC_PROC) {
 		if (tl->gpus[gi].nproc_known < 0)
 			tl->gpus[gi].nproc_known = 0;
-		if (tl->c.process)
-			tl->c.process(tl->c.ud, gi, r->t_ns, r->pid, batch_str(b, r->name),
-				      r->present, r->v[0], r->v[1], r->v[2]);
+		add_proc(tl, gi, r, batch_str(b, r->name));
 	}
 }
 
@@ -355,8 +574,20 @@ void timeline_finish(struct timeline *tl)
 		struct tl_gpu *g = &tl->gpus[gi];
 		if (!g->has_samples)
 			continue;
-		/* the last reading covers one nominal interval */
-		emit_until(tl, gi, g->t_prev_ns + nominal(g), NAN, false);
-		g->t_prev_ns += nominal(g);
+		/* the last reading covers one nominal interval; no reading
+		 * follows it, so the run ends with power x time */
+		int64_t nom = nominal(tl, g);
+		emit_until(tl, gi, g->t_prev_ns + nom);
+		g->t_prev_ns += nom;
+		end_run(tl, gi);
+	}
+}
+
+void timeline_release(struct timeline *tl)
+{
+	for (int gi = 0; gi < tl->ngpus; gi++) {
+		free(tl->gpus[gi].hold);
+		tl->gpus[gi].hold = NULL;
+		tl->gpus[gi].nhold = tl->gpus[gi].hold_cap = 0;
 	}
 }

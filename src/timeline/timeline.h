@@ -9,6 +9,10 @@
  * The result is a sequence of intervals per GPU, handed to a consumer in
  * time order: data intervals (with the readings in force) and gaps (no
  * reading for longer than the gap threshold; a gap is not idle).
+ * Where a GPU's energy counter is read, its intervals are handed over when
+ * the next reading says their energy (a share of the counter's difference,
+ * docs/states.md "Energy"), with the process observations among them in
+ * the order they came: up to TL_HOLD_MAX entries later, in practice a second.
  */
 #ifndef TIMELINE_TIMELINE_H
 #define TIMELINE_TIMELINE_H
@@ -30,7 +34,7 @@ struct ival {
 	uint32_t present;	/* bit m: v[m] is a fresh reading */
 	double v[M__COUNT];
 	double energy_j;	/* energy over the interval (NAN if unknown) */
-	bool energy_from_counter;
+	bool energy_from_counter;	/* a share of a counter difference, else power x time */
 	int nproc;		/* processes known on the GPU, -1 if no process data */
 };
 
@@ -83,17 +87,30 @@ struct tl_gpu {
 	int64_t upd_t_ns;
 	uint8_t status;
 	int64_t status_t_ns;
-	double energy_prev_j;		/* counter at t_prev, NAN if none */
-	int64_t energy_prev_t_ns;
+	/* The run of counter readings in force: the intervals since its last
+	 * reading (and the process observations among them, in order) are held
+	 * until the next reading says their energy.  See docs/states.md. */
+	bool run_open;
+	double run_j;			/* the counter at run_t_ns */
+	int64_t run_t_ns;
+	struct tl_held *hold;		/* hold_cap entries, allocated at first use */
+	int nhold, hold_cap;
 	/* sample-interval estimate: median of the first intervals */
 	int64_t dts[32];
 	int ndts;
 	int64_t nominal_ns;
+	const void *last_key;	/* the input of the latest sample */
 	uint64_t samples, out_of_order;
 	int nproc_known;
 	struct tl_source src[TL_MAX_SOURCES];
 	int nsrc;		/* -1: no process data for this GPU */
 };
+
+/* Most intervals and process observations held for one counter difference:
+ * a run that outgrows it ends, and its time is power x time. */
+#define TL_HOLD_MAX 1024
+
+struct tl_held;
 
 struct timeline {
 	struct tl_gpu gpus[TL_MAX_GPUS];
@@ -117,6 +134,8 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 		  const char *src);
 /* Close every GPU's last interval. */
 void timeline_finish(struct timeline *tl);
+/* Free what the timeline allocated (after timeline_finish). */
+void timeline_release(struct timeline *tl);
 
 /* Gap threshold for a GPU whose nominal sample interval is nominal_ns. */
 int64_t timeline_gap_threshold(int64_t nominal_ns);

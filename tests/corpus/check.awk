@@ -1,5 +1,6 @@
 # Compare `gputally dump` records with the keys of an .expect file (see README.md).
-# gpuN is the GPU with index N, or when records carry no index, the N-th uuid seen.
+# gpuN is the GPU with index N, or when records carry no index, the N-th uuid
+# (or, with no uuid either, the N-th model name) seen.
 function val(line, key,   i, s) {
 	i = index(line, "\"" key "\":")
 	if (!i) return "\001"
@@ -19,7 +20,7 @@ BEGIN {
 {
 	kind = val($0, "kind")
 	g = val($0, "gpu")
-	if (g == "\001") { u = val($0, "uuid"); if (!(u in uid)) uid[u] = nu++; g = uid[u] }
+	if (g == "\001") { u = val($0, "uuid"); if (u == "\001") u = "name:" val($0, "name"); if (!(u in uid)) uid[u] = nu++; g = uid[u] }
 	if (kind == "sample") {
 		samples++; gs[g]++
 		if (!(g in first)) first[g] = $0

@@ -21,7 +21,7 @@ cd "$root/examples/h200-training" || exit 2
 "$bin" report --profile h200-vs-cloud --markdown . >"$out/h200.md" || bad "h200 markdown failed"
 "$bin" report --profile h200-vs-cloud --html - . >"$out/h200-stdout.html" || bad "--html - failed"
 cmp -s "$out/h200.html" "$out/h200-stdout.html" || bad "--html - and --html FILE differ"
-$check "$out/h200.html" "$out/h200.json" --charts 6 || fail=1
+$check "$out/h200.html" "$out/h200.json" --charts 7 || fail=1
 
 # Markdown: no HTML inside, and its summary figures are the JSON's, rounded
 if grep -n '\(^\|[^\\]\)<[A-Za-z/!]' "$out/h200.md" | head -3 | grep .; then bad "markdown has an HTML tag"; fi
@@ -77,6 +77,13 @@ awk -v h="$hdr" 'BEGIN { print h; print "2026/01/01 00:00:00.000, 0, GPU-a, 50 %
 	print "2027/02/05 00:00:00.000, 0, GPU-a, 10 %, 20 %, 1000 MiB, 80000 MiB, 200.00 W, 50, 1900 MHz";
 	print "2027/02/05 00:00:01.000, 0, GPU-a, 10 %, 20 %, 1000 MiB, 80000 MiB, 200.00 W, 50, 1900 MHz" }' >"$out/odd/400d.csv"
 odd four-hundred-days --profile h200-vs-cloud "$out/odd/400d.csv"
+# a GPU that is lost from the start (all down), and one seen only twice, 10 minutes apart (all gap)
+awk -v h="$hdr" 'BEGIN { print h; for (s = 0; s < 600; s += 5) {
+	printf "2026/11/29 10:%02d:%02d.000, 0, GPU-a, 50 %%, 20 %%, 1000 MiB, 80000 MiB, 300.00 W, 50, 1900 MHz\n", int(s / 60), s % 60
+	printf "2026/11/29 10:%02d:%02d.000, 1, GPU-b, [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost], [GPU is lost]\n", int(s / 60), s % 60
+	if (s == 0 || s == 595) printf "2026/11/29 10:%02d:%02d.000, 2, GPU-c, 0 %%, 0 %%, 0 MiB, 80000 MiB, 60.00 W, 30, 300 MHz\n", int(s / 60), s % 60 } }' >"$out/odd/down-gap.csv"
+odd all-down-and-all-gap --profile h200-vs-cloud "$out/odd/down-gap.csv"
+grep -q 'gpu_down' "$out/all-down-and-all-gap.html" || bad "all down: the page does not name the gpu_down finding"
 mkdir -p "$out/odd/nothing"
 printf 'not a gpu log\n' >"$out/odd/nothing/a.txt"
 printf 'nor this\n' >"$out/odd/nothing/b.txt"

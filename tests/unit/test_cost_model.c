@@ -644,6 +644,74 @@ static void test_presets(void **state)
 	assert_int_equal(cost_profile_load(&p, "/nonexistent/x.ini", &e), GL_EIO);
 }
 
+/* The three-layer ROI, every figure worked by hand from the h200-vs-cloud numbers. */
+static void test_roi(void **state)
+{
+	struct cost_params p;
+	struct cost_roi o;
+	struct cost_sens s[COST_NROI_SENS];
+	size_t n;
+
+	(void)state;
+	cost_params_init(&p);
+	p.hardware_price = 320000;
+	p.gpu_share = 0.125;		/* capex 40,000 */
+	p.lifetime_years = 4;
+	p.residual_fraction = 0.2;	/* 8,000 back at the end */
+	p.electricity_price = 0.13;
+	p.pue = 1.5;			/* k = 0.000195 per Wh */
+	p.cooling_w = 150;
+	p.idle_power_w = 90;
+	p.busy_power_w = 600;
+	p.maintenance_hours_per_year = 20;
+	p.labor_rate = 100;		/* 2,000 a year */
+	p.other_fixed_per_year = 1500;
+	p.cloud_hourly_rate = 4.5;
+	p.cloud_efficiency = 0.9;	/* C_C = 5 */
+	cost_roi(&p, 0.4, &o);
+	assert_near(o.capex, 40000, 1e-9);
+	/* 8760 h x (0.4 x 750 W + 0.6 x 90 W) x 0.000195 = 8760 x 354 x 0.000195 */
+	assert_near(o.energy_per_year, 604.7028, 1e-6);
+	assert_near(o.opex_per_year, 2000 + 1500 + 604.7028, 1e-6);
+	assert_near(o.tco_lifetime, 32000 + 4 * 4104.7028, 1e-6);
+	assert_near(o.useful_hours_per_year, 3504, 1e-9);
+	assert_near(o.cloud_cost_per_year, 3504 * 5, 1e-9);
+	assert_near(o.return_per_year, 17520 - 4104.7028, 1e-6);
+	assert_near(o.payback_months, 12 * 40000 / 13415.2972, 1e-6);
+	assert_near(o.return_at_end, 4 * 13415.2972 + 8000 - 40000, 1e-6);
+	assert_near(o.roi_pct, 100 * 21661.1888 / 40000, 1e-6);
+	/* at 1 % use renting avoided (438) is less than the running cost: it never pays back */
+	cost_roi(&p, 0.01, &o);
+	assert_true(isnan(o.payback_months));
+	assert_true(o.return_at_end < -40000);
+	/* the tornado: the cloud rate moves the payback most; 0.8 x 4.5 = 3.6 gives 3504 x 4 = 14016 a year */
+	n = cost_roi_sensitivity(&p, 0.4, s, COST_NROI_SENS);
+	assert_int_equal(n, COST_NROI_SENS);
+	assert_string_equal(s[0].param, "cloud_hourly_rate");
+	assert_near(s[0].u_low, 12 * 40000 / (14016 - 4104.7028), 1e-6);
+	for (size_t i = 1; i < n; i++)
+		assert_true(s[i - 1].swing >= s[i].swing - 1e-12);
+}
+
+/* sources.md, article 003's OCR service: 172,800 a year more to run, 1,240,000 gained: 1,067,200 net. */
+static void test_roi_business(void **state)
+{
+	struct cost_params p;
+	struct cost_roi o;
+
+	(void)state;
+	cost_params_init(&p);
+	p.other_fixed_per_year = (28600 - 14200) * 12;
+	p.business_gain_per_year = 1240000;
+	cost_roi(&p, 0.5, &o);
+	assert_near(o.return_per_year, 1067200, 1e-6);
+	assert_near(o.payback_months, 0, 0);	/* nothing bought */
+	assert_true(isnan(o.roi_pct));		/* and no price to divide by */
+	p.hardware_price = 5000;		/* a T4 card: 5,000 / 1,067,200 x 12 months */
+	cost_roi(&p, 0.5, &o);
+	assert_near(o.payback_months, 12 * 5000 / 1067200.0, 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +725,8 @@ int main(void)
 		cmocka_unit_test(test_job_breakeven),
 		cmocka_unit_test(test_job_breakeven_brute),
 		cmocka_unit_test(test_sensitivity),
+		cmocka_unit_test(test_roi),
+		cmocka_unit_test(test_roi_business),
 		cmocka_unit_test(test_param_set),
 		cmocka_unit_test(test_profile_string),
 		cmocka_unit_test(test_presets),

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gputally alert: the rules of docs/alert.md over the same inputs as report.
+ * Exit 1 when an alert fired, 0 when none did, 2 on a usage or input error
+ * (so "no alert" is never mistaken for "could not look").
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/alert.h"
+#include "analysis/analysis.h"
+#include "cli/commands.h"
+#include "cli/ingest_opts.h"
+#include "cli/usage.h"
+#include "cost/model.h"
+#include "cost/profile.h"
+#include "formats/driver.h"
+#include "report/alert_out.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define ALERT_EXIT_FIRED 1
+#define ALERT_EXIT_ERROR 2
+
+enum {
+	OPT_RULES = 1,
+	OPT_JSON,
+	OPT_NOW,
+	OPT_PROFILE,
+	OPT_SET,
+	OPT_PROM_RULES,
+	OPT_PRINT_RULES,
+	OPT_HELP,
+};
+
+const struct option_def alert_options[] = {
+	{ "rules", 'r', "FILE", "alert rules (INI, docs/alert.md) instead of the compiled-in ones", OPT_RULES },
+	{ "json", 0, NULL, "machine-readable output: alerts[] with rule, gpu, start, end, value, message", OPT_JSON },
+	{ "now", 0, "TIME", "the clock for the stale-file rule (RFC 3339; default: the system clock)", OPT_NOW },
+	{ "profile", 'p', "FILE|NAME", "cost profile whose break-even utilization u* the util_below rule uses", OPT_PROFILE },
+	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
+	{ "prometheus-rules", 0, NULL, "print the rules as a Prometheus alerting-rules file over the recorder's metrics", OPT_PROM_RULES },
+	{ "print-rules", 0, NULL, "print the compiled-in rules as an INI file (a start for --rules)", OPT_PRINT_RULES },
+	INGEST_OPTION_ROWS,
+	{ "help", 'h', NULL, "show this help", OPT_HELP },
+	OPTIONS_END
+};
+
+struct alert_ctx {
+	struct analysis *an;
+	struct alert_eval ev;
+	uint64_t bad;
+	int strict;
+};
+
+static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+{
+	struct alert_ctx *c = ud;
+
+	if (r->kind == REC_BAD) {
+		c->bad++;
+		if (c->strict) {
+			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col,
+				batch_str(b, r->name));
+			return EXIT_INPUT;
+		}
+		return 0;
+	}
+	if (r->kind == REC_SAMPLE)
+		alert_eval_sample(&c->ev, in->path,
+				  in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns,
+				  batch_str(b, r->uuid), r->gpu_index);
+	analysis_add(c->an, r, b, in->path);
+	return 0;
+}
+
+static int64_t clock_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+/* u* of the profile and --set values; NAN when it does not exist. */
+static int load_ustar(const char *profile, const char **sets, int nsets, double *u_star)
+{
+	struct cost_params p;
+	struct cost_longrun lr;
+	struct gl_err err = { 0 };
+
+	cost_params_init(&p);
+	if (profile && cost_profile_load(&p, profile, &err)) {
+		print_gl_err(&err);
+		return -1;
+	}
+	for (int i = 0; i < nsets; i++)
+		if (cost_param_set_kv(&p, sets[i], COST_SET, &err)) {
+			print_gl_err(&err);
+			return -1;
+		}
+	cost_longrun(&p, &lr);
+	*u_star = lr.status == COST_NEVER ? NAN : lr.u_star;
+	return 0;
+}
+
+static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const struct alert_rules *rs,
+		    double u_star, int64_t now, int json, const char *profile)
+{
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink = { 0 };
+	struct alert_ctx c = { 0 };
+	struct gl_err err = { 0 };
+	uint64_t records = 0;
+	int rc, ret = ALERT_EXIT_ERROR;
+
+	c.an = xcalloc(1, sizeof(*c.an));
+	analysis_init(c.an, NULL);
+	alert_eval_init(&c.ev, rs, c.an, u_star);
+	c.strict = ic->strict;
+	sink.ud = &c;
+	sink.rec = on_rec;
+	rc = ingest_run(ops, (size_t)nops, &ic->o, &sink, &res, &err);
+	if (rc == EXIT_INPUT) {
+		error("stopping at the first bad line (--strict)");
+		goto out;
+	}
+	if (rc) {
+		print_gl_err(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < res.nr; i++) {
+		records += res.inputs[i].records;
+		if (res.inputs[i].skip_reason[0])
+			fprintf(stderr, "gputally: %s: %s\n", res.inputs[i].path, res.inputs[i].skip_reason);
+	}
+	if (!records) {
+		error("no GPU data in the input: nothing to check (an empty log is not a healthy GPU)");
+		goto out;
+	}
+	analysis_finish(c.an);
+	alert_eval_finish(&c.ev, now);
+	if (c.ev.util_skipped)
+		fprintf(stderr, "gputally: the util_below rule needs the break-even utilization u*: "
+			"give --profile (the default cost model has none)\n");
+	if (c.bad)
+		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped (see 'gputally report')\n", c.bad);
+	if (json)
+		alert_json(stdout, &c.ev, profile);
+	else
+		alert_text(stdout, &c.ev);
+	if (c.ev.dropped)
+		fprintf(stderr, "gputally: %" PRIu64 " more alert(s) not listed (at most %d)\n",
+			c.ev.dropped, ALERT_MAX_ALERTS);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("writing the alerts failed");
+		goto out;
+	}
+	ret = c.ev.n || c.ev.dropped ? ALERT_EXIT_FIRED : EXIT_OK;
+out:
+	alert_eval_release(&c.ev);
+	analysis_release(c.an);
+	free(c.an);
+	ingest_result_release(&res);
+	return ret;
+}
+
+int cmd_alert(int argc, char **argv)
+{
+	struct option_iter it;
+	struct ingest_cli ic;
+	struct alert_rules *rs;
+	struct gl_err err = { 0 };
+	const char **ops = NULL, **sets = NULL;
+	const char *rules = NULL, *profile = NULL;
+	int nops = 0, nsets = 0, id, json = 0, prom = 0, ret = ALERT_EXIT_ERROR;
+	int64_t now = INT64_MIN;
+	double u_star = NAN;
+
+	ingest_cli_init(&ic);
+	option_iter_init(&it, argc, argv);
+	while ((id = option_next(&it, alert_options, &ops, &nops)) != 0) {
+		switch (id) {
+		case -1:
+			goto usage;
+		case OPT_HELP:
+			options_help("alert", "[options] FILE|DIR...",
+				     "Check GPU logs against alert rules (temperature, free memory, power, Xid,\n"
+				     "down, utilization below break-even, a stale recorder file): one line per\n"
+				     "alert; exit 1 when any fired, 0 when none, 2 on a usage or input error.",
+				     alert_options);
+			free(ops);
+			free(sets);
+			return EXIT_OK;
+		case OPT_RULES:
+			rules = it.arg;
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
+		case OPT_NOW:
+			if (time_parse_iso(it.arg, strlen(it.arg), &now)) {
+				error("--now wants a time such as 2026-11-29T22:46:33Z, got '%s'", it.arg);
+				goto usage;
+			}
+			break;
+		case OPT_PROFILE:
+			profile = it.arg;
+			break;
+		case OPT_SET:
+			sets = xreallocarray(sets, (size_t)nsets + 1, sizeof(*sets));
+			sets[nsets++] = it.arg;
+			break;
+		case OPT_PROM_RULES:
+			prom = 1;
+			break;
+		case OPT_PRINT_RULES:
+			fputs(alert_rules_default_text, stdout);
+			free(ops);
+			free(sets);
+			return EXIT_OK;
+		default:
+			if (ingest_cli_option(&ic, id, it.arg) < 0)
+				goto usage;
+		}
+	}
+	if (prom && (nops || json)) {
+		error("--prometheus-rules prints rules and reads no logs: give no files and no --json");
+		goto usage;
+	}
+	if (!prom && nops == 0) {
+		error("alert needs at least one file or directory (try 'gputally alert examples/h200-training')");
+		goto usage;
+	}
+	rs = xcalloc(1, sizeof(*rs));
+	if (rules ? alert_rules_load(rs, rules, &err) : alert_rules_default(rs)) {
+		print_gl_err(&err);
+	} else if (load_ustar(profile, sets, nsets, &u_star) == 0) {
+		ingest_cli_apply(&ic);
+		if (prom) {
+			alert_prometheus_rules(stdout, rs, u_star, profile);
+			ret = fflush(stdout) || ferror(stdout) ? ALERT_EXIT_ERROR : EXIT_OK;
+		} else {
+			ret = evaluate(ops, nops, &ic, rs, u_star, now == INT64_MIN ? clock_now() : now,
+				       json, profile);
+		}
+	}
+	free(rs);
+	free(ops);
+	free(sets);
+	return ret;
+usage:
+	free(ops);
+	free(sets);
+	return EXIT_USAGE;
+}
