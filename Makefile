@@ -52,7 +52,7 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy alert-tests issue15
+        state-accuracy alert-tests issue15 store-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
 
 help:
@@ -60,7 +60,7 @@ help:
 	@echo "make demo       install deps, build, report on examples/h200-training"
 	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
 	@echo "make test       the quick tier only (no sanitizer build)"
-	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log"
+	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; the store's costs (bench/store.sh)"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
 	@echo "make device-bin build/device/gputally with zlib, zstd and inih linked in, for scripts/device-check.sh"
@@ -179,10 +179,15 @@ state-accuracy: $(BIN)
 alert-tests: $(BIN)
 	@sh tests/alert/run.sh $(BIN)
 
+# The history store: ingest, trend and report --db against recounts (docs/store.md)
+store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
+	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests state-accuracy alert-tests issue15
+	scale-tests state-accuracy alert-tests issue15 \
+	store-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)
@@ -203,6 +208,7 @@ bench: all
 	@sh scripts/install-deps.sh bench
 	@sh bench/run.sh $(O)
 	@sh bench/trace.sh $(O)
+	@sh bench/store.sh $(O)
 
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)

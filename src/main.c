@@ -25,6 +25,8 @@ static const struct command {
 	{ "record", cmd_record, record_options, "sample every GPU through NVML into the gputally CSV" },
 	{ "doctor", cmd_doctor, doctor_options, "check the NVIDIA driver stack and say what to fix" },
 	{ "alert", cmd_alert, alert_options, "check logs against alert rules; exit 1 when one fired" },
+	{ "ingest", cmd_ingest, ingest_options, "add the per-minute rollups of GPU logs to a history store (SQLite)" },
+	{ "trend", cmd_trend, trend_options, "utilization, energy and money per hour, day, week or month from a store" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

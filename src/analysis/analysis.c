@@ -272,6 +272,8 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 
 	if (g->min_base_ns == 0 && g->nmin == 0)
 		g->min_base_ns = iv->t0_ns - (iv->t0_ns % (60 * NS_PER_S));
+	if (an->hook.state)
+		an->hook.state(an->hook.ud, gi, iv, st);
 	g->state_s[st] += dt;
 	if (isnan(iv->energy_j))
 		g->energy_unknown_s += dt;
@@ -521,6 +523,10 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 				ps->busy_s += dt * util / 100 * share;
 			if (!isnan(iv->energy_j))
 				ps->energy_j += iv->energy_j * share;
+			if (an->hook.proc)
+				an->hook.proc(an->hook.ud, gi, ps, iv->t0_ns, iv->t1_ns,
+					      isnan(util) ? NAN : dt * util / 100 * share,
+					      iv->energy_j * share);
 		}
 	}
 	w->ring_n++;

@@ -168,6 +168,20 @@ struct analysis_tap {
 	void (*event)(void *ud, int gpu, const struct det_event *ev);
 };
 
+/*
+ * Optional observer of the accounting (the store's per-minute rollups):
+ * state() sees every interval once, with the state it was classified in,
+ * exactly as it is added to the totals; proc() sees each process's share of
+ * a data interval (present seconds, busy seconds, energy in J, NAN unknown).
+ * Either may be NULL.  Set before the first analysis_add().
+ */
+struct analysis_hook {
+	void *ud;
+	void (*state)(void *ud, int gpu, const struct ival *iv, int st);
+	void (*proc)(void *ud, int gpu, const struct proc_stat *ps, int64_t t0_ns, int64_t t1_ns,
+		     double busy_s, double energy_j);
+};
+
 struct analysis {
 	struct analysis_cfg cfg;
 	struct timeline tl;
@@ -191,6 +205,7 @@ struct analysis {
 	struct trace_unjoined *unjoined;
 	size_t nunjoined, unjoined_alloc;
 	const struct analysis_tap *tap;	/* set after analysis_init(), or NULL */
+	struct analysis_hook hook;
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);

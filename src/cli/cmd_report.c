@@ -8,10 +8,12 @@
 #include "analysis/analysis.h"
 #include "cli/commands.h"
 #include "cli/ingest_opts.h"
+#include "cli/store_opts.h"
 #include "cli/usage.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "report/report.h"
+#include "store/store.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -26,6 +28,9 @@ enum {
 	OPT_OUTPUT,
 	OPT_NOW,
 	OPT_HELP,
+	OPT_DB,
+	OPT_SINCE,
+	OPT_UNTIL,
 };
 
 const struct option_def report_options[] = {
@@ -37,6 +42,9 @@ const struct option_def report_options[] = {
 	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
 	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
 	INGEST_OPTION_ROWS,
+	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
+	{ "since", 0, "TIME", "with --db: the window's first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
+	{ "until", 0, "TIME", "with --db: the window ends before this time", OPT_UNTIL },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
 };
@@ -108,7 +116,9 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
-	const char *profile = NULL, *output = NULL, *html = NULL;
+	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL;
+	int64_t since = INT64_MIN, until = INT64_MAX;
+	struct store st = { 0 };
 	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
 	int64_t now_ns = 0;
 	FILE *out = stdout;
@@ -150,6 +160,15 @@ int cmd_report(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_DB:
+			db = it.arg;
+			break;
+		case OPT_SINCE:
+		case OPT_UNTIL:
+			if (store_parse_when(id == OPT_SINCE ? "since" : "until", it.arg,
+					     id == OPT_SINCE ? &since : &until))
+				return EXIT_USAGE;
+			break;
 		default:
 			if (ingest_cli_option(&ic, id, it.arg) < 0)
 				return EXIT_USAGE;
@@ -163,7 +182,19 @@ int cmd_report(int argc, char **argv)
 		error("--html - writes the page to standard output: it cannot go with --json, --markdown or --output");
 		return EXIT_USAGE;
 	}
-	if (nops == 0) {
+	if (db && html) {
+		error("--html draws the per-sample series, which a store does not keep: use --json, --markdown or text with --db");
+		return EXIT_USAGE;
+	}
+	if (db && nops) {
+		error("--db reports on a store: give no files with it (ingest them first)");
+		return EXIT_USAGE;
+	}
+	if (!db && (since != INT64_MIN || until != INT64_MAX)) {
+		error("--since and --until choose a window of a store: they go with --db");
+		return EXIT_USAGE;
+	}
+	if (nops == 0 && !db) {
 		error("report needs at least one file or directory (try 'gputally report examples/h200-training')");
 		return EXIT_USAGE;
 	}
@@ -186,6 +217,17 @@ int cmd_report(int argc, char **argv)
 	analysis_init(c.an, NULL);
 	c.bad = xcalloc(MAX_BAD_KEPT, sizeof(*c.bad));
 	c.strict = ic.strict;
+	if (db) {
+		/* the window from the rollups: the same report code, no files read */
+		if (store_open(&st, db, STORE_READ, &err) ||
+		    store_load_analysis(&st, c.an, since, until, &err) < 0) {
+			print_gl_err(&err);
+			ret = EXIT_FAILURE_RUN;
+			goto out;
+		}
+		store_load_inputs(&st, &res, since, until);
+		goto render;
+	}
 	sink.ud = &c;
 	sink.rec = on_rec;
 	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
@@ -202,6 +244,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	analysis_finish(c.an);
+render:
 	for (size_t i = 0; i < res.nr; i++)
 		if (res.inputs[i].skip_reason[0] && !res.inputs[i].format && nops == 1 &&
 		    res.nr == 1) {
@@ -242,6 +285,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped; see 'Skipped lines' in the report\n",
 			c.bad_total);
 out:
+	store_close(&st);
 	report_release(&rep);
 	if (c.an) {
 		analysis_release(c.an);

@@ -14,6 +14,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_scale(int argc, char **argv);
 int cmd_alert(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 
 /* Each command's option table, for `gputally help-options` (docs check). */
 extern const struct option_def report_options[];
@@ -25,5 +27,7 @@ extern const struct option_def doctor_options[];
 extern const struct option_def trace_options[];
 extern const struct option_def scale_options[];
 extern const struct option_def alert_options[];
+extern const struct option_def ingest_options[];
+extern const struct option_def trend_options[];
 
 #endif

@@ -10,7 +10,7 @@
  *   INJECT_AFTER  let this many matching calls through first (default 0)
  *   INJECT_WHILE  fail only while this file exists (default: always), so a
  *                 test can end the outage and watch the program recover
- *   INJECT_OPS    comma list of write,fsync,fdatasync,rename (default all)
+ *   INJECT_OPS    comma list of write,fsync,fdatasync,rename,pwrite (default all)
  *   INJECT_DELAY_MS  instead of failing, a matching write() sleeps this long
  *                 and then succeeds: a slow disk
  *
@@ -146,4 +146,31 @@ int rename(const char *from, const char *to)
 		return -1;
 	}
 	return real(from, to);
+}
+
+/* SQLite writes its database and WAL with pwrite() (op "pwrite"): a full
+ * disk there fails the call, which SQLite turns into SQLITE_FULL. */
+EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off);
+EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off);
+
+static ssize_t pwrite_common(const char *sym, int fd, const void *buf, size_t n, off_t off)
+{
+	ssize_t (*real)(int, const void *, size_t, off_t) =
+		(ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, sym);
+
+	if (fd > 2 && op_enabled("pwrite") && fd_matches(fd) && inject_now()) {
+		errno = inject_errno();
+		return -1;
+	}
+	return real(fd, buf, n, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return pwrite_common("pwrite", fd, buf, n, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return pwrite_common("pwrite64", fd, buf, n, off);
 }

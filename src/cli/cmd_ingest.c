@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gputally ingest: read logs like report and add their per-minute rollups to
+ * a store (docs/store.md).  Each file is first recognised by its content
+ * (already there, grown since, or new); only new and grown files are read,
+ * together, as report reads them, and written in one transaction.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/analysis.h"
+#include "cli/commands.h"
+#include "cli/ingest_opts.h"
+#include "cli/usage.h"
+#include "formats/driver.h"
+#include "store/store.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+enum {
+	OPT_DB = 1,
+	OPT_EACH,
+	OPT_QUIET,
+	OPT_HELP,
+};
+
+const struct option_def ingest_options[] = {
+	{ "db", 0, "FILE", "the store to add to (created when missing; SQLite, docs/store.md)", OPT_DB },
+	{ "each", 0, NULL, "read and commit each file on its own (one transaction per file) instead of all together", OPT_EACH },
+	{ "quiet", 'q', NULL, "print only the summary line, not one line per file", OPT_QUIET },
+	INGEST_OPTION_ROWS,
+	{ "help", 'h', NULL, "show this help", OPT_HELP },
+	OPTIONS_END
+};
+
+struct file_item {
+	char *path;
+	struct file_check fc;
+	const char *dup_of;	/* same content as an earlier file of this call */
+	const char *outcome;	/* what was done, for the report line */
+	char detail[1400];
+};
+
+struct ingest_state {
+	struct store st;
+	struct ingest_cli ic;
+	struct file_item *f;
+	size_t nf, falloc;
+	int quiet;
+	uint64_t bad_total;
+	int n_new, n_grown, n_known, n_skipped, n_unreadable;
+	struct store_counts tot;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_item(struct ingest_state *s, const char *path)
+{
+	ALLOC_GROW(s->f, s->nf + 1, s->falloc);
+	memset(&s->f[s->nf], 0, sizeof(s->f[0]));
+	s->f[s->nf++].path = xstrdup(path);
+}
+
+/* Directories the way report walks them: recursively, sorted by name, dot files left out. */
+static void expand(struct ingest_state *s, const char *path, int depth)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nr = 0, alloc = 0;
+
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) || depth > 16 || !(d = opendir(path))) {
+		add_item(s, path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ALLOC_GROW(names, nr + 1, alloc);
+		names[nr] = xmalloc(strlen(path) + strlen(de->d_name) + 2);
+		sprintf(names[nr], "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", de->d_name);
+		nr++;
+	}
+	closedir(d);
+	if (nr)
+		qsort(names, nr, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < nr; i++) {
+		expand(s, names[i], depth + 1);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+{
+	void **p = ud;
+	struct ingest_state *s = p[0];
+	struct analysis *an = p[1];
+
+	if (r->kind == REC_BAD) {
+		s->bad_total++;
+		if (s->ic.strict) {
+			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
+			return EXIT_INPUT;
+		}
+		return 0;
+	}
+	analysis_add(an, r, b, in->path);
+	return 0;
+}
+
+static void when(char *buf, size_t cap, int64_t t_s)
+{
+	time_rfc3339(buf, cap, t_s * NS_PER_S);
+}
+
+/* The line for one file read in this run. */
+static void describe_read(struct file_item *it, const struct input_stat *in)
+{
+	char a[40], b[40];
+
+	if (!in->format) {
+		it->outcome = "skipped";
+		snprintf(it->detail, sizeof(it->detail), "%s", in->skip_reason[0] ? in->skip_reason : "not read");
+		return;
+	}
+	if (in->t_first_ns != INT64_MIN) {
+		time_rfc3339(a, sizeof(a), in->t_first_ns);
+		time_rfc3339(b, sizeof(b), in->t_last_ns);
+	} else {
+		snprintf(a, sizeof(a), "no time");
+		snprintf(b, sizeof(b), "-");
+	}
+	if (it->fc.status == FILE_GROWN) {
+		char at[40];
+		when(at, sizeof(at), it->fc.known_at);
+		it->outcome = "grown";
+		snprintf(it->detail, sizeof(it->detail),
+			 "%s, %" PRIu64 " new bytes after the %" PRIu64 " of '%s' ingested %s; %s .. %s",
+			 in->format->id, it->fc.size - it->fc.known_size, it->fc.known_size, it->fc.known_path, at, a, b);
+	} else {
+		it->outcome = "new";
+		snprintf(it->detail, sizeof(it->detail), "%s, %" PRIu64 " bytes, %" PRIu64 " records; %s .. %s",
+			 in->format->id, it->fc.size, in->records, a, b);
+	}
+}
+
+static void add_counts(struct store_counts *t, const struct store_counts *c)
+{
+	t->minutes_new += c->minutes_new;
+	t->minutes_updated += c->minutes_updated;
+	t->minutes_kept += c->minutes_kept;
+	t->procs_new += c->procs_new;
+	t->procs_updated += c->procs_updated;
+	t->procs_kept += c->procs_kept;
+	t->findings_new += c->findings_new;
+	t->findings_updated += c->findings_updated;
+	t->findings_kept += c->findings_kept;
+}
+
+/*
+ * Read items[0..n) together and commit them in one transaction: the
+ * rollups, the findings, a row per file read and the run.  Any failure
+ * rolls the whole transaction back, so the store is as it was before.
+ */
+static int ingest_group(struct ingest_state *s, struct file_item **items, size_t n)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct store_writer *w;
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink = { 0 };
+	struct store_counts c = { 0 };
+	struct gl_err err = { 0 };
+	const char **paths = xcalloc(n, sizeof(*paths));
+	void *ud[2] = { s, an };
+	int64_t run;
+	int rc, ret = EXIT_OK, fn = 0, fg = 0;
+
+	for (size_t i = 0; i < n; i++)
+		paths[i] = items[i]->path;
+	analysis_init(an, NULL);
+	if (store_exec(&s->st, "BEGIN IMMEDIATE", &err)) {
+		print_gl_err(&err);
+		ret = EXIT_FAILURE_RUN;
+		goto out_nofail;
+	}
+	w = store_writer_new(&s->st, an);
+	run = store_run_begin(&s->st, (int)n, &err);
+	sink.ud = ud;
+	sink.rec = on_rec;
+	rc = run < 0 ? -1 : ingest_run(paths, n, &s->ic.o, &sink, &res, &err);
+	if (rc == EXIT_INPUT) {
+		error("stopping at the first bad line (--strict); nothing of this run was stored");
+		ret = EXIT_INPUT;
+		goto fail;
+	}
+	if (rc) {
+		print_gl_err(&err);
+		ret = EXIT_FAILURE_RUN;
+		goto fail;
+	}
+	analysis_finish(an);
+	if (store_writer_finish(w, &c, &err)) {
+		print_gl_err(&err);
+		ret = EXIT_FAILURE_RUN;
+		goto fail;
+	}
+	for (size_t i = 0; i < res.nr && i < n; i++) {
+		const struct input_stat *in = &res.inputs[i];
+		describe_read(items[i], in);
+		if (!in->format) {
+			s->n_skipped++;
+			continue;
+		}
+		if (items[i]->fc.status == FILE_GROWN)
+			fg++;
+		else
+			fn++;
+		if (store_add_file(&s->st, &items[i]->fc, in, run, &err)) {
+			print_gl_err(&err);
+			ret = EXIT_FAILURE_RUN;
+			goto fail;
+		}
+	}
+	if (store_run_end(&s->st, run, &c, fn, fg, 0, &err) || store_exec(&s->st, "COMMIT", &err)) {
+		print_gl_err(&err);
+		ret = EXIT_FAILURE_RUN;
+		goto fail;
+	}
+	s->n_new += fn;
+	s->n_grown += fg;
+	add_counts(&s->tot, &c);
+	store_writer_free(w);
+	goto out_nofail;
+fail:
+	store_writer_free(w);
+	store_exec(&s->st, "ROLLBACK", NULL);
+	for (size_t i = 0; i < n; i++)
+		if (items[i]->outcome && strcmp(items[i]->outcome, "skipped"))
+			items[i]->outcome = "not stored";
+out_nofail:
+	ingest_result_release(&res);
+	analysis_release(an);
+	free(an);
+	free(paths);
+	return ret;
+}
+
+static int usage_ok(struct ingest_state *s, int argc, char **argv, const char **db, const char ***ops,
+		    int *nops, int *each)
+{
+	struct option_iter it;
+	int id;
+
+	option_iter_init(&it, argc, argv);
+	while ((id = option_next(&it, ingest_options, ops, nops)) != 0) {
+		switch (id) {
+		case -1:
+			return EXIT_USAGE;
+		case OPT_HELP:
+			options_help("ingest", "--db FILE [options] FILE|DIR...",
+				     "Add the per-minute rollups of GPU logs to a store, for 'gputally trend' and\n"
+				     "'gputally report --db'.  A file already ingested adds nothing, a file that grew adds\n"
+				     "its new minutes, a renamed or compressed copy is recognised by its content.",
+				     ingest_options);
+			return -1;
+		case OPT_DB:
+			*db = it.arg;
+			break;
+		case OPT_EACH:
+			*each = 1;
+			break;
+		case OPT_QUIET:
+			s->quiet = 1;
+			break;
+		default:
+			if (ingest_cli_option(&s->ic, id, it.arg) < 0)
+				return EXIT_USAGE;
+		}
+	}
+	if (!*db) {
+		error("ingest needs --db FILE, the store to add to");
+		return EXIT_USAGE;
+	}
+	if (*nops == 0) {
+		error("ingest needs at least one file or directory (try 'gputally ingest --db history.db examples/h200-training')");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Already there, a copy of another file of this call, or to be read. */
+static size_t classify(struct ingest_state *s, struct file_item **todo)
+{
+	size_t nt = 0;
+
+	for (size_t i = 0; i < s->nf; i++) {
+		struct file_item *it = &s->f[i];
+		char at[40];
+		if (!strcmp(it->path, "-")) {
+			/* the content is read twice (fingerprint, then parse): a pipe cannot be */
+			it->outcome = "skipped";
+			snprintf(it->detail, sizeof(it->detail), "standard input cannot be ingested: save it to a file first");
+			s->n_unreadable++;
+			continue;
+		}
+		if (store_check_file(&s->st, it->path, &it->fc)) {
+			it->outcome = "unreadable";
+			snprintf(it->detail, sizeof(it->detail), "%s", it->fc.why);
+			s->n_unreadable++;
+			continue;
+		}
+		for (size_t j = 0; j < i && !it->dup_of; j++)
+			if (s->f[j].fc.size == it->fc.size && !strcmp(s->f[j].fc.hash, it->fc.hash) &&
+			    s->f[j].fc.status != FILE_UNREADABLE)
+				it->dup_of = s->f[j].path;
+		if (it->fc.status == FILE_KNOWN || it->dup_of) {
+			it->outcome = "already";
+			when(at, sizeof(at), it->fc.known_at);
+			if (it->dup_of)
+				snprintf(it->detail, sizeof(it->detail), "same content as '%s' of this run", it->dup_of);
+			else
+				snprintf(it->detail, sizeof(it->detail), "same content as '%s', ingested %s",
+					 it->fc.known_path, at);
+			s->n_known++;
+			continue;
+		}
+		todo[nt++] = it;
+	}
+	return nt;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	struct ingest_state s;
+	struct gl_err err = { 0 };
+	struct file_item **todo = NULL;
+	const char *db = NULL, **ops = NULL;
+	int nops = 0, each = 0, ret;
+	size_t nt;
+
+	memset(&s, 0, sizeof(s));
+	ingest_cli_init(&s.ic);
+	ret = usage_ok(&s, argc, argv, &db, &ops, &nops, &each);
+	if (ret) {
+		free(ops);
+		return ret < 0 ? EXIT_OK : ret;
+	}
+	ingest_cli_apply(&s.ic);
+	if (store_open(&s.st, db, STORE_WRITE, &err)) {
+		print_gl_err(&err);
+		free(ops);
+		return EXIT_FAILURE_RUN;
+	}
+	for (int i = 0; i < nops; i++)
+		expand(&s, ops[i], 0);
+	todo = xcalloc(s.nf ? s.nf : 1, sizeof(*todo));
+	nt = classify(&s, todo);
+	if (each) {
+		for (size_t i = 0; i < nt && ret == EXIT_OK; i++)
+			ret = ingest_group(&s, &todo[i], 1);
+	} else if (nt) {
+		ret = ingest_group(&s, todo, nt);
+	}
+	for (size_t i = 0; i < s.nf && !s.quiet; i++)
+		printf("%-10s %s (%s)\n", s.f[i].outcome ? s.f[i].outcome : "not read", s.f[i].path,
+		       s.f[i].detail[0] ? s.f[i].detail : "an earlier file failed");
+	printf("ingest: %d new, %d grown, %d already there, %d skipped; minutes %" PRIu64 " new, %" PRIu64
+	       " updated, %" PRIu64 " already there; findings %" PRIu64 " new, %" PRIu64 " already there -> %s\n",
+	       s.n_new, s.n_grown, s.n_known, s.n_skipped + s.n_unreadable, s.tot.minutes_new, s.tot.minutes_updated,
+	       s.tot.minutes_kept, s.tot.findings_new + s.tot.findings_updated, s.tot.findings_kept, db);
+	if (s.n_unreadable && ret == EXIT_OK) {
+		error("%d input(s) could not be read (listed above); the others were stored", s.n_unreadable);
+		ret = EXIT_FAILURE_RUN;
+	}
+	if (s.bad_total)
+		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped ('gputally report' on the same files lists them)\n",
+			s.bad_total);
+	store_close(&s.st);
+	for (size_t i = 0; i < s.nf; i++)
+		free(s.f[i].path);
+	free(s.f);
+	free(todo);
+	free(ops);
+	return ret;
+}

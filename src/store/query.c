@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From the rollups back to an analysis, so that `report --db` renders a
+ * stored window with the same code (and the same cost model) as `report`
+ * does for files.  What minutes cannot give back is left unknown: the
+ * segments, the idle-power floors, the sample counts; the utilization
+ * quantiles come from per-minute means (docs/store.md).
+ */
+#include "store/store.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+/* Finding kinds must outlive the analysis: one interned copy per distinct kind. */
+static const char *intern_kind(const char *k)
+{
+	static char pool[64][48];
+	static int n;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(pool[i], k))
+			return pool[i];
+	if (n == 64)
+		return "other";
+	snprintf(pool[n], sizeof(pool[n]), "%s", k);
+	return pool[n++];
+}
+
+static void append(char *buf, size_t cap, const char *fmt, const char *arg)
+{
+	size_t len = strlen(buf);
+	snprintf(buf + len, cap - len, fmt, arg);
+}
+
+static int64_t t_s_of(int64_t t_ns, int up)
+{
+	if (t_ns == INT64_MIN || t_ns == INT64_MAX)
+		return t_ns == INT64_MIN ? INT64_MIN / 2 : INT64_MAX / 2;
+	return up ? (t_ns + NS_PER_S - 1) / NS_PER_S : t_ns / NS_PER_S;
+}
+
+static double col(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void load_ident(struct store *s, int64_t gpu, struct gpu_ident *id)
+{
+	sqlite3_stmt *st;
+
+	id->index = -1;
+	if (sqlite3_prepare_v2(s->db, "SELECT idx, uuid, name FROM gpus WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, gpu);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			id->index = sqlite3_column_int(st, 0);
+		if (sqlite3_column_text(st, 1))
+			snprintf(id->uuid, sizeof(id->uuid), "%s", sqlite3_column_text(st, 1));
+		if (sqlite3_column_text(st, 2))
+			snprintf(id->name, sizeof(id->name), "%s", sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+}
+
+static int totals(struct store *s, struct analysis *an, int64_t *rows, int64_t t0, int64_t t1,
+		  struct gl_err *err)
+{
+	char sql[4096] = "SELECT m.gpu, min(t_first_ns), max(t_last_ns), sum(covered_ms), sum(gaps_ms), sum(busy_ms),"
+			 " sum(util_known_ms), max(mem_max_mib), max(mem_total_mib), sum(power_ws), sum(power_known_ms),"
+			 " max(power_max_w), max(temp_max_c), sum(e_counter_j), sum(e_counter_ms), sum(e_power_j),"
+			 " sum(e_power_ms), sum(e_unknown_ms), sum(idle_ws), sum(idle_ms), sum(active_ws), sum(active_ms)";
+	sqlite3_stmt *st;
+	int n = 0;
+
+	for (int k = 0; k < ST__COUNT; k++)
+		append(sql, sizeof(sql), ", sum(s_%s)", state_name[k]);
+	for (int k = 0; k < ST__COUNT; k++)
+		append(sql, sizeof(sql), ", sum(b_%s)", state_name[k]);
+	for (int k = 0; k < ST__COUNT; k++)
+		append(sql, sizeof(sql), ", sum(e_%s)", state_name[k]);
+	append(sql, sizeof(sql), "%s", " FROM minutes m JOIN gpus g ON g.id = m.gpu WHERE t >= ?1 AND t < ?2"
+				       " GROUP BY m.gpu ORDER BY coalesce(g.idx, 1000000), g.id");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int64(st, 1, t0);
+	sqlite3_bind_int64(st, 2, t1);
+	while (sqlite3_step(st) == SQLITE_ROW && n < TL_MAX_GPUS) {
+		struct gpu_stats *g = &an->gpus[n];
+		int c = 0;
+		rows[n] = sqlite3_column_int64(st, c++);
+		load_ident(s, rows[n], &an->tl.gpus[n].id);
+		g->first_ns = sqlite3_column_int64(st, c++);
+		g->last_ns = sqlite3_column_int64(st, c++);
+		g->covered_s = col(st, c++) / 1000;
+		g->gaps_s = col(st, c++) / 1000;
+		g->busy_s = col(st, c++) / 1000;
+		g->util_known_s = col(st, c++) / 1000;
+		g->mem_max_mib = fmax(0, col(st, c++));
+		g->mem_total_mib = fmax(0, col(st, c++));
+		g->power_ws = col(st, c++);
+		g->power_known_s = col(st, c++) / 1000;
+		g->power_max_w = fmax(0, col(st, c++));
+		g->temp_max_c = fmax(0, col(st, c++));
+		g->energy_counter_j = col(st, c++);
+		g->energy_counter_s = col(st, c++) / 1000;
+		g->energy_power_j = col(st, c++);
+		g->energy_power_s = col(st, c++) / 1000;
+		g->energy_unknown_s = col(st, c++) / 1000;
+		g->idle_ws = col(st, c++);
+		g->idle_s = col(st, c++) / 1000;
+		g->active_ws = col(st, c++);
+		g->active_s = col(st, c++) / 1000;
+		for (int k = 0; k < ST__COUNT; k++)
+			g->state_s[k] = col(st, c++) / 1000;
+		for (int k = 0; k < ST__COUNT; k++)
+			g->state_busy_s[k] = col(st, c++) / 1000;
+		for (int k = 0; k < ST__COUNT; k++)
+			g->state_energy_j[k] = col(st, c++);
+		g->held_floor_w = g->noctx_floor_w = NAN;
+		an->tl.gpus[n].has_samples = true;
+		n++;
+	}
+	sqlite3_finalize(st);
+	an->tl.ngpus = n;
+	return n;
+}
+
+/* The per-minute busy and covered seconds, and a utilization histogram of minute means. */
+static void minutes(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT t, covered_ms, busy_ms, util_known_ms FROM minutes WHERE gpu = ? AND t >= ? AND t < ?"
+			       " ORDER BY t",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		struct gpu_stats *g = &an->gpus[i];
+		sqlite3_bind_int64(st, 1, rows[i]);
+		sqlite3_bind_int64(st, 2, t0);
+		sqlite3_bind_int64(st, 3, t1);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t t = sqlite3_column_int64(st, 0);
+			double cov = sqlite3_column_double(st, 1) / 1000, busy = sqlite3_column_double(st, 2) / 1000;
+			double known = sqlite3_column_double(st, 3) / 1000;
+			size_t m;
+			if (g->nmin == 0)
+				g->min_base_ns = t * NS_PER_S;
+			m = (size_t)((t * NS_PER_S - g->min_base_ns) / (60 * NS_PER_S));
+			if (m >= g->min_alloc) {
+				size_t old = g->min_alloc;
+				g->min_alloc = (m + 1) * 2;
+				g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
+				g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
+				memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
+				memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
+			}
+			if (m + 1 > g->nmin)
+				g->nmin = m + 1;
+			g->min_busy_s[m] = (float)busy;
+			g->min_cov_s[m] = (float)cov;
+			if (known > 0) {
+				double u = 100 * busy / known;
+				int b = u < 0 ? 0 : u > 100 ? 100 : (int)(u + 0.5);
+				g->util_hist_s[b] += known;
+			}
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
+static void procs(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j)"
+			       " FROM proc_minutes WHERE t >= ? AND t < ? GROUP BY gpu, pid, name ORDER BY min(t), gpu, pid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, t0);
+	sqlite3_bind_int64(st, 2, t1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t gpu = sqlite3_column_int64(st, 0);
+		struct proc_stat *p;
+		int gi = -1;
+		for (int i = 0; i < an->tl.ngpus; i++)
+			if (rows[i] == gpu)
+				gi = i;
+		if (gi < 0)
+			continue;
+		ALLOC_GROW(an->procs, an->nprocs + 1, an->procs_alloc);
+		p = &an->procs[an->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->gpu = gi;
+		p->pid = sqlite3_column_int64(st, 1);
+		snprintf(p->name, sizeof(p->name), "%s", (const char *)sqlite3_column_text(st, 2));
+		p->first_ns = sqlite3_column_int64(st, 3) * NS_PER_S;
+		p->last_ns = sqlite3_column_int64(st, 4) * NS_PER_S;
+		p->observations = (uint64_t)sqlite3_column_int64(st, 5);
+		p->present_s = sqlite3_column_double(st, 6) / 1000;
+		p->busy_s = sqlite3_column_double(st, 7) / 1000;
+		p->energy_j = sqlite3_column_double(st, 8);
+		p->fb_max_mib = NAN;
+		an->gpus[gi].has_process_data = true;
+	}
+	sqlite3_finalize(st);
+}
+
+static void findings(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0_ns, int64_t t1_ns)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings"
+			       " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, t0_ns);
+	sqlite3_bind_int64(st, 2, t1_ns);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t gpu = sqlite3_column_int64(st, 0);
+		struct finding *f;
+		int gi = -1;
+		for (int i = 0; i < an->tl.ngpus; i++)
+			if (rows[i] == gpu)
+				gi = i;
+		if (gpu >= 0 && gi < 0)
+			continue;
+		ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
+		f = &an->finds[an->nfinds++];
+		memset(f, 0, sizeof(*f));
+		f->kind = intern_kind((const char *)sqlite3_column_text(st, 1));
+		f->gpu = gi;
+		f->t0_ns = sqlite3_column_int64(st, 2);
+		f->t1_ns = sqlite3_column_int64(st, 3);
+		f->severity = sqlite3_column_int(st, 4);
+		f->value = col(st, 5);
+		snprintf(f->message, sizeof(f->message), "%s",
+			 sqlite3_column_text(st, 6) ? (const char *)sqlite3_column_text(st, 6) : "");
+		snprintf(f->evidence, sizeof(f->evidence), "%s",
+			 sqlite3_column_text(st, 7) ? (const char *)sqlite3_column_text(st, 7) : "");
+	}
+	sqlite3_finalize(st);
+}
+
+void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since_ns, int64_t until_ns)
+{
+	sqlite3_stmt *st;
+
+	/* a grown file has a row per content: the longest one of a path stands for it */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT path, format, compression, size, lines, records, skipped, t_first_ns, t_last_ns"
+			       " FROM files f WHERE t_last_ns >= ?1 AND t_first_ns < ?2 AND NOT EXISTS"
+			       " (SELECT 1 FROM files g WHERE g.path = f.path AND g.head = f.head AND g.size > f.size)"
+			       " ORDER BY path",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, since_ns);
+	sqlite3_bind_int64(st, 2, until_ns);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct input_stat *in;
+		const char *fmt = (const char *)sqlite3_column_text(st, 1);
+		const char *comp = (const char *)sqlite3_column_text(st, 2);
+		ALLOC_GROW(res->inputs, res->nr + 1, res->alloc);
+		in = &res->inputs[res->nr++];
+		memset(in, 0, sizeof(*in));
+		in->path = xstrdup((const char *)sqlite3_column_text(st, 0));
+		in->format = fmt ? format_find(fmt) : NULL;
+		if (!in->format)
+			snprintf(in->skip_reason, sizeof(in->skip_reason), "format '%s' unknown to this program",
+				 fmt ? fmt : "");
+		snprintf(in->why, sizeof(in->why), "stored in %s", s->path);
+		/* the driver's names are static strings: keep to them */
+		in->compression = comp && !strcmp(comp, "gzip") ? "gzip" : comp && !strcmp(comp, "zstd") ? "zstd" :
+				  comp && !strcmp(comp, "xz") ? "xz" : "plain";
+		in->time_basis = "as ingested into the store";
+		in->bytes = (uint64_t)sqlite3_column_int64(st, 3);
+		in->lines = (uint64_t)sqlite3_column_int64(st, 4);
+		in->records = (uint64_t)sqlite3_column_int64(st, 5);
+		in->bad = (uint64_t)sqlite3_column_int64(st, 6);
+		in->t_first_ns = sqlite3_column_int64(st, 7);
+		in->t_last_ns = sqlite3_column_int64(st, 8);
+		in->place_r = in->place_uncertain_s = NAN;
+	}
+	sqlite3_finalize(st);
+}
+
+int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, int64_t until_ns,
+			struct gl_err *err)
+{
+	int64_t rows[TL_MAX_GPUS];
+	/* whole minutes: a minute belongs to the window when it starts inside it */
+	int64_t t0 = t_s_of(since_ns, 1), t1 = t_s_of(until_ns, 1);
+	int n;
+
+	t0 = t0 == INT64_MIN / 2 ? t0 : (t0 + 59) / 60 * 60;
+	n = totals(s, an, rows, t0, t1, err);
+	if (n <= 0)
+		return n;
+	minutes(s, an, rows, t0, t1);
+	procs(s, an, rows, t0, t1);
+	findings(s, an, rows, since_ns, until_ns);
+	return n;
+}

@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-minute rollups, written while the analysis runs: the analysis hook
+ * hands over every interval with the state the analysis gave it (the state
+ * rules are not repeated here), cut at minute boundaries; a GPU's minute is
+ * written as soon as its intervals have moved past it, so memory does not
+ * grow with the length of the logs.
+ *
+ * A minute already in the store is replaced only by one that accounts more
+ * of its seconds (a file that grew, the last minute of a log cut short);
+ * one that accounts as many or fewer is kept, so ingesting a log again, or
+ * another log of the same minutes, adds nothing.
+ */
+#include "store/store.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define MIN_NS (60 * NS_PER_S)
+#define MAXPROC 64
+
+struct minute {
+	int64_t t_s;		/* minute start, unix seconds; INT64_MIN: none open */
+	int64_t first_ns, last_ns;
+	double covered_s, gaps_s, busy_s, util_known_s, util_max, mem_max, mem_total;
+	double power_ws, power_known_s, power_max, temp_max;
+	double e_counter_j, e_counter_s, e_power_j, e_power_s, e_unknown_s;
+	double idle_ws, idle_s, active_ws, active_s;
+	double st_s[ST__COUNT], st_busy_s[ST__COUNT], st_e[ST__COUNT];
+};
+
+struct proc_min {
+	int64_t pid;
+	char name[64];
+	double present_s, busy_s, busy_known_s, energy_j;
+};
+
+struct proc_minute {
+	int64_t t_s;
+	struct proc_min p[MAXPROC];
+	int n;
+};
+
+struct gpu_rows {
+	struct minute m;
+	struct minute h;	/* the hour being summed from this run's minutes */
+	struct proc_minute pm;
+	int64_t id;		/* gpus.id, 0 until resolved */
+	bool id_has_uuid;
+};
+
+struct store_writer {
+	struct store *s;
+	struct analysis *an;
+	struct gpu_rows *g[TL_MAX_GPUS];
+	sqlite3_stmt *get_min, *put_min, *put_hour, *get_proc, *put_proc;
+	struct store_counts c;
+	int64_t max_before;	/* the last minute stored before this run */
+	int64_t tmin, tmax;	/* hours to sum again from the minutes */
+	int failed;		/* first SQLite error code */
+	char fail_msg[192];
+};
+
+static void fail(struct store_writer *w)
+{
+	if (!w->failed) {
+		w->failed = sqlite3_errcode(w->s->db);
+		snprintf(w->fail_msg, sizeof(w->fail_msg), "%s", sqlite3_errmsg(w->s->db));
+	}
+}
+
+static void minute_reset(struct minute *m, int64_t t_s)
+{
+	memset(m, 0, sizeof(*m));
+	m->t_s = t_s;
+	m->first_ns = INT64_MAX;
+	m->last_ns = INT64_MIN;
+	m->util_max = m->mem_max = m->mem_total = m->power_max = m->temp_max = NAN;
+}
+
+static double fmax_nan(double a, double b)
+{
+	return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
+}
+
+/* ---- GPUs ---------------------------------------------------------------- */
+
+/*
+ * The store's row for a GPU: by UUID when the logs name one, else by index
+ * (one host per store, as one host per report).  A row first known by index
+ * gains its UUID when a later log names it.
+ */
+static int64_t gpu_row(struct store_writer *w, int gi)
+{
+	const struct gpu_ident *id = &w->an->tl.gpus[gi].id;
+	struct gpu_rows *g = w->g[gi];
+	sqlite3_stmt *st;
+	int64_t row = 0;
+
+	if (g->id && (g->id_has_uuid || !id->uuid[0]))
+		return g->id;
+	if (id->uuid[0] && sqlite3_prepare_v2(w->s->db, "SELECT id FROM gpus WHERE uuid = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id->uuid, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			row = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (!row && id->index >= 0 &&
+	    sqlite3_prepare_v2(w->s->db, "SELECT id FROM gpus WHERE idx = ? AND (uuid IS NULL OR ?2 IS NULL) ORDER BY id LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(st, 1, id->index);
+		if (id->uuid[0])
+			sqlite3_bind_text(st, 2, id->uuid, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			row = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (!row) {
+		if (sqlite3_prepare_v2(w->s->db, "INSERT INTO gpus (idx, uuid, name) VALUES (?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+			fail(w);
+			return 0;
+		}
+		if (id->index >= 0)
+			sqlite3_bind_int(st, 1, id->index);
+		if (id->uuid[0])
+			sqlite3_bind_text(st, 2, id->uuid, -1, SQLITE_STATIC);
+		if (id->name[0])
+			sqlite3_bind_text(st, 3, id->name, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			fail(w);
+		sqlite3_finalize(st);
+		row = sqlite3_last_insert_rowid(w->s->db);
+	} else if (sqlite3_prepare_v2(w->s->db,
+				      "UPDATE gpus SET uuid = coalesce(uuid, ?2), name = coalesce(?3, name),"
+				      " idx = coalesce(idx, ?4) WHERE id = ?1",
+				      -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, row);
+		if (id->uuid[0])
+			sqlite3_bind_text(st, 2, id->uuid, -1, SQLITE_STATIC);
+		if (id->name[0])
+			sqlite3_bind_text(st, 3, id->name, -1, SQLITE_STATIC);
+		if (id->index >= 0)
+			sqlite3_bind_int(st, 4, id->index);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			fail(w);
+		sqlite3_finalize(st);
+	}
+	g->id = row;
+	g->id_has_uuid = id->uuid[0] != 0;
+	return row;
+}
+
+/* ---- minutes ------------------------------------------------------------ */
+
+static sqlite3_int64 ms(double s)
+{
+	return (sqlite3_int64)llround(s * 1000);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* One row of minutes or hours: the two tables have the same columns. */
+static void bind_row(sqlite3_stmt *st, const struct minute *m, int64_t gpu)
+{
+	int i = 1;
+
+	sqlite3_bind_int64(st, i++, m->t_s);
+	sqlite3_bind_int64(st, i++, gpu);
+	sqlite3_bind_int64(st, i++, m->first_ns);
+	sqlite3_bind_int64(st, i++, m->last_ns);
+	sqlite3_bind_int64(st, i++, ms(m->covered_s));
+	sqlite3_bind_int64(st, i++, ms(m->gaps_s));
+	sqlite3_bind_int64(st, i++, ms(m->busy_s));
+	sqlite3_bind_int64(st, i++, ms(m->util_known_s));
+	bind_real(st, i++, m->util_max);
+	bind_real(st, i++, m->mem_max);
+	bind_real(st, i++, m->mem_total);
+	sqlite3_bind_double(st, i++, m->power_ws);
+	sqlite3_bind_int64(st, i++, ms(m->power_known_s));
+	bind_real(st, i++, m->power_max);
+	bind_real(st, i++, m->temp_max);
+	sqlite3_bind_double(st, i++, m->e_counter_j);
+	sqlite3_bind_int64(st, i++, ms(m->e_counter_s));
+	sqlite3_bind_double(st, i++, m->e_power_j);
+	sqlite3_bind_int64(st, i++, ms(m->e_power_s));
+	sqlite3_bind_int64(st, i++, ms(m->e_unknown_s));
+	sqlite3_bind_double(st, i++, m->idle_ws);
+	sqlite3_bind_int64(st, i++, ms(m->idle_s));
+	sqlite3_bind_double(st, i++, m->active_ws);
+	sqlite3_bind_int64(st, i++, ms(m->active_s));
+	for (int s = 0; s < ST__COUNT; s++)
+		sqlite3_bind_int64(st, i++, ms(m->st_s[s]));
+	for (int s = 0; s < ST__COUNT; s++)
+		sqlite3_bind_int64(st, i++, ms(m->st_busy_s[s]));
+	for (int s = 0; s < ST__COUNT; s++)
+		sqlite3_bind_double(st, i++, m->st_e[s]);
+}
+
+/* Seconds as the store keeps them (whole milliseconds), so that an hour
+ * summed here equals the sum of its stored minutes. */
+static double q(double s)
+{
+	return (double)ms(s) / 1000;
+}
+
+static void quantize(struct minute *m)
+{
+	m->covered_s = q(m->covered_s);
+	m->gaps_s = q(m->gaps_s);
+	m->busy_s = q(m->busy_s);
+	m->util_known_s = q(m->util_known_s);
+	m->power_known_s = q(m->power_known_s);
+	m->e_counter_s = q(m->e_counter_s);
+	m->e_power_s = q(m->e_power_s);
+	m->e_unknown_s = q(m->e_unknown_s);
+	m->idle_s = q(m->idle_s);
+	m->active_s = q(m->active_s);
+	for (int s = 0; s < ST__COUNT; s++) {
+		m->st_s[s] = q(m->st_s[s]);
+		m->st_busy_s[s] = q(m->st_busy_s[s]);
+	}
+}
+
+static void hour_merge(struct minute *h, const struct minute *m)
+{
+	if (m->first_ns < h->first_ns)
+		h->first_ns = m->first_ns;
+	if (m->last_ns > h->last_ns)
+		h->last_ns = m->last_ns;
+	h->covered_s += m->covered_s;
+	h->gaps_s += m->gaps_s;
+	h->busy_s += m->busy_s;
+	h->util_known_s += m->util_known_s;
+	h->util_max = fmax_nan(h->util_max, m->util_max);
+	h->mem_max = fmax_nan(h->mem_max, m->mem_max);
+	h->mem_total = fmax_nan(h->mem_total, m->mem_total);
+	h->power_ws += m->power_ws;
+	h->power_known_s += m->power_known_s;
+	h->power_max = fmax_nan(h->power_max, m->power_max);
+	h->temp_max = fmax_nan(h->temp_max, m->temp_max);
+	h->e_counter_j += m->e_counter_j;
+	h->e_counter_s += m->e_counter_s;
+	h->e_power_j += m->e_power_j;
+	h->e_power_s += m->e_power_s;
+	h->e_unknown_s += m->e_unknown_s;
+	h->idle_ws += m->idle_ws;
+	h->idle_s += m->idle_s;
+	h->active_ws += m->active_ws;
+	h->active_s += m->active_s;
+	for (int s = 0; s < ST__COUNT; s++) {
+		h->st_s[s] += m->st_s[s];
+		h->st_busy_s[s] += m->st_busy_s[s];
+		h->st_e[s] += m->st_e[s];
+	}
+}
+
+/*
+ * An hour that starts after every minute stored before this run holds only
+ * minutes of this run: its row is written from their sum.  Any other hour
+ * may mix stored minutes in, and is summed again in SQL at the end.
+ */
+static void flush_hour(struct store_writer *w, int gi)
+{
+	struct minute *h = &w->g[gi]->h;
+
+	if (h->t_s == INT64_MIN || w->failed)
+		return;
+	if (h->t_s > w->max_before) {
+		bind_row(w->put_hour, h, gpu_row(w, gi));
+		if (sqlite3_step(w->put_hour) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(w->put_hour);
+	} else {
+		if (h->t_s < w->tmin)
+			w->tmin = h->t_s;
+		if (h->t_s > w->tmax)
+			w->tmax = h->t_s;
+	}
+	h->t_s = INT64_MIN;
+}
+
+static void hour_add(struct store_writer *w, int gi, struct minute *m)
+{
+	struct minute *h = &w->g[gi]->h;
+	int64_t hour = m->t_s - (m->t_s % 3600 + 3600) % 3600;
+
+	if (h->t_s != hour) {
+		flush_hour(w, gi);
+		minute_reset(h, hour);
+	}
+	quantize(m);
+	hour_merge(h, m);
+}
+
+static void flush_minute(struct store_writer *w, int gi)
+{
+	struct minute *m = &w->g[gi]->m;
+	int64_t gpu;
+	bool exists = false;
+	double have = 0;
+
+	if (m->t_s == INT64_MIN || w->failed)
+		return;
+	gpu = gpu_row(w, gi);
+	/* after everything stored before this run: new, no need to look */
+	if (m->t_s <= w->max_before) {
+		sqlite3_bind_int64(w->get_min, 1, m->t_s);
+		sqlite3_bind_int64(w->get_min, 2, gpu);
+		if (sqlite3_step(w->get_min) == SQLITE_ROW) {
+			exists = true;
+			have = (double)sqlite3_column_int64(w->get_min, 0);
+		}
+		sqlite3_reset(w->get_min);
+	}
+	if (exists && ms(m->covered_s + m->gaps_s) <= have) {
+		w->c.minutes_kept++;
+		m->t_s = INT64_MIN;
+		return;
+	}
+	bind_row(w->put_min, m, gpu);
+	if (sqlite3_step(w->put_min) != SQLITE_DONE)
+		fail(w);
+	sqlite3_reset(w->put_min);
+	if (exists)
+		w->c.minutes_updated++;
+	else
+		w->c.minutes_new++;
+	hour_add(w, gi, m);
+	m->t_s = INT64_MIN;
+}
+
+/* One piece of an interval, inside one minute: what account() adds, per minute. */
+static void add_piece(struct minute *m, const struct ival *iv, int st, int64_t t0, int64_t t1)
+{
+	double dt = (double)(t1 - t0) / 1e9;
+	double frac = iv->t1_ns > iv->t0_ns ? (double)(t1 - t0) / (double)(iv->t1_ns - iv->t0_ns) : 0;
+	double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
+
+	if (t0 < m->first_ns)
+		m->first_ns = t0;
+	if (t1 > m->last_ns)
+		m->last_ns = t1;
+	m->st_s[st] += dt;
+	if (isnan(iv->energy_j))
+		m->e_unknown_s += dt;
+	if (iv->kind == IV_GAP) {
+		m->gaps_s += dt;
+		return;
+	}
+	m->covered_s += dt;
+	if (!isnan(util)) {
+		m->util_known_s += dt;
+		m->busy_s += dt * util / 100;
+		m->st_busy_s[st] += dt * util / 100;
+		m->util_max = fmax_nan(m->util_max, util);
+	}
+	if (iv->present & (1u << M_POWER)) {
+		double p = iv->v[M_POWER];
+		m->power_known_s += dt;
+		m->power_ws += p * dt;
+		m->power_max = fmax_nan(m->power_max, p);
+		if (!isnan(util) && util <= state_thr.active_util_pct) {
+			m->idle_ws += p * dt;
+			m->idle_s += dt;
+		} else if (!isnan(util) && util >= state_thr.busy_util_pct) {
+			m->active_ws += p * dt;
+			m->active_s += dt;
+		}
+	}
+	if (!isnan(iv->energy_j)) {
+		double e = iv->energy_j * frac;
+		if (iv->energy_from_counter) {
+			m->e_counter_j += e;
+			m->e_counter_s += dt;
+		} else {
+			m->e_power_j += e;
+			m->e_power_s += dt;
+		}
+		m->st_e[st] += e;
+	}
+	if (iv->present & (1u << M_TEMP))
+		m->temp_max = fmax_nan(m->temp_max, iv->v[M_TEMP]);
+	if (iv->present & (1u << M_MEM_USED))
+		m->mem_max = fmax_nan(m->mem_max, iv->v[M_MEM_USED]);
+	if (iv->present & (1u << M_MEM_TOTAL))
+		m->mem_total = fmax_nan(m->mem_total, iv->v[M_MEM_TOTAL]);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static struct gpu_rows *rows_of(struct store_writer *w, int gi)
+{
+	if (!w->g[gi]) {
+		w->g[gi] = xcalloc(1, sizeof(*w->g[gi]));
+		minute_reset(&w->g[gi]->m, INT64_MIN);
+		minute_reset(&w->g[gi]->h, INT64_MIN);
+		w->g[gi]->pm.t_s = INT64_MIN;
+	}
+	return w->g[gi];
+}
+
+static void on_state(void *ud, int gi, const struct ival *iv, int st)
+{
+	struct store_writer *w = ud;
+	struct gpu_rows *g = rows_of(w, gi);
+	int64_t t0 = iv->t0_ns;
+
+	while (t0 < iv->t1_ns) {
+		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
+		int64_t t1 = iv->t1_ns < end ? iv->t1_ns : end;
+		if (g->m.t_s != mi * 60) {
+			flush_minute(w, gi);
+			minute_reset(&g->m, mi * 60);
+		}
+		add_piece(&g->m, iv, st, t0, t1);
+		t0 = t1;
+	}
+}
+
+/* ---- processes per minute ---------------------------------------------- */
+
+static void flush_procs(struct store_writer *w, int gi)
+{
+	struct proc_minute *pm = &w->g[gi]->pm;
+	int64_t gpu;
+
+	if (pm->t_s == INT64_MIN || w->failed)
+		return;
+	gpu = gpu_row(w, gi);
+	for (int i = 0; i < pm->n; i++) {
+		const struct proc_min *p = &pm->p[i];
+		sqlite3_stmt *st = w->put_proc;
+		bool exists = false;
+		sqlite3_int64 have = 0;
+		sqlite3_bind_int64(w->get_proc, 1, pm->t_s);
+		sqlite3_bind_int64(w->get_proc, 2, gpu);
+		sqlite3_bind_int64(w->get_proc, 3, p->pid);
+		sqlite3_bind_text(w->get_proc, 4, p->name, -1, SQLITE_STATIC);
+		if (sqlite3_step(w->get_proc) == SQLITE_ROW) {
+			exists = true;
+			have = sqlite3_column_int64(w->get_proc, 0);
+		}
+		sqlite3_reset(w->get_proc);
+		if (exists && ms(p->present_s) <= have) {
+			w->c.procs_kept++;
+			continue;
+		}
+		sqlite3_bind_int64(st, 1, pm->t_s);
+		sqlite3_bind_int64(st, 2, gpu);
+		sqlite3_bind_int64(st, 3, p->pid);
+		sqlite3_bind_text(st, 4, p->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, ms(p->present_s));
+		sqlite3_bind_int64(st, 6, ms(p->busy_s));
+		sqlite3_bind_int64(st, 7, ms(p->busy_known_s));
+		sqlite3_bind_double(st, 8, p->energy_j);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(st);
+		if (exists)
+			w->c.procs_updated++;
+		else
+			w->c.procs_new++;
+	}
+	pm->t_s = INT64_MIN;
+	pm->n = 0;
+}
+
+static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, int64_t t1,
+		    double busy_s, double energy_j)
+{
+	struct store_writer *w = ud;
+	struct proc_minute *pm = &rows_of(w, gi)->pm;
+	double whole = (double)(t1 - t0);
+
+	while (t0 < t1 && whole > 0) {
+		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
+		int64_t e = t1 < end ? t1 : end;
+		double frac = (double)(e - t0) / whole;
+		struct proc_min *p = NULL;
+		if (pm->t_s != mi * 60) {
+			flush_procs(w, gi);
+			pm->t_s = mi * 60;
+		}
+		for (int i = 0; i < pm->n && !p; i++)
+			if (pm->p[i].pid == ps->pid && !strcmp(pm->p[i].name, ps->name))
+				p = &pm->p[i];
+		if (!p && pm->n < MAXPROC) {
+			p = &pm->p[pm->n++];
+			memset(p, 0, sizeof(*p));
+			p->pid = ps->pid;
+			snprintf(p->name, sizeof(p->name), "%s", ps->name);
+		}
+		if (p) {
+			p->present_s += (double)(e - t0) / 1e9;
+			if (!isnan(busy_s)) {
+				p->busy_s += busy_s * frac;
+				p->busy_known_s += (double)(e - t0) / 1e9;
+			}
+			if (!isnan(energy_j))
+				p->energy_j += energy_j * frac;
+		}
+		t0 = e;
+	}
+}
+
+/* ---- the writer ------------------------------------------------------- */
+
+static const char *const put_min_sql =
+	"INSERT OR REPLACE INTO minutes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	"?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)";
+
+static const char *const put_hour_sql =
+	"INSERT OR REPLACE INTO hours VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	"?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)";
+
+static int64_t last_minute(struct store *s)
+{
+	sqlite3_stmt *st;
+	int64_t t = INT64_MIN;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT max(t) FROM minutes", -1, &st, NULL) != SQLITE_OK)
+		return INT64_MAX;	/* unknown: look every minute up */
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
+}
+
+struct store_writer *store_writer_new(struct store *s, struct analysis *an)
+{
+	struct store_writer *w = xcalloc(1, sizeof(*w));
+
+	w->s = s;
+	w->an = an;
+	w->tmin = INT64_MAX;
+	w->tmax = INT64_MIN;
+	w->max_before = last_minute(s);
+	if (sqlite3_prepare_v2(s->db, "SELECT covered_ms + gaps_ms FROM minutes WHERE t = ? AND gpu = ?", -1,
+			       &w->get_min, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, put_min_sql, -1, &w->put_min, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, put_hour_sql, -1, &w->put_hour, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db,
+			       "SELECT present_ms FROM proc_minutes WHERE t = ? AND gpu = ? AND pid = ? AND name = ?", -1,
+			       &w->get_proc, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO proc_minutes VALUES (?,?,?,?,?,?,?,?)", -1,
+			       &w->put_proc, NULL) != SQLITE_OK)
+		fail(w);
+	an->hook.ud = w;
+	an->hook.state = on_state;
+	an->hook.proc = on_proc;
+	return w;
+}
+
+static void store_findings(struct store_writer *w)
+{
+	sqlite3_stmt *get, *put;
+
+	/* the same finding: same GPU and kind, overlapping in time (another log
+	 * of the same minutes finds it a few milliseconds apart); the same start
+	 * first, else the latest one starting before it ends (two index probes) */
+	if (sqlite3_prepare_v2(w->s->db,
+			       "SELECT t0_ns, t1_ns FROM (SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1 AND kind = ?2"
+			       " AND t0_ns = ?3 UNION ALL SELECT * FROM (SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1"
+			       " AND kind = ?2 AND t0_ns <= ?4 ORDER BY t0_ns DESC LIMIT 1)) WHERE t1_ns >= ?3 OR t0_ns = ?3"
+			       " LIMIT 1",
+			       -1, &get, NULL) != SQLITE_OK) {
+		fail(w);
+		return;
+	}
+	if (sqlite3_prepare_v2(w->s->db, "INSERT OR REPLACE INTO findings VALUES (?,?,?,?,?,?,?,?)", -1, &put,
+			       NULL) != SQLITE_OK) {
+		sqlite3_finalize(get);
+		fail(w);
+		return;
+	}
+	for (size_t i = 0; i < w->an->nfinds && !w->failed; i++) {
+		const struct finding *f = &w->an->finds[i];
+		int64_t gpu = -1;
+		bool exists = false;
+		int64_t have = 0, have_t0 = 0;
+		if (f->gpu >= 0 && f->gpu < TL_MAX_GPUS) {
+			rows_of(w, f->gpu);
+			gpu = gpu_row(w, f->gpu);
+		}
+		sqlite3_bind_int64(get, 1, gpu);
+		sqlite3_bind_text(get, 2, f->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(get, 3, f->t0_ns);
+		sqlite3_bind_int64(get, 4, f->t1_ns);
+		if (sqlite3_step(get) == SQLITE_ROW) {
+			exists = true;
+			have_t0 = sqlite3_column_int64(get, 0);
+			have = sqlite3_column_int64(get, 1);
+		}
+		sqlite3_reset(get);
+		/* kept, unless it is the same start and now lasts longer (a grown log) */
+		if (exists && (have_t0 != f->t0_ns || f->t1_ns <= have)) {
+			w->c.findings_kept++;
+			continue;
+		}
+		sqlite3_bind_int64(put, 1, gpu);
+		sqlite3_bind_text(put, 2, f->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(put, 3, f->t0_ns);
+		sqlite3_bind_int64(put, 4, f->t1_ns);
+		sqlite3_bind_int(put, 5, f->severity);
+		bind_real(put, 6, f->value);
+		sqlite3_bind_text(put, 7, f->message, -1, SQLITE_STATIC);
+		sqlite3_bind_text(put, 8, f->evidence, -1, SQLITE_STATIC);
+		if (sqlite3_step(put) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(put);
+		if (exists)
+			w->c.findings_updated++;
+		else
+			w->c.findings_new++;
+	}
+	sqlite3_finalize(get);
+	sqlite3_finalize(put);
+}
+
+/* The hours that may mix stored minutes with this run's are summed again from the minutes. */
+static void redo_hours(struct store_writer *w)
+{
+	char sql[4096];
+	sqlite3_stmt *st;
+
+	if (w->tmin > w->tmax || w->failed)
+		return;
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO hours %s WHERE t >= ?1 AND t < ?2 GROUP BY 1, 2",
+		 store_hours_agg);
+	if (sqlite3_prepare_v2(w->s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fail(w);
+		return;
+	}
+	sqlite3_bind_int64(st, 1, w->tmin / 3600 * 3600);
+	sqlite3_bind_int64(st, 2, w->tmax / 3600 * 3600 + 3600);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		fail(w);
+	sqlite3_finalize(st);
+}
+
+int store_writer_finish(struct store_writer *w, struct store_counts *c, struct gl_err *err)
+{
+	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
+		if (w->g[gi]) {
+			flush_minute(w, gi);
+			flush_hour(w, gi);
+			flush_procs(w, gi);
+		}
+	redo_hours(w);
+	store_findings(w);
+	*c = w->c;
+	if (w->failed)
+		return gl_err_set(err, GL_EIO, "%s: writing the rollups failed: %s", w->s->path, w->fail_msg);
+	return 0;
+}
+
+void store_writer_free(struct store_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_finalize(w->get_min);
+	sqlite3_finalize(w->put_min);
+	sqlite3_finalize(w->put_hour);
+	sqlite3_finalize(w->get_proc);
+	sqlite3_finalize(w->put_proc);
+	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
+		free(w->g[gi]);
+	free(w);
+}

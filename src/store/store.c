@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening, checking and migrating a store; the files table. */
+#include "store/store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "formats/reader.h"
+#include "util/xalloc.h"
+
+/*
+ * The schema history.  migrations[v - 1] takes a store from version v-1 to
+ * v; a new version is one more entry at the end, never an edit of an old one
+ * (a store made by an older program must keep migrating the same way).
+ * Seconds are integer milliseconds (_ms), energy joules, power watts.
+ */
+/* The hours table is the minutes summed per UTC hour (maxima kept as
+ * maxima), so that a year of trend reads 60 times fewer rows.  Part of
+ * migration 3: changing it means a new migration, not an edit. */
+#define HOURS_AGG \
+	"SELECT (t / 3600) * 3600, gpu, min(t_first_ns), max(t_last_ns), sum(covered_ms), sum(gaps_ms), " \
+	"sum(busy_ms), sum(util_known_ms), max(util_max), max(mem_max_mib), max(mem_total_mib), " \
+	"sum(power_ws), sum(power_known_ms), max(power_max_w), max(temp_max_c), sum(e_counter_j), " \
+	"sum(e_counter_ms), sum(e_power_j), sum(e_power_ms), sum(e_unknown_ms), sum(idle_ws), " \
+	"sum(idle_ms), sum(active_ws), sum(active_ms), sum(s_idle), sum(s_held_idle), " \
+	"sum(s_compute_bound), sum(s_memory_bound), sum(s_input_bound), sum(s_launch_bound), " \
+	"sum(s_throttled), sum(s_down), sum(s_unknown), sum(s_gap), sum(b_idle), sum(b_held_idle), " \
+	"sum(b_compute_bound), sum(b_memory_bound), sum(b_input_bound), sum(b_launch_bound), " \
+	"sum(b_throttled), sum(b_down), sum(b_unknown), sum(b_gap), sum(e_idle), sum(e_held_idle), " \
+	"sum(e_compute_bound), sum(e_memory_bound), sum(e_input_bound), sum(e_launch_bound), " \
+	"sum(e_throttled), sum(e_down), sum(e_unknown), sum(e_gap) FROM minutes"
+
+const char store_hours_agg[] = HOURS_AGG;
+
+static const char *const migrations[STORE_VERSION] = {
+	/* v1: files, GPUs, per-minute rollups, processes per minute, findings */
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;\n"
+	"CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL, size INTEGER NOT NULL,\n"
+	"  hash TEXT NOT NULL, head TEXT NOT NULL, format TEXT, t_first_ns INTEGER, t_last_ns INTEGER,\n"
+	"  ingested_at INTEGER NOT NULL);\n"
+	"CREATE INDEX files_hash ON files (hash);\n"
+	"CREATE INDEX files_head ON files (head, size);\n"
+	"CREATE TABLE gpus (id INTEGER PRIMARY KEY, idx INTEGER, uuid TEXT, name TEXT);\n"
+	"CREATE TABLE minutes (t INTEGER NOT NULL, gpu INTEGER NOT NULL,\n"
+	"  t_first_ns INTEGER, t_last_ns INTEGER, covered_ms INTEGER, gaps_ms INTEGER,\n"
+	"  busy_ms INTEGER, util_known_ms INTEGER, util_max REAL, mem_max_mib REAL, mem_total_mib REAL,\n"
+	"  power_ws REAL, power_known_ms INTEGER, power_max_w REAL, temp_max_c REAL,\n"
+	"  e_counter_j REAL, e_counter_ms INTEGER, e_power_j REAL, e_power_ms INTEGER, e_unknown_ms INTEGER,\n"
+	"  idle_ws REAL, idle_ms INTEGER, active_ws REAL, active_ms INTEGER,\n"
+	"  s_idle INTEGER, s_held_idle INTEGER, s_compute_bound INTEGER, s_memory_bound INTEGER,\n"
+	"  s_input_bound INTEGER, s_launch_bound INTEGER, s_throttled INTEGER, s_down INTEGER,\n"
+	"  s_unknown INTEGER, s_gap INTEGER,\n"
+	"  b_idle INTEGER, b_held_idle INTEGER, b_compute_bound INTEGER, b_memory_bound INTEGER,\n"
+	"  b_input_bound INTEGER, b_launch_bound INTEGER, b_throttled INTEGER, b_down INTEGER,\n"
+	"  b_unknown INTEGER, b_gap INTEGER,\n"
+	"  e_idle REAL, e_held_idle REAL, e_compute_bound REAL, e_memory_bound REAL,\n"
+	"  e_input_bound REAL, e_launch_bound REAL, e_throttled REAL, e_down REAL,\n"
+	"  e_unknown REAL, e_gap REAL,\n"
+	"  PRIMARY KEY (t, gpu)) WITHOUT ROWID;\n"
+	"CREATE TABLE proc_minutes (t INTEGER NOT NULL, gpu INTEGER NOT NULL, pid INTEGER NOT NULL,\n"
+	"  name TEXT NOT NULL, present_ms INTEGER, busy_ms INTEGER, busy_known_ms INTEGER, energy_j REAL,\n"
+	"  PRIMARY KEY (t, gpu, pid, name)) WITHOUT ROWID;\n"
+	"CREATE INDEX proc_minutes_name ON proc_minutes (name, t);\n"
+	"CREATE TABLE findings (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL,\n"
+	"  t1_ns INTEGER, severity INTEGER, value REAL, message TEXT, evidence TEXT,\n"
+	"  PRIMARY KEY (gpu, kind, t0_ns)) WITHOUT ROWID;\n",
+	/* v2: one row per ingest run, and the run that brought each file */
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, version TEXT,\n"
+	"  files_new INTEGER, files_grown INTEGER, files_known INTEGER,\n"
+	"  minutes_new INTEGER, minutes_updated INTEGER, minutes_kept INTEGER);\n"
+	"ALTER TABLE files ADD COLUMN run INTEGER;\n",
+	/* v3: the hours table, filled from the minutes already stored */
+	"CREATE TABLE hours (t INTEGER NOT NULL, gpu INTEGER NOT NULL,\n"
+	"  t_first_ns INTEGER, t_last_ns INTEGER, covered_ms INTEGER, gaps_ms INTEGER,\n"
+	"  busy_ms INTEGER, util_known_ms INTEGER, util_max REAL, mem_max_mib REAL, mem_total_mib REAL,\n"
+	"  power_ws REAL, power_known_ms INTEGER, power_max_w REAL, temp_max_c REAL,\n"
+	"  e_counter_j REAL, e_counter_ms INTEGER, e_power_j REAL, e_power_ms INTEGER, e_unknown_ms INTEGER,\n"
+	"  idle_ws REAL, idle_ms INTEGER, active_ws REAL, active_ms INTEGER,\n"
+	"  s_idle INTEGER, s_held_idle INTEGER, s_compute_bound INTEGER, s_memory_bound INTEGER,\n"
+	"  s_input_bound INTEGER, s_launch_bound INTEGER, s_throttled INTEGER, s_down INTEGER,\n"
+	"  s_unknown INTEGER, s_gap INTEGER,\n"
+	"  b_idle INTEGER, b_held_idle INTEGER, b_compute_bound INTEGER, b_memory_bound INTEGER,\n"
+	"  b_input_bound INTEGER, b_launch_bound INTEGER, b_throttled INTEGER, b_down INTEGER,\n"
+	"  b_unknown INTEGER, b_gap INTEGER,\n"
+	"  e_idle REAL, e_held_idle REAL, e_compute_bound REAL, e_memory_bound REAL,\n"
+	"  e_input_bound REAL, e_launch_bound REAL, e_throttled REAL, e_down REAL,\n"
+	"  e_unknown REAL, e_gap REAL,\n"
+	"  PRIMARY KEY (t, gpu)) WITHOUT ROWID;\n"
+	"INSERT INTO hours " HOURS_AGG " GROUP BY 1, 2;\n"
+	/* and what the driver said of each file, for report --db's inputs */
+	"ALTER TABLE files ADD COLUMN compression TEXT;\n"
+	"ALTER TABLE files ADD COLUMN lines INTEGER;\n"
+	"ALTER TABLE files ADD COLUMN records INTEGER;\n"
+	"ALTER TABLE files ADD COLUMN skipped INTEGER;\n",
+};
+
+const char *store_migration_sql(int v)
+{
+	return v >= 1 && v <= STORE_VERSION ? migrations[v - 1] : NULL;
+}
+
+int store_exec(struct store *s, const char *sql, struct gl_err *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		gl_err_set(err, GL_EIO, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return GL_EIO;
+	}
+	return 0;
+}
+
+static int64_t pragma_int(struct store *s, const char *sql, int *ok)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	*ok = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v = sqlite3_column_int64(st, 0);
+		*ok = 1;
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int migrate(struct store *s, int from, struct gl_err *err)
+{
+	char sql[64];
+
+	if (store_exec(s, "BEGIN IMMEDIATE", err))
+		return GL_EIO;
+	for (int v = from + 1; v <= STORE_VERSION; v++)
+		if (store_exec(s, migrations[v - 1], err))
+			goto fail;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_VERSION);
+	if (store_exec(s, sql, err))
+		goto fail;
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", STORE_APP_ID);
+	if (store_exec(s, sql, err))
+		goto fail;
+	if (from == 0 && store_exec(s, "INSERT INTO meta VALUES ('program', 'gputally')", err))
+		goto fail;
+	return store_exec(s, "COMMIT", err);
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return GL_EIO;
+}
+
+/* Ours, a store of another program, or a newer one: decide before touching anything. */
+static int check_and_migrate(struct store *s, enum store_mode mode, struct gl_err *err)
+{
+	int ok, ok2, ok3;
+	int64_t app = pragma_int(s, "PRAGMA application_id", &ok);
+	int64_t ver = pragma_int(s, "PRAGMA user_version", &ok2);
+	int64_t ntab = pragma_int(s, "SELECT count(*) FROM sqlite_master", &ok3);
+
+	if (!ok || !ok2 || !ok3)
+		return gl_err_set(err, GL_EPARSE, "%s: not a readable SQLite database (%s)", s->path,
+				  sqlite3_errmsg(s->db));
+	s->version_found = (int)ver;
+	if (app == 0 && ver == 0 && ntab == 0) {
+		if (mode == STORE_READ)
+			return gl_err_set(err, GL_EUSAGE, "%s: an empty database, not a store yet (run 'gputally ingest --db %s' first)",
+					  s->path, s->path);
+		return migrate(s, 0, err);
+	}
+	if (app != STORE_APP_ID)
+		return gl_err_set(err, GL_EUNSUPPORTED,
+				  "%s: an SQLite database of another program (application_id %lld, %lld tables), not a gputally store; refusing to touch it",
+				  s->path, (long long)app, (long long)ntab);
+	if (ver > STORE_VERSION)
+		return gl_err_set(err, GL_EUNSUPPORTED,
+				  "%s: store schema version %lld is newer than this program's (%d); use a newer gputally",
+				  s->path, (long long)ver, STORE_VERSION);
+	if (ver < 1)
+		return gl_err_set(err, GL_EPARSE, "%s: marked as a gputally store but with no schema version", s->path);
+	if (ver < STORE_VERSION) {
+		if (mode == STORE_READ)
+			return gl_err_set(err, GL_EUNSUPPORTED,
+					  "%s: store schema version %lld is older than this program's (%d); 'gputally ingest --db %s' upgrades it",
+					  s->path, (long long)ver, STORE_VERSION, s->path);
+		return migrate(s, (int)ver, err);
+	}
+	return 0;
+}
+
+int store_open(struct store *s, const char *path, enum store_mode mode, struct gl_err *err)
+{
+	struct stat sb;
+	int flags = mode == STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (mode == STORE_READ && stat(path, &sb) != 0)
+		return gl_err_errno(err, "%s", path);
+	s->path = xstrdup(path);
+	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		gl_err_set(err, GL_EIO, "%s: cannot open: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		store_close(s);
+		return GL_EIO;
+	}
+	/* a writer holds the lock for one file at a time: wait for it rather than fail */
+	sqlite3_busy_timeout(s->db, 10000);
+	rc = check_and_migrate(s, mode, err);
+	if (!rc && mode == STORE_WRITE) {
+		/* WAL: readers (trend) go on while ingest writes; NORMAL is still
+		 * atomic per transaction when the process is killed */
+		rc = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
+	}
+	if (rc) {
+		store_close(s);
+		return rc;
+	}
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (s->db)
+		sqlite3_close(s->db);
+	free(s->path);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+struct candidate {
+	uint64_t size;
+	char hash[FP_HEX];
+	char path[512];
+	int64_t at;
+};
+
+static void copy_text(char *dst, size_t cap, const unsigned char *src)
+{
+	snprintf(dst, cap, "%s", src ? (const char *)src : "");
+}
+
+/* Stored contents that this file could extend: same first block, or too short to have one. */
+static size_t load_candidates(struct store *s, const char *head, uint64_t size_at_least,
+			      struct candidate **out)
+{
+	sqlite3_stmt *st;
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT size, hash, path, ingested_at FROM files WHERE (head = ?1 OR size < ?3) AND size < ?2"
+			       " ORDER BY size",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, head, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)size_at_least);
+	sqlite3_bind_int64(st, 3, FP_HEAD_BYTES);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct candidate *c;
+		ALLOC_GROW(*out, n + 1, alloc);
+		c = &(*out)[n++];
+		c->size = (uint64_t)sqlite3_column_int64(st, 0);
+		copy_text(c->hash, sizeof(c->hash), sqlite3_column_text(st, 1));
+		copy_text(c->path, sizeof(c->path), sqlite3_column_text(st, 2));
+		c->at = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+static bool lookup_hash(struct store *s, const char *hash, uint64_t size, struct file_check *fc)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT path, ingested_at FROM files WHERE hash = ? AND size = ? LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)size);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		found = true;
+		copy_text(fc->known_path, sizeof(fc->known_path), sqlite3_column_text(st, 0));
+		fc->known_at = sqlite3_column_int64(st, 1);
+		fc->known_size = size;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static void take_prefix(struct file_check *fc, const struct candidate *c)
+{
+	if (c->size <= fc->known_size)
+		return;
+	fc->known_size = c->size;
+	snprintf(fc->known_path, sizeof(fc->known_path), "%s", c->path);
+	fc->known_at = c->at;
+}
+
+/* Candidates no longer than the first block: their prefixes come from the kept block. */
+static size_t check_short(const unsigned char *head, size_t nhead, const struct candidate *cand,
+			  size_t ncand, struct file_check *fc)
+{
+	size_t i = 0;
+
+	for (; i < ncand && cand[i].size <= nhead; i++) {
+		struct fp_state f;
+		char h[FP_HEX];
+		fp_init(&f);
+		fp_update(&f, head, (size_t)cand[i].size);
+		fp_hex(&f, h);
+		if (!strcmp(h, cand[i].hash))
+			take_prefix(fc, &cand[i]);
+	}
+	return i;
+}
+
+/*
+ * One pass over the decompressed bytes: the fingerprint of the first block
+ * (to find the stored contents this one may extend), then of every such
+ * content's length on the way, then of the whole.
+ */
+int store_check_file(struct store *s, const char *path, struct file_check *fc)
+{
+	struct reader r;
+	struct gl_err e = { 0 };
+	struct fp_state fp;
+	struct candidate *cand = NULL;
+	size_t ncand = 0, next = 0;
+	bool have_cand = false;
+	static unsigned char buf[1 << 16], head[FP_HEAD_BYTES];
+	long got;
+
+	memset(fc, 0, sizeof(*fc));
+	if (reader_open_opt(&r, path, false, 0, &e)) {
+		fc->status = FILE_UNREADABLE;
+		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);
+		return -1;
+	}
+	fp_init(&fp);
+	while ((got = reader_read(&r, (char *)buf, sizeof(buf), &e)) > 0) {
+		size_t off = 0, n = (size_t)got;
+		while (off < n) {
+			size_t take = n - off;
+			if (!have_cand && fp.n + take > FP_HEAD_BYTES)
+				take = (size_t)(FP_HEAD_BYTES - fp.n);
+			if (have_cand && next < ncand && cand[next].size - fp.n < take)
+				take = (size_t)(cand[next].size - fp.n);
+			if (!have_cand)
+				memcpy(head + fp.n, buf + off, take);
+			fp_update(&fp, buf + off, take);
+			off += take;
+			if (!have_cand && fp.n == FP_HEAD_BYTES) {
+				fp_hex(&fp, fc->head);
+				ncand = load_candidates(s, fc->head, UINT64_MAX / 2, &cand);
+				have_cand = true;
+				next = check_short(head, FP_HEAD_BYTES, cand, ncand, fc);
+			}
+			/* a candidate whose length we reached: is it our prefix? */
+			while (have_cand && next < ncand && cand[next].size <= fp.n) {
+				char h[FP_HEX];
+				fp_hex(&fp, h);
+				if (cand[next].size == fp.n && !strcmp(h, cand[next].hash))
+					take_prefix(fc, &cand[next]);
+				next++;
+			}
+		}
+	}
+	reader_close(&r);
+	if (got < 0) {
+		free(cand);
+		fc->status = FILE_UNREADABLE;
+		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);
+		return -1;
+	}
+	fc->size = fp.n;
+	fp_hex(&fp, fc->hash);
+	if (!have_cand) {
+		/* shorter than one block: its head is the whole of it */
+		snprintf(fc->head, sizeof(fc->head), "%s", fc->hash);
+		ncand = load_candidates(s, fc->head, fp.n, &cand);
+		check_short(head, (size_t)fp.n, cand, ncand, fc);
+	}
+	free(cand);
+	if (lookup_hash(s, fc->hash, fc->size, fc))
+		fc->status = FILE_KNOWN;
+	else
+		fc->status = fc->known_size > 0 ? FILE_GROWN : FILE_NEW;
+	return 0;
+}
+
+int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
+		   struct gl_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO files (path, size, hash, head, format, t_first_ns, t_last_ns, ingested_at, run,"
+			       " compression, lines, records, skipped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_text(st, 1, in->path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)fc->size);
+	sqlite3_bind_text(st, 3, fc->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, fc->head, -1, SQLITE_STATIC);
+	if (in->format)
+		sqlite3_bind_text(st, 5, in->format->id, -1, SQLITE_STATIC);
+	if (in->t_first_ns != INT64_MIN) {
+		sqlite3_bind_int64(st, 6, in->t_first_ns);
+		sqlite3_bind_int64(st, 7, in->t_last_ns);
+	}
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)time(NULL));
+	sqlite3_bind_int64(st, 9, run);
+	sqlite3_bind_text(st, 10, in->compression, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)in->lines);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)in->records);
+	sqlite3_bind_int64(st, 13, (sqlite3_int64)in->bad);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int64_t store_run_begin(struct store *s, int nfiles, struct gl_err *err)
+{
+	(void)nfiles;
+	if (store_exec(s, "INSERT INTO runs (at, version) VALUES (strftime('%s','now'), 'gputally')", err))
+		return -1;
+	return sqlite3_last_insert_rowid(s->db);
+}
+
+int store_run_end(struct store *s, int64_t run, const struct store_counts *c, int files_new,
+		  int files_grown, int files_known, struct gl_err *err)
+{
+	char sql[320];
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE runs SET files_new = %d, files_grown = %d, files_known = %d, minutes_new = %llu,"
+		 " minutes_updated = %llu, minutes_kept = %llu WHERE id = %lld",
+		 files_new, files_grown, files_known, (unsigned long long)c->minutes_new,
+		 (unsigned long long)c->minutes_updated, (unsigned long long)c->minutes_kept, (long long)run);
+	return store_exec(s, sql, err);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The history store (docs/store.md): per-minute rollups per GPU in one
+ * SQLite file, written by `gputally ingest`, read by `gputally trend` and
+ * `gputally report --db`.  Raw samples are never stored: each minute holds
+ * what the analysis accounted in it (seconds per state, energy, utilization,
+ * memory, power, temperature), plus the processes seen per minute, the
+ * findings with their times, and one row per ingested file content.
+ *
+ * The schema is versioned with PRAGMA user_version and marked ours with
+ * PRAGMA application_id; store_open() migrates an older store, refuses a
+ * newer one and refuses any SQLite file that is not a gputally store.
+ */
+#ifndef STORE_STORE_H
+#define STORE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+#include "formats/driver.h"
+#include "util/err.h"
+
+#define STORE_VERSION 3
+#define STORE_APP_ID 0x47505554	/* "GPUT" */
+
+struct sqlite3;
+
+struct store {
+	struct sqlite3 *db;
+	char *path;
+	int version_found;	/* user_version before any migration (0: created now) */
+};
+
+enum store_mode { STORE_READ, STORE_WRITE };
+
+/* Open (STORE_WRITE: create when missing, migrate when older) and check a store. */
+int store_open(struct store *s, const char *path, enum store_mode mode, struct gl_err *err);
+void store_close(struct store *s);
+/* The SQL that brings a store from version v-1 to v (tests, docs); NULL past the end. */
+const char *store_migration_sql(int v);
+
+int store_exec(struct store *s, const char *sql, struct gl_err *err);
+/* "SELECT <the hours columns> FROM minutes": add WHERE and GROUP BY 1, 2 */
+extern const char store_hours_agg[];
+
+/* ---- content fingerprints (fingerprint.c) ------------------------------ */
+
+#define FP_HEAD_BYTES 4096
+#define FP_HEX 33		/* 32 hex digits and a NUL */
+
+struct fp_state {
+	uint64_t a, b, n;
+	unsigned char pend[8];
+	unsigned npend;
+};
+void fp_init(struct fp_state *f);
+void fp_update(struct fp_state *f, const void *p, size_t n);
+/* The fingerprint of everything fed so far (f is left as it is). */
+void fp_hex(const struct fp_state *f, char out[FP_HEX]);
+
+/* What the store knows about one file's content. */
+enum file_status { FILE_NEW, FILE_GROWN, FILE_KNOWN, FILE_UNREADABLE };
+
+struct file_check {
+	enum file_status status;
+	uint64_t size;			/* decompressed bytes now */
+	char hash[FP_HEX], head[FP_HEX];
+	/* FILE_KNOWN / FILE_GROWN: the stored content it equals or extends */
+	uint64_t known_size;
+	char known_path[512];
+	int64_t known_at;		/* when that content was ingested (unix s) */
+	char why[256];			/* FILE_UNREADABLE */
+};
+
+/* Read path (decompressed, like the ingest driver) and compare it with every stored content. */
+int store_check_file(struct store *s, const char *path, struct file_check *fc);
+/* Record one file read in this run (in: what the driver said of it). */
+int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
+		   struct gl_err *err);
+
+/* ---- writing one ingest run (rollup.c) --------------------------------- */
+
+struct store_counts {
+	uint64_t minutes_new, minutes_updated, minutes_kept;
+	uint64_t procs_new, procs_updated, procs_kept;
+	uint64_t findings_new, findings_updated, findings_kept;
+};
+
+struct store_writer;
+/* Attach to an analysis (after analysis_init, before any analysis_add). */
+struct store_writer *store_writer_new(struct store *s, struct analysis *an);
+/* After analysis_finish: flush the last minutes and store the findings. */
+int store_writer_finish(struct store_writer *w, struct store_counts *c, struct gl_err *err);
+void store_writer_free(struct store_writer *w);
+
+int64_t store_run_begin(struct store *s, int nfiles, struct gl_err *err);
+int store_run_end(struct store *s, int64_t run, const struct store_counts *c, int files_new,
+		  int files_grown, int files_known, struct gl_err *err);
+
+/* ---- reading (query.c) ------------------------------------------------- */
+
+/* Rebuild an analysis (totals, per-minute busy, processes, findings) from the
+ * rollups of [since, until) (INT64_MIN / INT64_MAX: open).  Returns the number
+ * of GPUs found, or a negative GL_* code. */
+int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, int64_t until_ns,
+			struct gl_err *err);
+/* The stored files whose time overlaps the window (the latest content of
+ * each path), as inputs of a report; release with ingest_result_release(). */
+void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since_ns, int64_t until_ns);
+
+/* ---- trends (trend.c) --------------------------------------------------- */
+
+enum trend_by { TREND_HOUR, TREND_DAY, TREND_WEEK, TREND_MONTH };
+
+struct trend_query {
+	int by;			/* enum trend_by; buckets are UTC, weeks start on Monday */
+	const char *task;	/* a process name, or NULL for whole GPUs */
+	const char *gpu;	/* an index or a UUID, or NULL for all */
+	int64_t since_ns, until_ns;	/* INT64_MIN / INT64_MAX: open */
+};
+
+/* One bucket (or one task over the window).  Seconds are GPU-seconds. */
+struct trend_row {
+	int64_t t_s;		/* bucket start (unix s) */
+	char name[64];		/* the task, for store_trend_tasks() */
+	int gpus;		/* distinct GPUs */
+	double covered_s, busy_s, util_known_s, useful_s, mem_max_mib, energy_j, energy_known_s;
+	double idle_ws, idle_s, active_ws, active_s;
+};
+
+int store_trend(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
+		struct gl_err *err);
+/* Every task (process name) seen in the window, most busy first. */
+int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
+		      struct gl_err *err);
+
+#endif

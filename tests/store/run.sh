@@ -1,0 +1,394 @@
+#!/bin/sh
+# The history store end to end (docs/store.md): ingest, idempotence, grown
+# and compressed files, refusals, migration, a kill during ingest, a reader
+# during ingest, and trend / report --db against figures recounted here in
+# Python from the inputs themselves (never from the program's own output).
+# Usage: sh tests/store/run.sh BIN GEN-LOGS INJECT-LIB
+set -eu
+BIN=$1
+GEN=$2
+INJECT=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+EX=examples/h200-training
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+export TZ=UTC
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+check() {	# check NAME COMMAND...: pass when the command succeeds
+	name=$1
+	shift
+	if "$@" >"$T/out" 2>&1; then pass "$name"; else fail "$name"; sed 's/^/     /' "$T/out"; fi
+}
+count() { sqlite3 "$1" "$2"; }
+
+# ---- 1. the bundled capture: report --db equals report on the files ----------
+"$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest1.txt"
+"$BIN" report --json "$EX" >"$T/files.json"
+"$BIN" report --db "$T/h.db" --json >"$T/db.json"
+"$BIN" report --json --profile h200-vs-cloud "$EX" >"$T/files-cost.json"
+"$BIN" report --db "$T/h.db" --json --profile h200-vs-cloud >"$T/db-cost.json"
+"$BIN" trend --db "$T/h.db" --json --profile h200-vs-cloud >"$T/trend-cost.json"
+check "report --db: the same cost, waterfall and verdict as report on the files" python3 - "$T/files-cost.json" "$T/db-cost.json" "$T/trend-cost.json" <<'EOF'
+import json, sys
+a, b, t = (json.load(open(p)) for p in sys.argv[1:4])
+ca, cb = a["cost"], b["cost"]
+for k in ("local_cost", "cloud_cost", "local_energy", "local_fixed"):
+    assert abs(ca["window"][k] - cb["window"][k]) <= 0.005 * abs(ca["window"][k]) + 1e-9, (k, ca["window"][k], cb["window"][k])
+for x, y in zip(ca["waterfall"], cb["waterfall"]):
+    assert x["state"] == y["state"] and abs(x["cost"] - y["cost"]) <= 0.005 * x["cost"] + 1e-9, (x, y)
+assert ca["verdict"] == cb["verdict"], (ca["verdict"], cb["verdict"])
+# trend's total: owned = the window's local cost, idle money = local cost - useful cost
+tot = t["total"]
+assert abs(tot["owned_cost"] - ca["window"]["local_cost"]) <= 0.005 * ca["window"]["local_cost"], (tot, ca["window"])
+idle = ca["window"]["local_cost"] - ca["useful_cost"]
+assert abs(tot["idle_cost"] - idle) <= 0.005 * idle, (tot["idle_cost"], idle)
+assert abs(tot["rented_cost"] - ca["window"]["cloud_cost"]) <= 0.005 * ca["window"]["cloud_cost"], (tot, ca["window"])
+EOF
+check "report --db: states and energy within 1 % of report on the files" python3 - "$T/files.json" "$T/db.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert len(a["gpus"]) == len(b["gpus"]) == 1, (len(a["gpus"]), len(b["gpus"]))
+def close(x, y, what):
+    if abs(x - y) > 0.01 * max(abs(x), 1e-9) + 1e-3:
+        raise SystemExit(f"{what}: files {x} store {y}")
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    assert ga["uuid"] == gb["uuid"]
+    for k in ("covered_s", "busy_s", "energy_j"):
+        close(ga[k], gb[k], k)
+    for s, v in ga["states"].items():
+        close(v["seconds"], gb["states"][s]["seconds"], s + " seconds")
+        close(v["energy_j"], gb["states"][s]["energy_j"], s + " energy")
+ka = sorted((f["kind"], f["start"]) for f in a["findings"])
+kb = sorted((f["kind"], f["start"]) for f in b["findings"])
+assert ka == kb, (ka, kb)
+EOF
+
+# ---- 2. twice: nothing added -------------------------------------------------
+before=$(count "$T/h.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files; SELECT count(*) FROM findings")
+"$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest2.txt"
+after=$(count "$T/h.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files; SELECT count(*) FROM findings")
+check "ingest twice: the store is unchanged" test "$before" = "$after"
+check "ingest twice: every log is 'already there'" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/ingest2.txt"
+
+# ---- 3. a file that grew adds only its new part; a gzip'ed copy is known ----
+# dmon of the capture: the first 120 rows, then the whole file
+src=$EX/dmon_pucvmet_DT.log
+head -n 122 "$src" >"$T/grow.log"
+"$BIN" ingest --db "$T/g.db" "$T/grow.log" >/dev/null
+m1=$(count "$T/g.db" "SELECT count(*) FROM minutes")
+cat "$src" >"$T/grow.log"
+"$BIN" ingest --db "$T/g.db" "$T/grow.log" >"$T/grow.txt"
+check "grown file: recognised as grown" grep -q "^grown " "$T/grow.txt"
+"$BIN" ingest --db "$T/full.db" "$src" >/dev/null
+check "grown file: the store equals one built from the whole file" python3 - "$T/g.db" "$T/full.db" "$m1" <<'EOF'
+import sqlite3, sys
+def rows(p):
+    c = sqlite3.connect(p)
+    return c.execute("SELECT t, covered_ms, busy_ms, e_counter_j + e_power_j FROM minutes ORDER BY t").fetchall()
+g, f, m1 = rows(sys.argv[1]), rows(sys.argv[2]), int(sys.argv[3])
+assert [r[0] for r in g] == [r[0] for r in f], (g, f)
+for a, b in zip(g, f):
+    for x, y in zip(a[1:], b[1:]):
+        assert abs(x - y) <= 0.01 * max(abs(y), 1) + 1, (a, b)
+assert len(f) > m1 >= 1, (len(f), m1)
+EOF
+gzip -c "$src" >"$T/rotated.log.1.gz"
+before=$(count "$T/g.db" "SELECT count(*), sum(covered_ms) FROM minutes")
+"$BIN" ingest --db "$T/g.db" "$T/rotated.log.1.gz" >"$T/gz.txt"
+check "gzip'ed copy: already there" grep -q "^already .*rotated.log.1.gz" "$T/gz.txt"
+check "gzip'ed copy: nothing added" test "$before" = "$(count "$T/g.db" "SELECT count(*), sum(covered_ms) FROM minutes")"
+head -n 60 "$src" | gzip -c >"$T/old-part.gz"
+"$BIN" ingest --db "$T/g.db" "$T/old-part.gz" >"$T/part.txt"
+check "a shorter copy of a stored content adds nothing" \
+	test "$before" = "$(count "$T/g.db" "SELECT count(*), sum(covered_ms) FROM minutes")"
+
+# ---- 4. refusals ---------------------------------------------------------------
+sqlite3 "$T/foreign.db" "CREATE TABLE t (a); INSERT INTO t VALUES (1)"
+sum1=$(cksum <"$T/foreign.db")
+if "$BIN" ingest --db "$T/foreign.db" "$EX" >"$T/out" 2>&1; then fail "foreign SQLite file refused"
+else grep -q "another program" "$T/out" && pass "foreign SQLite file refused" || fail "foreign SQLite file refused (message)"; fi
+check "foreign SQLite file untouched" test "$sum1" = "$(cksum <"$T/foreign.db")"
+cp "$T/h.db" "$T/newer.db"
+sqlite3 "$T/newer.db" "PRAGMA user_version = 99"
+for cmd in "ingest --db $T/newer.db $EX" "trend --db $T/newer.db" "report --db $T/newer.db"; do
+	# shellcheck disable=SC2086
+	if "$BIN" $cmd >"$T/out" 2>&1; then fail "newer store refused: $cmd"
+	else grep -q "newer than this program" "$T/out" && pass "newer store refused: ${cmd%% *}" || fail "newer store message: $cmd"; fi
+done
+printf 'not a database at all\n' >"$T/text.db"
+if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
+
+# ---- 5. migration: v1 and v2 stores (made by hand from a v3 one) are upgraded ------
+hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
+hours_now=$(hours_of "$T/h.db")
+check "v3 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+cp "$T/h.db" "$T/v1.db"
+sqlite3 "$T/v1.db" "DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped; DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
+cp "$T/h.db" "$T/v2.db"
+sqlite3 "$T/v2.db" "DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped; PRAGMA user_version = 2"
+for v in 1 2; do
+	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
+	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
+	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
+	check "v$v -> v3: user_version 3" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 3
+	check "v$v -> v3: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	check "v$v -> v3: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
+	check "v$v -> v3: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
+	check "v$v -> v3: report --db unchanged" python3 -c "
+import json,sys
+a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
+assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
+	check "v$v -> v3: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+done
+
+# ---- 6. trend against a recount of the input ------------------------------------
+"$GEN" -o "$T/days.log" --seconds 180000 --gpus 2 --start 2026-11-01
+"$BIN" ingest --db "$T/d.db" "$T/days.log" >/dev/null
+set -- --set electricity_price=0.5 --set cloud_hourly_rate=2
+"$BIN" trend --db "$T/d.db" --by day --json "$@" >"$T/day.json"
+"$BIN" trend --db "$T/d.db" --by hour --json "$@" >"$T/hour.json"
+"$BIN" trend --db "$T/d.db" --by day --gpu 1 --json "$@" >"$T/gpu1.json"
+"$BIN" trend --db "$T/d.db" --by day --csv "$@" >"$T/day.csv"
+"$BIN" trend --db "$T/d.db" --by month "$@" >"$T/month.txt"
+check "trend --by day/hour/--gpu: recount of the dmon rows (1 %)" python3 - "$T/days.log" "$T/day.json" "$T/hour.json" "$T/gpu1.json" <<'EOF'
+import json, sys, collections
+log, dayj, hourj, gpuj = sys.argv[1:5]
+# dmon -o DT: date time gpu pwr gtemp mtemp sm mem ... fb (column 17); each
+# 1-second row holds for one second
+acc = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0])
+for line in open(log):
+    if line.startswith("#"):
+        continue
+    f = line.split()
+    d, t, g = f[0], f[1], int(f[2])
+    pwr, sm, fb = float(f[3]), float(f[6]), float(f[16])
+    day = f"{d[:4]}-{d[4:6]}-{d[6:]}"
+    for key in ((day, None), (day, g), (f"{day}T{t[:2]}Z", None)):
+        a = acc[key]
+        a[0] += 1; a[1] += sm; a[2] += pwr; a[3] = max(a[3], fb)
+def cmp(rows, keyf, what):
+    assert rows, what
+    for r in rows:
+        n, sm, pwr, fb = acc[keyf(r)]
+        exp = {"gpu_hours": n / 3600, "util_mean_pct": sm / n, "energy_kwh": pwr / 3.6e6,
+               "mem_max_mib": fb, "busy_gpu_hours": sm / 100 / 3600,
+               "owned_cost": 0.5 * pwr / 3.6e6, "rented_cost": 2 * sm / 100 / 3600}
+        for k, v in exp.items():
+            got = r[k]
+            if abs(got - v) > 0.01 * abs(v) + 1e-6:
+                raise SystemExit(f"{what} {r['label']} {k}: trend {got}, recount {v}")
+    tot = sum(acc[keyf(r)][0] for r in rows)
+    return tot
+day = json.load(open(dayj))["buckets"]
+hour = json.load(open(hourj))["buckets"]
+g1 = json.load(open(gpuj))["buckets"]
+assert len(day) == 3 and len(hour) == 50, (len(day), len(hour))
+assert cmp(day, lambda r: (r["label"], None), "day") == 360000
+assert cmp(hour, lambda r: (r["label"], None), "hour") == 360000
+assert cmp(g1, lambda r: (r["label"], 1), "gpu 1") == 180000
+assert all(r["gpus"] == 1 for r in g1) and all(r["gpus"] == 2 for r in day)
+EOF
+TZ=UTC "$BIN" report --db "$T/d.db" --since 2026-11-02 --until 2026-11-03 --json >"$T/win.json"
+check "report --db --since/--until: one day's seconds and energy against a recount (1 %)" python3 - "$T/days.log" "$T/win.json" <<'EOF'
+import json, sys
+n = e = busy = 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("#") or f[0] != "20261102":
+        continue
+    n += 1; e += float(f[3]); busy += float(f[6]) / 100
+r = json.load(open(sys.argv[2]))
+cov = sum(g["covered_s"] for g in r["gpus"]); en = sum(g["energy_j"] for g in r["gpus"])
+b = sum(g["busy_s"] for g in r["gpus"])
+assert n == 2 * 86400, n
+for got, exp, what in ((cov, n, "covered"), (en, e, "energy"), (b, busy, "busy")):
+    assert abs(got - exp) <= 0.01 * exp, (what, got, exp)
+assert r["start"].startswith("2026-11-02T00:00") and r["end"].startswith("2026-11-03T00:00"), (r["start"], r["end"])
+EOF
+check "trend --csv: one row per day plus the header" test "$(wc -l <"$T/day.csv")" = 4
+check "trend --by month: one month and a total" grep -q "^2026-11 " "$T/month.txt"
+"$BIN" trend --db "$T/d.db" --by day --json --since "2026-11-01T10:30:00Z" --until "2026-11-02T05:17:00Z" >"$T/cut.json"
+check "trend over a window not on whole hours (minutes table)" python3 - "$T/d.db" "$T/cut.json" <<'EOF'
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+lo, hi = 1793529000, 1793596620   # 2026-11-01T10:30Z, 2026-11-02T05:17Z
+q = {r[0]: r[1] for r in c.execute(
+    "SELECT date(t, 'unixepoch'), sum(covered_ms) FROM minutes WHERE t >= ? AND t < ? GROUP BY 1", (lo, hi))}
+b = json.load(open(sys.argv[2]))["buckets"]
+assert [r["label"] for r in b] == sorted(q), (b, q)
+for r in b:
+    assert abs(r["gpu_hours"] - q[r["label"]] / 3.6e6) < 1e-6, (r, q)
+EOF
+check "trend --by day: sums equal the store's minutes (python sqlite3)" python3 - "$T/d.db" "$T/day.json" <<'EOF'
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+q = {r[0]: r[1:] for r in c.execute(
+    "SELECT date(t, 'unixepoch'), sum(covered_ms), sum(busy_ms), sum(e_counter_j + e_power_j) FROM minutes GROUP BY 1")}
+for r in json.load(open(sys.argv[2]))["buckets"]:
+    cov, busy, e = q[r["label"]]
+    assert abs(r["gpu_hours"] - cov / 3.6e6) < 1e-6, r
+    assert abs(r["busy_gpu_hours"] - busy / 3.6e6) < 1e-6, r
+    assert abs(r["energy_kwh"] - e / 3.6e6) < 1e-6, r
+EOF
+
+# the hours table against the minutes, recounted in SQL here: the appended
+# days (hours written from the run's own sums), the grown file and the
+# migrated stores (hours summed again in SQL by the program)
+cat >"$T/hours.py" <<'EOF'
+import sqlite3, sys
+for path in sys.argv[1:]:
+    c = sqlite3.connect(path)
+    cols = [r[1] for r in c.execute("PRAGMA table_info(minutes)")][2:]
+    agg = ", ".join(("min" if k == "t_first_ns" else "max" if k in ("t_last_ns",) or k.endswith("max") or k.endswith("_max_mib") or k.endswith("_max_w") or k.endswith("_max_c") or k == "mem_total_mib" else "sum") + f"({k})" for k in cols)
+    want = {(r[0], r[1]): r[2:] for r in c.execute(f"SELECT (t / 3600) * 3600, gpu, {agg} FROM minutes GROUP BY 1, 2")}
+    got = {(r[0], r[1]): r[2:] for r in c.execute(f"SELECT t, gpu, {', '.join(cols)} FROM hours")}
+    assert want.keys() == got.keys(), (path, len(want), len(got))
+    for k in want:
+        for name, a, b in zip(cols, want[k], got[k]):
+            if a is None or b is None:
+                assert a is None and b is None, (path, k, name, a, b)
+            else:
+                assert abs(a - b) <= 1e-9 * max(abs(a), 1), (path, k, name, a, b)
+EOF
+check "hours = the minutes summed per hour (appended, grown, migrated stores)" \
+	python3 "$T/hours.py" "$T/d.db" "$T/g.db" "$T/h.db" "$T/v1.db" "$T/v2.db"
+
+# ---- 7. tasks: the capture's one python process ----------------------------------
+"$BIN" trend --db "$T/h.db" --json >"$T/tasks.json"
+"$BIN" trend --db "$T/h.db" --task python3 --json >"$T/task.json"
+check "trend: the capture's task and its GPU-seconds (pmon rows, report)" python3 - "$EX/pmon_um_DT.log" "$T/tasks.json" "$T/task.json" "$T/files.json" <<'EOF'
+import json, sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+seen = [r for r in rows if r[3] != "-"]
+tasks = json.load(open(sys.argv[2]))["tasks"]
+one = json.load(open(sys.argv[3]))
+procs = json.load(open(sys.argv[4]))["processes"]
+assert [t["task"] for t in tasks] == ["python3"], tasks
+h = tasks[0]["gpu_hours"] * 3600
+# pmon saw it in len(seen) 1-second rows; a process counts as present up to
+# 5 s after it was last seen (analysis.c), and query_apps sees it too
+sec = lambda b: int(b[:2]) * 3600 + int(b[3:5]) * 60 + int(b[6:])
+span = sec(seen[-1][1]) - sec(seen[0][1])
+assert len(seen) <= h <= span + 6, (h, len(seen), span)
+assert abs(h - procs[0]["present_s"]) <= 0.01 * procs[0]["present_s"], (h, procs)
+assert abs(tasks[0]["busy_gpu_hours"] * 3600 - procs[0]["busy_s"]) <= 0.01 * procs[0]["busy_s"] + 0.01
+assert abs(sum(b["gpu_hours"] for b in one["buckets"]) * 3600 - h) < 1e-3
+EOF
+
+# ---- 8. a kill during ingest leaves the store readable and consistent ----------
+"$GEN" -o "$T/big.log" --bytes 200M --gpus 8 --start 2026-10-01
+"$BIN" ingest --db "$T/k.db" "$EX" >/dev/null
+good=$(count "$T/k.db" "SELECT count(*), sum(covered_ms) FROM minutes")
+# kills at several moments: while hashing, while the transaction is open, late
+mid=0
+for k in 0.05 0.15 0.3 0.5 0.8; do
+	timeout -s KILL $k "$BIN" ingest --db "$T/k.db" "$T/big.log" >/dev/null 2>&1 || true
+	ic=$(count "$T/k.db" "PRAGMA integrity_check")
+	now=$(count "$T/k.db" "SELECT count(*), sum(covered_ms) FROM minutes")
+	big_files=$(count "$T/k.db" "SELECT count(*) FROM files WHERE path LIKE '%big.log'")
+	if [ "$ic" != ok ]; then fail "killed ingest after ${k}s: integrity_check: $ic"
+	elif [ "$now" = "$good" ] && [ "$big_files" = 0 ]; then mid=$((mid + 1))
+	elif [ "$big_files" = 1 ] && [ "$now" != "$good" ]; then break	# the file made it whole
+	else fail "killed ingest after ${k}s: half a file stored ($now, before $good, files $big_files)"; fi
+done
+check "killed ingest: store as before the file or after it ($mid kill(s) before the commit)" test "$mid" -ge 1
+# a reader while a writer works: trend must answer, not fail on a lock
+"$BIN" ingest --db "$T/k.db" "$T/big.log" >"$T/bg.txt" 2>&1 &
+pid=$!
+ok=1
+for i in 1 2 3 4 5; do
+	"$BIN" trend --db "$T/k.db" --by day >/dev/null 2>"$T/rd.err" || ok=0
+	sleep 0.1
+done
+wait $pid
+check "trend reads while ingest writes (WAL)" test $ok = 1
+check "ingest after the kills completes" grep -Eq "^ingest: (1 new|0 new, 0 grown, 1 already)" "$T/bg.txt"
+check "after the kill: integrity_check ok" test "$(count "$T/k.db" "PRAGMA integrity_check")" = ok
+check "store in WAL mode" test "$(count "$T/k.db" "PRAGMA journal_mode")" = wal
+
+# ---- 9. a full disk during ingest: an error, and the store as it was --------------
+"$BIN" ingest -q --db "$T/f.db" "$EX" >/dev/null
+good=$(count "$T/f.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files")
+asan=${ASAN_OPTIONS:-}
+if INJECT_PATH="$T/f.db*" INJECT_OPS=pwrite INJECT_AFTER=20 LD_PRELOAD="$INJECT" \
+	ASAN_OPTIONS="${asan:+$asan:}verify_asan_link_order=0" "$BIN" ingest --db "$T/f.db" "$T/days.log" >"$T/out" 2>&1; then
+	fail "full disk: ingest reports the failure"
+else
+	grep -q "disk is full" "$T/out" && pass "full disk: ingest says the disk is full" || { fail "full disk message"; cat "$T/out"; }
+fi
+check "full disk: integrity_check ok" test "$(count "$T/f.db" "PRAGMA integrity_check")" = ok
+check "full disk: the store as before" test "$good" = "$(count "$T/f.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files")"
+check "full disk: the same ingest works once there is room" "$BIN" ingest -q --db "$T/f.db" "$T/days.log"
+
+# ---- 10. --each, a clock that jumps back, a locked store, a damaged one ----------
+"$BIN" ingest --each --db "$T/each.db" "$EX" >"$T/each.txt"
+check "--each: one run per file read" test "$(count "$T/each.db" "SELECT count(*) FROM runs")" = 7
+check "--each: every file stored" test "$(count "$T/each.db" "SELECT count(*) FROM files")" = 5
+check "--each: a finding seen by several logs is stored once" test \
+	"$(count "$T/each.db" "SELECT kind FROM findings ORDER BY t0_ns, kind")" = "$(count "$T/h.db" "SELECT kind FROM findings ORDER BY t0_ns, kind")"
+"$BIN" ingest -q --db "$T/each.db" "$EX" >"$T/each2.txt"
+check "--each then all together: nothing new" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/each2.txt"
+# 20 minutes, then 10 minutes stamped an hour earlier, then the rest: a clock set back
+head -n 2 "$T/days.log" >"$T/jump.log"
+sed -n '3,2402p' "$T/days.log" >>"$T/jump.log"
+sed -n '3,1202p' "$T/days.log" | sed 's/ 00:/ 23:/; s/20261101/20261031/' >>"$T/jump.log"
+sed -n '2403,4802p' "$T/days.log" >>"$T/jump.log"
+"$BIN" ingest -q --db "$T/jump.db" "$T/jump.log" >/dev/null
+"$BIN" report --json "$T/jump.log" >"$T/jump1.json"
+"$BIN" report --db "$T/jump.db" --json >"$T/jump2.json"
+check "a clock set back inside a file: report --db equals report (1 %)" python3 - "$T/jump1.json" "$T/jump2.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["gpus"][0]["out_of_order"] > 0
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    for k in ("covered_s", "busy_s", "energy_j"):
+        assert abs(ga[k] - gb[k]) <= 0.01 * abs(ga[k]), (k, ga[k], gb[k])
+EOF
+# a writer holds the store for 1.5 s: ingest waits for it instead of failing
+python3 -c "
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN IMMEDIATE'); c.execute(\"INSERT INTO meta VALUES ('lock-test', 'x')\")
+open(sys.argv[2], 'w').close(); time.sleep(1.5); c.execute('ROLLBACK')" "$T/jump.db" "$T/locked" &
+lockpid=$!
+while [ ! -f "$T/locked" ]; do sleep 0.05; done
+check "a locked store: ingest waits for the other writer" "$BIN" ingest -q --db "$T/jump.db" "$EX"
+wait $lockpid
+cp "$T/h.db" "$T/bad.db"
+sqlite3 "$T/bad.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+size=$(wc -c <"$T/bad.db")
+dd if=/dev/urandom of="$T/bad.db" bs=1 seek=$((size / 2)) count=$((size / 4)) conv=notrunc 2>/dev/null
+dd if=/dev/zero of="$T/bad.db" bs=1 seek=100 count=1 conv=notrunc 2>/dev/null
+for cmd in trend report ingest; do
+	if [ $cmd = ingest ]; then set -- ingest --db "$T/bad.db" "$T/jump.log"; else set -- $cmd --db "$T/bad.db"; fi
+	rc=0
+	"$BIN" "$@" >"$T/out" 2>&1 || rc=$?
+	if [ $rc -ge 1 ] && [ $rc -le 3 ] && grep -q "gputally: error" "$T/out"; then pass "a damaged store: $cmd fails with an error"
+	elif [ $rc = 0 ]; then pass "a damaged store: $cmd read what is intact"
+	else fail "a damaged store: $cmd exit $rc"; cat "$T/out"; fi
+done
+
+check "hours = the minutes summed per hour (--each, clock set back, killed ingests)" \
+	python3 "$T/hours.py" "$T/each.db" "$T/jump.db" "$T/k.db"
+
+# ---- 11. bad usage ------------------------------------------------------------------
+if "$BIN" ingest "$EX" >/dev/null 2>&1; then fail "ingest without --db"; else pass "ingest without --db is a usage error"; fi
+rc=0
+"$BIN" ingest --db "$T/u.db" "$T/no-such-file" "$src" >"$T/miss.txt" 2>&1 || rc=$?
+check "a missing file: exit 1, listed unreadable, the other stored" \
+	sh -c "[ $rc = 1 ] && grep -q '^unreadable .*no-such-file' '$T/miss.txt' && [ \"\$(sqlite3 '$T/u.db' 'SELECT count(*) FROM files')\" = 1 ]"
+rc=0
+echo x | "$BIN" ingest --db "$T/u.db" - >"$T/stdin.txt" 2>&1 || rc=$?
+check "standard input is refused" sh -c "[ $rc = 1 ] && grep -q 'standard input' '$T/stdin.txt'"
+if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
+if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
+if "$BIN" report --db "$T/h.db" --html x.html >/dev/null 2>&1; then fail "report --db --html"; else pass "report --db --html is a usage error"; fi
+if "$BIN" report --db "$T/h.db" "$EX" >/dev/null 2>&1; then fail "report --db with files"; else pass "report --db with files is a usage error"; fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "store-tests: $fails failed"
+	exit 1
+fi
+echo "store-tests: all passed"

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* The store: fingerprints cut anywhere, and migrations from every older version. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#include "store/store.h"
+
+static void fill(unsigned char *buf, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(seed >> 16);
+	}
+}
+
+static void fp_of(const unsigned char *p, size_t n, char out[FP_HEX])
+{
+	struct fp_state f;
+	fp_init(&f);
+	fp_update(&f, p, n);
+	fp_hex(&f, out);
+}
+
+/* The same bytes in any pieces give the same fingerprint. */
+static void test_fp_cuts(void **state)
+{
+	static unsigned char buf[10007];
+	char whole[FP_HEX], cut[FP_HEX];
+	struct fp_state f;
+	size_t off = 0, k = 1;
+
+	(void)state;
+	fill(buf, sizeof(buf), 7);
+	fp_of(buf, sizeof(buf), whole);
+	fp_init(&f);
+	while (off < sizeof(buf)) {
+		size_t n = k % 13 + (k % 5 == 0 ? 700 : 0);
+		if (n > sizeof(buf) - off)
+			n = sizeof(buf) - off;
+		fp_update(&f, buf + off, n);
+		off += n;
+		k++;
+	}
+	fp_hex(&f, cut);
+	assert_string_equal(whole, cut);
+	assert_int_equal(strlen(whole), FP_HEX - 1);
+}
+
+/* One byte changed, one byte more, or the bytes moved: another fingerprint. */
+static void test_fp_differs(void **state)
+{
+	static unsigned char a[5000], b[5001];
+	char fa[FP_HEX], fb[FP_HEX];
+
+	(void)state;
+	fill(a, sizeof(a), 3);
+	memcpy(b, a, sizeof(a));
+	fp_of(a, sizeof(a), fa);
+	b[2500] ^= 1;
+	fp_of(b, sizeof(a), fb);
+	assert_string_not_equal(fa, fb);
+	b[2500] ^= 1;
+	b[5000] = 0;
+	fp_of(b, sizeof(b), fb);
+	assert_string_not_equal(fa, fb);
+	fp_of(a + 1, sizeof(a) - 1, fb);
+	assert_string_not_equal(fa, fb);
+	fp_of((const unsigned char *)"", 0, fa);
+	fp_of((const unsigned char *)"\0", 1, fb);
+	assert_string_not_equal(fa, fb);
+}
+
+/* A prefix fingerprint taken mid-stream is the fingerprint of the prefix alone (grown files). */
+static void test_fp_prefix(void **state)
+{
+	static unsigned char buf[9000];
+	char mid[FP_HEX], alone[FP_HEX];
+	struct fp_state f;
+
+	(void)state;
+	fill(buf, sizeof(buf), 11);
+	for (size_t cutlen = 1; cutlen < 40; cutlen += 3) {
+		fp_init(&f);
+		fp_update(&f, buf, 4096);
+		fp_update(&f, buf + 4096, cutlen);
+		fp_hex(&f, mid);
+		fp_update(&f, buf + 4096 + cutlen, 100);	/* and it goes on */
+		fp_of(buf, 4096 + cutlen, alone);
+		assert_string_equal(mid, alone);
+	}
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/* A store at every older version (built from the migration list itself) opens migrated to the current one. */
+static void test_migrations(void **state)
+{
+	char path[] = "/tmp/gputally-store-XXXXXX";
+	int fd;
+
+	(void)state;
+	assert_null(store_migration_sql(0));
+	assert_null(store_migration_sql(STORE_VERSION + 1));
+	for (int v = 1; v < STORE_VERSION; v++) {
+		struct store s;
+		struct gl_err err = { 0 };
+		sqlite3 *db;
+		sqlite3_stmt *st;
+		char sql[96];
+
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		for (int k = 1; k <= v; k++)
+			assert_int_equal(exec(db, store_migration_sql(k)), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; PRAGMA application_id = %d", v, STORE_APP_ID);
+		assert_int_equal(exec(db, sql), SQLITE_OK);
+		assert_int_equal(exec(db, "INSERT INTO gpus (idx, uuid) VALUES (3, 'GPU-x')"), SQLITE_OK);
+		sqlite3_close(db);
+
+		/* read-only: refused and left alone */
+		assert_int_not_equal(store_open(&s, path, STORE_READ, &err), 0);
+		assert_non_null(strstr(err.msg, "older"));
+		assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
+		assert_int_equal(s.version_found, v);
+		assert_int_equal(sqlite3_prepare_v2(s.db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), STORE_VERSION);
+		sqlite3_finalize(st);
+		/* what the old version held is still there, and v2's table exists */
+		assert_int_equal(sqlite3_prepare_v2(s.db, "SELECT idx, (SELECT count(*) FROM runs), (SELECT count(*) FROM hours) FROM gpus", -1, &st, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 3);
+		sqlite3_finalize(st);
+		store_close(&s);
+		/* and it opens read-only now */
+		assert_int_equal(store_open(&s, path, STORE_READ, &err), 0);
+		store_close(&s);
+		unlink(path);
+		strcpy(path, "/tmp/gputally-store-XXXXXX");
+	}
+}
+
+/* An empty file becomes a store; a foreign database and a newer store are refused. */
+static void test_refusals(void **state)
+{
+	char path[] = "/tmp/gputally-store-XXXXXX";
+	struct store s;
+	struct gl_err err = { 0 };
+	sqlite3 *db;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_not_equal(store_open(&s, path, STORE_READ, &err), 0);	/* empty: not a store yet */
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
+	assert_int_equal(s.version_found, 0);
+	store_close(&s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(exec(db, "PRAGMA user_version = 1000"), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), GL_EUNSUPPORTED);
+	assert_non_null(strstr(err.msg, "newer"));
+	unlink(path);
+
+	fd = mkstemp(strcpy(path, "/tmp/gputally-store-XXXXXX"));
+	close(fd);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(exec(db, "CREATE TABLE other (x); PRAGMA user_version = 1"), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), GL_EUNSUPPORTED);
+	assert_non_null(strstr(err.msg, "another program"));
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fp_cuts),
+		cmocka_unit_test(test_fp_differs),
+		cmocka_unit_test(test_fp_prefix),
+		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
