@@ -161,9 +161,14 @@ trace-check: $(BIN)
 	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 
+# report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
+prom-tests: $(BIN) $(FAKE_NVML)
+	@sh tests/prom/run.sh $(BIN) $(O)
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
-	doctor-tests leak-e2e html-tests trace-check
+	doctor-tests leak-e2e html-tests trace-check \
+	prom-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)

@@ -135,6 +135,13 @@ static void secure_free(char *s)
 
 /* ---- HTTP ------------------------------------------------------------- */
 
+static bool key_is(const struct json_lex *lx, const char *k)
+{
+	size_t n = strlen(k);
+	return lx->tok.n == n && !memcmp(lx->tok.p, k, n);
+}
+
+
 static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
 {
 	struct req *r = ud;
@@ -263,12 +270,13 @@ static int req_start(struct conn *c, struct req *r)
 	return 0;
 }
 
-/* The "error" text of a Prometheus error answer, if the body is one. */
+/* "errorType: error" of a Prometheus error answer, if the body is one. */
 static void api_error_text(const struct buf *b, char *out, size_t cap)
 {
 	struct json_lex lx;
 	enum json_tok t;
-	bool err_key = false;
+	char type[48] = "", msg[160] = "";
+	int which;
 
 	out[0] = 0;
 	if (!b->n)
@@ -277,18 +285,17 @@ static void api_error_text(const struct buf *b, char *out, size_t cap)
 	if (json_next(&lx) != JT_OBJ)
 		return;
 	while ((t = json_next(&lx)) == JT_KEY) {
-		err_key = lx.tok.n == 5 && !memcmp(lx.tok.p, "error", 5);
+		which = key_is(&lx, "error") ? 1 : key_is(&lx, "errorType") ? 2 : 0;
 		t = json_next(&lx);
-		if (t == JT_STR && err_key) {
-			size_t n = json_unescape(lx.tok, out, cap - 1);
-			out[n] = 0;
-			return;
-		}
-		if ((t == JT_OBJ || t == JT_ARR) && json_skip(&lx, t) != 1)
-			return;
-		if (t < 0)
-			return;
+		if (t == JT_STR && which == 1)
+			msg[json_unescape(lx.tok, msg, sizeof(msg) - 1)] = 0;
+		if (t == JT_STR && which == 2)
+			type[json_unescape(lx.tok, type, sizeof(type) - 1)] = 0;
+		if (t < 0 || ((t == JT_OBJ || t == JT_ARR) && json_skip(&lx, t) != 1))
+			break;
 	}
+	if (msg[0])
+		snprintf(out, cap, "%s%s%s", type, type[0] ? ": " : "", msg);
 }
 
 /* After a transfer: done (ok or failed for good), or to be tried again. */
@@ -377,12 +384,6 @@ static int fetch_one(struct conn *c, struct req *r, struct gl_err *err)
 }
 
 /* ---- JSON answers ----------------------------------------------------- */
-
-static bool key_is(const struct json_lex *lx, const char *k)
-{
-	size_t n = strlen(k);
-	return lx->tok.n == n && !memcmp(lx->tok.p, k, n);
-}
 
 /* Position lx inside the top object at the value of "data"; checks status. */
 static int open_data(struct json_lex *lx, struct req *r, struct gl_err *err)
@@ -530,7 +531,9 @@ static int discover_names(struct conn *c, size_t *counts, struct gl_err *err)
 	enum json_tok t;
 	int rc = 0;
 
-	buf_add(&re, "{__name__=~\"gputally_gpu_.+|DCGM_FI_.+|nvidia_smi_.+\"", 52);
+	static const char names_re[] = "{__name__=~\"gputally_gpu_.+|DCGM_FI_.+|nvidia_smi_.+\"";
+
+	buf_add(&re, names_re, sizeof(names_re) - 1);
 	for (size_t i = 0; i < (o->nmatch ? o->nmatch : 1); i++) {
 		char inner[1024], sel[1200];
 		if (o->nmatch && selector_inner(o->match[i], inner, sizeof(inner))) {

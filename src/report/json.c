@@ -308,5 +308,6 @@ void report_json(FILE *out, const struct report *r)
 	findings(&w, r);
 	processes(&w, r);
 	cost(&w, r);
+	report_fleet_json(&w, r);
 	jsonw_obj_end(&w);
 }

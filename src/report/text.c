@@ -439,6 +439,7 @@ void report_text(FILE *out, const struct report *r)
 	findings(out, r);
 	processes(out, r);
 	cost(out, r);
+	report_fleet_text(out, r);
 	segments(out, r);
 	skipped(out, r);
 }
