@@ -263,6 +263,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (po.url) {
 		int64_t now = wall_now_ns();
+		/* a tuning knob (and the tests' way to force many chunks) */
+		const char *mem = getenv("GPUTALLY_PROM_CHUNK_BYTES");
+		if (mem && *mem)
+			po.mem_budget = (size_t)strtoull(mem, NULL, 10);
 		po.end_ns = now;
 		if ((until && parse_when("until", until, now, &po.end_ns)) ||
 		    (since && parse_when("since", since, po.end_ns, &po.start_ns))) {

@@ -847,10 +847,18 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 							g->v[at] = v * pn->scale;
 						}
 						in->records++;
-						if (t_ns < first)
+						/* a pod's span breaks where its series does */
+						if (last != INT64_MIN && t_ns != last + pl->step_ns) {
+							pod_span(pl, gi, &l, first, last + pl->step_ns);
 							first = t_ns;
-						if (t_ns > last)
-							last = t_ns;
+						}
+						if (first == INT64_MAX)
+							first = t_ns;
+						last = t_ns;
+						if (in->t_first_ns == INT64_MIN || t_ns < in->t_first_ns)
+							in->t_first_ns = t_ns;
+						if (t_ns > in->t_last_ns)
+							in->t_last_ns = t_ns;
 					}
 					if (json_next(&lx) != JT_ARR_END)
 						return json_fail(&lx, r, err);
@@ -860,13 +868,8 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 			}
 			if (t != JT_OBJ_END)
 				return json_fail(&lx, r, err);
-			if (g && first <= last) {
+			if (g && last != INT64_MIN)
 				pod_span(pl, gi, &l, first, last + pl->step_ns);
-				if (in->t_first_ns == INT64_MIN || first < in->t_first_ns)
-					in->t_first_ns = first;
-				if (last > in->t_last_ns)
-					in->t_last_ns = last;
-			}
 		}
 		if (t != JT_ARR_END)
 			return json_fail(&lx, r, err);

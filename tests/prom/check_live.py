@@ -53,7 +53,7 @@ for g in rep["gpus"]:
     check("%s: busy share %.4f vs %.2f" % (tag, g["busy_s"] / g["covered_s"], util / 100),
           near(g["busy_s"] / g["covered_s"], util / 100, 0.01, 0.005))
     check("%s: mean power %.1f W vs %.0f W" % (tag, g["energy_j"] / g["covered_s"], power),
-          near(g["energy_j"] / g["covered_s"], power, 0.02))
+          near(g["energy_j"] / g["covered_s"], power, 0.05))
     by_node.setdefault(node, []).append(g)
     if node == 3:
         down = t_back - t_kill

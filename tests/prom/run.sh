@@ -172,5 +172,48 @@ check "a missing token file: clear error" "[ $? -ne 0 ] && grep -q 'bearer token
 "$bin" report --since 1h examples/ >/dev/null 2>"$tmp/u.err"
 check "--since without --prometheus: usage error" "[ $? -eq 2 ]"
 
+# Seven days of 3 nodes x 8 GPUs in the three exporters' names (a restart, a
+# counter reset, a 2-hour outage, Kubernetes labels), backfilled with
+# promtool: the same audit as from the same readings written as files
+if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
+	h=$tmp/hist
+	mkdir -p "$h"
+	hend=$(($(date +%s) - 600))
+	set -- $(python3 "$here/gen_history.py" "$h" "$hend" 7 300)
+	hs=$(date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ) he=$(date -u -d "@$2" +%Y-%m-%dT%H:%M:%SZ)
+	promtool tsdb create-blocks-from openmetrics "$h/history.om" "$h/tsdb" >"$h/promtool.log" 2>&1
+	check "promtool backfills the week" "[ $? -eq 0 ]"
+	rm -f "$h/history.om"
+	printf 'global:\n  scrape_interval: 5m\n' >"$h/prom.yml"
+	set -- $(python3 "$here/freeports.py" 1)
+	hport=$1
+	prometheus --config.file="$h/prom.yml" --storage.tsdb.path="$h/tsdb" --web.listen-address="127.0.0.1:$hport" \
+		--log.level=warn >"$h/prom.log" 2>&1 &
+	hpid=$!
+	pids="$pids $hpid"
+	hurl=http://127.0.0.1:$hport
+	i=0
+	while [ $i -lt 100 ] && ! curl -sf -m 1 "$hurl/-/ready" >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud --json \
+		>"$h/prom.json" 2>"$h/prom.err"
+	check "history: report --prometheus exits 0 ($(head -c 200 $h/prom.err))" "[ $? -eq 0 ]"
+	"$bin" report --profile h200-vs-cloud --json "$h"/*.csv >"$h/files.json" 2>"$h/files.err"
+	check "history: report on the files exits 0" "[ $? -eq 0 ]"
+	python3 "$here/check_history.py" "$h/prom.json" "$h/files.json" "$h/expect.json" >"$h/check.out" 2>&1
+	rc=$?
+	[ -n "$PROM_VERBOSE" ] && cat "$h/check.out"
+	check "history: states, energy and cost as from files within 1 %, pods and outage as written ($(grep -c '^ok' $h/check.out) ok; $(grep '^FAIL' $h/check.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	# many small chunks (a tiny memory bound) give the very same report
+	GPUTALLY_PROM_CHUNK_BYTES=100000 "$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m \
+		--profile h200-vs-cloud --json >"$h/small.json" 2>&1
+	check "history: 100 kB chunks give the same GPUs, segments, findings and fleet" "python3 -c '
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:3])
+sys.exit(not (b[\"fleet\"][\"chunks\"] > 50 and all(a[k] == b[k] for k in (\"gpus\", \"segments\", \"findings\")) and
+              all(a[\"fleet\"][k] == b[\"fleet\"][k] for k in (\"nodes\", \"namespaces\", \"pods\"))))' $h/prom.json $h/small.json"
+	kill "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+fi
+
 echo "prom-tests: $pass passed, $fail failed"
 [ $fail -eq 0 ]
