@@ -970,7 +970,11 @@ static int chunk_failed(struct puller *pl, struct req *r, int64_t t0, int64_t t1
 	return emit(pl, rec);
 }
 
-static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t max_series)
+/*
+ * max_series: the most series one name has (it sizes an answer); gpus: an
+ * upper bound on the GPUs (it sizes the matrix).
+ */
+static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t max_series, size_t gpus)
 {
 	const struct prom_remote_opts *o = pl->c->o;
 	size_t mem = o->mem_budget ? o->mem_budget : DEF_MEM;
@@ -983,9 +987,11 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 
 	if (max_series < 1)
 		max_series = 1;
+	if (gpus < 1)
+		gpus = 1;
 	/* under the points limit, the memory bound, and half the body limit */
-	if (npts > mem / (per * max_series))
-		npts = mem / (per * max_series);
+	if (npts > mem / (per * gpus))
+		npts = mem / (per * gpus);
 	if (npts > body / (BYTES_PER_POINT * max_series))
 		npts = body / (BYTES_PER_POINT * max_series);
 	if (npts < 16)
@@ -1051,6 +1057,7 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 	struct conn c;
 	struct puller pl;
 	size_t counts[64] = { 0 }, names[64], nnames = 0, max_series = 0, first_in;
+	size_t per_slot[NSLOT] = { 0 }, gpus = 0;
 	int rc;
 	char why[96];
 
@@ -1082,6 +1089,8 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 			names[nnames++] = i;
 			if (counts[i] > max_series)
 				max_series = counts[i];
+			/* a mixed fleet has its GPUs under several names of one metric */
+			per_slot[prom_names[i].metric >= 0 ? prom_names[i].metric : prom_names[i].extra == PX_XID ? SLOT_XID : SLOT_FB_FREE] += counts[i];
 		}
 	if (!nnames) {
 		rc = gl_err_set(err, GL_ENOFMT, "%s: no GPU metric of gputally, dcgm-exporter or nvidia_gpu_exporter "
@@ -1120,7 +1129,10 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 		pl.input_of[names[i]] = i;
 	pl.t0_ns = fl->start_ns;
 	pl.step_ns = fl->step_ns;
-	rc = pull(&pl, names, nnames, max_series);
+	for (size_t k = 0; k < NSLOT; k++)
+		if (per_slot[k] > gpus)
+			gpus = per_slot[k];
+	rc = pull(&pl, names, nnames, max_series, gpus);
 	{
 		struct input_stat *in0 = &res->inputs[first_in];
 		for (size_t i = 0; i < nnames; i++) {
