@@ -426,6 +426,59 @@ static int json_fail(struct json_lex *lx, struct req *r, struct gl_err *err)
 			  (size_t)(lx->p - r->body.p), lx->err ? lx->err : "unexpected token");
 }
 
+/* ---- labels ---------------------------------------------------------- */
+
+/* Labels of one series that gputally uses. */
+struct labels {
+	char uuid[128], node[128], name[128], ns[64], pod[128], container[64], mig[16];
+	char xns[64], xpod[128], xcontainer[64];
+	char hostname[128], host[128], instance[128];
+	int gpu;
+};
+
+static void label_set(struct labels *l, const struct json_lex *key, struct slice val)
+{
+	static const struct {
+		const char *k;
+		size_t off, cap;
+	} keys[] = {
+#define L(k, f) { k, offsetof(struct labels, f), sizeof(((struct labels *)0)->f) }
+		L("UUID", uuid), L("uuid", uuid), L("modelName", name), L("name", name),
+		L("namespace", ns), L("pod", pod), L("container", container),
+		L("exported_namespace", xns), L("exported_pod", xpod), L("exported_container", xcontainer),
+		L("Hostname", hostname), L("host", host), L("instance", instance), L("GPU_I_ID", mig),
+#undef L
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (key_is(key, keys[i].k)) {
+			char *dst = (char *)l + keys[i].off;
+			dst[json_unescape(val, dst, keys[i].cap - 1)] = 0;
+			return;
+		}
+	if (key_is(key, "gpu")) {
+		char v[16];
+		char *end;
+		long n;
+		v[json_unescape(val, v, sizeof(v) - 1)] = 0;
+		n = strtol(v, &end, 10);
+		if (!*end && end != v && n >= 0 && n < 100000)
+			l->gpu = (int)n;
+	}
+}
+
+/* The GPU a series describes: its UUID, else node and index. */
+static const char *gpu_key(const struct labels *l, char *key, size_t cap)
+{
+	const char *node = l->hostname[0] ? l->hostname : l->host[0] ? l->host : l->instance;
+
+	if (l->uuid[0])
+		snprintf(key, cap, "%s%s", strncmp(l->uuid, "GPU-", 4) && strncmp(l->uuid, "MIG-", 4) ? "GPU-" : "",
+			 l->uuid);
+	else
+		snprintf(key, cap, "%s/gpu%d", node[0] ? node : "?", l->gpu);
+	return node;
+}
+
 /* ---- discovery -------------------------------------------------------- */
 
 /* "{a=\"b\"}" -> "a=\"b\"" into out; -1 if not a bare selector. */
@@ -520,9 +573,14 @@ static int64_t discover_step(struct conn *c)
 
 /*
  * Which known names have series in the window, and how many: counts[i] for
- * prom_names[i].
+ * prom_names[i]; and the GPUs they describe (keys).
  */
-static int discover_names(struct conn *c, size_t *counts, struct gl_err *err)
+struct keyset {
+	char **k;
+	size_t nr, alloc;
+};
+
+static int discover_names(struct conn *c, size_t *counts, struct keyset *keys, struct gl_err *err)
 {
 	const struct prom_remote_opts *o = c->o;
 	struct buf q = { 0 }, re = { 0 };
@@ -557,8 +615,15 @@ static int discover_names(struct conn *c, size_t *counts, struct gl_err *err)
 		goto out;
 	}
 	while ((t = json_next(&lx)) == JT_OBJ) {
+		struct labels l;
+		char key[160];
+		bool known = false;
+
+		memset(&l, 0, sizeof(l));
+		l.gpu = -1;
 		while ((t = json_next(&lx)) == JT_KEY) {
 			bool is_name = key_is(&lx, "__name__");
+			struct json_lex k = lx;
 			if (json_next(&lx) != JT_STR) {
 				rc = json_fail(&lx, &r, err);
 				goto out;
@@ -567,13 +632,27 @@ static int discover_names(struct conn *c, size_t *counts, struct gl_err *err)
 				char name[128];
 				const struct prom_name *pn;
 				name[json_unescape(lx.tok, name, sizeof(name) - 1)] = 0;
-				if ((pn = prom_name_find(name)))
+				if ((pn = prom_name_find(name))) {
 					counts[pn - prom_names]++;
+					known = true;
+				}
+			} else {
+				label_set(&l, &k, lx.tok);
 			}
 		}
 		if (t != JT_OBJ_END) {
 			rc = json_fail(&lx, &r, err);
 			goto out;
+		}
+		if (known && !l.mig[0]) {
+			size_t i;
+			gpu_key(&l, key, sizeof(key));
+			for (i = 0; i < keys->nr && strcmp(keys->k[i], key); i++)
+				;
+			if (i == keys->nr) {
+				ALLOC_GROW(keys->k, keys->nr + 1, keys->alloc);
+				keys->k[keys->nr++] = xstrdup(key);
+			}
 		}
 	}
 	if (t != JT_ARR_END)
@@ -607,14 +686,6 @@ struct puller {
 	struct rec rec;
 };
 
-/* Labels of one series that gputally uses. */
-struct labels {
-	char uuid[128], node[128], name[128], ns[64], pod[128], container[64], mig[16];
-	char xns[64], xpod[128], xcontainer[64];
-	char hostname[128], host[128], instance[128];
-	int gpu;
-};
-
 static uint32_t str_add(struct batch *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -637,14 +708,9 @@ static size_t gpu_of(struct puller *pl, const struct labels *l)
 {
 	struct prom_fleet *fl = pl->fl;
 	char key[160];
-	const char *node = l->hostname[0] ? l->hostname : l->host[0] ? l->host : l->instance;
+	const char *node = gpu_key(l, key, sizeof(key));
 	size_t i;
 
-	if (l->uuid[0])
-		snprintf(key, sizeof(key), "%s%s", strncmp(l->uuid, "GPU-", 4) && strncmp(l->uuid, "MIG-", 4) ? "GPU-" : "",
-			 l->uuid);
-	else
-		snprintf(key, sizeof(key), "%s/gpu%d", node[0] ? node : "?", l->gpu);
 	for (i = 0; i < fl->ngpus; i++)
 		if (!strcmp(fl->gpus[i].key, key))
 			return i;
@@ -706,36 +772,6 @@ static void pod_span(struct puller *pl, size_t gi, const struct labels *l, int64
 	snprintf(s->container, sizeof(s->container), "%s", ct);
 	s->t0_ns = t0;
 	s->t1_ns = t1;
-}
-
-static void label_set(struct labels *l, const struct json_lex *key, struct slice val)
-{
-	static const struct {
-		const char *k;
-		size_t off, cap;
-	} keys[] = {
-#define L(k, f) { k, offsetof(struct labels, f), sizeof(((struct labels *)0)->f) }
-		L("UUID", uuid), L("uuid", uuid), L("modelName", name), L("name", name),
-		L("namespace", ns), L("pod", pod), L("container", container),
-		L("exported_namespace", xns), L("exported_pod", xpod), L("exported_container", xcontainer),
-		L("Hostname", hostname), L("host", host), L("instance", instance), L("GPU_I_ID", mig),
-#undef L
-	};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (key_is(key, keys[i].k)) {
-			char *dst = (char *)l + keys[i].off;
-			dst[json_unescape(val, dst, keys[i].cap - 1)] = 0;
-			return;
-		}
-	if (key_is(key, "gpu")) {
-		char v[16];
-		char *end;
-		long n;
-		v[json_unescape(val, v, sizeof(v) - 1)] = 0;
-		n = strtol(v, &end, 10);
-		if (!*end && end != v && n >= 0 && n < 100000)
-			l->gpu = (int)n;
-	}
 }
 
 /* A sample value as the server writes it: "1.5", "NaN", "+Inf" ... */
@@ -1057,7 +1093,8 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 	struct conn c;
 	struct puller pl;
 	size_t counts[64] = { 0 }, names[64], nnames = 0, max_series = 0, first_in;
-	size_t per_slot[NSLOT] = { 0 }, gpus = 0;
+	struct keyset keys = { 0 };
+	size_t gpus;
 	int rc;
 	char why[96];
 
@@ -1082,15 +1119,18 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 		fl->step_ns = NS_PER_MS;
 	fl->start_ns = o->start_ns / NS_PER_MS * NS_PER_MS;
 	fl->end_ns = o->end_ns;
-	if ((rc = discover_names(&c, counts, err)))
+	rc = discover_names(&c, counts, &keys, err);
+	gpus = keys.nr;
+	for (size_t i = 0; i < keys.nr; i++)
+		free(keys.k[i]);
+	free(keys.k);
+	if (rc)
 		goto out;
 	for (size_t i = 0; i < prom_names_count; i++)
 		if (counts[i]) {
 			names[nnames++] = i;
 			if (counts[i] > max_series)
 				max_series = counts[i];
-			/* a mixed fleet has its GPUs under several names of one metric */
-			per_slot[prom_names[i].metric >= 0 ? prom_names[i].metric : prom_names[i].extra == PX_XID ? SLOT_XID : SLOT_FB_FREE] += counts[i];
 		}
 	if (!nnames) {
 		rc = gl_err_set(err, GL_ENOFMT, "%s: no GPU metric of gputally, dcgm-exporter or nvidia_gpu_exporter "
@@ -1129,9 +1169,6 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 		pl.input_of[names[i]] = i;
 	pl.t0_ns = fl->start_ns;
 	pl.step_ns = fl->step_ns;
-	for (size_t k = 0; k < NSLOT; k++)
-		if (per_slot[k] > gpus)
-			gpus = per_slot[k];
 	rc = pull(&pl, names, nnames, max_series, gpus);
 	{
 		struct input_stat *in0 = &res->inputs[first_in];

@@ -60,6 +60,12 @@ check("pods' GPU time and time at 0 %% as written (%s)" % bad[:3], not bad)
 for ns in p["fleet"]["namespaces"]:
     want = sum(x["held_s"] for k, x in e["pods"].items() if k.startswith(ns["namespace"] + "/"))
     check("namespace %s: %.0f GPU-s vs %.0f" % (ns["namespace"], ns["covered_s"], want), near(ns["covered_s"], want, 0.01))
+gnum = {g["gpu"]: g["uuid"] for g in p["gpus"]}
+xp = [gnum[x["gpu"]] for x in p["findings"] if x["kind"] == "xid_error"]
+fnum = {g["gpu"]: g["uuid"] for g in f["gpus"]}
+xf = [fnum[x["gpu"]] for x in f["findings"] if x["kind"] == "xid_error"]
+want = sorted(u for u, x in e["gpus"].items() if x["xids"])
+check("the Xid on node b's GPU 3 is a finding, as from files (%s, %s)" % (xp, xf), sorted(xp) == want and sorted(xf) == want)
 lost = [n["idle_cost"] for n in p["fleet"]["nodes"]]
 check("nodes ranked by idle cost", lost == sorted(lost, reverse=True) and lost[0] > 0)
 sys.exit(1 if fails else 0)

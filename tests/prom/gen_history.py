@@ -8,7 +8,8 @@
 # node a: gputally's recorder, restarted on day 2 (its energy counter starts again)
 # node b: dcgm-exporter with Kubernetes labels, profiling activity besides
 #         GPU_UTIL (which reads 20 points high: the profiling one must win),
-#         energy in mJ reset on day 4, and a 2-hour scrape outage on day 5
+#         energy in mJ reset on day 4, a 2-hour scrape outage on day 5, and
+#         Xid 79 on GPU 3 on day 6
 # node c: nvidia_gpu_exporter (ratios, bytes, uuid without "GPU-"; no energy counter)
 import json, os, random, sys
 
@@ -25,6 +26,7 @@ TOTAL_MIB = 143771
 restart_k = int(1.5 * 86400 / step)
 reset_k = int(3.5 * 86400 / step)
 outage = (int(4.5 * 86400 / step), int(4.5 * 86400 / step) + int(7200 / step))
+xid_k = int(5.5 * 86400 / step)   # node b, GPU 3: Xid 79 for 5 samples
 
 
 def uuid(node, g):
@@ -108,6 +110,7 @@ for ni, node in enumerate(NODES):
                 sample("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", lab, "%d" % round(energy * 1000), t)
                 sample("DCGM_FI_DEV_FB_USED", lab, mem[k], t)
                 sample("DCGM_FI_DEV_FB_FREE", lab, TOTAL_MIB - mem[k], t)
+                sample("DCGM_FI_DEV_XID_ERRORS", lab, 79 if g == 3 and xid_k <= k < xid_k + 5 else 0, t)
                 if pods[k]:
                     key = "%s/%s" % pods[k]
                     e = expect["pods"].setdefault(key, {"held_s": 0.0, "zero_util_s": 0.0})
@@ -122,9 +125,11 @@ for ni, node in enumerate(NODES):
                 sample("nvidia_smi_memory_total_bytes", lab, TOTAL_MIB * 1048576, t)
             stamp = "%sZ" % __import__("datetime").datetime.utcfromtimestamp(t).strftime("%Y-%m-%dT%H:%M:%S.000000")
             e_cell = "%.3f" % energy if ni != 2 else ""
+            if ni == 1 and g == 3 and k == xid_k:
+                rows.append((t, g, "%s,%s,t,%d,%s,NVIDIA H200,xid:79%s" % (stamp, node, g, u, "," * 16)))
             rows.append((t, g, "%s,%s,t,%d,%s,NVIDIA H200,ok,%d,,%d,%d,,%.3f,%s,,,,,,,,," %
                          (stamp, node, g, u, util[k], mem[k], TOTAL_MIB, p, e_cell)))
-        expect["gpus"][u] = {"node": node, "busy_s": busy}
+        expect["gpus"][u] = {"node": node, "busy_s": busy, "xids": 1 if ni == 1 and g == 3 else 0}
     rows.sort()
     csv.write("\n".join(r[2] for r in rows) + "\n")
     csv.close()
