@@ -202,6 +202,7 @@ int cmd_report(int argc, char **argv)
 			if (time_parse_dur(it.arg, &po.step_ns) || po.step_ns < NS_PER_MS) {
 				error("--step wants a duration of at least 1ms such as 15s, got '%s'", it.arg);
 				free(matches);
+				free(ops);
 				return EXIT_USAGE;
 			}
 			break;
@@ -209,6 +210,7 @@ int cmd_report(int argc, char **argv)
 			if (time_parse_dur(it.arg, &po.timeout_ns) || po.timeout_ns < NS_PER_MS) {
 				error("--timeout wants a duration such as 30s, got '%s'", it.arg);
 				free(matches);
+				free(ops);
 				return EXIT_USAGE;
 			}
 			break;
@@ -249,16 +251,19 @@ int cmd_report(int argc, char **argv)
 			po.cacert || po.insecure || po.timeout_ns)) {
 		error("--since, --until, --step, --match and the connection options go with --prometheus URL");
 		free(matches);
+		free(ops);
 		return EXIT_USAGE;
 	}
 	if (po.url && nops) {
 		error("--prometheus reads a server instead of files: give one or the other");
 		free(matches);
+		free(ops);
 		return EXIT_USAGE;
 	}
 	if (po.password_file && !po.user) {
 		error("--password-file goes with --user NAME");
 		free(matches);
+		free(ops);
 		return EXIT_USAGE;
 	}
 	if (po.url) {
@@ -271,6 +276,7 @@ int cmd_report(int argc, char **argv)
 		if ((until && parse_when("until", until, now, &po.end_ns)) ||
 		    (since && parse_when("since", since, po.end_ns, &po.start_ns))) {
 			free(matches);
+			free(ops);
 			return EXIT_USAGE;
 		}
 		if (!since)
@@ -278,6 +284,7 @@ int cmd_report(int argc, char **argv)
 		if (po.start_ns >= po.end_ns) {
 			error("--since must be before --until");
 			free(matches);
+			free(ops);
 			return EXIT_USAGE;
 		}
 	}

@@ -114,7 +114,8 @@ void report_fleet_compute(struct report *r)
 	}
 	for (size_t i = 0; i < r->nnodes; i++)
 		price(&r->nodes[i], rate);
-	qsort(r->nodes, r->nnodes, sizeof(*r->nodes), by_idle_cost);
+	if (r->nnodes)
+		qsort(r->nodes, r->nnodes, sizeof(*r->nodes), by_idle_cost);
 	/* pods: their spans on each GPU, in the GPU's state segments */
 	for (size_t i = 0; i < f->npods; i++) {
 		const struct prom_pod_span *sp = &f->pods[i];
@@ -143,8 +144,10 @@ void report_fleet_compute(struct report *r)
 		price(&r->pods[i], rate);
 	for (size_t i = 0; i < r->nnss; i++)
 		price(&r->nss[i], rate);
-	qsort(r->pods, r->npods, sizeof(*r->pods), by_idle_cost);
-	qsort(r->nss, r->nnss, sizeof(*r->nss), by_idle_cost);
+	if (r->npods)
+		qsort(r->pods, r->npods, sizeof(*r->pods), by_idle_cost);
+	if (r->nnss)
+		qsort(r->nss, r->nnss, sizeof(*r->nss), by_idle_cost);
 	free(an_of);
 }
 
