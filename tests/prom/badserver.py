@@ -1,5 +1,6 @@
 # A fake Prometheus HTTP API for tests/prom/run.sh.  The first path segment
 # picks the behaviour; every request is logged as "GET PATH auth=HEADER".
+#   badserver.py PORT [CERT KEY]     (with CERT and KEY: https)
 #   ok      two GPUs of gputally's names; GPU 1's power has NaN, +Inf and "abc"
 #   notprom an HTML page for everything
 #   e404    404 for everything
@@ -118,4 +119,10 @@ class H(BaseHTTPRequestHandler):
 
 
 ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+srv = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+if len(sys.argv) > 3:   # CERT KEY: serve https
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()

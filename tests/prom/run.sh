@@ -172,6 +172,25 @@ check "a missing token file: clear error" "[ $? -ne 0 ] && grep -q 'bearer token
 "$bin" report --since 1h examples/ >/dev/null 2>"$tmp/u.err"
 check "--since without --prometheus: usage error" "[ $? -eq 2 ]"
 
+# https: refused without the CA, read with --cacert or --insecure
+if command -v openssl >/dev/null; then
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
+	set -- $(python3 "$here/freeports.py" 1)
+	tport=$1
+	python3 "$here/badserver.py" "$tport" "$tmp/cert.pem" "$tmp/key.pem" >"$tmp/tls.log" 2>&1 &
+	pids="$pids $!"
+	sleep 1
+	tu=https://127.0.0.1:$tport/ok
+	tls() { "$bin" report --prometheus "$tu" --since 2026-11-29T00:00:00Z --until 2026-11-29T00:10:00Z --step 10s "$@"; }
+	tls >/dev/null 2>"$tmp/tls1.err"
+	check "https with an unknown CA: refused, naming the query" "[ $? -eq 1 ] && grep -q '/api/v1/series' $tmp/tls1.err && grep -qi 'certificate' $tmp/tls1.err"
+	tls --cacert "$tmp/cert.pem" --json >"$tmp/tls2.json" 2>"$tmp/tls2.err"
+	check "https with --cacert" "[ $? -eq 0 ] && grep -q '\"prometheus-api\"' $tmp/tls2.json"
+	tls --insecure --json >/dev/null 2>"$tmp/tls3.err"
+	check "https with --insecure" "[ $? -eq 0 ]"
+fi
+
 # Seven days of 3 nodes x 8 GPUs in the three exporters' names (a restart, a
 # counter reset, a 2-hour outage, Kubernetes labels), backfilled with
 # promtool: the same audit as from the same readings written as files
