@@ -57,6 +57,8 @@ const struct prom_name prom_names[] = {
 	{ "nvidia_smi_clocks_current_memory_clock_hz", M_MEM_CLOCK, PX_NONE, PE_NVSMI, 10, 0, 1e-6, NULL },
 	{ "nvidia_smi_clocks_max_sm_clock_hz", M_SM_CLOCK_MAX, PX_NONE, PE_NVSMI, 10, 0, 1e-6, NULL },
 	{ "nvidia_smi_fan_speed_ratio", M_FAN, PX_NONE, PE_NVSMI, 10, 0, 100.0, NULL },
+	{ "nvidia_smi_pstate", M_PSTATE, PX_NONE, PE_NVSMI, 10, 0, 1.0, NULL },
+	{ "nvidia_smi_clocks_event_reasons_active", M_EVENT_MASK, PX_NONE, PE_NVSMI, 10, 0, 1.0, NULL },
 };
 const size_t prom_names_count = sizeof(prom_names) / sizeof(prom_names[0]);
 

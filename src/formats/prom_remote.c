@@ -446,7 +446,7 @@ static void label_set(struct labels *l, const struct json_lex *key, struct slice
 		L("UUID", uuid), L("uuid", uuid), L("modelName", name), L("name", name),
 		L("namespace", ns), L("pod", pod), L("container", container),
 		L("exported_namespace", xns), L("exported_pod", xpod), L("exported_container", xcontainer),
-		L("Hostname", hostname), L("host", host), L("instance", instance), L("GPU_I_ID", mig),
+		L("Hostname", hostname), L("hostname", hostname), L("host", host), L("instance", instance), L("GPU_I_ID", mig),
 #undef L
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
