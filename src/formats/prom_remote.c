@@ -874,9 +874,15 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 					if (!sample_value(lx.tok, &v) || prom_name_blank(pn, v)) {
 						pl->fl->bad_values++;
 						in->bad++;
-					} else if (g && t_ns >= pl->t0_ns &&
-						   (k = (t_ns - pl->t0_ns) / pl->step_ns) < (int64_t)pl->npts &&
-						   (t_ns - pl->t0_ns) % pl->step_ns == 0) {
+					} else if (g && (t_ns < pl->t0_ns ||
+							 (t_ns - pl->t0_ns) / pl->step_ns >= (int64_t)pl->npts ||
+							 (t_ns - pl->t0_ns) % pl->step_ns)) {
+						/* not one of the steps asked for: a server that is
+						 * not quite Prometheus; counted, not guessed at */
+						pl->fl->off_step++;
+						in->bad++;
+					} else if (g) {
+						k = (t_ns - pl->t0_ns) / pl->step_ns;
 						size_t at = (size_t)slot * pl->npts + (size_t)k;
 						if (rank > g->rank[at]) {
 							g->rank[at] = rank;

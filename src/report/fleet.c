@@ -304,6 +304,7 @@ void report_fleet_json(struct jsonw *w, const struct report *r)
 	jsonw_kint(w, "failed_chunks", (int64_t)f->failed_chunks);
 	jsonw_kint(w, "bad_values", (int64_t)f->bad_values);
 	jsonw_kint(w, "skipped_series", (int64_t)f->skipped_series);
+	jsonw_kint(w, "off_step_values", (int64_t)f->off_step);
 	jsonw_key(w, "gpus");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < f->ngpus; i++) {

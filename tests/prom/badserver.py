@@ -11,11 +11,13 @@
 #   huge    an endless body
 #   slow    a body that trickles a byte a second
 #   redir   302 to another host
+#   offstep good discovery, sample times 1.234 s off the steps asked for
 import json, sys, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAMES = ["gputally_gpu_utilization_percent", "gputally_gpu_power_watts"]
 seen = set()
+OFFSTEP = [False]
 
 
 def labels(name, gpu):
@@ -33,7 +35,7 @@ def matrix(q):
             v = "50" if "util" in name else "200"
             if name.endswith("power_watts") and gpu == 1 and k in (3, 4, 5):
                 v = ["NaN", "+Inf", "abc"][k - 3]
-            vals.append([round(t, 3), v])
+            vals.append([round(t + (1.234 if OFFSTEP[0] else 0), 3), v])
             t += step
             k += 1
         res.append({"metric": labels(name, gpu), "values": vals})
@@ -107,6 +109,7 @@ class H(BaseHTTPRequestHandler):
             return self.send(200, json.dumps({"status": "success", "data": [
                 labels(n, g) for n in NAMES for g in (0, 1)]}))
         if rest == "/api/v1/query_range":
+            OFFSTEP[0] = mode == "offstep"
             if mode == "trunc":
                 return self.send(200, json.dumps(matrix(q))[:300])
             if mode == "e503":

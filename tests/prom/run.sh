@@ -139,6 +139,7 @@ check "fake server: the token was sent" "grep -q 'auth=Bearer s3cr3t-token' $tmp
 check "fake server: NaN, +Inf and a non-number are no reading, counted" \
 	"python3 -c 'import json,sys; d=json.load(open(\"$tmp/ok.out\")); sys.exit(d[\"fleet\"][\"bad_values\"] != 3)'"
 check "fake server: the token is in no output" "secret_free ok"
+check "fake server: every sample on a step" "python3 -c 'import json,sys; sys.exit(json.load(open(\"$tmp/ok.out\"))[\"fleet\"][\"off_step_values\"] != 0)'"
 rb notprom notprom
 check "not Prometheus: exit 1, names the query" "[ \$(cat $tmp/notprom.rc) -eq 1 ] && grep -q '/api/v1/series' $tmp/notprom.err && grep -qi 'prometheus server' $tmp/notprom.err"
 rb e404 e404
@@ -154,8 +155,16 @@ check "503 every time: retried, then a gap" "[ \$(cat $tmp/e503.rc) -eq 0 ] && g
 rb flaky flaky --json
 check "503 once, then good: retried, no gap" "[ \$(cat $tmp/flaky.rc) -eq 0 ] && \
 	python3 -c 'import json,sys; d=json.load(open(\"$tmp/flaky.out\")); f=d[\"fleet\"]; sys.exit(not (f[\"failed_chunks\"] == 0 and f[\"retries\"] >= 1))'"
+python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open(sys.argv[-1] + ".err", "w"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$bin" report --prometheus "$b/huge" --since 1h --step 10s "$tmp/huge" >"$tmp/huge.rss"
 rb huge huge
-check "a huge body is refused clearly" "grep -q 'larger than 64 MiB: refused' $tmp/huge.err"
+check "a 1 GB body is refused clearly, in bounded memory ($(cat $tmp/huge.rss) KiB)" \
+	"grep -q 'larger than 64 MiB: refused' $tmp/huge.err && [ \$(cat $tmp/huge.rss) -lt 200000 ]"
+rb offstep offstep --json
+check "samples off the asked steps: counted, not read" \
+	"python3 -c 'import json,sys; d=json.load(open(\"$tmp/offstep.out\")); sys.exit(not (d[\"fleet\"][\"off_step_values\"] > 0 and not d[\"gpus\"]))'"
 start=$(date +%s)
 rb slow slow
 el=$(($(date +%s) - start))
