@@ -62,6 +62,7 @@ help:
 	@echo "make test       the quick tier only (no sanitizer build)"
 	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; the store's costs (bench/store.sh)"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
+	@echo "make bench-prom    time and memory of 'report --prometheus' over a backfilled week of 24 GPUs"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
 	@echo "make device-bin build/device/gputally with zlib, zstd and inih linked in, for scripts/device-check.sh"
 	@echo "make SANITIZE=address,undefined test   the quick tier under ASan+UBSan"
@@ -183,11 +184,16 @@ alert-tests: $(BIN)
 store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 
+.PHONY: prom-tests bench-prom
+# report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
+prom-tests: $(BIN) $(FAKE_NVML)
+	@sh tests/prom/run.sh $(BIN) $(O)
+
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
 	scale-tests state-accuracy alert-tests issue15 \
-	store-tests
+	store-tests prom-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)
@@ -213,6 +219,10 @@ bench: all
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)
 	@sh bench/record.sh $(BIN) $(O)
+
+# report --prometheus over a backfilled week of 24 GPUs: time and peak RSS (not part of make test).
+bench-prom: $(BIN)
+	@sh bench/prom.sh $(BIN) $(O)
 
 FUZZ_TIME ?= 60
 fuzz: $(GEN_HDRS)

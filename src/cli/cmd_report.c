@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis/analysis.h"
 #include "cli/commands.h"
@@ -12,6 +13,7 @@
 #include "cli/usage.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
+#include "formats/prom_remote.h"
 #include "report/report.h"
 #include "store/store.h"
 #include "util/timeutil.h"
@@ -29,8 +31,17 @@ enum {
 	OPT_NOW,
 	OPT_HELP,
 	OPT_DB,
+	OPT_PROMETHEUS,
 	OPT_SINCE,
 	OPT_UNTIL,
+	OPT_STEP,
+	OPT_MATCH,
+	OPT_BEARER,
+	OPT_USER,
+	OPT_PASSWORD_FILE,
+	OPT_CACERT,
+	OPT_INSECURE,
+	OPT_TIMEOUT,
 };
 
 const struct option_def report_options[] = {
@@ -43,9 +54,18 @@ const struct option_def report_options[] = {
 	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
 	INGEST_OPTION_ROWS,
 	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
-	{ "since", 0, "TIME", "with --db: the window's first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
-	{ "until", 0, "TIME", "with --db: the window ends before this time", OPT_UNTIL },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
+	{ "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server instead of files (docs/formats/prometheus-api.md)", OPT_PROMETHEUS },
+	{ "since", 0, "DUR|TIME", "start of the window: with --prometheus a duration before --until (7d, 12h) or an RFC 3339 time (default 1d); with --db the first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
+	{ "until", 0, "DUR|TIME", "end of the window: with --prometheus a duration before now or an RFC 3339 time (default now); with --db the window ends before this time", OPT_UNTIL },
+	{ "step", 0, "DUR", "--prometheus: query resolution (default: the targets' scrape interval, else 15s)", OPT_STEP },
+	{ "match", 0, "SELECTOR", "--prometheus: only series matching a selector such as '{cluster=\"a\"}' (repeatable: any of them)", OPT_MATCH },
+	{ "bearer-token-file", 0, "FILE", "--prometheus: send the token in FILE as 'Authorization: Bearer'", OPT_BEARER },
+	{ "user", 0, "NAME", "--prometheus: basic authentication as NAME (password from --password-file, else ~/.netrc)", OPT_USER },
+	{ "password-file", 0, "FILE", "--prometheus: the basic-authentication password, first line of FILE", OPT_PASSWORD_FILE },
+	{ "cacert", 0, "FILE", "--prometheus: trust the CA certificates in FILE for https", OPT_CACERT },
+	{ "insecure", 0, NULL, "--prometheus: do not verify the server's TLS certificate", OPT_INSECURE },
+	{ "timeout", 0, "DUR", "--prometheus: limit for each request (default 60s; connecting: at most 10s)", OPT_TIMEOUT },
 	OPTIONS_END
 };
 
@@ -87,6 +107,28 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 	return 0;
 }
 
+/* A --since/--until value: an RFC 3339 time, or a duration before ref_ns. */
+static int parse_when(const char *opt, const char *arg, int64_t ref_ns, int64_t *out)
+{
+	int64_t d;
+
+	if (!time_parse_iso(arg, strlen(arg), out))
+		return 0;
+	if (!time_parse_dur(arg, &d) && d >= 0) {
+		*out = ref_ns - d;
+		return 0;
+	}
+	return error("--%s wants a duration such as 7d or 12h, or a time such as 2026-11-29T22:46:33Z, got '%s'",
+		     opt, arg);
+}
+
+static int64_t wall_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
 /* The page goes to its own file (or to standard output for '-'). */
 static int write_html(const char *path, const struct report *rep)
 {
@@ -117,8 +159,11 @@ int cmd_report(int argc, char **argv)
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
 	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL;
-	int64_t since = INT64_MIN, until = INT64_MAX;
+	int64_t db_since = INT64_MIN, db_until = INT64_MAX;
 	struct store st = { 0 };
+	const char *since = NULL, *until = NULL, **matches = NULL;
+	struct prom_remote_opts po = { 0 };
+	struct prom_fleet fleet = { 0 };
 	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
 	int64_t now_ns = 0;
 	FILE *out = stdout;
@@ -163,11 +208,49 @@ int cmd_report(int argc, char **argv)
 		case OPT_DB:
 			db = it.arg;
 			break;
+		case OPT_PROMETHEUS:
+			po.url = it.arg;
+			break;
 		case OPT_SINCE:
+			since = it.arg;
+			break;
 		case OPT_UNTIL:
-			if (store_parse_when(id == OPT_SINCE ? "since" : "until", it.arg,
-					     id == OPT_SINCE ? &since : &until))
+			until = it.arg;
+			break;
+		case OPT_STEP:
+			if (time_parse_dur(it.arg, &po.step_ns) || po.step_ns < NS_PER_MS) {
+				error("--step wants a duration of at least 1ms such as 15s, got '%s'", it.arg);
+				free(matches);
+				free(ops);
 				return EXIT_USAGE;
+			}
+			break;
+		case OPT_TIMEOUT:
+			if (time_parse_dur(it.arg, &po.timeout_ns) || po.timeout_ns < NS_PER_MS) {
+				error("--timeout wants a duration such as 30s, got '%s'", it.arg);
+				free(matches);
+				free(ops);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_MATCH:
+			matches = xreallocarray(matches, po.nmatch + 1, sizeof(*matches));
+			matches[po.nmatch++] = it.arg;
+			break;
+		case OPT_BEARER:
+			po.bearer_file = it.arg;
+			break;
+		case OPT_USER:
+			po.user = it.arg;
+			break;
+		case OPT_PASSWORD_FILE:
+			po.password_file = it.arg;
+			break;
+		case OPT_CACERT:
+			po.cacert = it.arg;
+			break;
+		case OPT_INSECURE:
+			po.insecure = true;
 			break;
 		default:
 			if (ingest_cli_option(&ic, id, it.arg) < 0)
@@ -186,15 +269,62 @@ int cmd_report(int argc, char **argv)
 		error("--html draws the per-sample series, which a store does not keep: use --json, --markdown or text with --db");
 		return EXIT_USAGE;
 	}
-	if (db && nops) {
-		error("--db reports on a store: give no files with it (ingest them first)");
+	if (db && (nops || po.url)) {
+		error("--db reports on a store: give no files and no --prometheus with it (ingest them first)");
 		return EXIT_USAGE;
 	}
-	if (!db && (since != INT64_MIN || until != INT64_MAX)) {
-		error("--since and --until choose a window of a store: they go with --db");
+	if (db && ((since && store_parse_when("since", since, &db_since)) ||
+		   (until && store_parse_when("until", until, &db_until))))
+		return EXIT_USAGE;
+	po.match = matches;
+	if (!po.url && !db && (since || until)) {
+		error("--since and --until choose a window of a store (--db) or of a Prometheus server (--prometheus)");
+		free(matches);
+		free(ops);
 		return EXIT_USAGE;
 	}
-	if (nops == 0 && !db) {
+	if (!po.url && (po.step_ns || po.nmatch || po.bearer_file || po.user || po.password_file ||
+			po.cacert || po.insecure || po.timeout_ns)) {
+		error("--step, --match and the connection options go with --prometheus URL");
+		free(matches);
+		free(ops);
+		return EXIT_USAGE;
+	}
+	if (po.url && nops) {
+		error("--prometheus reads a server instead of files: give one or the other");
+		free(matches);
+		free(ops);
+		return EXIT_USAGE;
+	}
+	if (po.password_file && !po.user) {
+		error("--password-file goes with --user NAME");
+		free(matches);
+		free(ops);
+		return EXIT_USAGE;
+	}
+	if (po.url) {
+		int64_t now = wall_now_ns();
+		/* a tuning knob (and the tests' way to force many chunks) */
+		const char *mem = getenv("GPUTALLY_PROM_CHUNK_BYTES");
+		if (mem && *mem)
+			po.mem_budget = (size_t)strtoull(mem, NULL, 10);
+		po.end_ns = now;
+		if ((until && parse_when("until", until, now, &po.end_ns)) ||
+		    (since && parse_when("since", since, po.end_ns, &po.start_ns))) {
+			free(matches);
+			free(ops);
+			return EXIT_USAGE;
+		}
+		if (!since)
+			po.start_ns = po.end_ns - NS_PER_DAY;
+		if (po.start_ns >= po.end_ns) {
+			error("--since must be before --until");
+			free(matches);
+			free(ops);
+			return EXIT_USAGE;
+		}
+	}
+	if (nops == 0 && !po.url && !db) {
 		error("report needs at least one file or directory (try 'gputally report examples/h200-training')");
 		return EXIT_USAGE;
 	}
@@ -220,17 +350,20 @@ int cmd_report(int argc, char **argv)
 	if (db) {
 		/* the window from the rollups: the same report code, no files read */
 		if (store_open(&st, db, STORE_READ, &err) ||
-		    store_load_analysis(&st, c.an, since, until, &err) < 0) {
+		    store_load_analysis(&st, c.an, db_since, db_until, &err) < 0) {
 			print_gl_err(&err);
 			ret = EXIT_FAILURE_RUN;
 			goto out;
 		}
-		store_load_inputs(&st, &res, since, until);
+		store_load_inputs(&st, &res, db_since, db_until);
 		goto render;
 	}
 	sink.ud = &c;
 	sink.rec = on_rec;
-	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
+	if (po.url)
+		rc = prom_remote_ingest(&po, &sink, &res, &fleet, &err);
+	else
+		rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
 	if (rc == EXIT_INPUT) {
 		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", c.strict_bad.path, c.strict_bad.line,
 			c.strict_bad.col, c.strict_bad.msg);
@@ -253,6 +386,7 @@ render:
 			goto out;
 		}
 	rep.inputs = &res;
+	rep.fleet = po.url ? &fleet : NULL;
 	rep.an = c.an;
 	rep.bad = c.bad;
 	rep.nbad = c.nbad;
@@ -293,6 +427,8 @@ out:
 	}
 	free(c.bad);
 	ingest_result_release(&res);
+	prom_fleet_release(&fleet);
+	free(matches);
 	free(ops);
 	free(sets);
 	return ret;

@@ -252,6 +252,10 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	if (xid >= 0) {
 		ctx_event(ctx, EV_XID, t_ns, TK_ABS, gpu, "NVML Xid %d event", xid);
+		/* the UUID too: in a report over several hosts the index alone
+		 * names a GPU on each of them */
+		if (!ctx->replay && uuid.n)
+			ctx->out->recs[ctx->out->nr - 1].uuid = ctx_str(ctx, uuid);
 		return;
 	}
 	uuid_off = uuid.n ? ctx_str(ctx, uuid) : STR_NONE;

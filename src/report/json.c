@@ -398,5 +398,6 @@ void report_json(FILE *out, const struct report *r)
 	processes(&w, r);
 	traces(&w, r);
 	cost(&w, r);
+	report_fleet_json(&w, r);
 	jsonw_obj_end(&w);
 }

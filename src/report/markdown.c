@@ -278,6 +278,7 @@ void report_markdown(FILE *out, const struct report *r)
 	findings(out, r);
 	processes(out, r);
 	traces(out, r);
+	report_fleet_markdown(out, r);
 	if (r->bad_total)
 		fprintf(out, "\n%" PRIu64 " input line(s) skipped; --json lists them.\n", r->bad_total);
 }

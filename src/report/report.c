@@ -194,6 +194,7 @@ void report_compute(struct report *r)
 			r->useful_cost += r->state_cost[s];
 	proc_costs(r);
 	verdict(r);
+	report_fleet_compute(r);
 }
 
 double report_state_share(const struct report *r, int gpu, int st)
@@ -216,4 +217,5 @@ void report_release(struct report *r)
 	free(r->proc_cloud_cost);
 	free(r->proc_local_cost);
 	r->proc_cloud_cost = r->proc_local_cost = NULL;
+	report_fleet_release(r);
 }

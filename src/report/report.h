@@ -15,12 +15,24 @@
 #include "analysis/analysis.h"
 #include "cost/model.h"
 #include "formats/driver.h"
+#include "formats/prom_remote.h"
 
 struct bad_line {
 	const char *path;	/* borrowed from the ingest result */
 	uint64_t line;
 	uint32_t col;
 	char msg[160];
+};
+
+/* A fleet's view (report --prometheus): per node, namespace and pod. */
+struct fleet_row {
+	char name[200];		/* node; namespace; "namespace/pod" */
+	char ns[64];		/* pods: the namespace */
+	int ngpus;		/* nodes: GPUs; pods: GPUs it ran on */
+	double covered_s, gaps_s, busy_s, energy_j;	/* energy: NAN unknown */
+	double state_s[ST__COUNT];
+	double cost;		/* its share of the window's local cost (by state time) */
+	double idle_cost;	/* of which idle and held-idle time */
 };
 
 struct report {
@@ -57,6 +69,10 @@ struct report {
 	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[400];
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
+	/* report --prometheus (NULL otherwise): filled by report_compute */
+	const struct prom_fleet *fleet;
+	struct fleet_row *nodes, *nss, *pods;	/* nodes by idle_cost, most first */
+	size_t nnodes, nnss, npods;
 };
 
 /*
@@ -69,6 +85,14 @@ void report_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
+
+/* fleet.c: the per-node/namespace/pod rows, and their renderings */
+void report_fleet_compute(struct report *r);
+void report_fleet_release(struct report *r);
+void report_fleet_text(FILE *out, const struct report *r);
+void report_fleet_markdown(FILE *out, const struct report *r);
+struct jsonw;
+void report_fleet_json(struct jsonw *w, const struct report *r);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);

@@ -489,6 +489,7 @@ void report_text(FILE *out, const struct report *r)
 	processes(out, r);
 	traces(out, r);
 	cost(out, r);
+	report_fleet_text(out, r);
 	segments(out, r);
 	skipped(out, r);
 }

@@ -15,6 +15,8 @@
  *   hang GPU TICK MS               the utilization call of tick TICK sleeps MS first
  *   xid GPU TICK CODE              an Xid event, delivered once the GPU reaches TICK
  *   proc GPU PID MIB [FROM [TO]]   a running compute process (MIB -1: unknown memory)
+ *   node N                         a machine number (0-9999) in every UUID, so that
+ *                                  fakes of several machines have distinct GPUs
  *   energy GPU power               the energy counter is the integral of the power
  *                                  over time (CLOCK_MONOTONIC): the power of tick t
  *                                  holds from its utilization call to the next one,
@@ -83,6 +85,7 @@ struct device {
 static struct {
 	pthread_once_t once;
 	int ndev;
+	int node;		/* "node N": a machine number in every UUID */
 	struct device dev[MAX_GPUS];
 	struct rule rules[MAX_RULES];
 	int nrules;
@@ -119,6 +122,10 @@ static void load_line(char *line, int lineno, const char *path)
 		fake.ndev = atoi(tok[1]);
 		if (fake.ndev < 0 || fake.ndev > MAX_GPUS)
 			fake.ndev = MAX_GPUS;
+		return;
+	}
+	if (!strcmp(tok[0], "node") && nt == 2) {
+		fake.node = atoi(tok[1]) % 10000;
 		return;
 	}
 	if (!strcmp(tok[0], "name") && nt >= 3 && parse_gpu(tok[1]) >= 0) {
@@ -402,7 +409,7 @@ int nvmlDeviceGetUUID(void *h, char *buf, unsigned int len)
 		return 2;
 	if (len < 41)
 		return 7;
-	snprintf(buf, len, "GPU-fa4e0000-0000-4000-8000-0000000000%02d", d->index);
+	snprintf(buf, len, "GPU-fa4e0000-0000-4000-8000-0000%04d%02d", fake.node < 0 ? 0 : fake.node, d->index);
 	return 0;
 }
 
