@@ -14,6 +14,7 @@
 #include "analysis/alert.h"
 #include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "cli/cost_opts.h"
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
 #include "cost/model.h"
@@ -91,18 +92,9 @@ static int load_ustar(const char *profile, const char **sets, int nsets, double 
 {
 	struct cost_params p;
 	struct cost_longrun lr;
-	struct gl_err err = { 0 };
 
-	cost_params_init(&p);
-	if (profile && cost_profile_load(&p, profile, &err)) {
-		print_gl_err(&err);
+	if (cli_cost_params(&p, profile, sets, nsets) != EXIT_OK)
 		return -1;
-	}
-	for (int i = 0; i < nsets; i++)
-		if (cost_param_set_kv(&p, sets[i], COST_SET, &err)) {
-			print_gl_err(&err);
-			return -1;
-		}
 	cost_longrun(&p, &lr);
 	*u_star = lr.status == COST_NEVER ? NAN : lr.u_star;
 	return 0;

@@ -8,6 +8,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/commands.h"
+#include "cli/cost_opts.h"
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
@@ -329,18 +330,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	memset(&rep, 0, sizeof(rep));
-	cost_params_init(&rep.params);
-	if (profile && cost_profile_load(&rep.params, profile, &err)) {
-		print_gl_err(&err);
-		ret = err.code == GL_EUSAGE ? EXIT_USAGE : EXIT_FAILURE_RUN;
+	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK)
 		goto out;
-	}
-	for (int i = 0; i < nsets; i++)
-		if (cost_param_set_kv(&rep.params, sets[i], COST_SET, &err)) {
-			print_gl_err(&err);
-			ret = EXIT_USAGE;
-			goto out;
-		}
 	ingest_cli_apply(&ic);
 
 	c.an = xcalloc(1, sizeof(*c.an));

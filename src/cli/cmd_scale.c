@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/cost_opts.h"
 #include "cli/usage.h"
 #include "cost/profile.h"
 #include "cost/scale.h"
@@ -91,18 +92,8 @@ int cmd_scale(int argc, char **argv)
 		error("scale needs one run table (CSV with gpus and hours or throughput; '-' for standard input)");
 		return EXIT_USAGE;
 	}
-	cost_params_init(&p);
-	if (profile && cost_profile_load(&p, profile, &err)) {
-		print_gl_err(&err);
-		ret = err.code == GL_EUSAGE ? EXIT_USAGE : EXIT_FAILURE_RUN;
+	if ((ret = cli_cost_params(&p, profile, sets, nsets)) != EXIT_OK)
 		goto out;
-	}
-	for (int i = 0; i < nsets; i++)
-		if (cost_param_set_kv(&p, sets[i], COST_SET, &err)) {
-			print_gl_err(&err);
-			ret = EXIT_USAGE;
-			goto out;
-		}
 	in = strcmp(ops[0], "-") ? fopen(ops[0], "r") : stdin;
 	if (!in) {
 		error("cannot open '%s'", ops[0]);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/cost_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
 #include "cost/model.h"
@@ -361,18 +362,8 @@ int cmd_trend(int argc, char **argv)
 		free(a.sets);
 		return rc < 0 ? EXIT_OK : rc;
 	}
-	cost_params_init(&cp);
-	if (a.profile && cost_profile_load(&cp, a.profile, &err)) {
-		print_gl_err(&err);
-		ret = err.code == GL_EUSAGE ? EXIT_USAGE : EXIT_FAILURE_RUN;
+	if ((ret = cli_cost_params(&cp, a.profile, a.sets, a.nsets)) != EXIT_OK)
 		goto out;
-	}
-	for (int i = 0; i < a.nsets; i++)
-		if (cost_param_set_kv(&cp, a.sets[i], COST_SET, &err)) {
-			print_gl_err(&err);
-			ret = EXIT_USAGE;
-			goto out;
-		}
 	if (store_open(&st, a.db, STORE_READ, &err)) {
 		print_gl_err(&err);
 		ret = EXIT_FAILURE_RUN;
