@@ -55,6 +55,35 @@ const char *const event_kind_name[EV__COUNT] = {
 	[EV_ERROR_ROW] = "error_row",
 	[EV_TOOL_ERROR] = "tool_error",
 	[EV_XID] = "xid",
+	[EV_FALLEN_OFF] = "fallen_off_bus",
+	[EV_RMINIT_FAILED] = "rm_init_failed",
+	[EV_DRIVER_LOAD] = "driver_load",
+	[EV_GPU_MAP] = "gpu_map",
+	[EV_GSP_TIMEOUT] = "gsp_error",
+	[EV_MODESET_ERROR] = "modeset_error",
+	[EV_PCIE_AER] = "pcie_aer",
+	[EV_NVLINK_ERROR] = "nvlink_error",
+	[EV_NVRM_OTHER] = "nvrm_error",
+	[EV_SUSPEND] = "suspend",
+	[EV_RESUME] = "resume",
+	[EV_AC_OFF] = "ac_off",
+	[EV_AC_ON] = "ac_on",
+	[EV_LID] = "lid",
+	[EV_POWER_KEY] = "power_key",
+	[EV_POWER_OFF] = "power_off",
+	[EV_BOOT] = "boot",
+	[EV_CONTAINER_START] = "container_start",
+	[EV_CONTAINER_STOP] = "container_stop",
+};
+
+const char *const kev_class_name[KC__COUNT] = {
+	[KC_NONE] = "none",
+	[KC_HW] = "hardware",
+	[KC_DRIVER] = "driver",
+	[KC_APP] = "application",
+	[KC_THERMAL] = "thermal",
+	[KC_LINK] = "interconnect",
+	[KC_SYSTEM] = "system",
 };
 
 const char *const trace_ev_name[TR__COUNT] = {
@@ -83,6 +112,15 @@ struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind)
 	r->gpu_index = -1;
 	r->uuid = r->name = STR_NONE;
 	r->line = ctx->line;
+	if (kind == REC_EVENT) {
+		r->kev.code = -1;
+		r->kev.pci = r->kev.proc = r->kev.text = STR_NONE;
+		r->kev.boot = 0;
+		r->kev.count = 1;
+		r->kev.klass = KC_NONE;
+		r->kev.severity = KS_WARNING;
+		r->kev.flags = 0;
+	}
 	if (kind == REC_BAD)
 		b->bad++;
 	else

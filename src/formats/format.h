@@ -75,6 +75,32 @@ enum time_kind {
 	TK_TOD,		/* t_ns is local nanoseconds since midnight; date unknown */
 	TK_NONE,	/* no time on the line; the driver derives it from ticks */
 	TK_FILE,	/* a snapshot with no time: the file's modification time */
+	TK_BOOT,	/* kernel printk clock: ns since the boot kev.boot of this input;
+			 * the driver places it by an anchor (kmsg.h).  A record that
+			 * reaches a sink still TK_BOOT is unplaced: list it, no time. */
+};
+
+/* Class of a kernel event (REC_EVENT kev.klass), from the Xid catalog. */
+enum kev_class {
+	KC_NONE,	/* not classified (host events, notes) */
+	KC_HW,		/* hardware: a candidate for return when it repeats */
+	KC_DRIVER,	/* driver / firmware */
+	KC_APP,		/* the application's own fault (bad address, illegal instr.) */
+	KC_THERMAL,	/* power/thermal */
+	KC_LINK,	/* PCIe / NVLink interconnect */
+	KC_SYSTEM,	/* power, suspend, lid, containers: the host, not a GPU */
+	KC__COUNT
+};
+extern const char *const kev_class_name[KC__COUNT];
+
+/* Severity of a REC_EVENT (kev.severity). */
+enum kev_severity { KS_INFO, KS_WARNING, KS_ERROR, KS_FATAL };
+
+/* REC_EVENT kev.flags */
+enum kev_flag {
+	KF_CONSEQUENCE = 1 << 0,	/* a consequence of an earlier event (Xid 45), not a cause */
+	KF_DOWN = 1 << 1,		/* fatal: the GPU is down until its next healthy sample */
+	KF_BURST = 1 << 2,		/* a continuation line folded into the previous event */
 };
 
 enum gpu_status {
@@ -88,7 +114,27 @@ enum event_kind {
 	EV_RESET_REQUIRED,
 	EV_ERROR_ROW,		/* a logger's own ERROR row */
 	EV_TOOL_ERROR,		/* nvidia-smi printed an error instead of data */
-	EV_XID,			/* an NVIDIA Xid error event (the message names the code) */
+	EV_XID,			/* an NVIDIA Xid error event: kev.code, kev.klass ... */
+	/* kernel and system log events (kmsg.h classifies the message text) */
+	EV_FALLEN_OFF,		/* "GPU has fallen off the bus" (with or without an Xid 79) */
+	EV_RMINIT_FAILED,	/* "RmInitAdapter failed" */
+	EV_DRIVER_LOAD,		/* NVRM module loaded: kev.text = version; the energy counter restarts */
+	EV_GPU_MAP,		/* "NVRM: GPU at PCI:<bus>: GPU-<uuid>": kev.pci -> uuid */
+	EV_GSP_TIMEOUT,		/* GSP RPC timeout / GSP error */
+	EV_MODESET_ERROR,	/* nvidia-modeset error */
+	EV_PCIE_AER,		/* PCIe AER error naming an NVIDIA device (kev.pci) */
+	EV_NVLINK_ERROR,	/* NVLink error */
+	EV_NVRM_OTHER,		/* another NVRM error line worth keeping */
+	EV_SUSPEND,		/* PM: suspend entry, logind "will suspend" */
+	EV_RESUME,		/* PM: suspend exit */
+	EV_AC_OFF,		/* AC adapter unplugged (acpid, upower, kernel) */
+	EV_AC_ON,		/* AC adapter plugged in */
+	EV_LID,			/* lid closed/opened (kev.code 0 closed, 1 opened) */
+	EV_POWER_KEY,		/* power key pressed */
+	EV_POWER_OFF,		/* the system powering off or rebooting */
+	EV_BOOT,		/* a new boot starts (marker, new boot id, printk clock back near 0) */
+	EV_CONTAINER_START,	/* Docker/containerd container started (kev.text = id/name) */
+	EV_CONTAINER_STOP,	/* container stopped or died */
 	EV__COUNT
 };
 extern const char *const event_kind_name[EV__COUNT];
@@ -123,6 +169,18 @@ struct rec {
 			int64_t corr;	/* correlation id, -1 if none */
 			int64_t stream;	/* stream id, -1 if none */
 		} tr;			/* REC_TRACE */
+		struct {
+			int32_t code;	/* Xid code, lid state, ...; -1 if none */
+			uint32_t pci;	/* ctx_str(): PCI address "0000:3b:00.0", or STR_NONE */
+			uint32_t proc;	/* ctx_str(): process name, or STR_NONE */
+			uint32_t text;	/* ctx_str(): kind-specific text (driver version,
+					 * Xid 154 action, container), or STR_NONE */
+			uint32_t boot;	/* TK_BOOT: which boot of this input (0, 1, ...) */
+			uint32_t count;	/* lines folded into this event (>= 1) */
+			uint8_t klass;	/* enum kev_class */
+			uint8_t severity;	/* enum kev_severity */
+			uint8_t flags;	/* enum kev_flag */
+		} kev;			/* REC_EVENT (zeroed by ctx_rec: code 0; set it) */
 	};
 };
 
