@@ -51,6 +51,12 @@ enum rec_kind {
 			 * when the rest of the input could not be read */
 	REC_TRACE,	/* a profiler trace interval: ev is an enum trace_ev, t_ns
 			 * its start, tr.* the rest */
+	REC_ANCHOR,	/* two clocks read together: t_ns wall time (TK_ABS) and
+			 * anc.mono_ns on the kernel's printk clock of boot
+			 * anc.boot (TK_BOOT numbering) of this input, or of the boot
+			 * named anc.boot_id (STR_NONE: this input's boot anc.boot).
+			 * Consumed by the driver to place TK_BOOT records; never
+			 * reaches a sink. */
 };
 
 #define BAD_FATAL 1
@@ -180,7 +186,13 @@ struct rec {
 			uint8_t klass;	/* enum kev_class */
 			uint8_t severity;	/* enum kev_severity */
 			uint8_t flags;	/* enum kev_flag */
-		} kev;			/* REC_EVENT (zeroed by ctx_rec: code 0; set it) */
+		} kev;			/* REC_EVENT (ctx_rec sets code -1, strings STR_NONE, count 1) */
+		struct {
+			int64_t mono_ns;	/* printk clock at t_ns */
+			uint32_t boot;		/* this input's boot number */
+			uint32_t boot_id;	/* ctx_str(): _BOOT_ID or STR_NONE */
+			uint8_t quality;	/* 0 best (journald realtime) .. 3 (btime only) */
+		} anc;			/* REC_ANCHOR */
 	};
 };
 
