@@ -471,7 +471,16 @@ static int ranks_before(const struct cost_sens *a, const struct cost_sens *b)
 	return a->swing - b->swing > 1e-12 * fmax(a->swing, b->swing);
 }
 
-size_t cost_sensitivity(const struct cost_params *p, struct cost_sens *out, size_t cap)
+/*
+ * One tornado: each parameter in the table that has a sensitivity (and the
+ * business gain when asked) moved to 0.8x and 1.2x, the figure metric()
+ * gives at each side, ranked by swing.  both_nan_zero: a parameter with no
+ * figure on either side swings 0 (payback that never comes), rather than
+ * ranking first as an unknown u* does.
+ */
+static size_t tornado(const struct cost_params *p,
+		      double (*metric)(const struct cost_params *, size_t, double, double),
+		      double u, bool with_business, bool both_nan_zero, struct cost_sens *out, size_t cap)
 {
 	struct cost_sens all[COST_NPARAMS];
 	size_t n = 0;
@@ -481,15 +490,15 @@ size_t cost_sensitivity(const struct cost_params *p, struct cost_sens *out, size
 		double v = cost_param_get(p, i);
 		struct cost_sens s;
 
-		if (!d->sensitivity)
+		if (!d->sensitivity && !(with_business && i == COST_BUSINESS_GAIN_PER_YEAR))
 			continue;
 		s.param = d->key;
 		s.low_value = clamp_range(d, 0.8 * v);
 		s.high_value = clamp_range(d, 1.2 * v);
-		s.u_low = u_star_with(p, i, s.low_value);
-		s.u_high = u_star_with(p, i, s.high_value);
-		s.swing = fabs(s.u_high - s.u_low);
-		/* Insertion sort: eleven rows, and it is stable, so ties keep table order. */
+		s.u_low = metric(p, i, s.low_value, u);
+		s.u_high = metric(p, i, s.high_value, u);
+		s.swing = both_nan_zero && isnan(s.u_low) && isnan(s.u_high) ? 0 : fabs(s.u_high - s.u_low);
+		/* Insertion sort: a dozen rows, and it is stable, so ties keep table order. */
 		size_t j = n++;
 		while (j > 0 && ranks_before(&s, &all[j - 1])) {
 			all[j] = all[j - 1];
@@ -500,6 +509,17 @@ size_t cost_sensitivity(const struct cost_params *p, struct cost_sens *out, size
 	for (size_t i = 0; i < n && i < cap; i++)
 		out[i] = all[i];
 	return n;
+}
+
+static double u_star_metric(const struct cost_params *p, size_t id, double v, double u)
+{
+	(void)u;
+	return u_star_with(p, id, v);
+}
+
+size_t cost_sensitivity(const struct cost_params *p, struct cost_sens *out, size_t cap)
+{
+	return tornado(p, u_star_metric, 0, false, false, out, cap);
 }
 
 /* ---- return on investment ---------------------------------------------- */
@@ -537,30 +557,5 @@ static double payback_with(const struct cost_params *p, size_t id, double v, dou
 
 size_t cost_roi_sensitivity(const struct cost_params *p, double u, struct cost_sens *out, size_t cap)
 {
-	struct cost_sens all[COST_NPARAMS];
-	size_t n = 0;
-
-	for (size_t i = 0; i < COST_NPARAMS; i++) {
-		const struct cost_param_info *d = &params[i];
-		double v = cost_param_get(p, i);
-		struct cost_sens s;
-
-		if (!d->sensitivity && i != COST_BUSINESS_GAIN_PER_YEAR)
-			continue;
-		s.param = d->key;
-		s.low_value = clamp_range(d, 0.8 * v);
-		s.high_value = clamp_range(d, 1.2 * v);
-		s.u_low = payback_with(p, i, s.low_value, u);
-		s.u_high = payback_with(p, i, s.high_value, u);
-		s.swing = isnan(s.u_low) && isnan(s.u_high) ? 0 : fabs(s.u_high - s.u_low);
-		size_t j = n++;
-		while (j > 0 && ranks_before(&s, &all[j - 1])) {
-			all[j] = all[j - 1];
-			j--;
-		}
-		all[j] = s;
-	}
-	for (size_t i = 0; i < n && i < cap; i++)
-		out[i] = all[i];
-	return n;
+	return tornado(p, payback_with, u, true, true, out, cap);
 }
