@@ -58,6 +58,7 @@ void analysis_cfg_default(struct analysis_cfg *cfg)
 	cfg->stretch_min_s = 10;
 	cfg->max_segments = 500000;
 	cfg->max_findings = 5000;
+	cfg->series = true;
 }
 
 /* The median's 1 W bin, reported as the mean of the readings in it. */
@@ -160,57 +161,83 @@ static void ser_clear(struct ser_bucket *b, size_t n)
 		}
 }
 
-/* Halve the resolution: bucket i takes 2i and 2i+1. */
+/*
+ * Halve the resolution: bucket i takes 2i and 2i+1.  Only the first n
+ * buckets hold anything; the rest are cleared when first touched.
+ */
 static void ser_merge(struct gpu_series *s)
 {
-	for (size_t i = 0; i < SER_MAX / 2; i++) {
-		struct ser_bucket *a = &s->b[2 * i], *c = &s->b[2 * i + 1], t = *a;
-		for (int m = 0; m < SER__COUNT; m++) {
-			t.sum[m] += c->sum[m];
-			t.known_s[m] += c->known_s[m];
-			t.min[m] = fminf(a->min[m], c->min[m]);
-			t.max[m] = fmaxf(a->max[m], c->max[m]);
+	size_t half = (s->n + 1) / 2;
+
+	for (size_t i = 0; i < half; i++) {
+		struct ser_bucket t = s->b[2 * i];
+		if (2 * i + 1 < s->n) {
+			const struct ser_bucket *c = &s->b[2 * i + 1];
+			for (int m = 0; m < SER__COUNT; m++) {
+				t.sum[m] += c->sum[m];
+				t.known_s[m] += c->known_s[m];
+				if (c->min[m] < t.min[m])
+					t.min[m] = c->min[m];
+				if (c->max[m] > t.max[m])
+					t.max[m] = c->max[m];
+			}
+			for (int st = 0; st < ST__COUNT; st++)
+				t.state_s[st] += c->state_s[st];
 		}
-		for (int st = 0; st < ST__COUNT; st++)
-			t.state_s[st] += c->state_s[st];
 		s->b[i] = t;
 	}
-	ser_clear(s->b + SER_MAX / 2, SER_MAX / 2);
-	s->n = (s->n + 1) / 2;
+	s->n = half;
 	s->width_ns *= 2;
 }
 
+/*
+ * Add an interval to the display series.  The readings it carries are
+ * looked up once; an interval that spans several buckets (a long steady
+ * stretch, a gap) adds the same readings to each with its share of time.
+ */
 static void ser_add(struct gpu_series *s, const struct ival *iv, int st)
 {
 	int64_t t0 = iv->t0_ns, t1 = iv->t1_ns;
+	int ms[SER__COUNT], nm = 0;
+	float vs[SER__COUNT];
 
 	if (!s->b) {
 		s->b = xreallocarray(NULL, SER_MAX, sizeof(*s->b));
-		ser_clear(s->b, SER_MAX);
+		s->n = 0;
 		s->base_ns = t0;
 		s->width_ns = SER_BASE_NS;
 	}
 	if (t0 < s->base_ns)
 		t0 = s->base_ns;
+	if (iv->kind == IV_DATA)
+		for (int m = 0; m < SER__COUNT; m++)
+			if (iv->present & (1u << ser_src[m])) {
+				ms[nm] = m;
+				vs[nm++] = (float)iv->v[ser_src[m]];
+			}
 	while (t0 < t1) {
-		int64_t k = (t0 - s->base_ns) / s->width_ns, end, e;
-		struct ser_bucket *b;
-		float dt;
+		int64_t k = (t0 - s->base_ns) / s->width_ns;
+		int64_t end = s->base_ns + (k + 1) * s->width_ns;
+
 		if (k >= SER_MAX) {
 			ser_merge(s);
 			continue;
 		}
-		end = s->base_ns + (k + 1) * s->width_ns;
-		e = t1 < end ? t1 : end;
-		dt = (float)((double)(e - t0) / 1e9);
-		b = &s->b[k];
-		b->state_s[st] += dt;
-		if (iv->kind == IV_DATA)
-			for (int m = 0; m < SER__COUNT; m++) {
-				float v;
-				if (!(iv->present & (1u << ser_src[m])))
-					continue;
-				v = (float)iv->v[ser_src[m]];
+		/* bucket after bucket without dividing again */
+		for (; t0 < t1 && k < SER_MAX; k++, end += s->width_ns) {
+			int64_t e = t1 < end ? t1 : end;
+			float dt = (float)((double)(e - t0) / 1e9);
+			struct ser_bucket *b;
+
+			if ((size_t)k >= s->n) {
+				ser_clear(s->b + s->n, (size_t)k + 1 - s->n);
+				s->n = (size_t)k + 1;
+			}
+			b = &s->b[k];
+			b->state_s[st] += dt;
+			for (int j = 0; j < nm; j++) {
+				int m = ms[j];
+				float v = vs[j];
 				b->sum[m] += v * dt;
 				b->known_s[m] += dt;
 				if (v < b->min[m])
@@ -218,9 +245,8 @@ static void ser_add(struct gpu_series *s, const struct ival *iv, int st)
 				if (v > b->max[m])
 					b->max[m] = v;
 			}
-		if ((size_t)k + 1 > s->n)
-			s->n = (size_t)k + 1;
-		t0 = e;
+			t0 = e;
+		}
 	}
 }
 
@@ -281,11 +307,13 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 		g->gaps_s += dt;
 		add_segment(an, gi, iv, st);
 		det_feed_interval(an, gi, w->det, iv, st);
-		ser_add(&g->ser, iv, st);
+		if (an->cfg.series)
+			ser_add(&g->ser, iv, st);
 		return;
 	}
 	g->covered_s += dt;
-	ser_add(&g->ser, iv, st);
+	if (an->cfg.series)
+		ser_add(&g->ser, iv, st);
 	minute_add(g, iv->t0_ns, iv->t1_ns, util, dt);
 	if (!isnan(util)) {
 		int b = util < 0 ? 0 : util > 100 ? 100 : (int)(util + 0.5);

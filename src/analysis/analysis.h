@@ -118,6 +118,8 @@ struct analysis_cfg {
 	double stretch_min_s;		/* shortest held_idle/input_bound/launch_bound finding */
 	size_t max_segments;
 	size_t max_findings;
+	bool series;			/* keep the display series (gpu_stats.ser): the HTML
+					 * page's charts and the trace join need it; default on */
 };
 
 struct gpu_work;	/* private per-GPU working state */

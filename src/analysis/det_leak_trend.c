@@ -67,17 +67,56 @@ struct leak_trend {
 	struct lt_cycle leak[CYC_CAP];
 };
 
-static int cmp_dbl(const void *a, const void *b)
+/*
+ * The k-th smallest of v[0..n) (0-based), by quickselect: v is reordered so
+ * that v[k] holds it, everything before is <= and everything after >=.
+ * Linear on average; a per-minute median runs every minute of every GPU.
+ * No NANs reach here (a minute's buffer holds readings only).
+ */
+static double select_k(double *v, size_t n, size_t k)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	size_t lo = 0, hi = n - 1;
 
-	return (x > y) - (x < y);
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j && j != (size_t)-1)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
 }
 
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double hi = select_k(v, n, n / 2), lo;
+
+	if (n % 2)
+		return hi;
+	/* even: the lower middle is the largest of what select_k left below */
+	lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return (lo + hi) / 2;
 }
 
 struct ts_fit {
@@ -109,8 +148,8 @@ static void theil_sen(const double *t, const double *v, int n, struct ts_fit *f)
 		m1 = 1;
 	if (m2 > (long)np - 1)
 		m2 = (long)np - 1;
-	f->lo = s[m1 - 1];
-	f->hi = s[m2];
+	f->lo = select_k(s, np, (size_t)(m1 - 1));
+	f->hi = select_k(s, np, (size_t)m2);
 	for (int i = 0; i < n; i++)
 		r[i] = v[i] - f->slope * t[i];
 	f->icept = median_of(r, n);

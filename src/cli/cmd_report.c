@@ -78,7 +78,24 @@ struct report_ctx {
 	int strict;
 	const struct input_stat *strict_in;
 	struct bad_line strict_bad;
+	bool want_series;	/* --html: the charts draw the display series */
 };
+
+/*
+ * The display series costs about a tenth of a report's time: keep it only
+ * for the HTML page or when a trace is to be joined (its utilization is read
+ * off the series' buckets).
+ */
+static void on_begin(void *ud, const struct ingest_result *res)
+{
+	struct report_ctx *c = ud;
+	bool traces = false;
+
+	for (size_t i = 0; i < res->nr; i++)
+		if (res->inputs[i].format && res->inputs[i].format->traces)
+			traces = true;
+	c->an->cfg.series = c->want_series || traces;
+}
 
 static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
 {
@@ -351,6 +368,8 @@ int cmd_report(int argc, char **argv)
 	}
 	sink.ud = &c;
 	sink.rec = on_rec;
+	sink.begin = on_begin;
+	c.want_series = html != NULL;
 	if (po.url)
 		rc = prom_remote_ingest(&po, &sink, &res, &fleet, &err);
 	else

@@ -1326,8 +1326,10 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 		source_release(s);
 		{
 			int64_t t_first = s->t_first;
+			const struct format *fmt = st->format;
 			memset(s, 0, sizeof(*s));
 			*st = before;	/* read again from the start when opened */
+			st->format = fmt;	/* known now (sink->begin), set again then */
 			s->st = st;
 			s->rd.fd = -1;
 			s->t_first = t_first;
@@ -1337,6 +1339,8 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	if (nsrc == 1)
 		srcs[0].huge_batches = true;
+	if (sink->begin)
+		sink->begin(sink->ud, res);
 
 	/* Keep the bytes in flight within budget whatever the number of inputs. */
 	chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK;

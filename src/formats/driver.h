@@ -58,6 +58,9 @@ struct ingest_sink {
 	void *ud;
 	int (*rec)(void *ud, const struct input_stat *in, const struct rec *r,
 		   const struct batch *b);
+	/* Optional: once every input is found and sniffed, before the first
+	 * record (res->inputs[i].format says what each one is). */
+	void (*begin)(void *ud, const struct ingest_result *res);
 };
 
 /*

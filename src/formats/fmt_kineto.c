@@ -652,5 +652,6 @@ const struct format format_kineto = {
 	.sniff = kt_sniff,
 	.init = kt_init,
 	.stream = kt_stream,
+	.traces = true,
 	.fini = kt_fini,
 };

@@ -686,4 +686,5 @@ const struct format format_nsys_sqlite = {
 	.stream = ns_stream,
 	.fini = ns_fini,
 	.by_path = true,
+	.traces = true,
 };

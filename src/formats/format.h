@@ -277,6 +277,9 @@ struct format {
 	 * compressed files are skipped with a reason.
 	 */
 	bool by_path;
+	/* The format emits profiler trace records (REC_TRACE), which the
+	 * report joins to the GPUs' telemetry. */
+	bool traces;
 };
 
 /* ---- helpers for formats (driver.c) ---------------------------------- */
