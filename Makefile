@@ -16,10 +16,11 @@ WARN    = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CSTD    = -std=c11 -D_GNU_SOURCE
 OPT     ?= -O2 -g
 HARDEN  = -D_FORTIFY_SOURCE=2 -fstack-protector-strong
-PKGS    = zlib libzstd inih sqlite3 libcurl expat
-# libmicrohttpd: its header at build time; the library is dlopen()ed by --listen
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libmicrohttpd 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih -lsqlite3 -lcurl -lexpat)
+PKGS    = zlib libzstd inih sqlite3 expat
+# libmicrohttpd and libcurl: their headers at build time; the libraries are
+# dlopen()ed by --listen and --prometheus (src/record/http.c, src/formats/curl_dl.c)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libmicrohttpd libcurl 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih -lsqlite3 -lexpat)
 CFLAGS  ?=
 ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) -Isrc -I$(O)/gen $(PKG_CFLAGS) -pthread -MMD -MP $(CFLAGS)
 LDLIBS  = $(PKG_LIBS) -lm -ldl -pthread
@@ -101,7 +102,7 @@ $(BIN): $(O)/src/main.o $(O)/libgputally.a
 # inih linked in, so only glibc (and NVML, loaded at run time) must be there.
 $(O)/device/gputally: $(O)/src/main.o $(O)/libgputally.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -Wl,-Bstatic -lzstd -lz -linih -Wl,-Bdynamic -lsqlite3 -lcurl -lexpat -lm -ldl -pthread
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -Wl,-Bstatic -lzstd -lz -linih -Wl,-Bdynamic -lsqlite3 -lexpat -lm -ldl -pthread
 
 device-bin: $(O)/device/gputally
 

@@ -2,7 +2,7 @@
 /* A Prometheus server as a source (see prom_remote.h). */
 #include "formats/prom_remote.h"
 
-#include <curl/curl.h>
+#include "formats/curl_dl.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -161,6 +161,8 @@ static int conn_open(struct conn *c, const struct prom_remote_opts *o, struct pr
 	size_t n;
 
 	memset(c, 0, sizeof(*c));
+	if (curl_dl_load(err))
+		return err->code;
 	c->o = o;
 	c->fleet = fl;
 	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))
@@ -196,7 +198,8 @@ static void conn_close(struct conn *c)
 {
 	if (c->multi)
 		curl_multi_cleanup(c->multi);
-	curl_slist_free_all(c->hdrs);
+	if (c->hdrs)
+		curl_slist_free_all(c->hdrs);
 	secure_free(c->password);
 	c->multi = NULL;
 	c->hdrs = NULL;
