@@ -384,8 +384,41 @@ echo x | "$BIN" ingest --db "$T/u.db" - >"$T/stdin.txt" 2>&1 || rc=$?
 check "standard input is refused" sh -c "[ $rc = 1 ] && grep -q 'standard input' '$T/stdin.txt'"
 if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
 if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
-if "$BIN" report --db "$T/h.db" --html x.html >/dev/null 2>&1; then fail "report --db --html"; else pass "report --db --html is a usage error"; fi
 if "$BIN" report --db "$T/h.db" "$EX" >/dev/null 2>&1; then fail "report --db with files"; else pass "report --db with files is a usage error"; fi
+
+# ---- 12. report --db --html: the page from the rollups -------------------------------
+"$BIN" report --db "$T/h.db" --html "$T/db.html" --json >"$T/db-html.json"
+check "report --db --html: offline, every number equal to the --json of the same run" \
+	python3 tests/html/check.py "$T/db.html" "$T/db-html.json"
+"$BIN" report --db "$T/h.db" --markdown >"$T/db.md"
+check "report --db --markdown: the page has the summary" grep -q '^| Covered |' "$T/db.md"
+sqlite3 -separator ' ' "$T/h.db" "SELECT g.idx, m.t, $(
+	for s in idle held_idle compute_bound memory_bound input_bound launch_bound throttled down unknown gap; do
+		printf "coalesce(s_%s,0)," "$s"; done) 0 FROM minutes m JOIN gpus g ON g.id = m.gpu ORDER BY g.idx, m.t" >"$T/db-minutes.txt"
+check "report --db --html: each GPU's state band is the state with the most seconds of each stored minute" \
+	python3 - "$T/db.html" "$T/db-minutes.txt" <<'EOF'
+import re, sys, time
+page = open(sys.argv[1]).read()
+names = ["idle", "held_idle", "compute_bound", "memory_bound", "input_bound", "launch_bound", "throttled", "down", "unknown", "gap"]
+want, cur = [], None
+for line in open(sys.argv[2]):
+    v = [int(x) for x in line.split()]
+    gpu, t, secs = v[0], v[1], v[2:12]
+    if max(secs) == 0:
+        continue
+    st = names[secs.index(max(secs))]
+    if cur and cur[0] == gpu and cur[1] == st and cur[3] == t:
+        cur[3] = t + 60
+    else:
+        cur = [gpu, st, t, t + 60]
+        want.append(cur)
+def iso(t): return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+want = ["%s: mostly, %s to %s" % (st, iso(a), iso(b)) for g, st, a, b in want]
+got = re.findall(r"<title>([a-z_]+: mostly, [^<]*)</title>", page)
+assert got == want, (got, want)
+assert page.count("from the store&#39;s per-minute rollups") >= 1, "no note that the series are minutes"
+print("%d state runs" % len(got))
+EOF
 
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"
