@@ -583,38 +583,37 @@ size_t scale_runs_from_windows(const struct scale_window *w, size_t nw, bool wit
 	size_t n = 0;
 	bool all_steps = true;
 
+	/* the distinct counts, in order of first appearance, then sorted */
 	for (size_t i = 0; i < nw; i++) {
 		size_t k;
 		if (w[i].short_run)
 			continue;
 		for (k = 0; k < n && runs[k].gpus != w[i].gpus; k++)
 			;
-		if (k == n) {
-			if (n == cap)
-				continue;
-			runs[n++] = (struct scale_run){ .gpus = w[i].gpus, .hours = 0, .throughput = 0,
+		if (k == n && n < cap)
+			runs[n++] = (struct scale_run){ .gpus = w[i].gpus, .hours = NAN, .throughput = NAN,
 							.iterations = NAN, .cost = NAN, .have = SC_HOURS };
-		}
-		/* hours: summed here, averaged below; line: the number of windows */
-		runs[k].hours += (double)(w[i].t1_ns - w[i].t0_ns) / 3.6e12;
-		runs[k].line++;
-		runs[k].throughput += w[i].items;
-		runs[k].iterations = isnan(runs[k].iterations) ? w[i].items_s : runs[k].iterations + w[i].items_s;
-	}
-	for (size_t k = 0; k < n; k++) {
-		runs[k].hours /= (double)runs[k].line;
-		all_steps &= runs[k].iterations > 0;
-	}
-	for (size_t k = 0; k < n; k++) {
-		double items_s = runs[k].iterations;
-		runs[k].iterations = NAN;
-		if (with_throughput && all_steps) {
-			runs[k].throughput /= items_s;
-			runs[k].have |= SC_THROUGHPUT;
-		} else {
-			runs[k].throughput = NAN;
-		}
 	}
 	qsort(runs, n, sizeof(*runs), cmp_runs);
+	for (size_t k = 0; k < n; k++) {
+		double h = 0, items = 0, items_s = 0;
+		size_t m = 0;
+		for (size_t i = 0; i < nw; i++)
+			if (!w[i].short_run && w[i].gpus == runs[k].gpus) {
+				h += (double)(w[i].t1_ns - w[i].t0_ns) / 3.6e12;
+				items += w[i].items;
+				items_s += w[i].items_s;
+				m++;
+			}
+		runs[k].hours = h / (double)m;
+		runs[k].throughput = items_s > 0 ? items / items_s : NAN;
+		all_steps &= items_s > 0;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (with_throughput && all_steps)
+			runs[k].have |= SC_THROUGHPUT;
+		else
+			runs[k].throughput = NAN;
+	}
 	return n;
 }
