@@ -632,7 +632,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	dur(d2, sizeof(d2), g->nominal_ns);
 	if (r->store)
 		snprintf(note, sizeof(note), "from the store's per-minute rollups: one column = %s; memory and temperature "
-			 "are each minute's maximum", d1);
+			 "are each minute's maximum; memory controller %% and SM clock are not stored", d1);
 	else if (down_sampled)
 		snprintf(note, sizeof(note), "downsampled: one column = %s of %s samples; the light band is each column's min to max",
 			 d1, d2);
