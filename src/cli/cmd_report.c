@@ -283,10 +283,6 @@ int cmd_report(int argc, char **argv)
 		error("--html - writes the page to standard output: it cannot go with --json, --markdown or --output");
 		return EXIT_USAGE;
 	}
-	if (db && html) {
-		error("--html draws the per-sample series, which a store does not keep: use --json, --markdown or text with --db");
-		return EXIT_USAGE;
-	}
 	if (db && (nops || po.url)) {
 		error("--db reports on a store: give no files and no --prometheus with it (ingest them first)");
 		return EXIT_USAGE;
@@ -402,6 +398,7 @@ render:
 	rep.nbad = c.nbad;
 	rep.bad_total = c.bad_total;
 	rep.now_ns = now_ns;
+	rep.store = db;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
 	if (html && write_html(html, &rep))

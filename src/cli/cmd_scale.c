@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* gputally scale: speedup, Amdahl and USL fits, and the cost of each GPU count. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
+#include "analysis/task_windows.h"
 #include "cli/commands.h"
 #include "cli/cost_opts.h"
+#include "cli/ingest_opts.h"
 #include "cli/usage.h"
 #include "cost/profile.h"
 #include "cost/scale.h"
+#include "formats/driver.h"
 #include "report/scale_out.h"
 #include "util/scan.h"
 #include "util/timeutil.h"
@@ -22,7 +27,15 @@ enum {
 	OPT_DEADLINE,
 	OPT_MAX_COST,
 	OPT_HELP,
+	OPT_LOGS,
+	OPT_TASK,
+	OPT_APP_LOG,
+	OPT_GAP,
+	OPT_MIN_RUN,
 };
+
+#define DEFAULT_GAP_NS (10 * NS_PER_S)
+#define DEFAULT_MIN_RUN_NS (60 * NS_PER_S)
 
 const struct option_def scale_options[] = {
 	{ "profile", 'p', "FILE|NAME", "cost profile for the owned and rented cost of each run", OPT_PROFILE },
@@ -30,37 +43,198 @@ const struct option_def scale_options[] = {
 	{ "deadline", 0, "DURATION", "also name the cheapest measured GPU count that finishes within DURATION (12h, 90m)", OPT_DEADLINE },
 	{ "max-cost-per-speedup", 0, "X", "also name the count beyond which one more unit of speedup costs more than X", OPT_MAX_COST },
 	{ "json", 0, NULL, "machine-readable output (keys: docs/scale.md)", OPT_JSON },
+	{ "logs", 0, NULL, "the operands are GPU logs (read as by report): one run per GPU count the task ran on", OPT_LOGS },
+	{ "task", 0, "NAME", "--logs: the process name whose runs to take (default: the busiest; without process data, GPUs doing work)", OPT_TASK },
+	{ "app-log", 0, "FILE", "--logs: the job's JSON-lines log, whose steps' samples_per_s or items_per_s give each run's throughput (repeatable)", OPT_APP_LOG },
+	{ "gap", 0, "DURATION", "--logs: a task's stretches on one GPU closer than this are one run (default 10s)", OPT_GAP },
+	{ "min-run", 0, "DURATION", "--logs: windows shorter than this are listed but are not runs (default 1m)", OPT_MIN_RUN },
+	INGEST_OPTION_ROWS,
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
 };
+
+struct logs_ctx {
+	struct analysis *an;
+	uint64_t bad;
+};
+
+static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+{
+	struct logs_ctx *c = ud;
+
+	if (r->kind == REC_BAD) {
+		/* the first one said, all counted: report shows them in full */
+		if (!c->bad++)
+			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
+		analysis_bad(c->an, r, batch_str(b, r->name), in->path);
+		return 0;
+	}
+	analysis_add(c->an, r, b, in->path);
+	return 0;
+}
+
+/* The runs of --logs: read the logs, find the task's windows, put the app
+ * log's steps in them, one run per GPU count.  Returns the number of runs,
+ * or -(exit code). */
+static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic, const char *task,
+			  const char **apps, int napps, int64_t gap_ns, struct scale_run *runs,
+			  struct scale_window **win, struct scale_logs *lg)
+{
+	struct logs_ctx c = { 0 };
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink = { &c, on_rec };
+	struct gl_err err = { 0 };
+	struct scale_step *steps = NULL;
+	struct task_window *tw = NULL;
+	size_t nsteps = 0, nw;
+	int ret = 0;
+
+	c.an = xcalloc(1, sizeof(*c.an));
+	analysis_init(c.an, NULL);
+	if (ingest_run(paths, (size_t)npaths, &ic->o, &sink, &res, &err)) {
+		print_gl_err(&err);
+		ret = -EXIT_FAILURE_RUN;
+		goto out;
+	}
+	analysis_finish(c.an);
+	if (c.bad)
+		warning("%" PRIu64 " input line(s) skipped (the first above); 'gputally report' lists them", c.bad);
+	if (task) {
+		bool seen = false;
+		for (size_t i = 0; i < c.an->nprocs && !seen; i++)
+			seen = !strcmp(c.an->procs[i].name, task);
+		if (!seen) {
+			error("no process named '%s' in the logs (--task takes a process name as report lists it)", task);
+			ret = -EXIT_INPUT;
+			goto out;
+		}
+	} else {
+		task = task_busiest(c.an);
+	}
+	lg->task = task ? xstrdup(task) : NULL;
+	tw = xcalloc(SCALE_MAX_RUNS, sizeof(*tw));
+	nw = task_windows(c.an, lg->task, gap_ns, tw, SCALE_MAX_RUNS);
+	if (nw > SCALE_MAX_RUNS) {
+		warning("%zu windows of the task; only the first %d are taken", nw, SCALE_MAX_RUNS);
+		nw = SCALE_MAX_RUNS;
+	}
+	if (!nw) {
+		error(task ? "the logs show no window of '%s'" : "the logs show no GPU doing work%s",
+		      task ? task : "");
+		ret = -EXIT_INPUT;
+		goto out;
+	}
+	*win = xcalloc(nw, sizeof(**win));
+	size_t nlong = 0;
+	for (size_t i = 0; i < nw; i++) {
+		(*win)[i] = (struct scale_window){ tw[i].t0_ns, tw[i].t1_ns, tw[i].gpus, false, 0, 0, 0 };
+		(*win)[i].short_run = tw[i].t1_ns - tw[i].t0_ns < lg->min_run_ns;
+		nlong += !(*win)[i].short_run;
+	}
+	lg->win = *win;
+	lg->nwin = nw;
+	if (!nlong) {
+		char d[32];
+		error("every window of %s is shorter than --min-run %s", task ? task : "work in the logs",
+		      time_human_dur(d, sizeof(d), lg->min_run_ns));
+		ret = -EXIT_INPUT;
+		goto out;
+	}
+	for (int i = 0; i < napps; i++) {
+		struct gl_err first = { 0 };
+		FILE *f = fopen(apps[i], "r");
+		if (!f) {
+			error("cannot open '%s'", apps[i]);
+			ret = -EXIT_FAILURE_RUN;
+			goto out;
+		}
+		uint64_t bad0 = lg->app.bad;
+		long got = scale_app_read(f, apps[i], &steps, &nsteps, &lg->app, &first, &err);
+		fclose(f);
+		if (got < 0) {
+			print_gl_err(&err);
+			ret = -EXIT_FAILURE_RUN;
+			goto out;
+		}
+		if (lg->app.bad > bad0) {
+			print_gl_err(&first);
+			warning("%s: %" PRIu64 " line(s) skipped (the first above)", apps[i], lg->app.bad - bad0);
+		}
+	}
+	lg->app_logs = napps ? apps : NULL;
+	scale_windows_steps(*win, nw, steps, nsteps);
+	ret = (int)scale_runs_from_windows(*win, nw, napps > 0, runs, SCALE_MAX_RUNS);
+	lg->basis = ret > 0 && runs[0].have & SC_THROUGHPUT ? "throughput: the application log's steps in each run"
+			: napps ? "hours of each run (a GPU count has no application step): the same work assumed at every count"
+				: "hours of each run (no application log): the same work assumed at every count";
+out:
+	free(tw);
+	free(steps);
+	analysis_release(c.an);
+	free(c.an);
+	ingest_result_release(&res);
+	return ret;
+}
 
 int cmd_scale(int argc, char **argv)
 {
 	struct option_iter it;
 	struct cost_params p;
 	struct gl_err err = { 0 };
+	struct ingest_cli ic;
 	struct scale_run *runs = NULL;
 	struct scale_result *res = NULL;
-	const char **ops = NULL;
-	const char *profile = NULL, **sets = NULL;
-	int nops = 0, nsets = 0, id, json = 0, n, ret = EXIT_OK;
+	struct scale_window *win = NULL;
+	struct scale_logs lg = { 0 };
+	const char **ops = NULL, **apps = NULL;
+	const char *profile = NULL, **sets = NULL, *task = NULL;
+	int nops = 0, nsets = 0, napps = 0, id, json = 0, logs = 0, ingest_opt = 0, min_run = 0, n, ret = EXIT_OK;
 	double deadline_h = NAN, max_cost = NAN;
+	int64_t gap_ns = -1;
 	FILE *in;
 
+	ingest_cli_init(&ic);
 	option_iter_init(&it, argc, argv);
 	while ((id = option_next(&it, scale_options, &ops, &nops)) != 0) {
 		switch (id) {
 		case -1:
 			return EXIT_USAGE;
 		case OPT_HELP:
-			options_help("scale", "[options] RUNS.csv",
+			options_help("scale", "[options] RUNS.csv | --logs [options] FILE|DIR...",
 				     "From runs of one job at several GPU counts (CSV: gpus, and hours or throughput;\n"
-				     "optional iterations and cost): speedup and efficiency, the Amdahl serial fraction and\n"
-				     "the Universal Scalability Law fitted by least squares, and the cost of each count.",
+				     "optional iterations and cost), or the runs a task made in GPU logs (--logs):\n"
+				     "speedup and efficiency, the Amdahl serial fraction and the Universal Scalability\n"
+				     "Law fitted by least squares, and the cost of each count.",
 				     scale_options);
 			return EXIT_OK;
 		case OPT_JSON:
 			json = 1;
+			break;
+		case OPT_LOGS:
+			logs = 1;
+			break;
+		case OPT_TASK:
+			task = it.arg;
+			break;
+		case OPT_APP_LOG:
+			apps = xreallocarray(apps, (size_t)napps + 2, sizeof(*apps));
+			apps[napps++] = it.arg;
+			apps[napps] = NULL;
+			break;
+		case OPT_GAP:
+			if (time_parse_dur(it.arg, &gap_ns) || gap_ns < 0) {
+				error("--gap wants a duration such as 10s or 2m, got '%s'", it.arg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case OPT_MIN_RUN:
+			if (time_parse_dur(it.arg, &lg.min_run_ns) || lg.min_run_ns < 0) {
+				error("--min-run wants a duration such as 1m or 30s, got '%s'", it.arg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			min_run = 1;
 			break;
 		case OPT_PROFILE:
 			profile = it.arg;
@@ -73,7 +247,8 @@ int cmd_scale(int argc, char **argv)
 			int64_t ns;
 			if (time_parse_dur(it.arg, &ns) || ns <= 0) {
 				error("--deadline wants a duration such as 12h or 90m, got '%s'", it.arg);
-				return EXIT_USAGE;
+				ret = EXIT_USAGE;
+				goto out;
 			}
 			deadline_h = (double)ns / 3.6e12;
 			break;
@@ -82,43 +257,76 @@ int cmd_scale(int argc, char **argv)
 			struct slice s = { it.arg, strlen(it.arg) };
 			if (slice_to_double(s, &max_cost) || !(max_cost >= 0) || isinf(max_cost)) {
 				error("--max-cost-per-speedup wants a number >= 0, got '%s'", it.arg);
-				return EXIT_USAGE;
+				ret = EXIT_USAGE;
+				goto out;
 			}
 			break;
 		}
+		default:
+			if (ingest_cli_option(&ic, id, it.arg) < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			ingest_opt = 1;
 		}
 	}
-	if (nops != 1) {
-		error("scale needs one run table (CSV with gpus and hours or throughput; '-' for standard input)");
-		return EXIT_USAGE;
+	if (!logs && (task || napps || gap_ns >= 0 || min_run || ingest_opt)) {
+		error("--task, --app-log, --gap, --min-run and the log-reading options go with --logs");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (!logs && nops != 1) {
+		error("scale needs one run table (CSV with gpus and hours or throughput; '-' for standard input), or --logs FILE|DIR...");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (logs && !nops) {
+		error("--logs needs at least one log file or directory");
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if ((ret = cli_cost_params(&p, profile, sets, nsets)) != EXIT_OK)
 		goto out;
-	in = strcmp(ops[0], "-") ? fopen(ops[0], "r") : stdin;
-	if (!in) {
-		error("cannot open '%s'", ops[0]);
-		ret = EXIT_FAILURE_RUN;
-		goto out;
-	}
 	runs = xcalloc(SCALE_MAX_RUNS, sizeof(*runs));
-	n = scale_read(in, ops[0], runs, SCALE_MAX_RUNS, &err);
-	if (in != stdin)
-		fclose(in);
-	if (n < 0) {
-		print_gl_err(&err);
-		ret = EXIT_INPUT;
-		goto out;
+	if (logs) {
+		if (!min_run)
+			lg.min_run_ns = DEFAULT_MIN_RUN_NS;
+		ingest_cli_apply(&ic);
+		n = runs_from_logs(ops, nops, &ic, task, apps, napps, gap_ns >= 0 ? gap_ns : DEFAULT_GAP_NS, runs,
+				   &win, &lg);
+		if (n < 0) {
+			ret = -n;
+			goto out;
+		}
+	} else {
+		in = strcmp(ops[0], "-") ? fopen(ops[0], "r") : stdin;
+		if (!in) {
+			error("cannot open '%s'", ops[0]);
+			ret = EXIT_FAILURE_RUN;
+			goto out;
+		}
+		n = scale_read(in, ops[0], runs, SCALE_MAX_RUNS, &err);
+		if (in != stdin)
+			fclose(in);
+		if (n < 0) {
+			print_gl_err(&err);
+			ret = EXIT_INPUT;
+			goto out;
+		}
 	}
 	res = xcalloc(1, sizeof(*res));
 	scale_compute(runs, (size_t)n, &p, deadline_h, max_cost, res);
 	if (json)
-		scale_json(stdout, res, &p, ops[0]);
+		scale_json(stdout, res, &p, logs ? "logs" : ops[0], logs ? &lg : NULL);
 	else
-		scale_text(stdout, res, &p, ops[0]);
+		scale_text(stdout, res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
 out:
 	free(runs);
 	free(res);
+	free(win);
+	free((char *)lg.task);
 	free(sets);
+	free(apps);
 	free(ops);
 	return ret;
 }

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/commands.h"
 #include "cli/cost_opts.h"
+#include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
 #include "cost/model.h"
@@ -32,14 +34,16 @@ enum {
 	OPT_JSON,
 	OPT_CSV,
 	OPT_HELP,
+	OPT_TZ,
 };
 
 const struct option_def trend_options[] = {
 	{ "db", 0, "FILE", "the store written by 'gputally ingest'", OPT_DB },
-	{ "by", 0, "hour|day|week|month", "bucket size (UTC; weeks start on Monday; default day)", OPT_BY },
+	{ "by", 0, "hour|day|week|month", "bucket size (UTC unless --tz; weeks start on Monday; default day)", OPT_BY },
+	{ "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)", OPT_TZ },
 	{ "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute", OPT_TASK },
 	{ "gpu", 0, "INDEX|UUID", "only this GPU", OPT_GPU },
-	{ "since", 0, "TIME", "first minute to count (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
+	{ "since", 0, "TIME", "first minute to count (YYYY-MM-DD is a day: UTC, or local with --tz; RFC 3339)", OPT_SINCE },
 	{ "until", 0, "TIME", "count minutes before this time", OPT_UNTIL },
 	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
 	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable)", OPT_SET },
@@ -84,13 +88,23 @@ static void price(const struct cost_params *p, const struct trend_row *r, struct
 	o->idle_money = r->covered_s > 0 ? w.local_cost * (1 - r->useful_s / r->covered_s) : NAN;
 }
 
+/* Set by --tz: labels name the local date (and the offset of a local hour). */
+static bool local_labels;
+static const char *zone_name = "UTC";
+
 static void label(char *buf, size_t cap, int by, const struct trend_row *r)
 {
 	int y, m, d;
+	long off = local_labels ? time_utc_offset_s(r->t_s) : 0;
+	int64_t lt = r->t_s + off;
+	char zone[16] = "Z";
 
-	civil_from_days(r->t_s / 86400, &y, &m, &d);
+	if (off)	/* |off| < 24 h */
+		snprintf(zone, sizeof(zone), "%c%02d:%02d", off < 0 ? '-' : '+', (int)(labs(off) / 3600 % 24),
+			 (int)(labs(off) % 3600 / 60));
+	civil_from_days((lt - ((lt % 86400) + 86400) % 86400) / 86400, &y, &m, &d);
 	if (by == TREND_HOUR)
-		snprintf(buf, cap, "%04d-%02d-%02dT%02dZ", y, m, d, (int)(r->t_s % 86400 / 3600));
+		snprintf(buf, cap, "%04d-%02d-%02dT%02d%s", y, m, d, (int)((lt % 86400 + 86400) % 86400 / 3600), zone);
 	else if (by == TREND_MONTH)
 		snprintf(buf, cap, "%04d-%02d", y, m);
 	else if (by == TREND_WEEK)
@@ -137,8 +151,9 @@ static void text_out(const struct trend_query *q, const struct cost_params *cp, 
 	struct priced p;
 	char lab[48];
 
-	printf("gputally trend by %s%s%s%s%s (UTC); profile %s%s%s\n", by_name[q->by], q->task ? ", task " : "",
-	       q->task ? q->task : "", q->gpu ? ", GPU " : "", q->gpu ? q->gpu : "", cp->name[0] ? cp->name : "defaults",
+	printf("gputally trend by %s%s%s%s%s (%s); profile %s%s%s\n", by_name[q->by], q->task ? ", task " : "",
+	       q->task ? q->task : "", q->gpu ? ", GPU " : "", q->gpu ? q->gpu : "", zone_name,
+	       cp->name[0] ? cp->name : "defaults",
 	       cp->currency[0] ? ", money in " : "", cp->currency);
 	printf("%-18s %4s %9s %6s %6s %9s %9s %10s %10s %10s  %s\n", "bucket", "GPUs", "GPU-h", "util%", "busy%",
 	       "mem GiB", "kWh", "owned", "rented", "idle money", "busy share");
@@ -199,6 +214,7 @@ static void json_out(const struct trend_query *q, const struct cost_params *cp, 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
 	jsonw_kstr(&w, "by", by_name[q->by]);
+	jsonw_kstr(&w, "tz", zone_name);
 	jsonw_kstr(&w, "task", q->task);
 	jsonw_kstr(&w, "gpu", q->gpu);
 	jsonw_kstr(&w, "profile", cp->name[0] ? cp->name : NULL);
@@ -260,7 +276,7 @@ static void measured_power(struct cost_params *cp, const struct trend_row *all, 
 
 struct trend_args {
 	struct trend_query q;
-	const char *db, *profile;
+	const char *db, *profile, *since, *until, *tz;
 	const char **sets;
 	int nsets, json, csv;
 };
@@ -305,12 +321,13 @@ static int parse(int argc, char **argv, struct trend_args *a)
 			a->q.gpu = it.arg;
 			break;
 		case OPT_SINCE:
+			a->since = it.arg;
+			break;
 		case OPT_UNTIL:
-			if (store_parse_when(id == OPT_SINCE ? "since" : "until", it.arg,
-					     id == OPT_SINCE ? &a->q.since_ns : &a->q.until_ns)) {
-				free(ops);
-				return EXIT_USAGE;
-			}
+			a->until = it.arg;
+			break;
+		case OPT_TZ:
+			a->tz = it.arg;
 			break;
 		case OPT_PROFILE:
 			a->profile = it.arg;
@@ -340,6 +357,25 @@ static int parse(int argc, char **argv, struct trend_args *a)
 		error("--json and --csv are two renderings of the same table: pick one");
 		return EXIT_USAGE;
 	}
+	if (a->tz && strcmp(a->tz, "local")) {
+		/* the zone check and TZ setting of the log readers' --tz */
+		struct ingest_cli ic;
+		ingest_cli_init(&ic);
+		if (ingest_cli_option(&ic, OPT_I_TZ, a->tz) < 0)
+			return EXIT_USAGE;
+		ingest_cli_apply(&ic);
+	} else if (a->tz) {
+		tzset();
+	}
+	if (a->tz) {
+		const char *env = getenv("TZ");
+		a->q.local = local_labels = true;
+		zone_name = strcmp(a->tz, "local") ? a->tz : env && *env ? env : "local time (/etc/localtime)";
+	}
+	/* after --tz: a YYYY-MM-DD is that zone's midnight */
+	if ((a->since && store_parse_when_in("since", a->since, a->q.local, &a->q.since_ns)) ||
+	    (a->until && store_parse_when_in("until", a->until, a->q.local, &a->q.until_ns)))
+		return EXIT_USAGE;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "util/scan.h"
 
 /* ---- the run table ------------------------------------------------------ */
@@ -445,4 +446,174 @@ void scale_compute(const struct scale_run *runs, size_t n, const struct cost_par
 	price(r, p);
 	deadline(r);
 	marginal(r);
+}
+
+/* ---- runs found in logs ------------------------------------------------- */
+
+struct step_fields {
+	bool is_step, have_ts, have_rate;
+	double ts, rate, step_ms;
+	const char *bad_at;	/* where a field was not what it should be */
+	const char *why;
+};
+
+/* The top-level keys of one line's object that a step needs; the rest is skipped. */
+static int step_parse(const char *p, const char *end, struct step_fields *f, const char **err_at,
+		      const char **why)
+{
+	struct json_lex lx;
+	enum json_tok t;
+	int want = 0;	/* 1 event, 2 ts, 3 rate, 4 step_ms */
+
+	json_lex_init(&lx, p, end, true);
+	if ((t = json_next(&lx)) != JT_OBJ) {
+		*err_at = lx.p;
+		*why = t == JT_ERR ? lx.err : "not a JSON object";
+		return -1;
+	}
+	while ((t = json_next(&lx)) != JT_OBJ_END) {
+		if (t != JT_KEY)
+			goto bad;
+		want = slice_eq(lx.tok, "event") ? 1 : slice_eq(lx.tok, "ts") ? 2 :
+		       slice_eq(lx.tok, "samples_per_s") || slice_eq(lx.tok, "items_per_s") ? 3 :
+		       slice_eq(lx.tok, "step_ms") ? 4 : 0;
+		const char *at = lx.p;
+		t = json_next(&lx);
+		if (t == JT_ERR || t == JT_MORE || t == JT_DONE)
+			goto bad;
+		if (want == 1 && t == JT_STR) {
+			f->is_step = slice_eq(lx.tok, "step");
+		} else if (want >= 2 && t == JT_NUM) {
+			double v;
+			if (slice_to_double(lx.tok, &v) || !isfinite(v)) {
+				f->bad_at = at;
+				f->why = "a number out of range";
+			} else if (want == 2) {
+				f->ts = v, f->have_ts = true;
+			} else if (want == 3) {
+				f->rate = v, f->have_rate = true;
+			} else {
+				f->step_ms = v;
+			}
+		} else if (want >= 2 && t != JT_NULL) {
+			f->bad_at = at;
+			f->why = want == 2 ? "'ts' is not a number" : want == 3 ? "the throughput is not a number" :
+								 "'step_ms' is not a number";
+			if (json_skip(&lx, t) != 1)
+				goto bad;
+		} else if (json_skip(&lx, t) != 1) {
+			goto bad;
+		}
+	}
+	return 0;
+bad:
+	*err_at = lx.p;
+	*why = lx.err ? lx.err : "not a JSON object";
+	return -1;
+}
+
+long scale_app_read(FILE *in, const char *name, struct scale_step **steps, size_t *nsteps,
+		    struct scale_app_count *cnt, struct gl_err *first_bad, struct gl_err *err)
+{
+	char *buf = NULL;
+	size_t cap = 0, alloc = *nsteps;
+	ssize_t len;
+	unsigned long line = 0;
+	long got = 0;
+
+	while ((len = getline(&buf, &cap, in)) >= 0) {
+		struct step_fields f = { .step_ms = NAN };
+		const char *at = NULL, *why = NULL;
+		struct slice t = slice_trim((struct slice){ buf, (size_t)len });
+
+		line++;
+		if (!t.n)
+			continue;
+		if (step_parse(t.p, t.p + t.n, &f, &at, &why) == 0 && f.is_step) {
+			if (!f.bad_at && !f.have_ts)
+				f.bad_at = t.p, f.why = "a step without 'ts'";
+			else if (!f.bad_at && !f.have_rate) {
+				cnt->no_rate++;
+				continue;
+			} else if (!f.bad_at && (f.rate < 0 || f.ts <= 0 || !(isnan(f.step_ms) || f.step_ms > 0)))
+				f.bad_at = t.p, f.why = "a step with a negative or zero value";
+			at = f.bad_at, why = f.why;
+		}
+		if (why) {
+			if (!cnt->bad)
+				cell_err(first_bad, name, line, (size_t)(at - buf) + 1, "%s", why);
+			cnt->bad++;
+			continue;
+		}
+		if (!f.is_step)
+			continue;
+		if (*nsteps == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			*steps = realloc(*steps, alloc * sizeof(**steps));
+			if (!*steps)
+				abort();
+		}
+		(*steps)[(*nsteps)++] = (struct scale_step){ (int64_t)llround(f.ts * 1e9), f.rate,
+							     isnan(f.step_ms) ? NAN : f.step_ms / 1000 };
+		got++;
+		cnt->steps++;
+	}
+	free(buf);
+	if (ferror(in))
+		return gl_err_errno(err, "cannot read %s", name), -1;
+	return got;
+}
+
+void scale_windows_steps(struct scale_window *w, size_t nw, const struct scale_step *s, size_t ns)
+{
+	for (size_t i = 0; i < ns; i++)
+		for (size_t j = 0; j < nw; j++)
+			if (s[i].t_ns >= w[j].t0_ns && s[i].t_ns < w[j].t1_ns) {
+				double dt = isnan(s[i].step_s) ? 1 : s[i].step_s;
+				w[j].steps++;
+				w[j].items += s[i].items_per_s * dt;
+				w[j].items_s += dt;
+				break;
+			}
+}
+
+size_t scale_runs_from_windows(const struct scale_window *w, size_t nw, bool with_throughput,
+			       struct scale_run *runs, size_t cap)
+{
+	size_t n = 0;
+	bool all_steps = true;
+
+	/* the distinct counts, in order of first appearance, then sorted */
+	for (size_t i = 0; i < nw; i++) {
+		size_t k;
+		if (w[i].short_run)
+			continue;
+		for (k = 0; k < n && runs[k].gpus != w[i].gpus; k++)
+			;
+		if (k == n && n < cap)
+			runs[n++] = (struct scale_run){ .gpus = w[i].gpus, .hours = NAN, .throughput = NAN,
+							.iterations = NAN, .cost = NAN, .have = SC_HOURS };
+	}
+	qsort(runs, n, sizeof(*runs), cmp_runs);
+	for (size_t k = 0; k < n; k++) {
+		double h = 0, items = 0, items_s = 0;
+		size_t m = 0;
+		for (size_t i = 0; i < nw; i++)
+			if (!w[i].short_run && w[i].gpus == runs[k].gpus) {
+				h += (double)(w[i].t1_ns - w[i].t0_ns) / 3.6e12;
+				items += w[i].items;
+				items_s += w[i].items_s;
+				m++;
+			}
+		runs[k].hours = h / (double)m;
+		runs[k].throughput = items_s > 0 ? items / items_s : NAN;
+		all_steps &= items_s > 0;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (with_throughput && all_steps)
+			runs[k].have |= SC_THROUGHPUT;
+		else
+			runs[k].throughput = NAN;
+	}
+	return n;
 }

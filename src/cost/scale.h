@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cost/model.h"
@@ -89,5 +90,63 @@ struct scale_result {
 /* Everything above from runs[0..n) (sorted, n >= 1) and the cost parameters. */
 void scale_compute(const struct scale_run *runs, size_t n, const struct cost_params *p, double deadline_h,
 		   double max_cost_per_speedup, struct scale_result *out);
+
+/* ---- runs found in logs (`scale --logs`) --------------------------------- */
+
+/* One step of an application log: when, items per second, its duration. */
+struct scale_step {
+	int64_t t_ns;
+	double items_per_s;
+	double step_s;		/* NAN when the log does not say */
+};
+
+/*
+ * Read an application log (JSON lines, like the H200 capture's
+ * app_log.jsonl): an object with "event": "step", "ts" (unix seconds) and
+ * "samples_per_s" or "items_per_s" (optionally "step_ms") is a step; other
+ * events are ignored, and so are steps that carry no throughput (a phase
+ * that counts no items), counted in no_rate.  A line that is not a JSON
+ * object, or a step with a bad field, is counted in bad and the first such
+ * is described in *first_bad (src, line, col, message).  Steps are appended
+ * to *steps.  Returns the steps read, or -1 when the file cannot be read (err).
+ */
+struct scale_app_count {
+	uint64_t steps, no_rate, bad;
+};
+long scale_app_read(FILE *in, const char *name, struct scale_step **steps, size_t *nsteps,
+		    struct scale_app_count *cnt, struct gl_err *first_bad, struct gl_err *err);
+
+/* One window of the task in the logs (analysis/task_windows.h), with the
+ * application steps that fall in it. */
+struct scale_window {
+	int64_t t0_ns, t1_ns;
+	int gpus;
+	bool short_run;		/* shorter than --min-run: listed, not a run */
+	size_t steps;
+	double items, items_s;	/* sum of items_per_s x step_s and of step_s (1 per step when unknown) */
+};
+
+/* Put each step (sorted or not) into the window holding its time. */
+void scale_windows_steps(struct scale_window *w, size_t nw, const struct scale_step *s, size_t ns);
+
+/*
+ * One run per distinct GPU count (short windows left out): hours the mean
+ * duration of its windows,
+ * throughput (when with_throughput and every count has steps) items / items_s
+ * over all its windows.  Runs come back sorted by count; returns how many.
+ */
+size_t scale_runs_from_windows(const struct scale_window *w, size_t nw, bool with_throughput,
+			       struct scale_run *runs, size_t cap);
+
+/* Where the runs came from, for the output (NULL for a CSV table). */
+struct scale_logs {
+	const char *task;		/* NULL: GPUs doing work (no process data) */
+	const char *basis;		/* what the speedup is taken from, in words */
+	const struct scale_window *win;
+	size_t nwin;
+	const char *const *app_logs;	/* NULL-terminated; NULL when none was given */
+	struct scale_app_count app;
+	int64_t min_run_ns;
+};
 
 #endif

@@ -553,7 +553,8 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 
 	for (size_t i = 0; i < an->nsegs; i++)
 		nseg += an->segs[i].gpu == gi;
-	if (nseg <= MAX_EXACT_SEGMENTS) {
+	/* a store keeps no segments: its minutes' states give the columns' */
+	if (nseg && nseg <= MAX_EXACT_SEGMENTS) {
 		for (size_t i = 0; i < an->nsegs; i++) {
 			const struct segment *s = &an->segs[i];
 			if (s->gpu != gi)
@@ -629,7 +630,10 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	down_sampled = g->nominal_ns > 0 && (int64_t)merged * g->ser.width_ns > g->nominal_ns;
 	dur(d1, sizeof(d1), (int64_t)merged * g->ser.width_ns);
 	dur(d2, sizeof(d2), g->nominal_ns);
-	if (down_sampled)
+	if (r->store)
+		snprintf(note, sizeof(note), "from the store's per-minute rollups: one column = %s; memory and temperature "
+			 "are each minute's maximum; memory controller %% and SM clock are not stored", d1);
+	else if (down_sampled)
 		snprintf(note, sizeof(note), "downsampled: one column = %s of %s samples; the light band is each column's min to max",
 			 d1, d2);
 	else
@@ -668,7 +672,8 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" class=\"ax\"/>", ML, y, PW, PH);
 		if (!any) {
-			snprintf(lab, sizeof(lab), "no %s readings in the inputs", pp->label);
+			snprintf(lab, sizeof(lab), r->store ? "the store keeps no %s" : "no %s readings in the inputs",
+				 pp->label);
 			text_at(h, ML + PW / 2.0, y + PH / 2.0 + 4, "middle", "mut", lab);
 			snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
 			text_at(h, ML, y - 4, NULL, NULL, lab);

@@ -73,6 +73,7 @@ struct report {
 	const struct prom_fleet *fleet;
 	struct fleet_row *nodes, *nss, *pods;	/* nodes by idle_cost, most first */
 	size_t nnodes, nnss, npods;
+	const char *store;	/* report --db: the store's path (the series are per-minute rollups), else NULL */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "util/timeutil.h"
 
 static const char *num(char *buf, size_t cap, double v, int dec)
 {
@@ -25,13 +26,46 @@ static const char *cur(const struct cost_params *p)
 	return p->currency[0] ? p->currency : "(currency units)";
 }
 
-void scale_text(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src)
+static double win_hours(const struct scale_window *w)
+{
+	return (double)(w->t1_ns - w->t0_ns) / 3.6e12;
+}
+
+/* What --logs found: the task, each window, and what the speedup rests on. */
+static void logs_text(FILE *out, const struct scale_logs *lg)
+{
+	char a[40], b[40], c[32], d[32];
+
+	fprintf(out, "Runs found in the logs: %s%s%s, %zu window%s; speedup from the %s.\n",
+		lg->task ? "task '" : "GPUs doing work (no process data)", lg->task ? lg->task : "",
+		lg->task ? "'" : "", lg->nwin, lg->nwin == 1 ? "" : "s", lg->basis);
+	if (lg->app_logs)
+		fprintf(out, "Application log%s %s: %llu step(s) with a throughput, %llu without (not counted), "
+			"%llu line(s) skipped.\n", lg->app_logs[1] ? "s" : "", lg->app_logs[0],
+			(unsigned long long)lg->app.steps, (unsigned long long)lg->app.no_rate,
+			(unsigned long long)lg->app.bad);
+	fprintf(out, "  start (UTC)           end (UTC)             GPUs     hours  steps  items/s\n");
+	for (size_t i = 0; i < lg->nwin; i++) {
+		const struct scale_window *w = &lg->win[i];
+		time_rfc3339(a, sizeof(a), w->t0_ns);
+		time_rfc3339(b, sizeof(b), w->t1_ns);
+		fprintf(out, "  %-21s %-21s %4d %9s %6zu %8s%s\n", a, b, w->gpus, num(c, sizeof(c), win_hours(w), 4),
+			w->steps, num(d, sizeof(d), w->steps ? w->items / w->items_s : NAN, 3),
+			w->short_run ? "  shorter than --min-run: not a run" : "");
+	}
+	fputc('\n', out);
+}
+
+void scale_text(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src,
+		const struct scale_logs *lg)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32];
 	const struct scale_row *base = &r->rows[0];
 
 	fprintf(out, "gputally scale: %zu run%s from %s; speedup from %s, against the %d-GPU run\n\n", r->nrows,
 		r->nrows == 1 ? "" : "s", src, r->throughput_from, base->gpus);
+	if (lg)
+		logs_text(out, lg);
 	fprintf(out, "  GPUs  throughput  speedup  efficiency  Amdahl S   gap %%  implied F   USL S     hours\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct scale_row *w = &r->rows[i];
@@ -132,7 +166,45 @@ void scale_text(FILE *out, const struct scale_result *r, const struct cost_param
 		fprintf(out, "warning: %s\n", r->warnings[i]);
 }
 
-void scale_json(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src)
+static void logs_json(struct jsonw *w, const struct scale_logs *lg)
+{
+	jsonw_key(w, "logs");
+	if (!lg) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "task", lg->task);
+	jsonw_kstr(w, "basis", lg->basis);
+	jsonw_key(w, "app_logs");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; lg->app_logs && lg->app_logs[i]; i++)
+		jsonw_str(w, lg->app_logs[i]);
+	jsonw_arr_end(w);
+	jsonw_kint(w, "app_steps", (int64_t)lg->app.steps);
+	jsonw_kint(w, "app_steps_without_throughput", (int64_t)lg->app.no_rate);
+	jsonw_kint(w, "app_lines_skipped", (int64_t)lg->app.bad);
+	jsonw_kint(w, "min_run_s", lg->min_run_ns / NS_PER_S);
+	jsonw_key(w, "windows");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < lg->nwin; i++) {
+		const struct scale_window *x = &lg->win[i];
+		jsonw_obj_begin(w);
+		jsonw_ktime(w, "start", x->t0_ns);
+		jsonw_ktime(w, "end", x->t1_ns);
+		jsonw_kint(w, "gpus", x->gpus);
+		jsonw_knum(w, "hours", win_hours(x), 6);
+		jsonw_kint(w, "steps", (int64_t)x->steps);
+		jsonw_knum(w, "throughput", x->steps ? x->items / x->items_s : NAN, 6);
+		jsonw_kbool(w, "run", !x->short_run);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
+}
+
+void scale_json(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src,
+		const struct scale_logs *lg)
 {
 	struct jsonw w;
 
@@ -142,6 +214,7 @@ void scale_json(FILE *out, const struct scale_result *r, const struct cost_param
 	jsonw_kstr(&w, "source", src);
 	jsonw_kstr(&w, "throughput_from", r->throughput_from);
 	jsonw_kint(&w, "base_gpus", r->rows[0].gpus);
+	logs_json(&w, lg);
 	jsonw_key(&w, "runs");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < r->nrows; i++) {

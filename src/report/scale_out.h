@@ -7,7 +7,10 @@
 
 #include "cost/scale.h"
 
-void scale_text(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src);
-void scale_json(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src);
+/* lg: the windows --logs found the runs in, or NULL for a run table */
+void scale_text(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src,
+		const struct scale_logs *lg);
+void scale_json(FILE *out, const struct scale_result *r, const struct cost_params *p, const char *src,
+		const struct scale_logs *lg);
 
 #endif

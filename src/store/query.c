@@ -132,15 +132,98 @@ static int totals(struct store *s, struct analysis *an, int64_t *rows, int64_t t
 	return n;
 }
 
-/* The per-minute busy and covered seconds, and a utilization histogram of minute means. */
+/* ---- the display series from minutes (the HTML page of report --db) ---- */
+
+static void series_clear(struct ser_bucket *b, size_t n)
+{
+	memset(b, 0, n * sizeof(*b));
+	for (size_t i = 0; i < n; i++)
+		for (int m = 0; m < SER__COUNT; m++) {
+			b[i].min[m] = INFINITY;
+			b[i].max[m] = -INFINITY;
+		}
+}
+
+/* Halve the resolution, as the analysis does when its buckets run out. */
+static void series_merge(struct gpu_series *sr)
+{
+	for (size_t i = 0; i < SER_MAX / 2; i++) {
+		struct ser_bucket *a = &sr->b[2 * i], *c = &sr->b[2 * i + 1], t = *a;
+		for (int m = 0; m < SER__COUNT; m++) {
+			t.sum[m] += c->sum[m];
+			t.known_s[m] += c->known_s[m];
+			t.min[m] = fminf(a->min[m], c->min[m]);
+			t.max[m] = fmaxf(a->max[m], c->max[m]);
+		}
+		for (int k = 0; k < ST__COUNT; k++)
+			t.state_s[k] += c->state_s[k];
+		sr->b[i] = t;
+	}
+	series_clear(sr->b + SER_MAX / 2, SER_MAX / 2);
+	sr->n = (sr->n + 1) / 2;
+	sr->width_ns *= 2;
+}
+
+/* One metric of one minute: value x seconds over the known seconds; the
+ * extremes a minute keeps (NAN: none stored, so the mean stands for it). */
+static void series_put(struct ser_bucket *b, int m, double sum, double known_s, double lo, double hi)
+{
+	if (!(known_s > 0) || isnan(sum))
+		return;
+	if (isnan(lo))
+		lo = sum / known_s;
+	if (isnan(hi))
+		hi = sum / known_s;
+	b->sum[m] += (float)sum;
+	b->known_s[m] += (float)known_s;
+	b->min[m] = fminf(b->min[m], (float)lo);
+	b->max[m] = fmaxf(b->max[m], (float)hi);
+}
+
+/*
+ * A minute into the series: utilization and power as their means (and the
+ * stored maxima); memory used and temperature as the minute's maximum (the
+ * store keeps no mean of them); memory utilization and the SM clock are not
+ * stored.  st: the minute's row from column 4 on (see minutes()).
+ */
+static void series_minute(struct gpu_stats *g, int64_t t_s, sqlite3_stmt *st)
+{
+	struct gpu_series *sr = &g->ser;
+	int64_t k;
+	struct ser_bucket *b;
+	double cov = col(st, 1) / 1000, busy = col(st, 2) / 1000, known = col(st, 3) / 1000;
+
+	if (!sr->b) {
+		sr->b = xreallocarray(NULL, SER_MAX, sizeof(*sr->b));
+		series_clear(sr->b, SER_MAX);
+		sr->base_ns = t_s * NS_PER_S;
+		sr->width_ns = 60 * NS_PER_S;
+	}
+	while ((k = (t_s * NS_PER_S - sr->base_ns) / sr->width_ns) >= SER_MAX)
+		series_merge(sr);
+	b = &sr->b[k];
+	series_put(b, SER_UTIL, 100 * busy, known, NAN, col(st, 4));
+	series_put(b, SER_POWER, col(st, 7), col(st, 8) / 1000, NAN, col(st, 9));
+	series_put(b, SER_MEM, col(st, 5) * cov, cov, col(st, 5), col(st, 5));
+	series_put(b, SER_TEMP, col(st, 6) * cov, cov, col(st, 6), col(st, 6));
+	for (int i = 0; i < ST__COUNT; i++)
+		b->state_s[i] += (float)(col(st, 10 + i) / 1000);
+	if ((size_t)k + 1 > sr->n)
+		sr->n = (size_t)k + 1;
+}
+
+/* The per-minute busy and covered seconds, a utilization histogram of minute
+ * means, and the display series. */
 static void minutes(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1)
 {
+	char sql[1024] = "SELECT t, covered_ms, busy_ms, util_known_ms, util_max, mem_max_mib, temp_max_c,"
+			 " power_ws, power_known_ms, power_max_w";
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT t, covered_ms, busy_ms, util_known_ms FROM minutes WHERE gpu = ? AND t >= ? AND t < ?"
-			       " ORDER BY t",
-			       -1, &st, NULL) != SQLITE_OK)
+	for (int k = 0; k < ST__COUNT; k++)
+		append(sql, sizeof(sql), ", s_%s", state_name[k]);
+	append(sql, sizeof(sql), "%s", " FROM minutes WHERE gpu = ? AND t >= ? AND t < ? ORDER BY t");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		struct gpu_stats *g = &an->gpus[i];
@@ -172,6 +255,7 @@ static void minutes(struct store *s, struct analysis *an, const int64_t *rows, i
 				int b = u < 0 ? 0 : u > 100 ? 100 : (int)(u + 0.5);
 				g->util_hist_s[b] += known;
 			}
+			series_minute(g, t, st);
 		}
 		sqlite3_reset(st);
 	}

@@ -114,7 +114,8 @@ void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since
 enum trend_by { TREND_HOUR, TREND_DAY, TREND_WEEK, TREND_MONTH };
 
 struct trend_query {
-	int by;			/* enum trend_by; buckets are UTC, weeks start on Monday */
+	int by;			/* enum trend_by; weeks start on Monday */
+	bool local;		/* buckets in the process's time zone (TZ), else UTC */
 	const char *task;	/* a process name, or NULL for whole GPUs */
 	const char *gpu;	/* an index or a UUID, or NULL for all */
 	int64_t since_ns, until_ns;	/* INT64_MIN / INT64_MAX: open */
@@ -129,8 +130,14 @@ struct trend_row {
 	double idle_ws, idle_s, active_ws, active_s;
 };
 
+/* Buckets in order.  With q->local each starts at a local midnight (day,
+ * week, month) or local hour, so a day of a DST change holds 23 or 25 hours:
+ * the rows are read per UTC hour (the hours table) when every such hour lies
+ * in one local hour, else per 15 minutes from the minutes, and merged here. */
 int store_trend(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
 		struct gl_err *err);
+/* The start of the local bucket (q->local) holding t_s: exposed for labels and tests. */
+int64_t store_local_bucket(int by, int64_t t_s);
 /* Every task (process name) seen in the window, most busy first. */
 int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
 		      struct gl_err *err);

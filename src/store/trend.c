@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Trend queries: the rollups summed per hour, day, week or month (UTC), for
+ * Trend queries: the rollups summed per hour, day, week or month (UTC, or
+ * the local time of TZ), for
  * all GPUs, one GPU, or the minutes and shares of one task.  SQLite does the
  * grouping over the primary key's time order; months are days merged here.
  */
@@ -37,9 +38,16 @@ static void useful_expr(char *buf, size_t cap, const char *alias)
 	cat(buf, cap, ")");
 }
 
+/* Finer buckets than the four of trend_by, for local time: every UTC offset
+ * in use is a multiple of 15 minutes. */
+enum { BY_QUARTER = -1 };
+
 static const char *bucket_expr(int by, const char *tcol, char *buf, size_t cap)
 {
 	switch (by) {
+	case BY_QUARTER:
+		snprintf(buf, cap, "(%s / 900) * 900", tcol);
+		break;
 	case TREND_HOUR:
 		snprintf(buf, cap, "(%s / 3600) * 3600", tcol);
 		break;
@@ -110,8 +118,9 @@ static bool hour_aligned(const struct trend_query *q)
 	       (q->until_ns == INT64_MAX || lim(q->until_ns, 1) % 3600 == 0);
 }
 
-/* The SELECT list and FROM of one kind of row: whole GPUs, or one task's share. */
-static void select_sql(char *sql, size_t cap, const struct trend_query *q, const char *group)
+/* The SELECT list and FROM of one kind of row: whole GPUs, or one task's share.
+ * fine: the buckets are shorter than an hour, so the minutes must answer. */
+static void select_sql(char *sql, size_t cap, const struct trend_query *q, const char *group, bool fine)
 {
 	char useful[256] = "", gf[128];
 
@@ -122,7 +131,7 @@ static void select_sql(char *sql, size_t cap, const struct trend_query *q, const
 			 " sum(%s), max(m.mem_max_mib), sum(m.e_counter_j + m.e_power_j), sum(m.e_counter_ms + m.e_power_ms),"
 			 " sum(m.idle_ws), sum(m.idle_ms), sum(m.active_ws), sum(m.active_ms)"
 			 " FROM %s m WHERE m.t >= ?1 AND m.t < ?2%s GROUP BY b ORDER BY b",
-			 group, useful, hour_aligned(q) ? "hours" : "minutes", gpu_filter(q, "m", gf, sizeof(gf)));
+			 group, useful, hour_aligned(q) && !fine ? "hours" : "minutes", gpu_filter(q, "m", gf, sizeof(gf)));
 		return;
 	}
 	useful_expr(useful, sizeof(useful), "m");
@@ -192,12 +201,93 @@ static int run(struct store *s, const struct trend_query *q, const char *sql, in
 	return rc == SQLITE_DONE ? 0 : GL_EIO;
 }
 
+static int64_t pmod(int64_t a, int64_t m)
+{
+	int64_t r = a % m;
+	return r < 0 ? r + m : r;
+}
+
+/* The UTC instant of local midnight of the local day `days` (since 1970-01-01). */
+static int64_t local_midnight(int64_t days)
+{
+	int y, m, d;
+	int64_t t;
+
+	civil_from_days(days, &y, &m, &d);
+	if (time_local_to_utc(y, m, d, 0, 0, 0, &t))
+		t = days * 86400 - time_utc_offset_s(days * 86400);
+	return t;
+}
+
+int64_t store_local_bucket(int by, int64_t t_s)
+{
+	int64_t lt = t_s + time_utc_offset_s(t_s), days = (lt - pmod(lt, 86400)) / 86400;
+	int y, m, d;
+
+	switch (by) {
+	case TREND_HOUR:
+		return t_s - pmod(lt, 3600);
+	case TREND_WEEK:	/* 1970-01-01 was a Thursday: day + 3 counts from a Monday */
+		return local_midnight(days - pmod(days + 3, 7));
+	case TREND_MONTH:
+		civil_from_days(days, &y, &m, &d);
+		return local_midnight(days_from_civil(y, m, 1));
+	default:
+		return local_midnight(days);
+	}
+}
+
+/* Every row [t, t + step) lies in one local hour: one UTC offset, a whole number of hours. */
+static bool rows_fit_local_hours(const struct trend_row *r, size_t n, int64_t step)
+{
+	for (size_t i = 0; i < n; i++) {
+		long off = time_utc_offset_s(r[i].t_s);
+		if (off % 3600 || time_utc_offset_s(r[i].t_s + step - 1) != off)
+			return false;
+	}
+	return true;
+}
+
+static int local_trend(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
+		       struct gl_err *err)
+{
+	char sql[2048], b[128];
+	const char *tcol = q->task ? "p.t" : "m.t";
+	struct trend_query hq = *q;
+	size_t k = 0;
+	int rc;
+
+	hq.by = TREND_HOUR;	/* run() merges months only for TREND_MONTH */
+	select_sql(sql, sizeof(sql), q, bucket_expr(TREND_HOUR, tcol, b, sizeof(b)), false);
+	if ((rc = run(s, &hq, sql, 0, rows, n, err)))
+		return rc;
+	if (!rows_fit_local_hours(*rows, *n, 3600)) {
+		free(*rows);
+		select_sql(sql, sizeof(sql), q, bucket_expr(BY_QUARTER, tcol, b, sizeof(b)), true);
+		if ((rc = run(s, &hq, sql, 0, rows, n, err)))
+			return rc;
+	}
+	/* rows come in time order, so a local bucket's rows are consecutive */
+	for (size_t i = 0; i < *n; i++) {
+		struct trend_row r = (*rows)[i];
+		r.t_s = store_local_bucket(q->by, r.t_s);
+		if (k && (*rows)[k - 1].t_s == r.t_s)
+			merge(&(*rows)[k - 1], &r);
+		else
+			(*rows)[k++] = r;
+	}
+	*n = k;
+	return 0;
+}
+
 int store_trend(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
 		struct gl_err *err)
 {
 	char sql[2048], b[128];
 
-	select_sql(sql, sizeof(sql), q, bucket_expr(q->by, q->task ? "p.t" : "m.t", b, sizeof(b)));
+	if (q->local)
+		return local_trend(s, q, rows, n, err);
+	select_sql(sql, sizeof(sql), q, bucket_expr(q->by, q->task ? "p.t" : "m.t", b, sizeof(b)), false);
 	return run(s, q, sql, 0, rows, n, err);
 }
 
@@ -209,6 +299,6 @@ int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend
 	/* every task (or the one asked for): the task form of the query, grouped by name */
 	struct trend_query tq = *q;
 	tq.task = q->task ? q->task : "";
-	select_sql(sql, sizeof(sql), &tq, "p.name");
+	select_sql(sql, sizeof(sql), &tq, "p.name", false);
 	return run(s, q, sql, 1, rows, n, err);
 }

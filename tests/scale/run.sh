@@ -98,5 +98,61 @@ grep -q "no fit, it needs at least two runs" "$T/out" || bad "one run: no 'needs
 printf 'gpus,throughput\n1,100\n2,250\n' >"$T/super.csv"
 "$bin" scale "$T/super.csv" >"$T/out" 2>&1 || bad "superlinear: exit $?"
 grep -q "faster than linear" "$T/out" || bad "superlinear: no warning"
+# runs found in logs: synthetic dmon + pmon + app log whose plan (and so the
+# expected windows, hours and throughputs) gen_logs.py writes itself
+L="$T/logs"; mkdir -p "$L"
+python3 "$(dirname "$0")/gen_logs.py" "$L" || bad "gen_logs.py failed"
+"$bin" scale --logs --json --app-log "$L/app_log.jsonl" "$L/dmon.log" "$L/pmon.log" >"$T/logs.json" 2>"$T/logs.err" ||
+	bad "--logs: exit $?"
+grep -q "app_log.jsonl:$(grep -c '' "$L/app_log.jsonl"):" "$T/logs.err" || bad "--logs: the broken app-log line is not named file:line"
+"$bin" scale --logs --json "$L/dmon.log" "$L/pmon.log" >"$T/logs-hours.json" || bad "--logs hours: exit $?"
+"$bin" scale --logs --json "$L/dmon.log" >"$T/logs-noproc.json" || bad "--logs dmon only: exit $?"
+"$bin" scale --logs --json --task other "$L/pmon.log" "$L/dmon.log" >"$T/logs-other.json" || bad "--task other: exit $?"
+"$bin" scale --logs --task nope "$L/pmon.log" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 3 ] && grep -q "no process named 'nope'" "$T/err" || bad "--task nope: exit $rc, $(cat "$T/err")"
+"$bin" scale --logs --min-run 1h "$L/pmon.log" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 3 ] && grep -q "shorter than --min-run" "$T/err" || bad "--min-run 1h: exit $rc, $(cat "$T/err")"
+"$bin" scale --app-log "$L/app_log.jsonl" "$T/one.csv" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || bad "--app-log without --logs: exit $rc, want 2"
+python3 - "$T" "$L/expect.json" <<'PY' || fail=1
+import json, sys, calendar
+T, exp = sys.argv[1], json.load(open(sys.argv[2]))
+bad = []
+def near(what, got, want, tol):
+    if got is None or abs(got - want) > tol:
+        bad.append("%s: %r, want %r +/- %g" % (what, got, want, tol))
+def secs(s): return calendar.timegm(__import__("time").strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
+def windows(j): return [[secs(w["start"]), secs(w["end"]), w["gpus"]] for w in j["logs"]["windows"]]
+j = json.load(open(T + "/logs.json"))
+if j["logs"]["task"] != "train": bad.append("task %r, want the busiest, train" % j["logs"]["task"])
+if windows(j) != exp["windows"]: bad.append("windows %r, want %r" % (windows(j), exp["windows"]))
+if [w["run"] for w in j["logs"]["windows"]] != [True] * 4 + [False]: bad.append("the 20 s blip is not the only non-run")
+if j["logs"]["app_steps"] != exp["app_steps"]: bad.append("app steps %r, want %r" % (j["logs"]["app_steps"], exp["app_steps"]))
+if j["logs"]["app_steps_without_throughput"] != exp["app_no_rate"]: bad.append("steps without throughput %r" % j["logs"]["app_steps_without_throughput"])
+if j["logs"]["app_lines_skipped"] != exp["app_bad"]: bad.append("app lines skipped %r" % j["logs"]["app_lines_skipped"])
+if j["throughput_from"] != "throughput": bad.append("throughput_from %r" % j["throughput_from"])
+if [r["gpus"] for r in j["runs"]] != [1, 2, 4]: bad.append("runs %r, want 1, 2, 4 GPUs" % [r["gpus"] for r in j["runs"]])
+x = exp["throughput"]
+for r in j["runs"]:
+    g = str(r["gpus"])
+    near("throughput at %s" % g, r["throughput"], x[g], 1e-6)
+    near("hours at %s" % g, r["hours"], exp["hours"][g], 1e-6)
+    near("speedup at %s" % g, r["speedup"], x[g] / x["1"], 1e-6)
+# without an app log: the same work at each count, speedup = hours(1) / hours(n)
+h = json.load(open(T + "/logs-hours.json"))
+if h["throughput_from"] != "1/hours": bad.append("hours basis: throughput_from %r" % h["throughput_from"])
+for r in h["runs"]:
+    near("hours speedup at %d" % r["gpus"], r["speedup"], exp["hours"]["1"] / exp["hours"][str(r["gpus"])], 1e-6)
+# no process data: windows of work, "other" (5 min on GPU 3) joins the 1-GPU runs
+n = json.load(open(T + "/logs-noproc.json"))
+want = sorted(exp["windows"] + [exp["other_window"]])
+if n["logs"]["task"] is not None or windows(n) != want: bad.append("no-process windows %r, want %r" % (windows(n), want))
+near("no-process 1-GPU hours", n["runs"][0]["hours"], (1200 + 300) / 2 / 3600, 1e-6)
+o = json.load(open(T + "/logs-other.json"))
+if windows(o) != [exp["other_window"]]: bad.append("--task other windows %r" % windows(o))
+for b in bad: print("scale --logs: FAIL: " + b)
+print("scale --logs: windows, hours and throughput of a synthetic 1/2/4-GPU plan%s" % ("" if not bad else ", %d wrong" % len(bad)))
+sys.exit(1 if bad else 0)
+PY
 [ $fail -eq 0 ] && echo "scale: all passed"
 exit $fail

@@ -384,8 +384,87 @@ echo x | "$BIN" ingest --db "$T/u.db" - >"$T/stdin.txt" 2>&1 || rc=$?
 check "standard input is refused" sh -c "[ $rc = 1 ] && grep -q 'standard input' '$T/stdin.txt'"
 if "$BIN" trend --db "$T/h.db" --by year >/dev/null 2>&1; then fail "--by year"; else pass "trend --by year is a usage error"; fi
 if "$BIN" report --since 2026-01-01 "$EX" >/dev/null 2>&1; then fail "report --since without --db"; else pass "report --since without --db is a usage error"; fi
-if "$BIN" report --db "$T/h.db" --html x.html >/dev/null 2>&1; then fail "report --db --html"; else pass "report --db --html is a usage error"; fi
 if "$BIN" report --db "$T/h.db" "$EX" >/dev/null 2>&1; then fail "report --db with files"; else pass "report --db with files is a usage error"; fi
+
+# ---- 12. report --db --html: the page from the rollups -------------------------------
+"$BIN" report --db "$T/h.db" --html "$T/db.html" --json >"$T/db-html.json"
+check "report --db --html: offline, every number equal to the --json of the same run" \
+	python3 tests/html/check.py "$T/db.html" "$T/db-html.json"
+"$BIN" report --db "$T/h.db" --markdown >"$T/db.md"
+check "report --db --markdown: the page has the summary" grep -q '^| Covered |' "$T/db.md"
+sqlite3 -separator ' ' "$T/h.db" "SELECT g.idx, m.t, $(
+	for s in idle held_idle compute_bound memory_bound input_bound launch_bound throttled down unknown gap; do
+		printf "coalesce(s_%s,0)," "$s"; done) 0 FROM minutes m JOIN gpus g ON g.id = m.gpu ORDER BY g.idx, m.t" >"$T/db-minutes.txt"
+check "report --db --html: each GPU's state band is the state with the most seconds of each stored minute" \
+	python3 - "$T/db.html" "$T/db-minutes.txt" <<'EOF'
+import re, sys, time
+page = open(sys.argv[1]).read()
+names = ["idle", "held_idle", "compute_bound", "memory_bound", "input_bound", "launch_bound", "throttled", "down", "unknown", "gap"]
+want, cur = [], None
+for line in open(sys.argv[2]):
+    v = [int(x) for x in line.split()]
+    gpu, t, secs = v[0], v[1], v[2:12]
+    if max(secs) == 0:
+        continue
+    st = names[secs.index(max(secs))]
+    if cur and cur[0] == gpu and cur[1] == st and cur[3] == t:
+        cur[3] = t + 60
+    else:
+        cur = [gpu, st, t, t + 60]
+        want.append(cur)
+def iso(t): return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+want = ["%s: mostly, %s to %s" % (st, iso(a), iso(b)) for g, st, a, b in want]
+got = re.findall(r"<title>([a-z_]+: mostly, [^<]*)</title>", page)
+assert got == want, (got, want)
+assert page.count("from the store&#39;s per-minute rollups") >= 1, "no note that the series are minutes"
+print("%d state runs" % len(got))
+EOF
+
+# ---- 13. trend --tz: buckets from local midnight, DST days of 23 and 25 hours ----------
+# one GPU at 10 s, busy, 2026-03-28..30 and 2026-10-24..27 UTC; Europe/Berlin
+# moves to CEST at 2026-03-29T01:00Z and back to CET at 2026-10-25T01:00Z
+python3 - "$T" <<'EOF'
+import sys, calendar, time
+def gen(path, t0, t1):
+    with open(path, "w") as f:
+        f.write("#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk  pviol  tviol     fb   bar1   ccpm  sbecc  dbecc    pci  rxpci  txpci \n")
+        f.write("#YYYYMMDD    HH:MM:SS     Idx      W      C      C      %      %      %      %      %      %    MHz    MHz      %   bool     MB     MB     MB   errs   errs   errs   MB/s   MB/s \n")
+        for t in range(t0, t1, 10):
+            f.write(" %s       0    400     60     60     90     40      0      0      0      0   3201   1980      0      0  20000      1      0      0      0      0      0      0 \n" % time.strftime("%Y%m%d    %H:%M:%S", time.gmtime(t)))
+g = calendar.timegm
+gen(sys.argv[1] + "/dst-march.log", g((2026, 3, 28, 0, 0, 0)), g((2026, 3, 30, 0, 0, 0)))
+gen(sys.argv[1] + "/dst-october.log", g((2026, 10, 24, 0, 0, 0)), g((2026, 10, 27, 0, 0, 0)))
+EOF
+"$BIN" ingest --db "$T/dst.db" "$T/dst-march.log" "$T/dst-october.log" >/dev/null
+B="$BIN trend --db $T/dst.db --json"
+$B --tz Europe/Berlin --since 2026-03-28 --until 2026-03-31 >"$T/dst-m.json"
+$B --tz Europe/Berlin --since 2026-10-24 --until 2026-10-28 >"$T/dst-o.json"
+$B --tz Europe/Berlin --by hour --since 2026-03-29 --until 2026-03-29T05:00:00+02:00 >"$T/dst-h.json"
+$B --tz Europe/Berlin --by week --since 2026-03-23 --until 2026-04-06 >"$T/dst-w.json"
+$B --since 2026-03-28 --until 2026-03-30 >"$T/dst-utc.json"
+check "trend --tz Europe/Berlin: local days of 23 h (spring) and 25 h (autumn), weeks, hours, and UTC by default" \
+	python3 - "$T" <<'EOF'
+import json, sys
+T = sys.argv[1]
+def rows(n): j = json.load(open("%s/dst-%s.json" % (T, n))); return j, [(b["label"], round(b["gpu_hours"], 2)) for b in j["buckets"]]
+# by hand: data from 00:00Z; a Berlin day starts 23:00Z the day before in CET, 22:00Z in CEST
+j, r = rows("m")
+assert j["tz"] == "Europe/Berlin", j["tz"]
+assert r == [("2026-03-28", 23.0), ("2026-03-29", 23.0), ("2026-03-30", 2.0)], r
+assert json.load(open(T + "/dst-m.json"))["buckets"][1]["start"] == "2026-03-28T23:00:00Z"
+assert json.load(open(T + "/dst-m.json"))["buckets"][2]["start"] == "2026-03-29T22:00:00Z"
+j, r = rows("o")
+assert r == [("2026-10-24", 22.0), ("2026-10-25", 25.0), ("2026-10-26", 24.0), ("2026-10-27", 1.0)], r
+j, r = rows("h")  # 02:00 local does not exist on 2026-03-29
+assert r == [("2026-03-29T00+01:00", 1.0), ("2026-03-29T01+01:00", 1.0), ("2026-03-29T03+02:00", 1.0), ("2026-03-29T04+02:00", 1.0)], r
+j, r = rows("w")  # Monday 2026-03-23 local to Monday 2026-03-30 local: 23 + 23 h
+assert r == [("week 2026-03-23", 46.0), ("week 2026-03-30", 2.0)], r
+j, r = rows("utc")
+assert j["tz"] == "UTC" and r == [("2026-03-28", 24.0), ("2026-03-29", 24.0)], (j["tz"], r)
+EOF
+check "trend --tz Asia/Kolkata (+05:30): local hours start at :30 UTC" sh -c \
+	"$BIN trend --db $T/dst.db --tz Asia/Kolkata --by hour --since 2026-03-28T05:00:00+05:30 --until 2026-03-28T07:00:00+05:30 | grep -q '^2026-03-28T05+05:30 .* 0.50 '"
+if "$BIN" trend --db "$T/dst.db" --tz Mars/Olympus >/dev/null 2>&1; then fail "--tz Mars/Olympus"; else pass "trend --tz with an unknown zone is a usage error"; fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"
