@@ -112,6 +112,7 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 
 	c.an = xcalloc(1, sizeof(*c.an));
 	analysis_init(c.an, NULL);
+	c.an->cfg.series = false;	/* no page to draw */
 	alert_eval_init(&c.ev, rs, c.an, u_star);
 	c.strict = ic->strict;
 	sink.ud = &c;

@@ -82,7 +82,7 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 {
 	struct logs_ctx c = { 0 };
 	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { &c, on_rec };
+	struct ingest_sink sink = { .ud = &c, .rec = on_rec };
 	struct gl_err err = { 0 };
 	struct scale_step *steps = NULL;
 	struct task_window *tw = NULL;
@@ -91,6 +91,7 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 
 	c.an = xcalloc(1, sizeof(*c.an));
 	analysis_init(c.an, NULL);
+	c.an->cfg.series = false;	/* no page to draw */
 	if (ingest_run(paths, (size_t)npaths, &ic->o, &sink, &res, &err)) {
 		print_gl_err(&err);
 		ret = -EXIT_FAILURE_RUN;

@@ -101,7 +101,9 @@ void scale_text(FILE *out, const struct scale_result *r, const struct cost_param
 	if (r->have_usl) {
 		fprintf(out, "USL: contention sigma = %.4f, coherency kappa = %.6f, residual rms %.1f %% of throughput; ",
 			r->usl_sigma, r->usl_kappa, r->usl_rms_pct);
-		if (isfinite(r->usl_peak_gpus))
+		if (isfinite(r->usl_peak_gpus) && r->usl_peak_gpus > 100.0 * r->rows[r->nrows - 1].gpus)
+			fprintf(out, "coherency is about zero: throughput does not peak within 100x the largest measured count.\n");
+		else if (isfinite(r->usl_peak_gpus))
 			fprintf(out, "throughput peaks at about %.0f GPUs%s.\n", r->usl_peak_gpus,
 				r->usl_peak_gpus > 2.0 * r->rows[r->nrows - 1].gpus ? " (far beyond the measured counts: an extrapolation)" : "");
 		else
