@@ -278,7 +278,10 @@ rc=$?
 f7=$(ls "$d7"/slow_*.csv)
 over=$(prom_val 'gputally_recorder_overruns_total{host="h"}' "$p7/gputally.prom")
 ticks=$(prom_val 'gputally_recorder_ticks_total{host="h"}' "$p7/gputally.prom")
-check "slow disk: no tick skipped (overruns ${over:-?}, ticks ${ticks:-?})" "[ $rc -eq 0 ] && [ \"\${over:-1}\" -eq 0 ] && [ \"\${ticks:-0}\" -ge 35 ]"
+# A writer on the sampling thread would miss about 7 ticks per 150 ms write, 20 or more
+# in the slow spell; a loaded machine (ASan, other jobs) misses a few on its own, so the
+# bound is 7 missed ticks, not 0.
+check "slow disk: no tick waits for the disk (missed ${over:-?} of ${ticks:-?})" "[ $rc -eq 0 ] && [ \"\${over:-99}\" -le 7 ] && [ \"\${ticks:-0}\" -ge 35 ]"
 check "slow disk: every line whole, rows in time order, none twice" "[ \$(awk -F, 'NR > 1 && NF != 23' $f7 | wc -l) -eq 0 ] && \
 	[ \"\$(rows $f7 | cut -d, -f1,4)\" = \"\$(rows $f7 | cut -d, -f1,4 | sort -u)\" ]"
 check "slow disk: rows after the slow spell" "[ \$(rows $f7 | wc -l) -ge 40 ]"
