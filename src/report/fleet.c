@@ -62,6 +62,24 @@ static int by_idle_cost(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The fleet's total row: the nodes summed, priced the same way. */
+static void fleet_sum(struct fleet_row *t, const struct fleet_row *rows, size_t n, const double *rate)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "total");
+	t->energy_j = n ? 0 : NAN;
+	for (size_t i = 0; i < n; i++) {
+		t->ngpus += rows[i].ngpus;
+		t->covered_s += rows[i].covered_s;
+		t->gaps_s += rows[i].gaps_s;
+		t->busy_s += rows[i].busy_s;
+		t->energy_j += rows[i].energy_j;	/* NAN stays NAN */
+		for (int s = 0; s < ST__COUNT; s++)
+			t->state_s[s] += rows[i].state_s[s];
+	}
+	price(t, rate);
+}
+
 /* The fleet GPU behind analysis GPU gi, or -1. */
 static long fleet_gpu(const struct prom_fleet *f, const struct gpu_ident *id)
 {
@@ -114,6 +132,7 @@ void report_fleet_compute(struct report *r)
 	}
 	for (size_t i = 0; i < r->nnodes; i++)
 		price(&r->nodes[i], rate);
+	fleet_sum(&r->fleet_total, r->nodes, r->nnodes, rate);
 	if (r->nnodes)
 		qsort(r->nodes, r->nnodes, sizeof(*r->nodes), by_idle_cost);
 	/* pods: their spans on each GPU, in the GPU's state segments */
@@ -175,12 +194,18 @@ static double pct(double a, double b)
 	return b > 0 ? 100 * a / b : NAN;
 }
 
-static void row_cells(char *out, size_t cap, const struct report *r, const struct fleet_row *row, const char *sep)
+/*
+ * GPU-hours, busy % (busy: only for a node; a pod's span knows its states,
+ * not utilization), idle + held-idle %, cost, lost to idle.
+ */
+static void row_cells(char *out, size_t cap, const struct report *r, const struct fleet_row *row, bool busy,
+		      const char *sep)
 {
-	char a[48], b[48];
+	char a[48], b[48], u[32] = "";
 	double lost = row->state_s[ST_IDLE] + row->state_s[ST_HELD_IDLE];
-	snprintf(out, cap, "%.2f%s%.1f%s%.1f%s%s%s%s", row->covered_s / 3600, sep,
-		 pct(row->busy_s, row->covered_s), sep, pct(lost, row->covered_s), sep,
+	if (busy)
+		snprintf(u, sizeof(u), "%.1f%s", pct(row->busy_s, row->covered_s), sep);
+	snprintf(out, cap, "%.2f%s%s%.1f%s%s%s%s", row->covered_s / 3600, sep, u, pct(lost, row->covered_s), sep,
 		 money(a, sizeof(a), r, row->cost), sep, money(b, sizeof(b), r, row->idle_cost));
 }
 
@@ -202,10 +227,17 @@ void report_fleet_text(FILE *out, const struct report *r)
 			n->covered_s / 3600, pct(n->busy_s, n->covered_s), pct(lost, n->covered_s),
 			money(a, sizeof(a), r, n->cost), money(b, sizeof(b), r, n->idle_cost));
 	}
+	{
+		const struct fleet_row *t = &r->fleet_total;
+		char a[48], b[48];
+		fprintf(out, "  %-4s %-28s %5d %10.2f %7.1f %7.1f %14s %14s\n", "", "total", t->ngpus, t->covered_s / 3600,
+			pct(t->busy_s, t->covered_s), pct(t->state_s[ST_IDLE] + t->state_s[ST_HELD_IDLE], t->covered_s),
+			money(a, sizeof(a), r, t->cost), money(b, sizeof(b), r, t->idle_cost));
+	}
 	if (r->nnss) {
 		fprintf(out, "  per namespace (GPU-hours, idle+held-idle %%, cost, lost to idle):\n");
 		for (size_t i = 0; i < r->nnss; i++) {
-			row_cells(cells, sizeof(cells), r, &r->nss[i], "  ");
+			row_cells(cells, sizeof(cells), r, &r->nss[i], false, "  ");
 			fprintf(out, "    %-30s %s\n", r->nss[i].name, cells);
 		}
 		fprintf(out, "  per pod:\n");
@@ -242,28 +274,41 @@ void report_fleet_markdown(FILE *out, const struct report *r)
 	for (size_t i = 0; i < r->nnodes; i++) {
 		fprintf(out, "| %zu | ", i + 1);
 		md_cell(out, r->nodes[i].name);
-		row_cells(cells, sizeof(cells), r, &r->nodes[i], " | ");
+		row_cells(cells, sizeof(cells), r, &r->nodes[i], true, " | ");
 		fprintf(out, " | %d | %s |\n", r->nodes[i].ngpus, cells);
 	}
+	row_cells(cells, sizeof(cells), r, &r->fleet_total, true, " | ");
+	fprintf(out, "|  | **total** | %d | %s |\n", r->fleet_total.ngpus, cells);
 	if (r->nnss) {
-		fprintf(out, "\n| namespace | GPU-hours | busy %% | idle %% | cost | lost to idle |\n");
-		fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+		fprintf(out, "\n| namespace | GPU-hours | idle %% | cost | lost to idle |\n");
+		fprintf(out, "| --- | ---: | ---: | ---: | ---: |\n");
 		for (size_t i = 0; i < r->nnss; i++) {
 			fprintf(out, "| ");
 			md_cell(out, r->nss[i].name);
-			row_cells(cells, sizeof(cells), r, &r->nss[i], " | ");
+			row_cells(cells, sizeof(cells), r, &r->nss[i], false, " | ");
 			fprintf(out, " | %s |\n", cells);
 		}
+		fprintf(out, "\n| pod | GPU-hours | idle %% | cost | lost to idle |\n");
+		fprintf(out, "| --- | ---: | ---: | ---: | ---: |\n");
+		for (size_t i = 0; i < r->npods && i < FLEET_PODS_LISTED; i++) {
+			fprintf(out, "| ");
+			md_cell(out, r->pods[i].name);
+			row_cells(cells, sizeof(cells), r, &r->pods[i], false, " | ");
+			fprintf(out, " | %s |\n", cells);
+		}
+		if (r->npods > FLEET_PODS_LISTED)
+			fprintf(out, "\n%zu more pods in `--json`.\n", r->npods - FLEET_PODS_LISTED);
 	}
 }
 
-/* kind 0: a node, 1: a namespace, 2: a pod */
+/* kind 0: a node, 1: a namespace, 2: a pod, 3: the total (a node's keys, no name) */
 static void json_row(struct jsonw *w, const struct fleet_row *row, int kind)
 {
-	bool node = kind == 0;
+	bool node = kind == 0 || kind == 3;
 
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, kind == 0 ? "node" : kind == 1 ? "namespace" : "pod", row->name);
+	if (kind != 3)
+		jsonw_kstr(w, kind == 0 ? "node" : kind == 1 ? "namespace" : "pod", row->name);
 	if (kind == 2)
 		jsonw_kstr(w, "namespace", row->ns);
 	if (kind != 1)
@@ -320,6 +365,8 @@ void report_fleet_json(struct jsonw *w, const struct report *r)
 	for (size_t i = 0; i < r->nnodes; i++)
 		json_row(w, &r->nodes[i], 0);
 	jsonw_arr_end(w);
+	jsonw_key(w, "total");
+	json_row(w, &r->fleet_total, 3);
 	jsonw_key(w, "namespaces");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < r->nnss; i++)

@@ -73,6 +73,7 @@ struct report {
 	const struct prom_fleet *fleet;
 	struct fleet_row *nodes, *nss, *pods;	/* nodes by idle_cost, most first */
 	size_t nnodes, nnss, npods;
+	struct fleet_row fleet_total;	/* the nodes summed (name "total") */
 };
 
 /*
@@ -87,6 +88,7 @@ void report_release(struct report *r);
 double report_state_share(const struct report *r, int gpu, int st);
 
 /* fleet.c: the per-node/namespace/pod rows, and their renderings */
+#define FLEET_PODS_LISTED 200	/* in Markdown and HTML; every pod is in --json */
 void report_fleet_compute(struct report *r);
 void report_fleet_release(struct report *r);
 void report_fleet_text(FILE *out, const struct report *r);

@@ -108,8 +108,11 @@ check "live: 3 nodes, 6 GPUs, busy and energy within 5 %, the dead recorder a ga
 check "text report has the fleet table" "grep -q '^Fleet (' $tmp/live.txt && grep -q 'node3' $tmp/live.txt"
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --markdown >"$tmp/live.md" 2>&1
 check "markdown report has the fleet table" "grep -q '^## Fleet' $tmp/live.md"
-"$bin" report --prometheus "$purl" --since "$since" --until "$until" --html "$tmp/live.html" >/dev/null 2>&1
-check "html report is written" "[ -s $tmp/live.html ]"
+"$bin" report --prometheus "$purl" --since "$since" --until "$until" --html "$tmp/live.html" --json >"$tmp/live2.json" 2>&1
+check "html report: every figure equals the JSON's, no address but the server's as text" \
+	"python3 $here/../html/check.py $tmp/live.html $tmp/live2.json --text-url $purl >$tmp/live.check 2>&1"
+check "html report has the fleet table with the three nodes" \
+	"grep -q '<section id=\"fleet\">' $tmp/live.html && [ \$(sed -n '/<section id=\"fleet\">/,/<\/section>/p' $tmp/live.html | grep -c '<code>node[123]</code>') -eq 3 ]"
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --match '{host="node2"}' --json >"$tmp/m.json" 2>&1
 check "--match narrows to one node" "python3 -c 'import json,sys; d=json.load(open(\"$tmp/m.json\")); sys.exit(not (len(d[\"fleet\"][\"nodes\"]) == 1 and d[\"fleet\"][\"nodes\"][0][\"node\"] == \"node2\"))'"
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --match 'up' >/dev/null 2>"$tmp/m2.err"
@@ -232,6 +235,27 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	rc=$?
 	[ -n "$PROM_VERBOSE" ] && cat "$h/check.out"
 	check "history: states, energy and cost as from files within 1 %, pods and outage as written ($(grep -c '^ok' $h/check.out) ok; $(grep '^FAIL' $h/check.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	# the fleet tables of the page and the Markdown: the JSON's rows, the total recounted
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
+		--html "$h/prom.html" --markdown >"$h/prom.md" 2>"$h/html.err"
+	check "history: --html and --markdown exit 0" "[ $? -eq 0 ]"
+	check "history: every figure of the page equals the JSON's ($(python3 "$here/../html/check.py" "$h/prom.html" "$h/prom.json" --text-url "$hurl" 2>&1 | tail -1))" \
+		"python3 $here/../html/check.py $h/prom.html $h/prom.json --text-url $hurl >/dev/null"
+	python3 "$here/check_fleet_html.py" "$h/prom.html" "$h/prom.json" "$h/prom.md" >"$h/fleet.out" 2>&1
+	rc=$?
+	[ -n "$PROM_VERBOSE" ] && cat "$h/fleet.out"
+	check "history: the page's and the Markdown's fleet tables ($(grep -c '^ok' $h/fleet.out) ok; $(grep '^FAIL' $h/fleet.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	browser=$(command -v chromium || command -v chromium-browser)
+	if [ -n "$browser" ]; then
+		# rendered with no network and no script: the fleet table is in the DOM
+		timeout 120 "$browser" --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions \
+			"--host-resolver-rules=MAP * ~NOTFOUND" --proxy-server=127.0.0.1:9 --enable-logging=stderr --v=0 \
+			--dump-dom "file://$h/prom.html" >"$h/prom.dom.html" 2>"$h/chromium.log"
+		check "history: chromium renders the fleet section, no request, no console message" \
+			"grep -q '<section id=\"fleet\">' $h/prom.dom.html && ! grep -i 'Refused to\|net::ERR\|CONSOLE' $h/chromium.log | grep -q ."
+	else
+		echo "prom-tests: SKIP the browser check of the fleet page: chromium is not installed"
+	fi
 	# many small chunks (a tiny memory bound) give the very same report
 	GPUTALLY_PROM_CHUNK_BYTES=100000 "$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m \
 		--profile h200-vs-cloud --json >"$h/small.json" 2>&1
