@@ -116,7 +116,9 @@ void report_fleet_compute(struct report *r)
 	for (int gi = 0; gi < an->tl.ngpus; gi++) {
 		const struct gpu_stats *g = &an->gpus[gi];
 		long fi = fleet_gpu(f, &an->tl.gpus[gi].id);
-		struct fleet_row *row = row_find(&r->nodes, &r->nnodes, fi >= 0 && f->gpus[fi].node[0] ? f->gpus[fi].node : "?", NULL);
+		/* a GPU not from the server came from the files given beside it */
+		struct fleet_row *row = row_find(&r->nodes, &r->nnodes,
+						 fi < 0 ? "(files)" : f->gpus[fi].node[0] ? f->gpus[fi].node : "?", NULL);
 		const char *src;
 		double e = gpu_energy_j(g, &src);
 

@@ -256,6 +256,33 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	else
 		echo "prom-tests: SKIP the browser check of the fleet page: chromium is not installed"
 	fi
+	# files and the server in one run: node b from the server, a and c from
+	# their files; each GPU as in the server-only and the files-only report
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
+		--match '{Hostname="gpu-node-b"}' --json "$h/gpu-node-a.csv" "$h/gpu-node-c.csv" >"$h/mix.json" 2>"$h/mix.err"
+	check "history: files and --prometheus in one run exit 0 ($(head -c 200 $h/mix.err))" "[ $? -eq 0 ]"
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
+		--match '{Hostname="gpu-node-b"}' --json >"$h/b.json" 2>/dev/null
+	python3 - "$h/mix.json" "$h/b.json" "$h/files.json" >"$h/mix.out" 2>&1 <<'EOF2'
+import json, sys
+m, b, f = (json.load(open(x)) for x in sys.argv[1:4])
+ref = {g["uuid"]: g for g in f["gpus"] if not g["uuid"].startswith("GPU-00000002")}
+ref.update({g["uuid"]: g for g in b["gpus"]})
+bad = [g["uuid"] for g in m["gpus"] if g["uuid"] not in ref or g["busy_s"] != ref[g["uuid"]]["busy_s"] or
+       g["energy_j"] != ref[g["uuid"]]["energy_j"] or g["states"] != ref[g["uuid"]]["states"]]
+nodes = sorted((n["node"], n["gpus"]) for n in m["fleet"]["nodes"])
+ok = len(m["gpus"]) == 24 and len(ref) == 24 and not bad and nodes == [("(files)", 16), ("gpu-node-b", 8)]
+print("%d GPUs, nodes %s, differing %s" % (len(m["gpus"]), nodes, bad[:2]))
+sys.exit(not ok)
+EOF2
+	rc=$?
+	check "history: mixed run, every GPU's states, busy and energy as read alone ($(cat $h/mix.out))" "[ $rc -eq 0 ]"
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m "$h/gpu-node-a.csv" >/dev/null 2>"$h/twice.err"
+	check "history: a GPU both in a file and on the server is refused, named" \
+		"[ $? -eq 2 ] && grep -q 'GPU GPU-00000001-0000-4000-8000-000000000000 is both in the files and on' $h/twice.err"
+	printf 'timestamp, index, utilization.gpu [%%], power.draw [W]\n2026/11/29 10:00:00.000, 0, 50 %%, 300.00 W\n' >"$h/nouuid.csv"
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m "$h/nouuid.csv" >/dev/null 2>"$h/nouuid.err"
+	check "history: a file GPU without a UUID beside a server is refused" "[ $? -eq 2 ] && grep -q 'needs a UUID' $h/nouuid.err"
 	# many small chunks (a tiny memory bound) give the very same report
 	GPUTALLY_PROM_CHUNK_BYTES=100000 "$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m \
 		--profile h200-vs-cloud --json >"$h/small.json" 2>&1
