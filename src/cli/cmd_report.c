@@ -192,7 +192,8 @@ int cmd_report(int argc, char **argv)
 	struct ingest_cli ic;
 	struct ingest_result res = { 0 };
 	struct ingest_sink sink = { 0 };
-	struct report_ctx c = { 0 };
+	struct report_ctx c = { 0 }, cs = { 0 };	/* cs: MIG slices (never a bad line) */
+	struct ingest_sink slice_sink = { 0 };
 	struct report rep;
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
@@ -391,7 +392,15 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		sink.rec = on_prom_rec;
+		/* MIG slices on a timeline of their own: their GPU's time is the
+		 * one that is priced; a slice's is its share of it (fleet.c) */
+		cs.an = xcalloc(1, sizeof(*cs.an));
+		analysis_init(cs.an, NULL);
+		slice_sink.ud = &cs;
+		slice_sink.rec = on_rec;
+		po.slice_sink = &slice_sink;
 		rc = prom_remote_ingest(&po, &sink, &res, &fleet, &err);
+		analysis_finish(cs.an);
 	}
 	if (c.twice[0]) {
 		error("GPU %s is both in the files and on %s: its time would count twice; leave it out of one "
@@ -423,6 +432,7 @@ render:
 		}
 	rep.inputs = &res;
 	rep.fleet = po.url ? &fleet : NULL;
+	rep.slice_an = cs.an;
 	rep.an = c.an;
 	rep.bad = c.bad;
 	rep.nbad = c.nbad;
@@ -460,6 +470,10 @@ out:
 	if (c.an) {
 		analysis_release(c.an);
 		free(c.an);
+	}
+	if (cs.an) {
+		analysis_release(cs.an);
+		free(cs.an);
 	}
 	free(c.bad);
 	ingest_result_release(&res);

@@ -432,18 +432,20 @@ static void gpus_table(struct hw *h)
  * One row of a fleet table, every cell a figure of the JSON row at key
  * ("fleet.nodes.3"): hours of covered, busy, idle and held-idle time, then
  * its cost and the part of it lost to idle.  with_node: a node's columns
- * (GPUs, gaps, energy) too.
+ * (GPUs, gaps, energy) too; from_idle: from the idle hours on.
  */
-static void fleet_cells(struct hw *h, const struct fleet_row *row, const char *key, bool with_node)
+static void fleet_cells(struct hw *h, const struct fleet_row *row, const char *key, bool with_node, bool from_idle)
 {
 	if (with_node) {
 		fprintf(h->out, "<td class=\"n\">");
 		vnum(h, row->ngpus, 0, 1, 0, "%s.gpus", key);
 		fprintf(h->out, "</td>");
 	}
-	fprintf(h->out, "<td class=\"n\">");
-	vnum(h, row->covered_s, 3, 1 / 3600.0, 2, "%s.covered_s", key);
-	fprintf(h->out, " h</td>");
+	if (!from_idle) {
+		fprintf(h->out, "<td class=\"n\">");
+		vnum(h, row->covered_s, 3, 1 / 3600.0, 2, "%s.covered_s", key);
+		fprintf(h->out, " h</td>");
+	}
 	if (with_node) {
 		fprintf(h->out, "<td class=\"n\">");
 		vnum(h, row->gaps_s, 3, 1 / 3600.0, 2, "%s.gaps_s", key);
@@ -481,12 +483,63 @@ static void fleet_table(struct hw *h, const char *what, const struct fleet_row *
 		esc(h, rows[i].name);
 		fprintf(h->out, "</code></td>");
 		snprintf(key, sizeof(key), "fleet.%s.%zu", jkey, i);
-		fleet_cells(h, &rows[i], key, false);
+		fleet_cells(h, &rows[i], key, false, false);
 	}
 	fprintf(h->out, "</tbody></table>\n");
 	if (n > cap)
 		fprintf(h->out, "<p class=\"mut\">The %zu with the most money lost to idle of %zu; every one is in "
 			"<code>--json</code> under <code>fleet.%s</code>.</p>\n", cap, n, jkey);
+}
+
+/* MIG: each GPU in MIG mode, then its slices (fleet.mig[].slices[]) */
+static void mig_table(struct hw *h)
+{
+	const struct report *r = h->r;
+
+	fprintf(h->out, "<h3>MIG slices</h3>\n<p class=\"mut\">Each slice (<code>GPU_I_ID</code>) on a timeline of its "
+		"own, under its GPU. A slice's share is its compute slices of the GPU's (a <code>3g</code> profile: 3/7, "
+		"4 on an A30); a slice second costs that share of a GPU second, and what no slice holds is the GPU's "
+		"unsliced cost.</p>\n<table><thead><tr><th>GPU / slice</th><th>profile</th><th class=\"n\">share</th>"
+		"<th class=\"n\">covered</th><th class=\"n\">busy</th><th class=\"n\">idle</th>"
+		"<th class=\"n\">held idle</th><th class=\"n\">cost</th><th class=\"n\">lost to idle</th></tr></thead>"
+		"<tbody>\n");
+	for (size_t i = 0; i < r->nmigs; i++) {
+		const struct fleet_row *m = &r->migs[i];
+		size_t j = 0;
+		fprintf(h->out, "<tr><th><code>");
+		esc(h, m->parent);
+		fprintf(h->out, "</code> (");
+		esc(h, m->node[0] ? m->node : "?");
+		fprintf(h->out, ")</th><td>unsliced ");
+		vmoney(h, m->unsliced_cost, "fleet.mig.%zu.unsliced_cost", i);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, m->share, 6, 1, 3, "fleet.mig.%zu.sliced_share", i);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, m->covered_s, 3, 1 / 3600.0, 2, "fleet.mig.%zu.covered_s", i);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, m->busy_s, 3, 1 / 3600.0, 2, "fleet.mig.%zu.busy_s", i);
+		fprintf(h->out, " h</td><td></td><td></td><td class=\"n\">");
+		vmoney(h, m->cost, "fleet.mig.%zu.cost", i);
+		fprintf(h->out, "</td><td></td></tr>\n");
+		for (size_t k = 0; k < r->nslices; k++) {
+			const struct fleet_row *sl = &r->slices[k];
+			char key[64];
+			if (strcmp(sl->parent, m->parent))
+				continue;
+			snprintf(key, sizeof(key), "fleet.mig.%zu.slices.%zu", i, j++);
+			fprintf(h->out, "<tr><td>GI %d</td><td><code>", sl->gi_id);
+			esc(h, sl->profile);
+			fprintf(h->out, "</code></td><td class=\"n\">");
+			vnum(h, sl->share, 6, 1, 3, "%s.share", key);
+			fprintf(h->out, "</td><td class=\"n\">");
+			vnum(h, sl->covered_s, 3, 1 / 3600.0, 2, "%s.covered_s", key);
+			fprintf(h->out, " h</td><td class=\"n\">");
+			vnum(h, sl->busy_s, 3, 1 / 3600.0, 2, "%s.busy_s", key);
+			fprintf(h->out, " h</td>");
+			fleet_cells(h, sl, key, false, true);
+		}
+	}
+	fprintf(h->out, "</tbody></table>\n");
 }
 
 static void fleet_section(struct hw *h)
@@ -512,10 +565,10 @@ static void fleet_section(struct hw *h)
 		esc(h, r->nodes[i].name);
 		fprintf(h->out, "</code></td>");
 		snprintf(key, sizeof(key), "fleet.nodes.%zu", i);
-		fleet_cells(h, &r->nodes[i], key, true);
+		fleet_cells(h, &r->nodes[i], key, true, false);
 	}
 	fprintf(h->out, "</tbody><tfoot><tr><td></td><th>total</th>");
-	fleet_cells(h, &r->fleet_total, "fleet.total", true);
+	fleet_cells(h, &r->fleet_total, "fleet.total", true, false);
 	fprintf(h->out, "</tfoot></table>\n");
 	if (f->failed_chunks)
 		fprintf(h->out, "<p class=\"sev-warning\">%" PRIu64 " of %" PRIu64 " time chunk(s) could not be read: "
@@ -528,6 +581,8 @@ static void fleet_section(struct hw *h)
 		fprintf(h->out, "<h3>Per pod</h3>\n");
 		fleet_table(h, "namespace/pod", r->pods, r->npods, "pods", FLEET_PODS_LISTED);
 	}
+	if (r->nmigs)
+		mig_table(h);
 	fprintf(h->out, "</section>\n");
 }
 

@@ -33,6 +33,12 @@ struct fleet_row {
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
 	double idle_cost;	/* of which idle and held-idle time */
+	/* MIG (rows of report.migs and report.slices): the GPU's key and node
+	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
+	 * the GPU's compute; a GPU's cost outside its slices */
+	const char *parent, *node, *profile;
+	int gi_id;
+	double share, unsliced_cost;
 };
 
 struct report {
@@ -74,6 +80,12 @@ struct report {
 	struct fleet_row *nodes, *nss, *pods;	/* nodes by idle_cost, most first */
 	size_t nnodes, nnss, npods;
 	struct fleet_row fleet_total;	/* the nodes summed (name "total") */
+	/* MIG: the slices' own timeline (borrowed, or NULL); per GPU in MIG
+	 * mode one row of migs, and its slices in slices, grouped by GPU in
+	 * the order of migs, then by GPU_I_ID */
+	const struct analysis *slice_an;
+	struct fleet_row *migs, *slices;
+	size_t nmigs, nslices;
 };
 
 /*

@@ -295,5 +295,40 @@ sys.exit(not (b[\"fleet\"][\"chunks\"] > 50 and all(a[k] == b[k] for k in (\"gpu
 	wait "$hpid" 2>/dev/null
 fi
 
+# A day of dcgm-exporter with MIG: one H200 cut into 3g, 2g and 1g slices (a
+# pod on the 1g one), one whole; each slice its own row under its GPU, its
+# cost its share of the GPU's (tests/prom/check_mig.py recounts it)
+if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
+	mg=$tmp/mig
+	mkdir -p "$mg"
+	set -- $(python3 "$here/gen_mig.py" "$mg" $(($(date +%s) - 600)) 24 60)
+	ms=$(date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ) me=$(date -u -d "@$2" +%Y-%m-%dT%H:%M:%SZ)
+	promtool tsdb create-blocks-from openmetrics "$mg/mig.om" "$mg/tsdb" >"$mg/promtool.log" 2>&1
+	check "mig: promtool backfills the day" "[ $? -eq 0 ]"
+	printf 'global:\n  scrape_interval: 1m\n' >"$mg/prom.yml"
+	set -- $(python3 "$here/freeports.py" 1)
+	murl=http://127.0.0.1:$1
+	prometheus --config.file="$mg/prom.yml" --storage.tsdb.path="$mg/tsdb" --web.listen-address="127.0.0.1:$1" \
+		--log.level=warn >"$mg/prom.log" 2>&1 &
+	mpid=$!
+	pids="$pids $mpid"
+	i=0
+	while [ $i -lt 100 ] && ! curl -sf -m 1 "$murl/-/ready" >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
+	"$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m --profile h200-vs-cloud --json \
+		--html "$mg/mig.html" >"$mg/mig.json" 2>"$mg/mig.err"
+	check "mig: report --prometheus exits 0 ($(head -c 200 $mg/mig.err))" "[ $? -eq 0 ]"
+	python3 "$here/check_mig.py" "$mg/mig.json" "$mg/expect_mig.json" >"$mg/check.out" 2>&1
+	rc=$?
+	[ -n "$PROM_VERBOSE" ] && cat "$mg/check.out"
+	check "mig: slices under their GPU, busy and idle as written, cost by share ($(grep -c '^ok' $mg/check.out) ok; $(grep '^FAIL' $mg/check.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	check "mig: the page's figures equal the JSON's, the MIG table shown" \
+		"python3 $here/../html/check.py $mg/mig.html $mg/mig.json --text-url $murl >/dev/null && grep -q '<h3>MIG slices</h3>' $mg/mig.html && grep -q 'data-key=\"fleet.mig.0.slices.2.cost\"' $mg/mig.html"
+	"$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m --profile h200-vs-cloud --markdown >"$mg/mig.md" 2>&1
+	check "mig: the Markdown lists the slices under their GPU" \
+		"grep -q '^| \*\*GPU-0000000m-0000-4000-8000-000000000000\*\* | unsliced' $mg/mig.md && grep -q '^| GI 13 | 1g.18gb | 0.143 |' $mg/mig.md"
+	kill "$mpid" 2>/dev/null
+	wait "$mpid" 2>/dev/null
+fi
+
 echo "prom-tests: $pass passed, $fail failed"
 [ $fail -eq 0 ]
