@@ -782,7 +782,7 @@ static size_t slice_of(struct puller *pl, const struct labels *l)
 {
 	struct prom_fleet *fl = pl->fl;
 	size_t parent = gpu_of(pl, l), i;
-	char key[160], name[200];
+	char key[160], name[200], node[sizeof(fl->gpus->node)];
 	struct prom_gpu *sg;
 
 	slice_key(l, key, sizeof(key));
@@ -790,7 +790,9 @@ static size_t slice_of(struct puller *pl, const struct labels *l)
 		if (!strcmp(fl->gpus[i].key, key))
 			return i;
 	snprintf(name, sizeof(name), "%s%sMIG %s", l->name, l->name[0] ? " " : "", l->profile[0] ? l->profile : "?");
-	i = gpu_new(pl, key, fl->gpus[parent].node, name, fl->gpus[parent].index);
+	/* a copy: gpu_new may move fl->gpus */
+	snprintf(node, sizeof(node), "%s", fl->gpus[parent].node);
+	i = gpu_new(pl, key, node, name, fl->gpus[parent].index);
 	sg = &fl->gpus[i];
 	sg->parent = (long)parent;
 	sg->gi_id = atoi(l->mig);

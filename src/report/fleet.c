@@ -343,7 +343,7 @@ void report_fleet_text(FILE *out, const struct report *r)
 	for (size_t i = 0; i < r->nmigs; i++) {
 		const struct fleet_row *m = &r->migs[i];
 		char a[48], b[48];
-		fprintf(out, "  MIG %s (%s): cost %s, %.0f %% of it in slices, unsliced %s\n", m->parent,
+		fprintf(out, "  MIG %s (%s): cost %s, its slices %.0f %% of its compute, unsliced %s\n", m->parent,
 			m->node[0] ? m->node : "?", money(a, sizeof(a), r, m->cost), 100 * m->share,
 			money(b, sizeof(b), r, m->unsliced_cost));
 		for (size_t k = 0; k < r->nslices; k++) {

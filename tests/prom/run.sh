@@ -326,6 +326,13 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	"$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m --profile h200-vs-cloud --markdown >"$mg/mig.md" 2>&1
 	check "mig: the Markdown lists the slices under their GPU" \
 		"grep -q '^| \*\*GPU-0000000m-0000-4000-8000-000000000000\*\* | unsliced' $mg/mig.md && grep -q '^| GI 13 | 1g.18gb | 0.143 |' $mg/mig.md"
+	GPUTALLY_PROM_CHUNK_BYTES=100000 "$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m \
+		--profile h200-vs-cloud --json >"$mg/small.json" 2>&1
+	check "mig: 100 kB chunks give the same GPUs, slices and pods" "python3 -c '
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:3])
+sys.exit(not (b[\"fleet\"][\"chunks\"] > 5 and a[\"gpus\"] == b[\"gpus\"] and
+              all(a[\"fleet\"][k] == b[\"fleet\"][k] for k in (\"mig\", \"pods\", \"nodes\"))))' $mg/mig.json $mg/small.json"
 	kill "$mpid" 2>/dev/null
 	wait "$mpid" 2>/dev/null
 fi
