@@ -216,6 +216,8 @@ bench: all
 	@sh bench/run.sh $(O)
 	@sh bench/trace.sh $(O)
 	@sh bench/store.sh $(O)
+	@if command -v prometheus >/dev/null && command -v promtool >/dev/null; then sh bench/prom.sh $(BIN) $(O); \
+	else echo "bench-prom: SKIP: prometheus and promtool are not installed (Debian's prometheus package, scripts/install-deps.sh test): no --prometheus figures"; fi
 
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)

@@ -3,8 +3,9 @@
 # report --prometheus over a week of 3 nodes x 8 GPUs (tests/prom/gen_history.py,
 # backfilled with promtool into a Prometheus of its own) at a 15 s step: wall
 # time and peak RSS, next to `report` reading the same readings as files.
-# Run by `make bench-prom`; a measurement, not a test (it says FAIL when the
-# pull goes over 64 MiB, and exits 0).
+# Run by `make bench-prom`, and by `make bench` where prometheus and promtool
+# are installed; a measurement, not a test (it says FAIL when the pull goes
+# over 64 MiB, and exits 0).
 #   sh bench/prom.sh BIN BUILD_DIR
 # BENCH_PROM_INTERVAL (default 60) is the seconds between the written samples.
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -42,4 +43,8 @@ printf 'bench-prom: --prometheus, 7 d x 24 GPUs at 15 s: %s s wall, %s s CPU, pe
 	"$(med "$tmp/prom.res" 1)" "$(med "$tmp/prom.res" 2)" "$pr" "$chunks"
 printf 'bench-prom: the same readings from files:       %s s wall, %s s CPU, peak RSS %s KiB\n' \
 	"$(med "$tmp/files.res" 1)" "$(med "$tmp/files.res" 2)" "$(med "$tmp/files.res" 3)"
+awk -v pw="$(med "$tmp/prom.res" 1)" -v pc="$(med "$tmp/prom.res" 2)" -v pm="$pr" \
+	-v fw="$(med "$tmp/files.res" 1)" -v fc="$(med "$tmp/files.res" 2)" -v fm="$(med "$tmp/files.res" 3)" 'BEGIN {
+	printf "bench-prom: --prometheus / files, same run: %.2fx wall, %.2fx CPU (of gputally; the server works too), %.2fx peak RSS\n",
+		(fw > 0 ? pw / fw : 0), (fc > 0 ? pc / fc : 0), (fm > 0 ? pm / fm : 0) }'
 [ "$pr" -lt 65536 ] && echo "bench-prom: ok: under 64 MiB" || echo "bench-prom: FAIL: over 64 MiB"

@@ -56,7 +56,7 @@ const struct option_def report_options[] = {
 	INGEST_OPTION_ROWS,
 	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	{ "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server instead of files (docs/formats/prometheus-api.md)", OPT_PROMETHEUS },
+	{ "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server (docs/formats/prometheus-api.md); with files too, their GPUs join the server's on one timeline (a GPU in both is an error)", OPT_PROMETHEUS },
 	{ "since", 0, "DUR|TIME", "start of the window: with --prometheus a duration before --until (7d, 12h) or an RFC 3339 time (default 1d); with --db the first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
 	{ "until", 0, "DUR|TIME", "end of the window: with --prometheus a duration before now or an RFC 3339 time (default now); with --db the window ends before this time", OPT_UNTIL },
 	{ "step", 0, "DUR", "--prometheus: query resolution (default: the targets' scrape interval, else 15s)", OPT_STEP },
@@ -79,6 +79,10 @@ struct report_ctx {
 	const struct input_stat *strict_in;
 	struct bad_line strict_bad;
 	bool want_series;	/* --html: the charts draw the display series */
+	/* files and --prometheus in one run: the files' GPUs (read first), and
+	 * the first server GPU that is one of them (the run stops there) */
+	int nfile_gpus;
+	char twice[96];
 };
 
 /*
@@ -122,6 +126,39 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 		return 0;
 	}
 	analysis_add(c->an, r, b, in->path);
+	return 0;
+}
+
+/*
+ * The server's records, after the files': a GPU both in a file and on the
+ * server would count its time twice (or mix two readings of one instant),
+ * so the run stops at the first such GPU and says which (docs/formats/
+ * prometheus-api.md, "Files and a server in one run").
+ */
+static int on_prom_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+{
+	struct report_ctx *c = ud;
+	const char *uuid = r->kind == REC_BAD ? NULL : batch_str(b, r->uuid);
+
+	if (uuid && uuid[0])
+		for (int i = 0; i < c->nfile_gpus; i++)
+			if (!strcmp(c->an->tl.gpus[i].id.uuid, uuid)) {
+				snprintf(c->twice, sizeof(c->twice), "%s", uuid);
+				return EXIT_USAGE;
+			}
+	return on_rec(ud, in, r, b);
+}
+
+/* The files' GPUs must be told apart from the server's: by UUID only. */
+static int files_have_uuids(const struct report_ctx *c)
+{
+	for (int i = 0; i < c->nfile_gpus; i++)
+		if (!c->an->tl.gpus[i].id.uuid[0]) {
+			error("with --prometheus, every GPU of the files needs a UUID (it is how a GPU on the server "
+			      "and in a file are told apart): GPU %d of the files has none; report on them separately",
+			      c->an->tl.gpus[i].id.index);
+			return -1;
+		}
 	return 0;
 }
 
@@ -172,7 +209,8 @@ int cmd_report(int argc, char **argv)
 	struct ingest_cli ic;
 	struct ingest_result res = { 0 };
 	struct ingest_sink sink = { 0 };
-	struct report_ctx c = { 0 };
+	struct report_ctx c = { 0 }, cs = { 0 };	/* cs: MIG slices (never a bad line) */
+	struct ingest_sink slice_sink = { 0 };
 	struct report rep;
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
@@ -304,12 +342,6 @@ int cmd_report(int argc, char **argv)
 		free(ops);
 		return EXIT_USAGE;
 	}
-	if (po.url && nops) {
-		error("--prometheus reads a server instead of files: give one or the other");
-		free(matches);
-		free(ops);
-		return EXIT_USAGE;
-	}
 	if (po.password_file && !po.user) {
 		error("--password-file goes with --user NAME");
 		free(matches);
@@ -366,10 +398,32 @@ int cmd_report(int argc, char **argv)
 	sink.rec = on_rec;
 	sink.begin = on_begin;
 	c.want_series = html != NULL;
-	if (po.url)
+	/* files first, then the server's GPUs beside them on the same timeline */
+	rc = nops ? ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err) : 0;
+	if (!rc && po.url) {
+		c.nfile_gpus = c.an->tl.ngpus;
+		if (files_have_uuids(&c)) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		sink.rec = on_prom_rec;
+		/* MIG slices on a timeline of their own: their GPU's time is the
+		 * one that is priced; a slice's is its share of it (fleet.c) */
+		cs.an = xcalloc(1, sizeof(*cs.an));
+		analysis_init(cs.an, NULL);
+		slice_sink.ud = &cs;
+		slice_sink.rec = on_rec;
+		po.slice_sink = &slice_sink;
 		rc = prom_remote_ingest(&po, &sink, &res, &fleet, &err);
-	else
-		rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
+		analysis_finish(cs.an);
+	}
+	if (c.twice[0]) {
+		error("GPU %s is both in the files and on %s: its time would count twice; leave it out of one "
+		      "(--match '{UUID!=\"%s\"}' for dcgm-exporter, 'uuid' for the others, or fewer files)",
+		      c.twice, fleet.url, c.twice);
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (rc == EXIT_INPUT) {
 		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", c.strict_bad.path, c.strict_bad.line,
 			c.strict_bad.col, c.strict_bad.msg);
@@ -393,6 +447,7 @@ render:
 		}
 	rep.inputs = &res;
 	rep.fleet = po.url ? &fleet : NULL;
+	rep.slice_an = cs.an;
 	rep.an = c.an;
 	rep.bad = c.bad;
 	rep.nbad = c.nbad;
@@ -431,6 +486,10 @@ out:
 	if (c.an) {
 		analysis_release(c.an);
 		free(c.an);
+	}
+	if (cs.an) {
+		analysis_release(cs.an);
+		free(cs.an);
 	}
 	free(c.bad);
 	ingest_result_release(&res);

@@ -433,7 +433,7 @@ static int json_fail(struct json_lex *lx, struct req *r, struct gl_err *err)
 
 /* Labels of one series that gputally uses. */
 struct labels {
-	char uuid[128], node[128], name[128], ns[64], pod[128], container[64], mig[16];
+	char uuid[128], node[128], name[128], ns[64], pod[128], container[64], mig[16], profile[32];
 	char xns[64], xpod[128], xcontainer[64];
 	char hostname[128], host[128], instance[128];
 	int gpu;
@@ -450,6 +450,7 @@ static void label_set(struct labels *l, const struct json_lex *key, struct slice
 		L("namespace", ns), L("pod", pod), L("container", container),
 		L("exported_namespace", xns), L("exported_pod", xpod), L("exported_container", xcontainer),
 		L("Hostname", hostname), L("hostname", hostname), L("host", host), L("instance", instance), L("GPU_I_ID", mig),
+		L("GPU_I_PROFILE", profile),
 #undef L
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -480,6 +481,31 @@ static const char *gpu_key(const struct labels *l, char *key, size_t cap)
 	else
 		snprintf(key, cap, "%s/gpu%d", node[0] ? node : "?", l->gpu);
 	return node;
+}
+
+/* A MIG slice's key: its GPU's, then "/gi" and the GPU instance id. */
+static void slice_key(const struct labels *l, char *key, size_t cap)
+{
+	char parent[160];
+
+	gpu_key(l, parent, sizeof(parent));
+	snprintf(key, cap, "%.140s/gi%s", parent, l->mig);
+}
+
+/*
+ * A MIG profile's share of its GPU: "3g.71gb" holds 3 of the GPU's compute
+ * slices, 4 on an A30, 7 on every other MIG GPU (A100, H100, H200, B200);
+ * NAN when the profile does not start with "<n>g.".
+ */
+static double profile_share(const char *profile, const char *model)
+{
+	char *end;
+	long n = strtol(profile, &end, 10);
+	int of = strstr(model, "A30") ? 4 : 7;
+
+	if (end == profile || *end != 'g' || end[1] != '.' || n < 1 || n > of)
+		return NAN;
+	return (double)n / of;
 }
 
 /* ---- discovery -------------------------------------------------------- */
@@ -647,9 +673,13 @@ static int discover_names(struct conn *c, size_t *counts, struct keyset *keys, s
 			rc = json_fail(&lx, &r, err);
 			goto out;
 		}
-		if (known && !l.mig[0]) {
+		/* a slice sizes the matrix as one GPU more, and its GPU as one */
+		for (int pass = 0; known && pass < (l.mig[0] ? 2 : 1); pass++) {
 			size_t i;
-			gpu_key(&l, key, sizeof(key));
+			if (pass)
+				slice_key(&l, key, sizeof(key));
+			else
+				gpu_key(&l, key, sizeof(key));
 			for (i = 0; i < keys->nr && strcmp(keys->k[i], key); i++)
 				;
 			if (i == keys->nr) {
@@ -672,12 +702,14 @@ struct cgpu {
 	uint16_t *rank;		/* [NSLOT][npts]: 0 = no reading, else the name's rank */
 	double xid_last;
 	uint32_t s_uuid, s_name;
+	long first_slice, next_slice;	/* a GPU's MIG slices, a list through pl->g; -1 ends */
 };
 
 struct puller {
 	struct conn *c;
 	struct prom_fleet *fl;
 	struct ingest_sink *sink;
+	struct ingest_sink *slice_sink;	/* MIG slices' samples, or NULL */
 	const struct input_stat *in0;	/* the server's input: every sample comes from it */
 	struct input_stat *per_name;	/* res->inputs + first per-name input */
 	size_t *input_of;		/* prom_names index -> per_name index, SIZE_MAX none */
@@ -707,6 +739,8 @@ static uint32_t str_add(struct batch *b, const char *s)
 	return off;
 }
 
+static size_t gpu_new(struct puller *pl, const char *key, const char *node, const char *name, int index);
+
 static size_t gpu_of(struct puller *pl, const struct labels *l)
 {
 	struct prom_fleet *fl = pl->fl;
@@ -717,11 +751,21 @@ static size_t gpu_of(struct puller *pl, const struct labels *l)
 	for (i = 0; i < fl->ngpus; i++)
 		if (!strcmp(fl->gpus[i].key, key))
 			return i;
+	return gpu_new(pl, key, node, l->name, l->gpu);
+}
+
+static size_t gpu_new(struct puller *pl, const char *key, const char *node, const char *name, int index)
+{
+	struct prom_fleet *fl = pl->fl;
+	size_t i = fl->ngpus;
+
 	ALLOC_GROW(fl->gpus, fl->ngpus + 1, fl->gpus_alloc);
 	memset(&fl->gpus[i], 0, sizeof(fl->gpus[i]));
 	snprintf(fl->gpus[i].key, sizeof(fl->gpus[i].key), "%s", key);
 	snprintf(fl->gpus[i].node, sizeof(fl->gpus[i].node), "%s", node);
-	fl->gpus[i].index = l->gpu;
+	fl->gpus[i].index = index;
+	fl->gpus[i].parent = -1;
+	fl->gpus[i].share = NAN;
 	fl->ngpus++;
 	if (fl->ngpus > pl->galloc) {
 		size_t old = pl->galloc;
@@ -730,8 +774,37 @@ static size_t gpu_of(struct puller *pl, const struct labels *l)
 		memset(pl->g + old, 0, (pl->galloc - old) * sizeof(*pl->g));
 	}
 	pl->g[i].s_uuid = str_add(&pl->b, key);
-	pl->g[i].s_name = str_add(&pl->b, l->name);
+	pl->g[i].s_name = str_add(&pl->b, name);
 	pl->g[i].xid_last = 0;
+	pl->g[i].first_slice = pl->g[i].next_slice = -1;
+	return i;
+}
+
+/* A MIG slice (a series with GPU_I_ID): its own entry, listed under its GPU's. */
+static size_t slice_of(struct puller *pl, const struct labels *l)
+{
+	struct prom_fleet *fl = pl->fl;
+	size_t parent = gpu_of(pl, l), i;
+	char key[160], name[200], node[sizeof(fl->gpus->node)];
+	struct prom_gpu *sg;
+
+	slice_key(l, key, sizeof(key));
+	for (i = 0; i < fl->ngpus; i++)
+		if (!strcmp(fl->gpus[i].key, key))
+			return i;
+	snprintf(name, sizeof(name), "%s%sMIG %s", l->name, l->name[0] ? " " : "", l->profile[0] ? l->profile : "?");
+	/* a copy: gpu_new may move fl->gpus */
+	snprintf(node, sizeof(node), "%s", fl->gpus[parent].node);
+	i = gpu_new(pl, key, node, name, fl->gpus[parent].index);
+	sg = &fl->gpus[i];
+	sg->parent = (long)parent;
+	sg->gi_id = atoi(l->mig);
+	snprintf(sg->profile, sizeof(sg->profile), "%s", l->profile);
+	sg->share = profile_share(l->profile, l->name);
+	if (!isfinite(sg->share))
+		fl->skipped_series++;	/* read, but neither priced nor in its GPU's busy */
+	pl->g[i].next_slice = pl->g[parent].first_slice;
+	pl->g[parent].first_slice = (long)i;
 	return i;
 }
 
@@ -826,7 +899,7 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 			return json_fail(&lx, r, err);
 		while ((t = json_next(&lx)) == JT_OBJ) {
 			struct labels l;
-			bool have_labels = false, skip = false;
+			bool have_labels = false;
 			size_t gi = 0;
 			struct cgpu *g = NULL;
 			int64_t first = INT64_MAX, last = INT64_MIN;
@@ -846,10 +919,6 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 					if (t != JT_OBJ_END)
 						return json_fail(&lx, r, err);
 					have_labels = true;
-					/* a MIG slice's series describe part of a GPU: not the GPU */
-					skip = l.mig[0] != 0;
-					if (skip)
-						pl->fl->skipped_series++;
 					continue;
 				}
 				if (!key_is(&lx, "values")) {
@@ -860,10 +929,14 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 				}
 				if (!have_labels)
 					return gl_err_set(err, GL_EPARSE, "%s: a series' values come before its labels", r->what);
-				if (!skip) {
+				if (l.mig[0]) {
+					/* a MIG slice: its GPU gets samples from it too */
+					gi = slice_of(pl, &l);
+					chunk_gpu(pl, (size_t)pl->fl->gpus[gi].parent);
+				} else {
 					gi = gpu_of(pl, &l);
-					g = chunk_gpu(pl, gi);
 				}
+				g = chunk_gpu(pl, gi);
 				if (json_next(&lx) != JT_ARR)
 					return json_fail(&lx, r, err);
 				while ((t = json_next(&lx)) == JT_ARR) {
@@ -929,6 +1002,52 @@ static int emit(struct puller *pl, struct rec *r)
 	return pl->sink->rec(pl->sink->ud, pl->in0, r, &pl->b);
 }
 
+static bool has(const struct puller *pl, const struct cgpu *g, int slot, size_t k)
+{
+	return g->rank[(size_t)slot * pl->npts + k] != 0;
+}
+
+static double val(const struct puller *pl, const struct cgpu *g, int slot, size_t k)
+{
+	return g->v[(size_t)slot * pl->npts + k];
+}
+
+/*
+ * A GPU in MIG mode at step k: its busy share is its slices' utilization
+ * weighted by each slice's share of the compute (a slice not made is idle
+ * compute), replacing the GPU's own utilization, which NVML does not
+ * measure in MIG mode; its memory used is the slices' sum where the GPU
+ * reports none of its own.  Slices of unknown share are left out.
+ */
+static void mig_fill(const struct puller *pl, size_t gi, size_t k, struct rec *r)
+{
+	double util = 0, mem = 0;
+	bool any_util = false, any_mem = false;
+
+	for (long si = pl->g[gi].first_slice; si >= 0; si = pl->g[si].next_slice) {
+		const struct cgpu *sg = &pl->g[si];
+		double share = pl->fl->gpus[si].share;
+		if (!sg->v)
+			continue;
+		if (has(pl, sg, M_UTIL_GPU, k) && isfinite(share)) {
+			util += share * val(pl, sg, M_UTIL_GPU, k);
+			any_util = true;
+		}
+		if (has(pl, sg, M_MEM_USED, k)) {
+			mem += val(pl, sg, M_MEM_USED, k);
+			any_mem = true;
+		}
+	}
+	if (any_util) {
+		r->present |= 1u << M_UTIL_GPU;
+		r->v[M_UTIL_GPU] = util;
+	}
+	if (any_mem && !(r->present & (1u << M_MEM_USED))) {
+		r->present |= 1u << M_MEM_USED;
+		r->v[M_MEM_USED] = mem;
+	}
+}
+
 /* Every step of the chunk, every GPU with a reading: one sample. */
 static int emit_chunk(struct puller *pl, size_t npts)
 {
@@ -939,7 +1058,9 @@ static int emit_chunk(struct puller *pl, size_t npts)
 			struct rec *r = &pl->rec;
 			int rc;
 
-			if (!g->v)
+			bool slice = pl->fl->gpus[gi].parent >= 0;
+
+			if (!g->v || (slice && !pl->slice_sink))
 				continue;
 			memset(r, 0, offsetof(struct rec, v));
 			r->kind = REC_SAMPLE;
@@ -958,9 +1079,17 @@ static int emit_chunk(struct puller *pl, size_t npts)
 				r->present |= 1u << M_MEM_TOTAL;
 				r->v[M_MEM_TOTAL] = r->v[M_MEM_USED] + g->v[(size_t)SLOT_FB_FREE * pl->npts + k];
 			}
+			if (g->first_slice >= 0)
+				mig_fill(pl, gi, k, r);
 			if (!r->present)
 				continue;
 			r->line = pl->fl->chunks;
+			if (slice) {
+				/* a slice goes to its own timeline (the report's MIG table) */
+				if ((rc = pl->slice_sink->rec(pl->slice_sink->ud, pl->in0, r, &pl->b)))
+					return rc;
+				continue;
+			}
 			if ((rc = emit(pl, r)))
 				return rc;
 			if (g->rank[(size_t)SLOT_XID * pl->npts + k]) {
@@ -1171,6 +1300,7 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 	pl.c = &c;
 	pl.fl = fl;
 	pl.sink = sink;
+	pl.slice_sink = o->slice_sink;
 	pl.in0 = &res->inputs[first_in];
 	pl.per_name = &res->inputs[first_in + 1];
 	pl.input_of = xcalloc(prom_names_count, sizeof(*pl.input_of));

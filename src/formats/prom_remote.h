@@ -48,6 +48,9 @@ struct prom_remote_opts {
 	int parallel;			/* requests at once; 0: 4 */
 	int tries;			/* per request; 0: 3 */
 	bool quiet;
+	/* MIG slices' own samples (uuid "<GPU key>/gi<N>"), or NULL: read only
+	 * into their GPU's (prom_remote.c, mig_fill) */
+	struct ingest_sink *slice_sink;
 };
 
 /* What the report needs beyond the samples: where each GPU ran. */
@@ -55,6 +58,12 @@ struct prom_gpu {
 	char key[160];		/* the timeline's uuid: the UUID, else "node/gpuN" */
 	char node[128];		/* Hostname, host or instance label; "" unknown */
 	int index;
+	/* a MIG slice (GPU_I_ID): its GPU, else -1; GPU_I_ID, GPU_I_PROFILE and
+	 * its share of the GPU's compute (NAN: the profile was not understood) */
+	long parent;
+	int gi_id;
+	char profile[32];
+	double share;
 };
 
 struct prom_pod_span {

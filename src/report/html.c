@@ -67,9 +67,12 @@ vnum(struct hw *h, double val, int jdec, double scale, int sdec, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(key, sizeof(key), fmt, ap);
 	va_end(ap);
+	/* shown: the JSON's value, not val, scaled, so that rounding twice
+	 * (37.9499 -> "37.95" -> 38.0) says what a reader of the JSON gets */
+	if (isfinite(val))
+		val = strtod(fmt_num(j, sizeof(j), val, jdec), NULL);
 	fprintf(h->out, "<span class=\"v\" data-key=\"%s\" data-value=\"%s\" data-scale=\"%.17g\" data-dec=\"%d\">%s</span>",
-		key, isfinite(val) ? fmt_num(j, sizeof(j), val, jdec) : "null", scale, sdec,
-		disp(d, sizeof(d), isfinite(val) ? val * scale : val, sdec));
+		key, isfinite(val) ? j : "null", scale, sdec, disp(d, sizeof(d), isfinite(val) ? val * scale : val, sdec));
 }
 
 static int money_dec(double v)
@@ -421,6 +424,166 @@ static void gpus_table(struct hw *h)
 		fprintf(h->out, " MiB</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table></section>\n");
+}
+
+/* ---- the fleet (report --prometheus): per node, namespace and pod ------- */
+
+/*
+ * One row of a fleet table, every cell a figure of the JSON row at key
+ * ("fleet.nodes.3"): hours of covered, busy, idle and held-idle time, then
+ * its cost and the part of it lost to idle.  with_node: a node's columns
+ * (GPUs, gaps, energy) too; from_idle: from the idle hours on.
+ */
+static void fleet_cells(struct hw *h, const struct fleet_row *row, const char *key, bool with_node, bool from_idle)
+{
+	if (with_node) {
+		fprintf(h->out, "<td class=\"n\">");
+		vnum(h, row->ngpus, 0, 1, 0, "%s.gpus", key);
+		fprintf(h->out, "</td>");
+	}
+	if (!from_idle) {
+		fprintf(h->out, "<td class=\"n\">");
+		vnum(h, row->covered_s, 3, 1 / 3600.0, 2, "%s.covered_s", key);
+		fprintf(h->out, " h</td>");
+	}
+	if (with_node) {
+		fprintf(h->out, "<td class=\"n\">");
+		vnum(h, row->gaps_s, 3, 1 / 3600.0, 2, "%s.gaps_s", key);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, row->busy_s, 3, 1 / 3600.0, 2, "%s.busy_s", key);
+		fprintf(h->out, " h</td>");
+	}
+	fprintf(h->out, "<td class=\"n\">");
+	vnum(h, row->state_s[ST_IDLE], 3, 1 / 3600.0, 2, "%s.idle_s", key);
+	fprintf(h->out, " h</td><td class=\"n\">");
+	vnum(h, row->state_s[ST_HELD_IDLE], 3, 1 / 3600.0, 2, "%s.held_idle_s", key);
+	fprintf(h->out, " h</td>");
+	if (with_node) {
+		fprintf(h->out, "<td class=\"n\">");
+		vnum(h, row->energy_j, 3, 1 / 3.6e6, 2, "%s.energy_j", key);
+		fprintf(h->out, " kWh</td>");
+	}
+	fprintf(h->out, "<td class=\"n\">");
+	vmoney(h, row->cost, "%s.cost", key);
+	fprintf(h->out, "</td><td class=\"n\">");
+	vmoney(h, row->idle_cost, "%s.idle_cost", key);
+	fprintf(h->out, "</td></tr>\n");
+}
+
+static void fleet_table(struct hw *h, const char *what, const struct fleet_row *rows, size_t n, const char *jkey,
+			size_t cap)
+{
+	char key[64];
+
+	fprintf(h->out, "<table><thead><tr><th class=\"n\">rank</th><th>%s</th><th class=\"n\">GPU time</th>"
+		"<th class=\"n\">idle</th><th class=\"n\">held idle</th><th class=\"n\">cost</th>"
+		"<th class=\"n\">lost to idle</th></tr></thead><tbody>\n", what);
+	for (size_t i = 0; i < n && i < cap; i++) {
+		fprintf(h->out, "<tr><td class=\"n\">%zu</td><td><code>", i + 1);
+		esc(h, rows[i].name);
+		fprintf(h->out, "</code></td>");
+		snprintf(key, sizeof(key), "fleet.%s.%zu", jkey, i);
+		fleet_cells(h, &rows[i], key, false, false);
+	}
+	fprintf(h->out, "</tbody></table>\n");
+	if (n > cap)
+		fprintf(h->out, "<p class=\"mut\">The %zu with the most money lost to idle of %zu; every one is in "
+			"<code>--json</code> under <code>fleet.%s</code>.</p>\n", cap, n, jkey);
+}
+
+/* MIG: each GPU in MIG mode, then its slices (fleet.mig[].slices[]) */
+static void mig_table(struct hw *h)
+{
+	const struct report *r = h->r;
+
+	fprintf(h->out, "<h3>MIG slices</h3>\n<p class=\"mut\">Each slice (<code>GPU_I_ID</code>) on a timeline of its "
+		"own, under its GPU. A slice's share is its compute slices of the GPU's (a <code>3g</code> profile: 3/7, "
+		"4 on an A30); a slice second costs that share of a GPU second, and what no slice holds is the GPU's "
+		"unsliced cost.</p>\n<table><thead><tr><th>GPU / slice</th><th>profile</th><th class=\"n\">share</th>"
+		"<th class=\"n\">covered</th><th class=\"n\">busy</th><th class=\"n\">idle</th>"
+		"<th class=\"n\">held idle</th><th class=\"n\">cost</th><th class=\"n\">lost to idle</th></tr></thead>"
+		"<tbody>\n");
+	for (size_t i = 0; i < r->nmigs; i++) {
+		const struct fleet_row *m = &r->migs[i];
+		size_t j = 0;
+		fprintf(h->out, "<tr><th><code>");
+		esc(h, m->parent);
+		fprintf(h->out, "</code> (");
+		esc(h, m->node[0] ? m->node : "?");
+		fprintf(h->out, ")</th><td>unsliced ");
+		vmoney(h, m->unsliced_cost, "fleet.mig.%zu.unsliced_cost", i);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, m->share, 6, 1, 3, "fleet.mig.%zu.sliced_share", i);
+		fprintf(h->out, "</td><td class=\"n\">");
+		vnum(h, m->covered_s, 3, 1 / 3600.0, 2, "fleet.mig.%zu.covered_s", i);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, m->busy_s, 3, 1 / 3600.0, 2, "fleet.mig.%zu.busy_s", i);
+		fprintf(h->out, " h</td><td></td><td></td><td class=\"n\">");
+		vmoney(h, m->cost, "fleet.mig.%zu.cost", i);
+		fprintf(h->out, "</td><td></td></tr>\n");
+		for (size_t k = 0; k < r->nslices; k++) {
+			const struct fleet_row *sl = &r->slices[k];
+			char key[64];
+			if (strcmp(sl->parent, m->parent))
+				continue;
+			snprintf(key, sizeof(key), "fleet.mig.%zu.slices.%zu", i, j++);
+			fprintf(h->out, "<tr><td>GI %d</td><td><code>", sl->gi_id);
+			esc(h, sl->profile);
+			fprintf(h->out, "</code></td><td class=\"n\">");
+			vnum(h, sl->share, 6, 1, 3, "%s.share", key);
+			fprintf(h->out, "</td><td class=\"n\">");
+			vnum(h, sl->covered_s, 3, 1 / 3600.0, 2, "%s.covered_s", key);
+			fprintf(h->out, " h</td><td class=\"n\">");
+			vnum(h, sl->busy_s, 3, 1 / 3600.0, 2, "%s.busy_s", key);
+			fprintf(h->out, " h</td>");
+			fleet_cells(h, sl, key, false, true);
+		}
+	}
+	fprintf(h->out, "</tbody></table>\n");
+}
+
+static void fleet_section(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct prom_fleet *f = r->fleet;
+	char b[64];
+
+	fprintf(h->out, "<section id=\"fleet\"><h2>Fleet</h2>\n<p>From <code>");
+	esc(h, f->url);
+	fprintf(h->out, "</code>, step ");
+	esc(h, dur(b, sizeof(b), f->step_ns));
+	fprintf(h->out, ": %zu node(s), ranked by the money lost to idle and held-idle time. "
+		"Each row's state time is priced as the waterfall prices it (cost per second of each state), "
+		"so the rows add up to the total.</p>\n", r->nnodes);
+	fprintf(h->out, "<table><thead><tr><th class=\"n\">rank</th><th>node</th><th class=\"n\">GPUs</th>"
+		"<th class=\"n\">covered</th><th class=\"n\">gaps</th><th class=\"n\">busy</th><th class=\"n\">idle</th>"
+		"<th class=\"n\">held idle</th><th class=\"n\">energy</th><th class=\"n\">cost</th>"
+		"<th class=\"n\">lost to idle</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->nnodes; i++) {
+		char key[48];
+		fprintf(h->out, "<tr><td class=\"n\">%zu</td><td><code>", i + 1);
+		esc(h, r->nodes[i].name);
+		fprintf(h->out, "</code></td>");
+		snprintf(key, sizeof(key), "fleet.nodes.%zu", i);
+		fleet_cells(h, &r->nodes[i], key, true, false);
+	}
+	fprintf(h->out, "</tbody><tfoot><tr><td></td><th>total</th>");
+	fleet_cells(h, &r->fleet_total, "fleet.total", true, false);
+	fprintf(h->out, "</tfoot></table>\n");
+	if (f->failed_chunks)
+		fprintf(h->out, "<p class=\"sev-warning\">%" PRIu64 " of %" PRIu64 " time chunk(s) could not be read: "
+			"those windows are gaps, not idle.</p>\n", f->failed_chunks, f->chunks);
+	if (r->nnss) {
+		fprintf(h->out, "<h3>Per namespace</h3>\n<p class=\"mut\">From the series' Kubernetes labels "
+			"(dcgm-exporter's <code>namespace</code>, <code>pod</code>): the GPU time each held, "
+			"and what of it was idle.</p>\n");
+		fleet_table(h, "namespace", r->nss, r->nnss, "namespaces", r->nnss);
+		fprintf(h->out, "<h3>Per pod</h3>\n");
+		fleet_table(h, "namespace/pod", r->pods, r->npods, "pods", FLEET_PODS_LISTED);
+	}
+	if (r->nmigs)
+		mig_table(h);
+	fprintf(h->out, "</section>\n");
 }
 
 /* ---- chart 1: the timeline of each GPU ---------------------------------- */
@@ -1468,6 +1631,8 @@ void report_html(FILE *out, const struct report *r)
 		"(hover a number's cell in a browser's inspector: <code>data-key</code>).</p></header>\n<main>\n");
 	summary(&h, byw);
 	inputs(&h);
+	if (r->fleet)
+		fleet_section(&h);
 	if (r->t0_ns != INT64_MAX && r->t1_ns > r->t0_ns) {
 		gpus_table(&h);
 		fprintf(out, "<section id=\"timelines\"><h2>Timelines</h2>\n");

@@ -33,6 +33,12 @@ struct fleet_row {
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
 	double idle_cost;	/* of which idle and held-idle time */
+	/* MIG (rows of report.migs and report.slices): the GPU's key and node
+	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
+	 * the GPU's compute; a GPU's cost outside its slices */
+	const char *parent, *node, *profile;
+	int gi_id;
+	double share, unsliced_cost;
 };
 
 struct report {
@@ -74,6 +80,13 @@ struct report {
 	struct fleet_row *nodes, *nss, *pods;	/* nodes by idle_cost, most first */
 	size_t nnodes, nnss, npods;
 	const char *store;	/* report --db: the store's path (the series are per-minute rollups), else NULL */
+	struct fleet_row fleet_total;	/* the nodes summed (name "total") */
+	/* MIG: the slices' own timeline (borrowed, or NULL); per GPU in MIG
+	 * mode one row of migs, and its slices in slices, grouped by GPU in
+	 * the order of migs, then by GPU_I_ID */
+	const struct analysis *slice_an;
+	struct fleet_row *migs, *slices;
+	size_t nmigs, nslices;
 };
 
 /*
@@ -88,6 +101,7 @@ void report_release(struct report *r);
 double report_state_share(const struct report *r, int gpu, int st);
 
 /* fleet.c: the per-node/namespace/pod rows, and their renderings */
+#define FLEET_PODS_LISTED 200	/* in Markdown and HTML; every pod is in --json */
 void report_fleet_compute(struct report *r);
 void report_fleet_release(struct report *r);
 void report_fleet_text(FILE *out, const struct report *r);

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Check a `gputally report --html` page against the same report's --json.
 
-usage: check.py PAGE.html REPORT.json [--dom] [--max-bytes N] [--charts N]
+usage: check.py PAGE.html REPORT.json [--dom] [--max-bytes N] [--charts N] [--text-url URL]
 
   * no network reference: no http(s)://, no src=, no href other than #...,
-    no @import, no url( other than url(#...), no <link>, no <script src>;
+    no @import, no url( other than url(#...), no <link>, no <script src>
+    (--text-url URL: that one address may be text, never an attribute, as
+    report --prometheus names its server);
   * every number marked data-key equals the JSON's value at that path (the
     JSON's own text, parsed), and the number shown is that value x data-scale
     rounded to data-dec decimals;
@@ -82,9 +84,18 @@ def main():
         max_bytes = int(args[args.index("--max-bytes") + 1])
     if "--charts" in args:
         want_charts = int(args[args.index("--charts") + 1])
+    text_url = None
+    if "--text-url" in args:
+        text_url = args[args.index("--text-url") + 1]
+        args.remove(text_url)
     page_path, json_path = [a for a in args if not a.startswith("--") and not a.isdigit()][:2]
     raw = open(page_path, "rb").read()
     text = raw.decode("utf-8")
+    if text_url:
+        # the one address allowed, as text (attributes are checked below)
+        if "<code>" + text_url not in text:
+            fail("--text-url %s: the page never names it" % text_url)
+        text = text.replace(text_url, "")
     doc = json.load(open(json_path))
 
     if max_bytes is not None and len(raw) > max_bytes:
@@ -103,6 +114,8 @@ def main():
     p = Page()
     p.feed(text)
     for tag, a in p.attrs_seen:
+        if text_url and any(text_url in (v or "") for v in a.values()):
+            fail("<%s> names %s in an attribute: it may only be text" % (tag, text_url))
         for k in ("src", "srcset", "action", "formaction", "poster", "data"):
             if k in a:
                 fail("<%s %s=%r>: nothing may be loaded" % (tag, k, a[k]))

@@ -108,6 +108,22 @@ awk -v h="$hdr" 'BEGIN {
 	bad "month report failed"
 $check "$out/month.html" "$out/month.json" --max-bytes 5000000 --charts 12 || fail=1
 
+# ---- the fleet section of report --prometheus, from the fake server of the prom tests ----
+# (a few lines of Python on loopback: no Prometheus needed; tests/prom has the real one)
+set -- $(python3 "$root/tests/prom/freeports.py" 1)
+fu=http://127.0.0.1:$1
+python3 "$root/tests/prom/badserver.py" "$1" >"$out/fleet-server.log" 2>&1 &
+fpid=$!
+i=0
+while [ $i -lt 50 ] && ! curl -sf -m 1 "$fu/ok/api/v1/targets" >/dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+"$bin" report --prometheus "$fu/ok" --since 2026-11-29T00:00:00Z --until 2026-11-29T00:10:00Z --step 10s \
+	--profile h200-vs-cloud --html "$out/fleet.html" --json >"$out/fleet.json" 2>"$out/fleet.err" || bad "fleet report failed"
+kill "$fpid" 2>/dev/null
+wait "$fpid" 2>/dev/null
+$check "$out/fleet.html" "$out/fleet.json" --text-url "$fu/ok" || fail=1
+grep -q '<section id="fleet">' "$out/fleet.html" && grep -q 'data-key="fleet.total.idle_cost"' "$out/fleet.html" &&
+	grep -q '<code>fakehost</code>' "$out/fleet.html" || bad "fleet: no fleet section with its node and total"
+
 # ---- a real browser ----
 browser=$(command -v chromium || command -v chromium-browser)
 if [ -z "$browser" ]; then
@@ -120,7 +136,7 @@ else
 			"--host-resolver-rules=MAP * ~NOTFOUND" --proxy-server=127.0.0.1:9 \
 			--enable-logging=stderr --v=0 "$@"
 	}
-	for page in h200 month sixty-four-gpus; do
+	for page in h200 month sixty-four-gpus fleet; do
 		# a test copy whose one script writes each chart's rendered size into the DOM
 		sed -e "s/default-src 'none';/default-src 'none'; script-src 'unsafe-inline';/" \
 		    -e 's|</body>|<script>var c=document.querySelectorAll("svg.chart");c.forEach(function(s){var r=s.getBoundingClientRect();s.setAttribute("data-rendered-w",r.width);s.setAttribute("data-rendered-h",r.height)});console.log("gputally-check "+c.length+" charts")</script></body>|' \
@@ -138,7 +154,9 @@ else
 		fi
 		if grep -i 'Refused to\|net::ERR' "$out/$page.chromium.log" | grep .; then bad "$page: a request was attempted"; fi
 		[ -s "$out/$page.png" ] || bad "$page: no screenshot"
-		$check "$out/$page.dom.html" "$out/$page.json" --dom || bad "$page: the rendered DOM"
+		extra=
+		[ "$page" = fleet ] && extra="--text-url $fu/ok"
+		$check "$out/$page.dom.html" "$out/$page.json" --dom $extra || bad "$page: the rendered DOM"
 		say "$page: rendered by $(basename "$browser") in $(( (t1 - t0) / 1000000 )) ms (load, layout, DOM dump); screenshot $out/$page.png"
 	done
 fi

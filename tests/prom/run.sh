@@ -108,8 +108,11 @@ check "live: 3 nodes, 6 GPUs, busy and energy within 5 %, the dead recorder a ga
 check "text report has the fleet table" "grep -q '^Fleet (' $tmp/live.txt && grep -q 'node3' $tmp/live.txt"
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --markdown >"$tmp/live.md" 2>&1
 check "markdown report has the fleet table" "grep -q '^## Fleet' $tmp/live.md"
-"$bin" report --prometheus "$purl" --since "$since" --until "$until" --html "$tmp/live.html" >/dev/null 2>&1
-check "html report is written" "[ -s $tmp/live.html ]"
+"$bin" report --prometheus "$purl" --since "$since" --until "$until" --html "$tmp/live.html" --json >"$tmp/live2.json" 2>&1
+check "html report: every figure equals the JSON's, no address but the server's as text" \
+	"python3 $here/../html/check.py $tmp/live.html $tmp/live2.json --text-url $purl >$tmp/live.check 2>&1"
+check "html report has the fleet table with the three nodes" \
+	"grep -q '<section id=\"fleet\">' $tmp/live.html && [ \$(sed -n '/<section id=\"fleet\">/,/<\/section>/p' $tmp/live.html | grep -c '<code>node[123]</code>') -eq 3 ]"
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --match '{host="node2"}' --json >"$tmp/m.json" 2>&1
 check "--match narrows to one node" "python3 -c 'import json,sys; d=json.load(open(\"$tmp/m.json\")); sys.exit(not (len(d[\"fleet\"][\"nodes\"]) == 1 and d[\"fleet\"][\"nodes\"][0][\"node\"] == \"node2\"))'"
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --match 'up' >/dev/null 2>"$tmp/m2.err"
@@ -232,6 +235,54 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	rc=$?
 	[ -n "$PROM_VERBOSE" ] && cat "$h/check.out"
 	check "history: states, energy and cost as from files within 1 %, pods and outage as written ($(grep -c '^ok' $h/check.out) ok; $(grep '^FAIL' $h/check.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	# the fleet tables of the page and the Markdown: the JSON's rows, the total recounted
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
+		--html "$h/prom.html" --markdown >"$h/prom.md" 2>"$h/html.err"
+	check "history: --html and --markdown exit 0" "[ $? -eq 0 ]"
+	check "history: every figure of the page equals the JSON's ($(python3 "$here/../html/check.py" "$h/prom.html" "$h/prom.json" --text-url "$hurl" 2>&1 | tail -1))" \
+		"python3 $here/../html/check.py $h/prom.html $h/prom.json --text-url $hurl >/dev/null"
+	python3 "$here/check_fleet_html.py" "$h/prom.html" "$h/prom.json" "$h/prom.md" >"$h/fleet.out" 2>&1
+	rc=$?
+	[ -n "$PROM_VERBOSE" ] && cat "$h/fleet.out"
+	check "history: the page's and the Markdown's fleet tables ($(grep -c '^ok' $h/fleet.out) ok; $(grep '^FAIL' $h/fleet.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	browser=$(command -v chromium || command -v chromium-browser)
+	if [ -n "$browser" ]; then
+		# rendered with no network and no script: the fleet table is in the DOM
+		timeout 120 "$browser" --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions \
+			"--host-resolver-rules=MAP * ~NOTFOUND" --proxy-server=127.0.0.1:9 --enable-logging=stderr --v=0 \
+			--dump-dom "file://$h/prom.html" >"$h/prom.dom.html" 2>"$h/chromium.log"
+		check "history: chromium renders the fleet section, no request, no console message" \
+			"grep -q '<section id=\"fleet\">' $h/prom.dom.html && ! grep -i 'Refused to\|net::ERR\|CONSOLE' $h/chromium.log | grep -q ."
+	else
+		echo "prom-tests: SKIP the browser check of the fleet page: chromium is not installed"
+	fi
+	# files and the server in one run: node b from the server, a and c from
+	# their files; each GPU as in the server-only and the files-only report
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
+		--match '{Hostname="gpu-node-b"}' --json "$h/gpu-node-a.csv" "$h/gpu-node-c.csv" >"$h/mix.json" 2>"$h/mix.err"
+	check "history: files and --prometheus in one run exit 0 ($(head -c 200 $h/mix.err))" "[ $? -eq 0 ]"
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
+		--match '{Hostname="gpu-node-b"}' --json >"$h/b.json" 2>/dev/null
+	python3 - "$h/mix.json" "$h/b.json" "$h/files.json" >"$h/mix.out" 2>&1 <<'EOF2'
+import json, sys
+m, b, f = (json.load(open(x)) for x in sys.argv[1:4])
+ref = {g["uuid"]: g for g in f["gpus"] if not g["uuid"].startswith("GPU-00000002")}
+ref.update({g["uuid"]: g for g in b["gpus"]})
+bad = [g["uuid"] for g in m["gpus"] if g["uuid"] not in ref or g["busy_s"] != ref[g["uuid"]]["busy_s"] or
+       g["energy_j"] != ref[g["uuid"]]["energy_j"] or g["states"] != ref[g["uuid"]]["states"]]
+nodes = sorted((n["node"], n["gpus"]) for n in m["fleet"]["nodes"])
+ok = len(m["gpus"]) == 24 and len(ref) == 24 and not bad and nodes == [("(files)", 16), ("gpu-node-b", 8)]
+print("%d GPUs, nodes %s, differing %s" % (len(m["gpus"]), nodes, bad[:2]))
+sys.exit(not ok)
+EOF2
+	rc=$?
+	check "history: mixed run, every GPU's states, busy and energy as read alone ($(cat $h/mix.out))" "[ $rc -eq 0 ]"
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m "$h/gpu-node-a.csv" >/dev/null 2>"$h/twice.err"
+	check "history: a GPU both in a file and on the server is refused, named" \
+		"[ $? -eq 2 ] && grep -q 'GPU GPU-00000001-0000-4000-8000-000000000000 is both in the files and on' $h/twice.err"
+	printf 'timestamp, index, utilization.gpu [%%], power.draw [W]\n2026/11/29 10:00:00.000, 0, 50 %%, 300.00 W\n' >"$h/nouuid.csv"
+	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m "$h/nouuid.csv" >/dev/null 2>"$h/nouuid.err"
+	check "history: a file GPU without a UUID beside a server is refused" "[ $? -eq 2 ] && grep -q 'needs a UUID' $h/nouuid.err"
 	# many small chunks (a tiny memory bound) give the very same report
 	GPUTALLY_PROM_CHUNK_BYTES=100000 "$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m \
 		--profile h200-vs-cloud --json >"$h/small.json" 2>&1
@@ -242,6 +293,48 @@ sys.exit(not (b[\"fleet\"][\"chunks\"] > 50 and all(a[k] == b[k] for k in (\"gpu
               all(a[\"fleet\"][k] == b[\"fleet\"][k] for k in (\"nodes\", \"namespaces\", \"pods\"))))' $h/prom.json $h/small.json"
 	kill "$hpid" 2>/dev/null
 	wait "$hpid" 2>/dev/null
+fi
+
+# A day of dcgm-exporter with MIG: one H200 cut into 3g, 2g and 1g slices (a
+# pod on the 1g one), one whole; each slice its own row under its GPU, its
+# cost its share of the GPU's (tests/prom/check_mig.py recounts it)
+if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
+	mg=$tmp/mig
+	mkdir -p "$mg"
+	set -- $(python3 "$here/gen_mig.py" "$mg" $(($(date +%s) - 600)) 24 60)
+	ms=$(date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ) me=$(date -u -d "@$2" +%Y-%m-%dT%H:%M:%SZ)
+	promtool tsdb create-blocks-from openmetrics "$mg/mig.om" "$mg/tsdb" >"$mg/promtool.log" 2>&1
+	check "mig: promtool backfills the day" "[ $? -eq 0 ]"
+	printf 'global:\n  scrape_interval: 1m\n' >"$mg/prom.yml"
+	set -- $(python3 "$here/freeports.py" 1)
+	murl=http://127.0.0.1:$1
+	prometheus --config.file="$mg/prom.yml" --storage.tsdb.path="$mg/tsdb" --web.listen-address="127.0.0.1:$1" \
+		--log.level=warn >"$mg/prom.log" 2>&1 &
+	mpid=$!
+	pids="$pids $mpid"
+	i=0
+	while [ $i -lt 100 ] && ! curl -sf -m 1 "$murl/-/ready" >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
+	"$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m --profile h200-vs-cloud --json \
+		--html "$mg/mig.html" >"$mg/mig.json" 2>"$mg/mig.err"
+	check "mig: report --prometheus exits 0 ($(head -c 200 $mg/mig.err))" "[ $? -eq 0 ]"
+	python3 "$here/check_mig.py" "$mg/mig.json" "$mg/expect_mig.json" >"$mg/check.out" 2>&1
+	rc=$?
+	[ -n "$PROM_VERBOSE" ] && cat "$mg/check.out"
+	check "mig: slices under their GPU, busy and idle as written, cost by share ($(grep -c '^ok' $mg/check.out) ok; $(grep '^FAIL' $mg/check.out | head -3 | tr '\n' ' '))" "[ $rc -eq 0 ]"
+	check "mig: the page's figures equal the JSON's, the MIG table shown" \
+		"python3 $here/../html/check.py $mg/mig.html $mg/mig.json --text-url $murl >/dev/null && grep -q '<h3>MIG slices</h3>' $mg/mig.html && grep -q 'data-key=\"fleet.mig.0.slices.2.cost\"' $mg/mig.html"
+	"$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m --profile h200-vs-cloud --markdown >"$mg/mig.md" 2>&1
+	check "mig: the Markdown lists the slices under their GPU" \
+		"grep -q '^| \*\*GPU-0000000m-0000-4000-8000-000000000000\*\* | unsliced' $mg/mig.md && grep -q '^| GI 13 | 1g.18gb | 0.143 |' $mg/mig.md"
+	GPUTALLY_PROM_CHUNK_BYTES=100000 "$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m \
+		--profile h200-vs-cloud --json >"$mg/small.json" 2>&1
+	check "mig: 100 kB chunks give the same GPUs, slices and pods" "python3 -c '
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:3])
+sys.exit(not (b[\"fleet\"][\"chunks\"] > 5 and a[\"gpus\"] == b[\"gpus\"] and
+              all(a[\"fleet\"][k] == b[\"fleet\"][k] for k in (\"mig\", \"pods\", \"nodes\"))))' $mg/mig.json $mg/small.json"
+	kill "$mpid" 2>/dev/null
+	wait "$mpid" 2>/dev/null
 fi
 
 echo "prom-tests: $pass passed, $fail failed"
