@@ -390,6 +390,51 @@ static void test_power_events(void **state)
 	release(an);
 }
 
+/*
+ * A query log's pci.bus_id ("00000000:3B:00.0", an 8-digit domain) maps
+ * 0000:3b:00.0 to GPU index 0; --gpu-map's word beats the logs': its
+ * 0000:86:00.0 is index 1 whatever the query log says.
+ */
+static void test_query_map(void **state)
+{
+	struct analysis *an = start();
+	unsigned col;
+	const char *why;
+	struct rec r;
+
+	(void)state;
+	assert_int_equal(timeline_gpu_map_line(&an->tl, "86:00.0 GPU-a1", &col, &why), 1);
+	for (int i = 0; i < 5; i++) {
+		sample(an, i, 0, 10, 100, NAN);
+		sample(an, i, 1, 10, 100, NAN);
+	}
+	for (int g = 0; g < 2; g++) {
+		sb.strs_len = 0;
+		memset(&r, 0, sizeof(r));
+		r.kind = REC_EVENT;
+		r.time_kind = TK_ABS;
+		r.t_ns = AT(1);
+		r.ev = EV_GPU_MAP;
+		r.gpu_index = 0;
+		r.uuid = str("GPU-a0");
+		r.name = STR_NONE;
+		r.kev.code = -1;
+		r.kev.pci = str(g ? "00000000:86:00.0" : "00000000:3B:00.0");
+		r.kev.proc = r.kev.text = STR_NONE;
+		r.kev.count = 1;
+		analysis_add(an, &r, &sb, src_smi);
+	}
+	kevent(an, 2, EV_XID, 31, "0000:3b:00.0", KC_APP, KS_ERROR, 0, NULL, 5);
+	kevent(an, 3, EV_XID, 31, "0000:86:00.0", KC_APP, KS_ERROR, 0, NULL, 6);
+	analysis_finish(an);
+	assert_int_equal(an->nevs, 2);
+	assert_int_equal(an->evs[0].gpu, 0);
+	assert_string_equal(an->evs[0].mapped_by, "query log");
+	assert_int_equal(an->evs[1].gpu, 1);
+	assert_string_equal(an->evs[1].mapped_by, "gpu-map");
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_driver_load),
 		cmocka_unit_test(test_map_bursts_hw),
 		cmocka_unit_test(test_power_events),
+		cmocka_unit_test(test_query_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
