@@ -592,12 +592,12 @@ static void outages(FILE *out, const struct report *r)
 	if (an->noutages > MAX_TEXT_SEGMENTS)
 		fprintf(out, "  ... %zu more in --json\n", an->noutages - MAX_TEXT_SEGMENTS);
 	if (have_prices(r))
-		fprintf(out, "  the outage cost %.1f GPU-hours, %s at your rates (%s per covered GPU-hour)\n",
-			r->outage_s / 3600, money(c, sizeof(c), r, r->outage_cost),
+		fprintf(out, "  the outage cost %.*f GPU-hours, %s at your rates (%s per covered GPU-hour)\n",
+			r->outage_s >= 360 ? 1 : 4, r->outage_s / 3600, money(c, sizeof(c), r, r->outage_cost),
 			money(a, sizeof(a), r, r->cost_per_gpu_hour));
 	else
-		fprintf(out, "  the outage cost %.1f GPU-hours (no prices given to put a cost on them)\n",
-			r->outage_s / 3600);
+		fprintf(out, "  the outage cost %.*f GPU-hours (no prices given to put a cost on them)\n",
+			r->outage_s >= 360 ? 1 : 4, r->outage_s / 3600);
 	fprintf(out, "  no utilization, power or energy is counted while a GPU is down\n");
 }
 
