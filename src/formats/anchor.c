@@ -96,6 +96,7 @@ struct cinput {
 	struct cfree *free_anc;
 	size_t nfree, afree;
 	bool any;
+	char used_by[200];	/* a clock reference: the inputs it placed */
 };
 
 struct anc_collect {
@@ -303,7 +304,12 @@ static void decide_boot(struct anc_collect *c, size_t i, size_t b, const char *c
 		snprintf(why, cap, "printk seconds + --boot-time %s", time_rfc3339_us(when, sizeof(when), boot_time_ns));
 	} else if (cref) {
 		int64_t off = cref->wall_ns - cref->mono_ns;
+		char *u = c->in[from].used_by;
+		size_t ul = strlen(u);
 		one_seg(bp, off);
+		if (!strstr(u, base_name(names[i])) && ul + 1 < sizeof(c->in[from].used_by))
+			snprintf(u + ul, sizeof(c->in[from].used_by) - ul, "%s%s", ul ? ", " : "",
+				 base_name(names[i]));
 		snprintf(why, cap, "printk seconds + boot time %s (wall - uptime of %s; %s)",
 			 time_rfc3339_us(when, sizeof(when), off), base_name(names[from]), cref->note);
 	} else {
@@ -350,5 +356,16 @@ void anc_decide(struct anc_collect *c, const char *const *names, int64_t boot_ti
 			len = strlen(basis[i]);
 		}
 		plans[i] = p;
+	}
+	/* what each clock reference did, for its own line in the report */
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cinput *in = &c->in[i];
+		char when[40];
+		if (!in->nfree || has[i])
+			continue;
+		snprintf(basis[i], basis_cap, "a clock reference: boot time %s (wall - uptime; %s); %s%s",
+			 time_rfc3339_us(when, sizeof(when), in->free_anc[0].wall_ns - in->free_anc[0].mono_ns),
+			 in->free_anc[0].note, in->used_by[0] ? "it places " : "no kernel log's last boot fits it",
+			 in->used_by);
 	}
 }

@@ -1518,6 +1518,8 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			struct input_stat *st = best->st;
 			if (r->kind == REC_ANCHOR) {
 				best->have_head = false;	/* used by the pre-pass; no sink sees it */
+				if (!st->time_basis && st->basis[0])
+					st->time_basis = st->basis;
 				continue;
 			}
 			if (r->kind == REC_BAD) {

@@ -307,7 +307,9 @@ static int kd_sniff(const char *head, size_t n, const char *name)
 			break;	/* a cut last line proves nothing */
 		if (le > p && le[-1] == '\r')
 			le--;
-		if (le > p) {
+		if (le > p && kd_binary(p, (size_t)(le - p))) {
+			/* junk says nothing either way: counted as bad when read */
+		} else if (le > p) {
 			enum kd_shape sh = kd_envelope(p, (size_t)(le - p), &t, &msg);
 			total++;
 			if (sh != KD_NONE && sh != KD_RELATIVE) {

@@ -718,6 +718,67 @@ bool kmsg_classify(struct slice msg, struct slice tag, struct kmsg *k)
 	return false;
 }
 
+/* Length of the valid UTF-8 sequence at p, 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *e)
+{
+	size_t n;
+	unsigned c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if ((size_t)(e - p) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || (c == 0xf0 && p[1] < 0x90) ||
+	    (c == 0xf4 && p[1] > 0x8f))
+		return 0;	/* overlong, surrogate, beyond U+10FFFF */
+	return n;
+}
+
+/*
+ * A copy of s for the record: kernel text may hold any bytes, and what
+ * travels on must be text (JSON): invalid UTF-8 and control bytes become
+ * U+FFFD.  Only events pass here, so the copy costs nothing that matters.
+ */
+static uint32_t text_str(struct parse_ctx *ctx, struct slice s)
+{
+	const unsigned char *p = (const unsigned char *)s.p, *e = p + (s.n > 4096 ? 4096 : s.n);
+	char buf[4096 * 3 + 1];
+	size_t o = 0;
+	bool clean = true;
+
+	for (const unsigned char *q = p; q < e; q++)
+		if (*q >= 0x80 || *q < 0x20 || *q == 0x7f) {
+			clean = false;
+			break;
+		}
+	if (clean)
+		return ctx_str(ctx, s);
+	while (p < e) {
+		size_t n = utf8_len(p, e);
+		if (n && !(n == 1 && (*p < 0x20 || *p == 0x7f))) {
+			memcpy(buf + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(buf + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			p++;
+		}
+	}
+	return ctx_str(ctx, (struct slice){ buf, o });
+}
+
 static struct rec *emit(struct parse_ctx *ctx, const struct kmsg *k, struct slice msg,
 			int64_t t_ns, enum time_kind tk, uint32_t boot, uint32_t col,
 			const char *pci_override)
@@ -731,7 +792,7 @@ static struct rec *emit(struct parse_ctx *ctx, const struct kmsg *k, struct slic
 	r->time_kind = (uint8_t)tk;
 	r->col = col;
 	r->pid = k->pid;
-	r->name = ctx_str(ctx, slice_trim(msg));
+	r->name = text_str(ctx, slice_trim(msg));
 	r->kev.code = k->code;
 	r->kev.boot = boot;
 	r->kev.klass = k->klass;
@@ -746,11 +807,11 @@ static struct rec *emit(struct parse_ctx *ctx, const struct kmsg *k, struct slic
 			r->kev.pci = ctx_str(ctx, (struct slice){ norm, strlen(norm) });
 	}
 	if (k->proc.n)
-		r->kev.proc = ctx_str(ctx, k->proc);
+		r->kev.proc = text_str(ctx, k->proc);
 	if (k->ctext)
 		r->kev.text = ctx_str(ctx, (struct slice){ k->ctext, strlen(k->ctext) });
 	else if (k->text.n)
-		r->kev.text = ctx_str(ctx, slice_trim(k->text));
+		r->kev.text = text_str(ctx, slice_trim(k->text));
 	if (k->uuid.n)
 		r->uuid = ctx_str(ctx, k->uuid);
 	return r;
