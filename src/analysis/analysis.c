@@ -899,6 +899,13 @@ static bool effect_kind(const char *kind)
 	return false;
 }
 
+/* Host events that stop or slow every GPU: a cause for any GPU's finding. */
+static bool host_cause(int ev)
+{
+	return ev == EV_SUSPEND || ev == EV_POWER_OFF || ev == EV_AC_OFF || ev == EV_DRIVER_LOAD ||
+	       ev == EV_BOOT;
+}
+
 /* "Xid 79", "fallen_off_bus": how an event is named in evidence. */
 void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
 {
@@ -914,9 +921,11 @@ void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
 
 /*
  * Cause and effect: a gap, throttling, down or idle stretch that starts
- * within cfg.cause_window_ns after an event on the same GPU (or up to 5 s
+ * within cfg.cause_window_ns after an event on the same GPU, or after a
+ * suspend, power-off, AC off, driver load or boot of the host (or up to 5 s
  * before it: the sampling's resolution) names the event in its evidence.
- * A cause is preferred to a consequence (Xid 45), then the earliest.
+ * The nearest such event before the finding's start is named, a cause
+ * preferred to a consequence (Xid 45).
  */
 static void link_causes(struct analysis *an)
 {
@@ -929,10 +938,12 @@ static void link_causes(struct analysis *an)
 			continue;
 		for (size_t k = 0; k < an->nevs; k++) {
 			const struct an_event *e = &an->evs[k];
-			if (e->unplaced || e->gpu != f->gpu || e->severity < KS_WARNING ||
+			if (e->unplaced || !(e->gpu == f->gpu ? e->severity >= KS_WARNING : e->gpu < 0 && host_cause(e->ev)) ||
 			    f->t0_ns < e->t_ns - 5 * NS_PER_S || f->t0_ns > e->t_ns + an->cfg.cause_window_ns)
 				continue;
-			if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)))
+			if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)) ||
+			    ((best->flags & KF_CONSEQUENCE) == (e->flags & KF_CONSEQUENCE) && e->t_ns >= best->t_ns &&
+			     e->t_ns <= f->t0_ns))
 				best = e;
 		}
 		if (!best)

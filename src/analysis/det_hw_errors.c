@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Repeated hardware errors on one GPU: two or more hardware-class kernel
- * events (the Xid catalog's class: ECC and row-remapping Xids 48, 63, 64,
+ * Repeated hardware errors on one GPU: two or more hardware-class Xids
+ * (the Xid catalog's class: ECC and row-remapping Xids 48, 63, 64,
  * 92, 94, 95 and the like) make the GPU a candidate for return.  A burst
  * is one event; docs/states.md has the rule.
  */
@@ -31,7 +31,8 @@ static void hw_event(struct analysis *an, int gi, void *st, const struct det_eve
 
 	(void)an;
 	(void)gi;
-	if (!h || e->klass != KC_HW || (e->flags & KF_CONSEQUENCE))
+	/* Xids only: a fall-off line repeats its Xid 79, it is no second error */
+	if (!h || e->ev != EV_XID || e->klass != KC_HW || (e->flags & KF_CONSEQUENCE))
 		return;
 	if (!h->n++) {
 		h->t0_ns = e->t_ns;

@@ -155,7 +155,11 @@ static void gc_tell_bus(struct parse_ctx *ctx, struct gc_state *st, int64_t t_ns
 	r->gpu_index = gpu;
 	r->uuid = uuid;
 	r->name = STR_NONE;
-	r->kev.pci = ctx_str(ctx, bus);
+	{
+		char norm[16];
+		r->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+			     ctx_str(ctx, bus);
+	}
 	r->kev.severity = KS_INFO;
 }
 

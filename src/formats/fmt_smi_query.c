@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/format.h"
+#include "formats/kmsg.h"
 #include "formats/smi.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -640,6 +641,7 @@ static void tell_bus(struct parse_ctx *ctx, struct query_state *st, const struct
 {
 	size_t i, nt = sizeof(st->bus_told) / sizeof(st->bus_told[0]);
 	struct rec *o;
+	char norm[16];
 
 	if (row->gpu_index < 0 && !uuid.p)
 		return;
@@ -657,7 +659,9 @@ static void tell_bus(struct parse_ctx *ctx, struct query_state *st, const struct
 	o->gpu_index = row->gpu_index;
 	o->uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
 	o->name = STR_NONE;
-	o->kev.pci = ctx_str(ctx, bus);
+	/* "00000000:3B:00.0" as the kernel writes it: "0000:3b:00.0" */
+	o->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+		     ctx_str(ctx, bus);
 	o->kev.severity = KS_INFO;
 }
 
