@@ -956,9 +956,36 @@ static void link_causes(struct analysis *an)
 	}
 }
 
+/*
+ * An event that came before its GPU's first record found no GPU then: put
+ * it on the GPU the map names now, in the list and the rates (it had no
+ * downtime: there was nothing to be down against yet).
+ */
+static void late_map(struct analysis *an)
+{
+	for (size_t i = 0; i < an->nevs; i++) {
+		struct an_event *e = &an->evs[i];
+		const char *how;
+		int gi;
+		if (e->gpu >= 0 || !e->pci[0] || (gi = timeline_gpu_of_pci(&an->tl, e->pci, &how)) < 0)
+			continue;
+		e->gpu = gi;
+		e->mapped_by = how;
+		if (e->unplaced)
+			continue;
+		an->gpus[gi].events++;
+		if (e->ev == EV_XID && e->klass < KC__COUNT) {
+			an->gpus[gi].xids++;
+			an->gpus[gi].xid_class[e->klass]++;
+			an->host_xid_class[e->klass]--;
+		}
+	}
+}
+
 void analysis_finish(struct analysis *an)
 {
 	timeline_finish(&an->tl);
+	late_map(an);
 	for (int gi = 0; gi < an->tl.ngpus; gi++) {
 		struct gpu_work *w = an->work[gi];
 		struct gpu_stats *g = &an->gpus[gi];

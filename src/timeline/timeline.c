@@ -675,6 +675,28 @@ static int known_gpu(struct timeline *tl, const char *uuid, int index)
 	return -1;
 }
 
+int timeline_gpu_of_pci(const struct timeline *tl, const char *pci, const char **how)
+{
+	char norm[16];
+
+	*how = NULL;
+	if (!pci || !kmsg_pci_norm((struct slice){ pci, strlen(pci) }, norm))
+		return -1;
+	for (int i = 0; i < tl->npci; i++) {
+		const struct tl_pci *m = &tl->pci[i];
+		int gi;
+		if (strcmp(m->pci, norm))
+			continue;
+		gi = known_gpu((struct timeline *)tl, m->uuid, -1);
+		if (gi < 0)
+			gi = known_gpu((struct timeline *)tl, NULL, m->index);
+		if (gi >= 0)
+			*how = m->origin == TM_GPU_MAP ? "gpu-map" : m->origin == TM_QUERY ? "query log" : "pci map";
+		return gi;
+	}
+	return -1;
+}
+
 /* Kinds about the host, not one GPU: never put on a GPU by guess. */
 static bool host_kind(int ev)
 {
@@ -700,24 +722,8 @@ static int event_gpu(struct timeline *tl, const struct rec *r, const char *uuid,
 			*how = uuid ? "uuid" : "index";
 		return gi;
 	}
-	if (pci) {
-		char norm[16];
-		if (!kmsg_pci_norm((struct slice){ pci, strlen(pci) }, norm))
-			return -1;
-		for (int i = 0; i < tl->npci; i++) {
-			const struct tl_pci *m = &tl->pci[i];
-			if (strcmp(m->pci, norm))
-				continue;
-			gi = known_gpu(tl, m->uuid, -1);
-			if (gi < 0)
-				gi = known_gpu(tl, NULL, m->index);
-			if (gi >= 0)
-				*how = m->origin == TM_GPU_MAP ? "gpu-map" : m->origin == TM_QUERY ? "query log" :
-				       "pci map";
-			return gi;
-		}
-		return -1;
-	}
+	if (pci)
+		return timeline_gpu_of_pci(tl, pci, how);
 	if (host_kind(r->ev) || r->kev.klass == KC_SYSTEM)
 		return -1;
 	if (tl->ngpus == 1) {

@@ -191,6 +191,11 @@ bool timeline_map_pci(struct timeline *tl, const char *pci, const char *uuid, in
  */
 int timeline_gpu_map_line(struct timeline *tl, const char *line, unsigned *col, const char **why);
 
+/* The GPU the map names for a PCI address now (after the ingest: for an
+ * event that came before its GPU's first record), -1 for none; *how as
+ * tl_event.mapped_by. */
+int timeline_gpu_of_pci(const struct timeline *tl, const char *pci, const char **how);
+
 /* Close every GPU's last interval. */
 void timeline_finish(struct timeline *tl);
 /* Free what the timeline allocated (after timeline_finish). */

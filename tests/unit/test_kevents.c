@@ -435,6 +435,32 @@ static void test_query_map(void **state)
 	release(an);
 }
 
+/*
+ * An Xid before its GPU's first sample: no GPU then (an event never makes
+ * one), the map names it at the end.  The list and the rates put it on
+ * GPU 0; there is no downtime (nothing to be down against yet).
+ */
+static void test_late_map(void **state)
+{
+	struct analysis *an = start();
+
+	(void)state;
+	kevent(an, -5, EV_GPU_MAP, -1, "0000:3b:00.0", KC_NONE, KS_INFO, 0, "GPU-a0", 1);
+	kevent(an, -3, EV_XID, 48, "0000:3b:00.0", KC_HW, KS_FATAL, KF_DOWN, NULL, 2);
+	for (int i = 0; i < 5; i++)
+		sample(an, i, 0, 10, 100, NAN);
+	analysis_finish(an);
+	assert_int_equal(an->tl.ngpus, 1);
+	assert_int_equal(an->nevs, 1);
+	assert_int_equal(an->evs[0].gpu, 0);
+	assert_string_equal(an->evs[0].mapped_by, "pci map");
+	assert_int_equal(an->gpus[0].xid_class[KC_HW], 1);
+	assert_int_equal(an->host_xid_class[KC_HW], 0);
+	assert_int_equal(an->noutages, 0);
+	assert_near(an->gpus[0].state_s[ST_DOWN], 0, 0);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_map_bursts_hw),
 		cmocka_unit_test(test_power_events),
 		cmocka_unit_test(test_query_map),
+		cmocka_unit_test(test_late_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
