@@ -501,8 +501,9 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 	if (iv->t1_ns > g->last_ns)
 		g->last_ns = iv->t1_ns;
 
-	/* processes present during this interval, and their shares */
-	if (iv->kind == IV_DATA && w->last_proc_obs_ns) {
+	/* processes present during this interval, and their shares; a GPU that
+	 * is down runs nothing, whatever was seen on it before */
+	if (iv->kind == IV_DATA && w->last_proc_obs_ns && !(iv->status & (GS_LOST | GS_RESET))) {
 		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
 		double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
 		double sm_tot = 0;

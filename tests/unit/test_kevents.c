@@ -461,6 +461,53 @@ static void test_late_map(void **state)
 	release(an);
 }
 
+/* A process row of pid 100 on GPU 0 (pmon-like). */
+static void proc(struct analysis *an, double t_s)
+{
+	struct rec r;
+
+	sb.strs_len = 0;
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_PROC;
+	r.time_kind = TK_ABS;
+	r.t_ns = AT(t_s);
+	r.gpu_index = 0;
+	r.uuid = STR_NONE;
+	r.name = str("python");
+	r.pid = 100;
+	r.present = PF_FB;
+	r.v[2] = 1000;
+	analysis_add(an, &r, &sb, src_smi);
+}
+
+/*
+ * A process seen on the GPU up to the fatal event is not credited with the
+ * outage: samples and process rows each second 0..10 s and 20..29 s, Xid
+ * 79 at 10.5 s.  Present 10.5 + 10 = 20.5 s (not 30: the row at 10 s would
+ * otherwise count as fresh into the down time), busy 0.8 x 20.5 = 16.4 s.
+ */
+static void test_no_process_in_outage(void **state)
+{
+	struct analysis *an = start();
+
+	(void)state;
+	kevent(an, -5, EV_GPU_MAP, -1, "0000:3b:00.0", KC_NONE, KS_INFO, 0, "GPU-a0", 1);
+	for (int i = 0; i <= 29; i++) {
+		if (i > 10 && i < 20)
+			continue;
+		sample(an, i, 0, 80, 100, NAN);
+		proc(an, i);
+		if (i == 10)
+			kevent(an, 10.5, EV_XID, 79, "0000:3b:00.0", KC_HW, KS_FATAL, KF_DOWN, NULL, 9);
+	}
+	analysis_finish(an);
+	assert_int_equal(an->nprocs, 1);
+	assert_near(an->procs[0].present_s, 20.5, 1e-9);
+	assert_near(an->procs[0].busy_s, 16.4, 1e-9);
+	assert_near(an->procs[0].energy_j, 2050, 1e-6);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_power_events),
 		cmocka_unit_test(test_query_map),
 		cmocka_unit_test(test_late_map),
+		cmocka_unit_test(test_no_process_in_outage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
