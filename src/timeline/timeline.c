@@ -662,7 +662,7 @@ int timeline_gpu_map_line(struct timeline *tl, const char *line, unsigned *col, 
 
 /* A GPU already known by uuid or index; never a new one (an event is no
  * evidence that a GPU was measured). */
-static int known_gpu(struct timeline *tl, const char *uuid, int index)
+static int known_gpu(const struct timeline *tl, const char *uuid, int index)
 {
 	if (uuid && uuid[0])
 		for (int i = 0; i < tl->ngpus; i++)
@@ -687,9 +687,9 @@ int timeline_gpu_of_pci(const struct timeline *tl, const char *pci, const char *
 		int gi;
 		if (strcmp(m->pci, norm))
 			continue;
-		gi = known_gpu((struct timeline *)tl, m->uuid, -1);
+		gi = known_gpu(tl, m->uuid, -1);
 		if (gi < 0)
-			gi = known_gpu((struct timeline *)tl, NULL, m->index);
+			gi = known_gpu(tl, NULL, m->index);
 		if (gi >= 0)
 			*how = m->origin == TM_GPU_MAP ? "gpu-map" : m->origin == TM_QUERY ? "query log" : "pci map";
 		return gi;

@@ -13,6 +13,10 @@
  * the next reading says their energy (a share of the counter's difference,
  * docs/states.md "Energy"), with the process observations among them in
  * the order they came: up to TL_HOLD_MAX entries later, in practice a second.
+ * Events go to the consumer as they come, on the GPU their index, UUID or
+ * PCI address names (struct tl_event); a fatal one (KF_DOWN) makes its GPU
+ * down until its next healthy sample, and a driver load or a boot ends
+ * every counter run (docs/states.md "Kernel events and downtime").
  */
 #ifndef TIMELINE_TIMELINE_H
 #define TIMELINE_TIMELINE_H
