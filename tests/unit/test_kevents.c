@@ -508,6 +508,28 @@ static void test_no_process_in_outage(void **state)
 	release(an);
 }
 
+/* The list is bounded: with room for 2, four events keep 2 and count 2 dropped. */
+static void test_event_cap(void **state)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct analysis_cfg cfg;
+
+	(void)state;
+	analysis_cfg_default(&cfg);
+	cfg.max_events = 2;
+	analysis_init(an, &cfg);
+	memset(&sb, 0, sizeof(sb));
+	sb.strs = strbuf;
+	sample(an, 0, 0, 10, 100, NAN);
+	for (int i = 0; i < 4; i++)
+		kevent(an, 1 + i, EV_XID, 13 + i, "0000:3b:00.0", KC_APP, KS_ERROR, 0, NULL, (uint64_t)i);
+	analysis_finish(an);
+	assert_int_equal(an->nevs, 2);
+	assert_int_equal(an->evs_dropped, 2);
+	assert_int_equal(an->ev_count[EV_XID], 4);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_query_map),
 		cmocka_unit_test(test_late_map),
 		cmocka_unit_test(test_no_process_in_outage),
+		cmocka_unit_test(test_event_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
