@@ -87,6 +87,15 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		break;
 	case REC_EVENT:
 		jsonw_kstr(w, "event", event_kind_name[r->ev]);
+		/* kernel-log events (kmsg.h): what differs from ctx_rec()'s defaults */
+		if (r->kev.code >= 0)
+			jsonw_kint(w, "code", r->kev.code);
+		if (r->kev.pci != STR_NONE)
+			jsonw_kstr(w, "pci", batch_str(b, r->kev.pci));
+		if (r->kev.count > 1)
+			jsonw_kint(w, "count", r->kev.count);
+		if (r->kev.klass != KC_NONE)
+			jsonw_kstr(w, "class", kev_class_name[r->kev.klass]);
 		jsonw_kstr(w, "msg", batch_str(b, r->name));
 		break;
 	case REC_TRACE:

@@ -202,6 +202,7 @@ static void batch_reset(struct batch *b)
 	b->nr = 0;
 	b->strs_len = 0;
 	b->lines = b->records = b->bad = 0;
+	b->time_basis = NULL;
 	for (int i = 0; i < 4; i++)
 		b->last_str[i] = STR_NONE;
 }
@@ -421,6 +422,7 @@ static void parse_stream(struct chunk *c, const struct ingest_opts *o)
 	}
 	ctx.opts = o;
 	ctx.src = s->st->path;
+	ctx.mtime_ns = s->rd.mtime_ns;
 	ctx.state = s->stream_state;
 	ctx.out = &c->batch;
 	ctx.line = s->stream_line;
@@ -462,6 +464,7 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 		f->init(state, o);
 	ctx.opts = o;
 	ctx.src = c->src->st->path;
+	ctx.mtime_ns = c->src->rd.mtime_ns;
 	ctx.state = state;
 	ctx.out = &c->batch;
 	ctx.replay = true;
@@ -1133,6 +1136,10 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		pool_wait(pl, c);
 		if (s->rec_pos < c->batch.nr) {
 			s->next = &c->batch.recs[s->rec_pos++];
+			/* anchors place kernel clocks; until the driver uses them
+			 * (issue 9) they must not reach a sink */
+			if (s->next->kind == REC_ANCHOR)
+				continue;
 			s->next->line += s->lines_before;
 			s->head_batch = &c->batch;
 			resolve_time(s, s->next, o);
@@ -1406,7 +1413,8 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 				if (r->t_ns > st->t_last_ns)
 					st->t_last_ns = r->t_ns;
 				if (!st->time_basis)
-					st->time_basis = "timestamps in the file";
+					st->time_basis = best->head_batch->time_basis
+						? best->head_batch->time_basis : "timestamps in the file";
 			}
 			best->have_head = false;
 			rc = sink->rec(sink->ud, st, r, best->head_batch);

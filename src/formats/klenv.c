@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the kernel and system log text envelopes (klenv.h). */
+#include "formats/klenv.h"
+
+#include <string.h>
+
+#include "formats/kmsg.h"
+#include "util/timeutil.h"
+
+static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+				     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+
+static int month_of(const char *p, const char *end)
+{
+	if (end - p < 3)
+		return 0;
+	for (int i = 0; i < 12; i++)
+		if (!memcmp(p, months[i], 3))
+			return i + 1;
+	return 0;
+}
+
+static bool digit(char c)
+{
+	return (unsigned)(c - '0') <= 9;
+}
+
+/* "HH:MM:SS[.f...]" */
+static bool parse_hms(const char **pp, const char *end, struct kl_bsd *t)
+{
+	const char *p = *pp;
+
+	if (scan_fixed_digits(&p, end, 2, &t->h) || p >= end || *p++ != ':' ||
+	    scan_fixed_digits(&p, end, 2, &t->mi) || p >= end || *p++ != ':' ||
+	    scan_fixed_digits(&p, end, 2, &t->s))
+		return false;
+	if (t->h > 23 || t->mi > 59 || t->s > 60)
+		return false;
+	t->frac_ns = 0;
+	if (p < end && *p == '.' && p + 1 < end && digit(p[1])) {
+		int64_t scale = NS_PER_S / 10;
+		for (p++; p < end && digit(*p); p++, scale /= 10)
+			t->frac_ns += (*p - '0') * scale;
+	}
+	*pp = p;
+	return true;
+}
+
+bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t)
+{
+	const char *p = *pp;
+
+	memset(t, 0, sizeof(*t));
+	if (!(t->mon = month_of(p, end)))
+		return false;
+	p += 3;
+	if (p >= end || *p++ != ' ')
+		return false;
+	if (p < end && *p == ' ')
+		p++;	/* "Dec  3" */
+	if (p >= end || !digit(*p))
+		return false;
+	t->day = *p++ - '0';
+	if (p < end && digit(*p))
+		t->day = t->day * 10 + (*p++ - '0');
+	if (p >= end || *p++ != ' ' || t->day < 1 || t->day > 31)
+		return false;
+	if (end - p >= 5 && digit(p[0]) && digit(p[1]) && digit(p[2]) && digit(p[3]) && p[4] == ' ') {
+		t->year = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + (p[2] - '0') * 10 + (p[3] - '0');
+		p += 5;
+	}
+	if (!parse_hms(&p, end, t))
+		return false;
+	*pp = p;
+	return true;
+}
+
+static bool bsd_at(const struct kl_bsd *t, int y, int64_t *t_ns)
+{
+	int64_t t_s;
+
+	if (!civil_valid(y, t->mon, t->day) || time_local_to_utc(y, t->mon, t->day, t->h, t->mi, t->s, &t_s))
+		return false;
+	*t_ns = t_s * NS_PER_S + t->frac_ns;
+	return true;
+}
+
+/* The moment no line should be later than (klenv.h). */
+static int64_t reference_ns(const struct parse_ctx *ctx)
+{
+	if (ctx->opts && ctx->opts->date_days != INT64_MIN) {
+		int y, m, d;
+		int64_t t_s;
+		civil_from_days(ctx->opts->date_days, &y, &m, &d);
+		if (!time_local_to_utc(y, m, d, 23, 59, 59, &t_s))
+			return t_s * NS_PER_S;
+	}
+	return ctx->mtime_ns;
+}
+
+bool kl_bsd_time(const struct parse_ctx *ctx, const struct kl_bsd *t, int64_t *t_ns)
+{
+	int64_t ref, ref_s, local;
+	int y, m, d;
+
+	if (t->year)
+		return bsd_at(t, t->year, t_ns);
+	ref = reference_ns(ctx);
+	ref_s = ref / NS_PER_S;
+	local = ref_s + time_utc_offset_s(ref_s);
+	civil_from_days((local >= 0 ? local : local - 86399) / 86400, &y, &m, &d);
+	/* the latest year that keeps the line before the reference (a day of
+	 * slack for clocks and copies); Feb 29 may need a few years back */
+	for (int k = y + 1; k > y - 8; k--)
+		if (bsd_at(t, k, t_ns) && *t_ns <= ref + NS_PER_DAY)
+			return true;
+	return false;
+}
+
+const char *kl_bsd_basis(const struct parse_ctx *ctx, bool has_year)
+{
+	if (has_year)
+		return "timestamps in the file, local time (--tz)";
+	if (ctx->opts && ctx->opts->date_days != INT64_MIN)
+		return "timestamps without a year: the year of --date, a year back for dates after it; "
+		       "local time (--tz)";
+	return "timestamps without a year: the year of the file modification time, a year back for "
+	       "dates after it; local time (--tz)";
+}
+
+bool kl_parse_iso(const char **pp, const char *end, int64_t *t_ns, bool *zoned)
+{
+	const char *p = *pp, *q = p;
+
+	while (q < end && *q != ' ')
+		q++;
+	if (q - p < 19 || memchr(p, ',', (size_t)(q - p)))
+		return false;	/* a comma is dmesg's --time-format=iso, not a log file's */
+	if (time_parse_iso(p, (size_t)(q - p), t_ns))
+		return false;
+	*zoned = q - p > 19 && (q[-1] == 'Z' || memchr(p + 19, '+', (size_t)(q - p - 19)) ||
+				memchr(p + 19, '-', (size_t)(q - p - 19)));
+	*pp = q;
+	return true;
+}
+
+bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
+		  const char **msg_at)
+{
+	const char *w1, *w1e, *w2, *w2e;
+
+	*host = *tag = (struct slice){ p, 0 };
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end)
+		return false;
+	w1 = p;
+	while (p < end && *p != ' ')
+		p++;
+	w1e = p;
+	if (w1e[-1] == ':') {
+		/* "tag: message" without a host */
+		*tag = (struct slice){ w1, (size_t)(w1e - 1 - w1) };
+		w2 = w1e;
+	} else {
+		*host = (struct slice){ w1, (size_t)(w1e - w1) };
+		while (p < end && *p == ' ')
+			p++;
+		w2 = p;
+		while (p < end && *p != ' ')
+			p++;
+		w2e = p;
+		if (w2e > w2 && w2e[-1] == ':') {
+			*tag = (struct slice){ w2, (size_t)(w2e - 1 - w2) };
+		} else {
+			/* no tag: the message follows the host */
+			*msg_at = w2;
+			return true;
+		}
+		w2 = w2e;
+	}
+	/* "sshd[123]" -> "sshd" */
+	{
+		const char *b = tag->n ? memchr(tag->p, '[', tag->n) : NULL;
+		if (b && tag->p[tag->n - 1] == ']')
+			tag->n = (size_t)(b - tag->p);
+	}
+	if (w2 < end && *w2 == ' ')
+		w2++;
+	*msg_at = w2;
+	return true;
+}
+
+bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
+{
+	const char *p = *pp;
+	uint64_t sec = 0;
+	int64_t frac = 0, scale = NS_PER_S / 10;
+	int nd = 0;
+
+	if (p >= end || *p++ != '[')
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	for (; p < end && digit(*p); p++, nd++) {
+		if (nd > 12)
+			return false;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (!nd || p >= end || *p++ != '.')
+		return false;
+	for (nd = 0; p < end && digit(*p); p++, nd++, scale /= 10)
+		frac += (*p - '0') * scale;
+	if (!nd || nd > 9 || p >= end || *p++ != ']')
+		return false;
+	if (p < end && *p == ' ')
+		p++;
+	*ns = (int64_t)sec * NS_PER_S + frac;
+	*pp = p;
+	return true;
+}
+
+void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+	       struct slice boot_id, uint8_t quality, int64_t tol_ns)
+{
+	int64_t off = wall_ns - mono_ns;
+	struct rec *r;
+
+	if (boot_id.n >= sizeof(a->boot_id))
+		boot_id.n = sizeof(a->boot_id) - 1;
+	if (a->have && off - a->off_ns <= tol_ns && a->off_ns - off <= tol_ns &&
+	    strlen(a->boot_id) == boot_id.n && !memcmp(a->boot_id, boot_id.p, boot_id.n))
+		return;
+	if (!(r = ctx_rec(ctx, REC_ANCHOR)))
+		return;
+	a->have = true;
+	a->off_ns = off;
+	memcpy(a->boot_id, boot_id.p, boot_id.n);
+	a->boot_id[boot_id.n] = '\0';
+	r->t_ns = wall_ns;
+	r->time_kind = TK_ABS;
+	r->anc.mono_ns = mono_ns;
+	r->anc.boot = 0;
+	r->anc.boot_id = boot_id.n ? ctx_str(ctx, boot_id) : STR_NONE;
+	r->anc.quality = quality;
+}
+
+bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text)
+{
+	const char *p = msg.p, *end = msg.p + msg.n;
+	uint64_t v;
+
+	if (slice_starts_with(msg, "last message repeated "))
+		p += 22;
+	else if (slice_starts_with(msg, "message repeated "))
+		p += 17;
+	else
+		return false;
+	if (scan_u64(&p, end, &v) || v == 0 || v > UINT32_MAX)
+		return false;
+	if (end - p >= 6 && !memcmp(p, " times", 6))
+		p += 6;
+	else if (end - p >= 5 && !memcmp(p, " time", 5))
+		p += 5;
+	else
+		return false;
+	*n = (uint32_t)v;
+	*text = (struct slice){ NULL, 0 };
+	if (end - p >= 3 && !memcmp(p, ": [", 3)) {
+		const char *q = end;
+		while (q > p + 3 && q[-1] == ' ')
+			q--;
+		if (q[-1] == ']')
+			q--;
+		*text = slice_trim((struct slice){ p + 3, (size_t)(q - (p + 3)) });
+	}
+	return true;
+}
+
+/*
+ * Kernel messages may hold any bytes (formats.md 9.1): a copy of s, at most
+ * KL_CLEAN_MAX bytes (records keep 4096), where every byte that does not
+ * start a valid UTF-8 sequence, and NUL, becomes U+FFFD.
+ */
+#define KL_CLEAN_MAX 4096
+static struct slice utf8_clean(struct slice s, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s.p, *end = p + s.n;
+	size_t o = 0;
+
+	while (p < end) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			   : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len && c != 0 && (size_t)(end - p) >= len;
+		for (size_t i = 1; ok && i < len; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		if (ok && len > 1) {
+			/* no overlong forms, surrogates or code points past U+10FFFF */
+			uint32_t cp = len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
+			for (size_t i = 1; i < len; i++)
+				cp = cp << 6 | (p[i] & 0x3fu);
+			ok = !(len == 2 && cp < 0x80) && !(len == 3 && cp < 0x800) &&
+			     !(len == 4 && (cp < 0x10000 || cp > 0x10ffff)) && !(cp >= 0xd800 && cp <= 0xdfff);
+		}
+		if (!ok)
+			len = 1;
+		if (o + (ok ? len : 3) > KL_CLEAN_MAX)
+			break;
+		if (ok) {
+			memcpy(out + o, p, len);
+			o += len;
+		} else {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		}
+		p += len;
+	}
+	return (struct slice){ out, o };
+}
+
+/* Classify and emit a cleaned copy of msg; the common non-event costs one
+ * look for the classifier's keywords, no copy. */
+static struct rec *emit_clean(struct parse_ctx *ctx, struct slice msg, struct slice tag, int64_t t_ns,
+			      enum time_kind tk, uint32_t boot, uint32_t col)
+{
+	char buf[KL_CLEAN_MAX];
+	struct kmsg k;
+
+	if (!kmsg_classify(msg, tag, &k))
+		return NULL;
+	return kmsg_emit(ctx, utf8_clean(msg, buf), tag, t_ns, tk, boot, col);
+}
+
+/* The last event of this chunk, if it is the newest record but anchors. */
+static struct rec *last_event(struct parse_ctx *ctx)
+{
+	struct batch *b = ctx->out;
+
+	for (size_t i = b->nr; i > 0; i--) {
+		struct rec *r = &b->recs[i - 1];
+		if (r->kind == REC_ANCHOR)
+			continue;
+		return r->kind == REC_EVENT ? r : NULL;
+	}
+	return NULL;
+}
+
+void kl_emit(struct parse_ctx *ctx, struct slice msg, struct slice tag, int64_t t_ns,
+	     enum time_kind tk, uint32_t boot, uint32_t col)
+{
+	char buf[KL_CLEAN_MAX];
+	struct slice text, clean;
+	const char *name;
+	struct rec *r;
+	uint32_t n;
+
+	if (ctx->replay)
+		return;
+	if (!kl_repeat(msg, &n, &text)) {
+		emit_clean(ctx, msg, tag, t_ns, tk, boot, col);
+		return;
+	}
+	r = last_event(ctx);
+	clean = utf8_clean(text, buf);
+	name = r ? batch_str(ctx->out, r->name) : NULL;
+	if (r && (text.n == 0 ? r->line + 1 == ctx->line
+			      : strlen(name) == clean.n && !memcmp(name, clean.p, clean.n))) {
+		r->kev.count += n;
+		return;
+	}
+	if (text.n && (r = emit_clean(ctx, text, tag, t_ns, tk, boot, col + (uint32_t)(text.p - msg.p))))
+		r->kev.count = n;
+}
