@@ -26,6 +26,7 @@
 #include "util/timeutil.h"
 
 struct jt_state {
+	struct kl_year year;
 	uint32_t boot;		/* boots begun in this chunk before the current one */
 	bool seen_entry, seen_marker;
 };
@@ -156,13 +157,6 @@ static void jt_parse(const char *line, size_t n, struct jt_env *e, const char **
 	}
 }
 
-/* "[133B blob data]", "[1.2K blob data]" */
-static bool is_blob(struct slice m)
-{
-	m = slice_trim(m);
-	return m.n > 12 && m.p[0] == '[' && digit(m.p[1]) && !memcmp(m.p + m.n - 11, " blob data]", 11);
-}
-
 /* "-- Boot 0123abcd... --" or "-- Reboot --": a new boot */
 static void jt_marker(struct parse_ctx *ctx, struct jt_state *st, const char *line, size_t n)
 {
@@ -215,7 +209,7 @@ static void jt_line(struct parse_ctx *ctx, const char *line, size_t n)
 	case JT_CONT:
 		return;	/* the rest of a multi-line message, already read */
 	case JT_SHORT:
-		if (!kl_bsd_time(ctx, &e.bsd, &t_ns)) {
+		if (!kl_bsd_time(ctx, &st->year, &e.bsd, &t_ns)) {
 			ctx_bad(ctx, 1, "no such date: %02d-%02d", e.bsd.mon, e.bsd.day);
 			return;
 		}
@@ -237,13 +231,8 @@ static void jt_line(struct parse_ctx *ctx, const char *line, size_t n)
 	}
 	st->seen_entry = true;
 	msg = (struct slice){ e.msg, (size_t)(end - e.msg) };
-	if (is_blob(msg)) {
-		ctx_bad(ctx, ctx_col(line, e.msg),
-			"journalctl printed the message as '%.*s' (not printable UTF-8): its text is lost; "
-			"export with journalctl -a or -o json",
-			(int)(slice_trim(msg).n > 40 ? 40 : slice_trim(msg).n), slice_trim(msg).p);
+	if (kl_blob(ctx, msg, ctx_col(line, e.msg)))
 		return;
-	}
 	kl_emit(ctx, msg, e.tag, t_ns, tk, st->boot, ctx_col(line, e.msg));
 }
 
@@ -278,7 +267,11 @@ static int jt_sniff(const char *head, size_t n, const char *name)
 						    slice_starts_with(s, "-- Boot ") ||
 						    slice_eq(s, "-- Reboot --") || slice_eq(s, "-- No entries --")))
 				return 95;
-			if (e.mode == JT_FULL || e.mode == JT_UNIX || (e.mode == JT_MONO && e.host.n))
+			/* short-monotonic looks like raw dmesg's "[ 1.0] usb 1-1: ...":
+			 * only "host kernel:" and "host name[pid]:" are journalctl's */
+			if (e.mode == JT_FULL || e.mode == JT_UNIX ||
+			    (e.mode == JT_MONO && e.host.n &&
+			     (slice_eq(e.tag, "kernel") || e.tag.p[e.tag.n] == '[')))
 				own++;
 			else if (e.mode == JT_SHORT || e.mode == JT_ISO)
 				shared++;
@@ -287,7 +280,8 @@ static int jt_sniff(const char *head, size_t n, const char *name)
 		}
 		p = nl + 1;
 	}
-	if (!lines || (own + shared) * 4 < lines * 3)
+	/* half: a file may begin with a crash's NUL run or binary junk */
+	if (!lines || (own + shared) * 2 < lines)
 		return 0;
 	return own ? 85 : 60;
 }
@@ -296,8 +290,8 @@ const struct format format_journal_text = {
 	.id = "journal-text",
 	.summary = "journalctl text output (short, short-precise, short-iso, short-iso-precise, short-full, "
 		   "short-monotonic, short-unix): kernel and system events",
-	.detects = "a '-- Logs begin at', '-- Boot', '-- No entries --' line, or lines in a journalctl-only "
-		   "mode (short-full, short-unix, short-monotonic with host and identifier)",
+	.detects = "a '-- Logs begin at', '-- Boot', '-- No entries --' line, or half the head's lines in a "
+		   "journalctl-only mode (short-full, short-unix, short-monotonic 'host kernel:' or 'host name[pid]:')",
 	.state_size = sizeof(struct jt_state),
 	.sniff = jt_sniff,
 	.line = jt_line,

@@ -28,6 +28,7 @@
 
 struct sl_state {
 	struct kl_anchors anc;
+	struct kl_year year;
 };
 
 enum sl_style { SL_BSD, SL_ISO, SL_5424 };
@@ -171,7 +172,7 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	}
 	if (e.style == SL_BSD) {
-		if (!kl_bsd_time(ctx, &e.bsd, &t_ns)) {
+		if (!kl_bsd_time(ctx, &st->year, &e.bsd, &t_ns)) {
 			ctx_bad(ctx, 1, "no such date: %02d-%02d", e.bsd.mon, e.bsd.day);
 			return;
 		}
@@ -187,6 +188,9 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 	m = e.msg;
 	if (slice_eq(e.tag, "kernel") && kl_printk_stamp(&m, end, &mono))
 		kl_anchor(ctx, &st->anc, t_ns, mono, (struct slice){ NULL, 0 }, 1, SL_ANCHOR_TOL);
+	/* a journalctl short export read as syslog (the same shape) */
+	if (kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
+		return;
 	kl_emit(ctx, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, 0, ctx_col(line, m));
 }
 
@@ -223,7 +227,8 @@ static int sl_sniff(const char *head, size_t n, const char *name)
 		}
 		p = nl + 1;
 	}
-	if (!ok || ok * 4 < lines * 3)
+	/* half: a file may begin with a crash's NUL run or binary junk */
+	if (!ok || ok * 2 < lines)
 		return 0;
 	return kernel ? 80 : 72;
 }
@@ -232,7 +237,7 @@ const struct format format_syslog = {
 	.id = "syslog",
 	.summary = "syslog files (kern.log, syslog, messages): RFC 3164, RFC 3339 and RFC 5424 lines; "
 		   "kernel and system events",
-	.detects = "three quarters of the head's lines are 'Mmm dd HH:MM:SS host tag: msg', "
+	.detects = "half the head's lines are 'Mmm dd HH:MM:SS host tag: msg', "
 		   "'YYYY-MM-DDTHH:MM:SS... host tag: msg' or '<PRI>1 ...'",
 	.state_size = sizeof(struct sl_state),
 	.sniff = sl_sniff,

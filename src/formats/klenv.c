@@ -12,12 +12,23 @@ static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
 
 static int month_of(const char *p, const char *end)
 {
+	int m = 0;
+
 	if (end - p < 3)
 		return 0;
-	for (int i = 0; i < 12; i++)
-		if (!memcmp(p, months[i], 3))
-			return i + 1;
-	return 0;
+	/* by the first letter: this runs on every line of a big log */
+	switch (p[0]) {
+	case 'J': m = p[1] == 'a' ? 1 : p[2] == 'n' ? 6 : 7; break;
+	case 'F': m = 2; break;
+	case 'M': m = p[2] == 'r' ? 3 : 5; break;
+	case 'A': m = p[1] == 'p' ? 4 : 8; break;
+	case 'S': m = 9; break;
+	case 'O': m = 10; break;
+	case 'N': m = 11; break;
+	case 'D': m = 12; break;
+	default: return 0;
+	}
+	return !memcmp(p, months[m - 1], 3) ? m : 0;
 }
 
 static bool digit(char c)
@@ -98,21 +109,32 @@ static int64_t reference_ns(const struct parse_ctx *ctx)
 	return ctx->mtime_ns;
 }
 
-bool kl_bsd_time(const struct parse_ctx *ctx, const struct kl_bsd *t, int64_t *t_ns)
+bool kl_bsd_time(const struct parse_ctx *ctx, struct kl_year *c, const struct kl_bsd *t, int64_t *t_ns)
 {
-	int64_t ref, ref_s, local;
-	int y, m, d;
+	int y;
 
 	if (t->year)
 		return bsd_at(t, t->year, t_ns);
-	ref = reference_ns(ctx);
-	ref_s = ref / NS_PER_S;
-	local = ref_s + time_utc_offset_s(ref_s);
-	civil_from_days((local >= 0 ? local : local - 86399) / 86400, &y, &m, &d);
-	/* the latest year that keeps the line before the reference (a day of
-	 * slack for clocks and copies); Feb 29 may need a few years back */
-	for (int k = y + 1; k > y - 8; k--)
-		if (bsd_at(t, k, t_ns) && *t_ns <= ref + NS_PER_DAY)
+	if (!c->have) {
+		int64_t ref_s, local;
+		int d;
+		c->ref_ns = reference_ns(ctx);
+		ref_s = c->ref_ns / NS_PER_S;
+		local = ref_s + time_utc_offset_s(ref_s);
+		civil_from_days((local >= 0 ? local : local - 86399) / 86400, &c->year, &c->mon, &d);
+		c->have = true;
+	}
+	/*
+	 * The latest year that keeps the line before the reference, with a day
+	 * of slack for clocks and copies: the reference's own year, unless the
+	 * line is later (last year), or a January line is within the slack of
+	 * a reference on New Year's Eve (next year).  Feb 29 may need a few
+	 * years back.  The reference's year is tried first: the conversion
+	 * caches its hour, and nearly every line is in it.
+	 */
+	y = c->year + (t->mon == 1 && c->mon == 12);
+	for (int k = y; k > y - 8; k--)
+		if (bsd_at(t, k, t_ns) && *t_ns <= c->ref_ns + NS_PER_DAY)
 			return true;
 	return false;
 }
@@ -191,6 +213,21 @@ bool kl_split_tag(const char *p, const char *end, struct slice *host, struct sli
 	return true;
 }
 
+bool kl_blob(struct parse_ctx *ctx, struct slice msg, uint32_t col)
+{
+	struct slice m;
+
+	if (msg.n < 13 || (msg.p[0] != '[' && msg.p[0] != ' '))
+		return false;
+	m = slice_trim(msg);
+	if (!(m.n > 12 && m.p[0] == '[' && digit(m.p[1]) && !memcmp(m.p + m.n - 11, " blob data]", 11)))
+		return false;
+	ctx_bad(ctx, col,
+		"journalctl printed the message as '%.*s' (not printable UTF-8): its text is lost; "
+		"export with journalctl -a or -o json", (int)(m.n > 40 ? 40 : m.n), m.p);
+	return true;
+}
+
 bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 {
 	const char *p = *pp;
@@ -250,6 +287,8 @@ bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text)
 	const char *p = msg.p, *end = msg.p + msg.n;
 	uint64_t v;
 
+	if (msg.n < 17 || (msg.p[0] != 'm' && msg.p[0] != 'l'))
+		return false;
 	if (slice_starts_with(msg, "last message repeated "))
 		p += 22;
 	else if (slice_starts_with(msg, "message repeated "))

@@ -33,7 +33,12 @@ bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t);
  * December lines in a file changed in January are last year's).  false for
  * an impossible date (Feb 30).
  */
-bool kl_bsd_time(const struct parse_ctx *ctx, const struct kl_bsd *t, int64_t *t_ns);
+struct kl_year {
+	bool have;		/* the reference below is computed (once per chunk) */
+	int64_t ref_ns;
+	int year, mon;		/* its local year and month */
+};
+bool kl_bsd_time(const struct parse_ctx *ctx, struct kl_year *c, const struct kl_bsd *t, int64_t *t_ns);
 
 /* The time_basis words for such stamps (static strings). */
 const char *kl_bsd_basis(const struct parse_ctx *ctx, bool has_year);
@@ -67,6 +72,13 @@ struct kl_anchors {
 };
 void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
 	       struct slice boot_id, uint8_t quality, int64_t tol_ns);
+
+/*
+ * journalctl writes "[133B blob data]" for a message that is not printable
+ * UTF-8: its text is lost.  If msg is such, report the line as bad (counted
+ * and shown, never dropped silently) and return true.
+ */
+bool kl_blob(struct parse_ctx *ctx, struct slice msg, uint32_t col);
 
 /* "message repeated N times: [ msg ]" (rsyslog) and "last message repeated
  * N times" (sysklogd): N, and the repeated text when it is written. */
