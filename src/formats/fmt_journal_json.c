@@ -111,10 +111,14 @@ static struct slice text_of(const struct jj_val *v, char *buf, size_t cap)
 /* Microseconds as a string of digits -> ns */
 static bool usec_of(const struct jj_val *v, int64_t *ns)
 {
-	const char *p = v->raw.p, *end = p + v->raw.n;
+	const char *p, *end;
 	uint64_t us;
 
-	if (!v->have || v->null || v->bytes || scan_u64(&p, end, &us) || p != end ||
+	if (!v->have || v->null || v->bytes || !v->raw.n)
+		return false;
+	p = v->raw.p;
+	end = p + v->raw.n;
+	if (scan_u64(&p, end, &us) || p != end ||
 	    us > (uint64_t)(INT64_MAX / 1000))
 		return false;
 	*ns = (int64_t)us * 1000;

@@ -85,12 +85,14 @@ static struct slice word(const char **pp, const char *end)
 }
 
 /* "<PRI>1 TIME HOST APP PROCID MSGID SD MSG" after the "<PRI>" */
-static bool parse_5424(const char *p, const char *end, struct sl_env *e, const char **why)
+static bool parse_5424(const char *p, const char *end, struct sl_env *e, const char **why,
+		       const char **at)
 {
 	struct slice app;
 
 	e->style = SL_5424;
 	p += 2;
+	*at = p;
 	if (!kl_parse_iso(&p, end, &e->t_ns, &e->zoned)) {
 		*why = "RFC 5424 record without an RFC 3339 time stamp";
 		return false;
@@ -100,6 +102,7 @@ static bool parse_5424(const char *p, const char *end, struct sl_env *e, const c
 	word(&p, end);	/* PROCID */
 	word(&p, end);	/* MSGID */
 	if (!app.n) {
+		*at = p;
 		*why = "RFC 5424 record cut before its APP-NAME";
 		return false;
 	}
@@ -108,6 +111,7 @@ static bool parse_5424(const char *p, const char *end, struct sl_env *e, const c
 		e->host.n = 0;
 	while (p < end && *p == ' ')
 		p++;
+	*at = p;
 	if (p < end && !skip_sd(&p, end)) {
 		*why = "RFC 5424 structured data not closed by ']'";
 		return false;
@@ -135,7 +139,7 @@ static bool sl_parse(const char *line, size_t n, struct sl_env *e, const char **
 		if (q < end && *q == '>' && q > p + 1) {
 			p = q + 1;
 			if (end - p >= 2 && p[0] == '1' && p[1] == ' ')
-				return parse_5424(p, end, e, why);
+				return parse_5424(p, end, e, why, at);
 		}
 	}
 	*at = p;

@@ -10,22 +10,43 @@
 static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
 				     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
 
-static int month_of(const char *p, const char *end)
+/*
+ * The month at p, and its length in *len: English, and the German names
+ * journalctl prints in a de_DE locale ("Okt 06", "Mär", "Mai", "Dez";
+ * formats.md 12.7).  By the first letter: this runs on every line.
+ */
+static int month_of(const char *p, const char *end, size_t *len)
 {
 	int m = 0;
 
+	*len = 3;
 	if (end - p < 3)
 		return 0;
-	/* by the first letter: this runs on every line of a big log */
 	switch (p[0]) {
 	case 'J': m = p[1] == 'a' ? 1 : p[2] == 'n' ? 6 : 7; break;
 	case 'F': m = 2; break;
-	case 'M': m = p[2] == 'r' ? 3 : 5; break;
+	case 'M':
+		if (end - p >= 4 && !memcmp(p, "M\xc3\xa4r", 4)) {
+			*len = 4;
+			return 3;
+		}
+		if (!memcmp(p, "Mai", 3))
+			return 5;
+		m = p[2] == 'r' ? 3 : 5;
+		break;
 	case 'A': m = p[1] == 'p' ? 4 : 8; break;
 	case 'S': m = 9; break;
-	case 'O': m = 10; break;
+	case 'O':
+		if (!memcmp(p, "Okt", 3))
+			return 10;
+		m = 10;
+		break;
 	case 'N': m = 11; break;
-	case 'D': m = 12; break;
+	case 'D':
+		if (!memcmp(p, "Dez", 3))
+			return 12;
+		m = 12;
+		break;
 	default: return 0;
 	}
 	return !memcmp(p, months[m - 1], 3) ? m : 0;
@@ -61,10 +82,12 @@ bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t)
 {
 	const char *p = *pp;
 
+	size_t mlen;
+
 	memset(t, 0, sizeof(*t));
-	if (!(t->mon = month_of(p, end)))
+	if (!(t->mon = month_of(p, end, &mlen)))
 		return false;
-	p += 3;
+	p += mlen;
 	if (p >= end || *p++ != ' ')
 		return false;
 	if (p < end && *p == ' ')
@@ -266,13 +289,14 @@ void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int
 	if (boot_id.n >= sizeof(a->boot_id))
 		boot_id.n = sizeof(a->boot_id) - 1;
 	if (a->have && off - a->off_ns <= tol_ns && a->off_ns - off <= tol_ns &&
-	    strlen(a->boot_id) == boot_id.n && !memcmp(a->boot_id, boot_id.p, boot_id.n))
+	    strlen(a->boot_id) == boot_id.n && (!boot_id.n || !memcmp(a->boot_id, boot_id.p, boot_id.n)))
 		return;
 	if (!(r = ctx_rec(ctx, REC_ANCHOR)))
 		return;
 	a->have = true;
 	a->off_ns = off;
-	memcpy(a->boot_id, boot_id.p, boot_id.n);
+	if (boot_id.n)
+		memcpy(a->boot_id, boot_id.p, boot_id.n);
 	a->boot_id[boot_id.n] = '\0';
 	r->t_ns = wall_ns;
 	r->time_kind = TK_ABS;
@@ -324,8 +348,13 @@ bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text)
 #define KL_CLEAN_MAX 4096
 static struct slice utf8_clean(struct slice s, char *out)
 {
-	const unsigned char *p = (const unsigned char *)s.p, *end = p + s.n;
+	const unsigned char *p, *end;
 	size_t o = 0;
+
+	if (!s.n)
+		return (struct slice){ out, 0 };
+	p = (const unsigned char *)s.p;
+	end = p + s.n;
 
 	while (p < end) {
 		unsigned c = *p;
