@@ -16,6 +16,7 @@ enum {
 	OPT_I_THREADS,
 	OPT_I_STRICT,
 	OPT_I_TOLERANT,
+	OPT_I_BOOT_TIME,
 };
 
 #define INGEST_OPTION_ROWS                                                                          \
@@ -27,7 +28,8 @@ enum {
 	{ "start", 0, "TIME", "first sample time of logs with no time at all (RFC 3339), instead of placing them by content", OPT_I_START }, \
 	{ "threads", 'j', "N", "CPUs to parse on (default: all)", OPT_I_THREADS }, \
 	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }, \
-	{ "tolerant", 0, NULL, "JSON traces: accept a cut file (keep the complete events) and trailing commas", OPT_I_TOLERANT }
+	{ "tolerant", 0, NULL, "JSON traces: accept a cut file (keep the complete events) and trailing commas", OPT_I_TOLERANT }, \
+	{ "boot-time", 0, "TIME", "when the kernel of a kernel log's last boot started (RFC 3339 or epoch seconds), for dmesg times with no better anchor", OPT_I_BOOT_TIME }
 
 struct ingest_cli {
 	struct ingest_opts o;

@@ -28,6 +28,7 @@
 
 struct sl_state {
 	struct kl_anchors anc;
+	struct kmsg_fold fold;
 	struct kl_year year;
 };
 
@@ -195,7 +196,7 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 	/* a journalctl short export read as syslog (the same shape) */
 	if (kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
 		return;
-	kl_emit(ctx, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, 0, ctx_col(line, m));
+	kl_emit(ctx, &st->fold, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, ctx_col(line, m));
 }
 
 /*

@@ -340,66 +340,6 @@ bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text)
 	return true;
 }
 
-/*
- * Kernel messages may hold any bytes (formats.md 9.1): a copy of s, at most
- * KL_CLEAN_MAX bytes (records keep 4096), where every byte that does not
- * start a valid UTF-8 sequence, and NUL, becomes U+FFFD.
- */
-#define KL_CLEAN_MAX 4096
-static struct slice utf8_clean(struct slice s, char *out)
-{
-	const unsigned char *p, *end;
-	size_t o = 0;
-
-	if (!s.n)
-		return (struct slice){ out, 0 };
-	p = (const unsigned char *)s.p;
-	end = p + s.n;
-
-	while (p < end) {
-		unsigned c = *p;
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			   : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len && c != 0 && (size_t)(end - p) >= len;
-		for (size_t i = 1; ok && i < len; i++)
-			ok = (p[i] & 0xc0) == 0x80;
-		if (ok && len > 1) {
-			/* no overlong forms, surrogates or code points past U+10FFFF */
-			uint32_t cp = len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
-			for (size_t i = 1; i < len; i++)
-				cp = cp << 6 | (p[i] & 0x3fu);
-			ok = !(len == 2 && cp < 0x80) && !(len == 3 && cp < 0x800) &&
-			     !(len == 4 && (cp < 0x10000 || cp > 0x10ffff)) && !(cp >= 0xd800 && cp <= 0xdfff);
-		}
-		if (!ok)
-			len = 1;
-		if (o + (ok ? len : 3) > KL_CLEAN_MAX)
-			break;
-		if (ok) {
-			memcpy(out + o, p, len);
-			o += len;
-		} else {
-			memcpy(out + o, "\xEF\xBF\xBD", 3);
-			o += 3;
-		}
-		p += len;
-	}
-	return (struct slice){ out, o };
-}
-
-/* Classify and emit a cleaned copy of msg; the common non-event costs one
- * look for the classifier's keywords, no copy. */
-static struct rec *emit_clean(struct parse_ctx *ctx, struct slice msg, struct slice tag, int64_t t_ns,
-			      enum time_kind tk, uint32_t boot, uint32_t col)
-{
-	char buf[KL_CLEAN_MAX];
-	struct kmsg k;
-
-	if (!kmsg_classify(msg, tag, &k))
-		return NULL;
-	return kmsg_emit(ctx, utf8_clean(msg, buf), tag, t_ns, tk, boot, col);
-}
-
 /* The last event of this chunk, if it is the newest record but anchors. */
 static struct rec *last_event(struct parse_ctx *ctx)
 {
@@ -414,29 +354,64 @@ static struct rec *last_event(struct parse_ctx *ctx)
 	return NULL;
 }
 
-void kl_emit(struct parse_ctx *ctx, struct slice msg, struct slice tag, int64_t t_ns,
-	     enum time_kind tk, uint32_t boot, uint32_t col)
+/*
+ * "Linux version ..." opens a boot's kernel log: an EV_BOOT record at that
+ * time (TK_ABS here: the envelope's wall time), like fmt_kernel_dmesg.c.
+ */
+static bool boot_banner(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg,
+			struct slice tag, int64_t t_ns, enum time_kind tk, uint32_t col)
 {
-	char buf[KL_CLEAN_MAX];
-	struct slice text, clean;
+	struct rec *r;
+
+	if (tk != TK_ABS || !slice_eq(tag, "kernel") || !slice_starts_with(msg, "Linux version "))
+		return false;
+	if ((r = ctx_rec(ctx, REC_EVENT))) {
+		r->ev = EV_BOOT;
+		r->t_ns = t_ns;
+		r->time_kind = TK_ABS;
+		r->col = col;
+		r->kev.klass = KC_SYSTEM;
+		r->kev.severity = KS_INFO;
+		r->name = ctx_str(ctx, slice_trim(msg));
+	}
+	fold->rec = 0;
+	return true;
+}
+
+void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, struct slice tag,
+	     int64_t t_ns, enum time_kind tk, uint32_t col)
+{
+	struct slice text;
 	const char *name;
 	struct rec *r;
+	size_t before;
 	uint32_t n;
 
 	if (ctx->replay)
 		return;
 	if (!kl_repeat(msg, &n, &text)) {
-		emit_clean(ctx, msg, tag, t_ns, tk, boot, col);
+		/* the cheap test first: nearly every line of a kernel log is noise */
+		if (!kmsg_maybe(msg.p, msg.n)) {
+			if (msg.n >= 14 && msg.p[0] == 'L')
+				boot_banner(ctx, fold, msg, tag, t_ns, tk, col);
+			return;
+		}
+		kmsg_emit_fold(ctx, fold, msg, tag, t_ns, tk, 0, col);
 		return;
 	}
 	r = last_event(ctx);
-	clean = utf8_clean(text, buf);
 	name = r ? batch_str(ctx->out, r->name) : NULL;
 	if (r && (text.n == 0 ? r->line + 1 == ctx->line
-			      : strlen(name) == clean.n && !memcmp(name, clean.p, clean.n))) {
+			      : strlen(name) == text.n && !memcmp(name, text.p, text.n))) {
 		r->kev.count += n;
 		return;
 	}
-	if (text.n && (r = emit_clean(ctx, text, tag, t_ns, tk, boot, col + (uint32_t)(text.p - msg.p))))
-		r->kev.count = n;
+	if (!text.n || !kmsg_maybe(text.p, text.n))
+		return;
+	before = ctx->out->nr;
+	r = kmsg_emit_fold(ctx, fold, text, tag, t_ns, tk, 0, col + (uint32_t)(text.p - msg.p));
+	if (r && ctx->out->nr > before)
+		r->kev.count = n;		/* a new event, n times */
+	else if (r)
+		r->kev.count += n - 1;		/* folded into a burst: once counted already */
 }

@@ -85,11 +85,16 @@ bool kl_blob(struct parse_ctx *ctx, struct slice msg, uint32_t col);
 bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text);
 
 /*
- * Hand a message to the classifier, folding a repeat into the previous
- * event of this chunk when it names the same text: that event's count grows
- * by n; with no such event the repeated text is emitted with count n.
+ * Hand a message to the classifier (kmsg_maybe() first, then
+ * kmsg_emit_fold() with the envelope's fold state), folding a repeat into
+ * the previous event of this chunk when it names the same text: that
+ * event's count grows by n; with no such event the repeated text is
+ * emitted with count n.  A kernel "Linux version ..." line at a wall time
+ * is an EV_BOOT record.  Boot numbers are left 0: the driver counts boots
+ * (anchor.h).
  */
-void kl_emit(struct parse_ctx *ctx, struct slice msg, struct slice tag, int64_t t_ns,
-	     enum time_kind tk, uint32_t boot, uint32_t col);
+struct kmsg_fold;
+void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, struct slice tag,
+	     int64_t t_ns, enum time_kind tk, uint32_t col);
 
 #endif

@@ -106,8 +106,10 @@ static void test_syslog_anchors(void **unused)
 	assert_int_equal(a->t_ns, (T_224609 + 231) * NS_PER_S);
 	assert_int_equal(a->anc.mono_ns, INT64_C(2500000000));
 	assert_int_equal(a->line, 4);
-	/* the events: the stamp is not part of the message */
-	assert_int_equal(count(&r, REC_EVENT), 2);
+	/* the events: the stamp is not part of the message; line 4 opens a boot */
+	assert_int_equal(count(&r, REC_EVENT), 3);
+	assert_int_equal(nth(&r, REC_EVENT, 2)->ev, EV_BOOT);
+	assert_int_equal(nth(&r, REC_EVENT, 2)->line, 4);
 	assert_string_equal(batch_str(&r.b, nth(&r, REC_EVENT, 1)->name),
 			    "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.");
 	assert_int_equal(nth(&r, REC_EVENT, 1)->time_kind, TK_ABS);
@@ -162,8 +164,9 @@ static void test_syslog_repeat_counts(void **unused)
 	run_release(&r);
 }
 
-/* Boot markers: EV_BOOT at printk 0 of the new boot, its id as text; the
- * short-monotonic records after it carry its number. */
+/* Boot markers: EV_BOOT at printk 0 of the new boot, its id as text and in
+ * an id-only anchor after it; boot numbers are left 0 (the driver counts
+ * them at each EV_BOOT, anchor.h). */
 static void test_journal_text_boots(void **unused)
 {
 	struct run r;
@@ -192,19 +195,46 @@ static void test_journal_text_boots(void **unused)
 	assert_int_equal(e->kev.boot, 0);
 	e = nth(&r, REC_EVENT, 2);
 	assert_int_equal(e->ev, EV_BOOT);
-	assert_int_equal(e->kev.boot, 1);
 	assert_string_equal(batch_str(&r.b, e->kev.text), "9a8b7c6d5e4f40312233445566778899");
 	e = nth(&r, REC_EVENT, 3);
 	assert_int_equal(e->t_ns, INT64_C(31543449443000));
-	assert_int_equal(e->kev.boot, 1);
 	e = nth(&r, REC_EVENT, 4);
 	assert_int_equal(e->ev, EV_BOOT);
-	assert_int_equal(e->kev.boot, 2);
 	assert_int_equal(e->kev.text, STR_NONE);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(nth(&r, REC_EVENT, i)->kev.boot, 0);
+	/* one id-only anchor per named boot, right after its EV_BOOT; none for "-- Reboot --" */
+	assert_int_equal(count(&r, REC_ANCHOR), 2);
+	e = nth(&r, REC_ANCHOR, 1);
+	assert_int_equal(e->t_ns, INT64_MIN);
+	assert_int_equal(e->anc.mono_ns, INT64_MIN);
+	assert_int_equal(e->anc.boot, 0);
+	assert_int_equal(e->line, 3);
+	assert_string_equal(batch_str(&r.b, e->anc.boot_id), "9a8b7c6d5e4f40312233445566778899");
+	assert_true(&r.b.recs[3] == nth(&r, REC_EVENT, 2) && &r.b.recs[4] == e);
 	/* the blob line is counted as bad, at the message's column */
 	assert_int_equal(count(&r, REC_BAD), 1);
 	assert_int_equal(nth(&r, REC_BAD, 0)->line, 7);
 	assert_int_equal(nth(&r, REC_BAD, 0)->col, 37);
+	run_release(&r);
+}
+
+/* A kernel "Linux version" line in syslog is a boot (TK_ABS, at its time). */
+static void test_syslog_boot_banner(void **unused)
+{
+	struct run r;
+	const struct rec *e;
+
+	(void)unused;
+	run_init(&r, "syslog", (T_224609 + 3600) * NS_PER_S);
+	feed(&r, "Nov 29 22:46:09 node kernel: [    0.000000] Linux version 6.18.44-fc-v657-gpu (builder@sandboxing)");
+	feed(&r, "Nov 29 22:46:10 node sshd[1]: Linux version is not a kernel line here");
+	assert_int_equal(count(&r, REC_EVENT), 1);
+	e = nth(&r, REC_EVENT, 0);
+	assert_int_equal(e->ev, EV_BOOT);
+	assert_int_equal(e->time_kind, TK_ABS);
+	assert_int_equal(e->t_ns, T_224609 * NS_PER_S);
+	assert_int_equal(e->col, 45);
 	run_release(&r);
 }
 
@@ -347,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_syslog_year_from_mtime),
 		cmocka_unit_test(test_syslog_repeat_counts),
 		cmocka_unit_test(test_journal_text_boots),
+		cmocka_unit_test(test_syslog_boot_banner),
 		cmocka_unit_test(test_journal_json_anchors),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_syslog_megabyte_line),
