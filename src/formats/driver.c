@@ -1022,7 +1022,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 		       size_t max_bytes, struct pl_collect *pc)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { 0 };
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	size_t done = 0;
 
@@ -1094,7 +1094,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 			    size_t max_bytes, struct anc_collect *ac, bool *boot_clock)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { 0 };
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	struct kboot_seq q = { 0 };
 	size_t done = 0;

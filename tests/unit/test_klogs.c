@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "formats/driver.h"
@@ -370,6 +371,44 @@ static void test_syslog_megabyte_line(void **unused)
 	unlink(path);
 }
 
+/* journalctl -o json | gputally ...: standard input, read once.  The
+ * pre-passes used to close fd 0 when they skipped it. */
+static void test_stdin(void **unused)
+{
+	char path[] = "/tmp/gputally-klogs-in-XXXXXX";
+	const char *paths[1] = { "-" };
+	struct ingest_opts o = { 0 };
+	struct ingest_result res = { 0 };
+	struct one got = { 0 };
+	struct ingest_sink sink = { &got, one_rec };
+	int fd, saved;
+	FILE *f;
+
+	(void)unused;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("{\"__REALTIME_TIMESTAMP\":\"1795992369123456\",\"_TRANSPORT\":\"kernel\","
+	      "\"MESSAGE\":\"NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\"}\n", f);
+	fclose(f);
+	saved = dup(0);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, 0);
+	close(fd);
+	o.date_days = INT64_MIN;
+	o.interval_ns = NS_PER_S;
+	assert_int_equal(ingest_run(paths, 1, &o, &sink, &res, NULL), 0);
+	dup2(saved, 0);
+	close(saved);
+	assert_int_equal(got.events, 1);
+	assert_int_equal(got.t_ns, INT64_C(1795992369123456000));
+	assert_non_null(res.inputs[0].format);
+	assert_string_equal(res.inputs[0].format->id, "journal-json");
+	ingest_result_release(&res);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_journal_json_anchors),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_syslog_megabyte_line),
+		cmocka_unit_test(test_stdin),
 	};
 
 	setenv("TZ", "UTC", 1);
