@@ -285,5 +285,4 @@ const struct format format_journal_json = {
 	.state_size = sizeof(struct jj_state),
 	.sniff = jj_sniff,
 	.line = jj_line,
-	.boot_clock = true,	/* anchors anywhere (anchor.h) */
 };
