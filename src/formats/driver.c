@@ -202,6 +202,7 @@ static void batch_reset(struct batch *b)
 	b->nr = 0;
 	b->strs_len = 0;
 	b->lines = b->records = b->bad = 0;
+	b->time_basis = NULL;
 	for (int i = 0; i < 4; i++)
 		b->last_str[i] = STR_NONE;
 }
@@ -422,6 +423,7 @@ static void parse_stream(struct chunk *c, const struct ingest_opts *o)
 	}
 	ctx.opts = o;
 	ctx.src = s->st->path;
+	ctx.mtime_ns = s->rd.mtime_ns;
 	ctx.state = s->stream_state;
 	ctx.out = &c->batch;
 	ctx.line = s->stream_line;
@@ -463,6 +465,7 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 		f->init(state, o);
 	ctx.opts = o;
 	ctx.src = c->src->st->path;
+	ctx.mtime_ns = c->src->rd.mtime_ns;
 	ctx.state = state;
 	ctx.out = &c->batch;
 	ctx.replay = true;
@@ -1019,7 +1022,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 		       size_t max_bytes, struct pl_collect *pc)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { 0 };
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	size_t done = 0;
 
@@ -1088,16 +1091,16 @@ static void place_timeless(struct ingest_result *res, const struct ingest_opts *
  * of input i, up to max bytes (0: all).  Statistics are left as they were.
  */
 static bool scan_boot_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
-			    size_t max_bytes, struct anc_collect *ac, bool *boot_clock)
+			    size_t max_bytes, struct anc_collect *ac, bool *boot_clock, bool *to_place)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { 0 };
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	struct kboot_seq q = { 0 };
 	size_t done = 0;
 	bool opened;
 
-	*boot_clock = false;
+	*boot_clock = *to_place = false;
 	opened = strcmp(st->path, "-") && open_source(&s, st, o, false, 0) && !s.fmt->by_path;
 	if (opened && max_bytes && s.fmt->boot_clock) {
 		*boot_clock = true;	/* read whole by the caller */
@@ -1123,6 +1126,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 					kboot_next(&q, r);
 				anc_collect_rec(ac, i, r, &c.batch);
 			} else if (r->kind == REC_EVENT && r->time_kind == TK_BOOT) {
+				*to_place = true;
 				kboot_next(&q, r);
 				anc_collect_rec(ac, i, r, &c.batch);
 			}
@@ -1150,11 +1154,16 @@ static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
 	struct anc_collect *pre = anc_collect_new(res->nr), *ac;
 	bool *full = xcalloc(res->nr ? res->nr : 1, sizeof(bool)), any = false;
 
+	/*
+	 * Only printk times need placing: inputs with nothing but clock pairs
+	 * (a kern.log with printk stamps, a journal export) are read whole a
+	 * second time only when some input has such times to place.
+	 */
 	for (size_t i = 0; i < res->nr; i++) {
-		bool bc;
-		scan_boot_input(res, i, o, PRESCAN_BYTES, pre, &bc);
+		bool bc, tp;
+		scan_boot_input(res, i, o, PRESCAN_BYTES, pre, &bc, &tp);
 		full[i] = bc || anc_collect_any(pre, i);
-		any |= full[i];
+		any |= bc || tp;
 	}
 	anc_collect_free(pre);
 	if (any) {
@@ -1162,13 +1171,13 @@ static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
 		struct anc_plan **plans = xcalloc(res->nr, sizeof(*plans));
 		char **basis = xcalloc(res->nr, sizeof(*basis));
 		bool *has = xcalloc(res->nr, sizeof(bool));
-		bool bc;
+		bool bc, tp;
 		ac = anc_collect_new(res->nr);
 		for (size_t i = 0; i < res->nr; i++) {
 			names[i] = res->inputs[i].path;
 			basis[i] = res->inputs[i].basis;
 			if (full[i])
-				scan_boot_input(res, i, o, 0, ac, &bc);
+				scan_boot_input(res, i, o, 0, ac, &bc, &tp);
 		}
 		anc_decide(ac, names, o->has_boot_time ? o->boot_time_ns : INT64_MIN, plans, basis,
 			   sizeof(res->inputs[0].basis), has);
@@ -1537,6 +1546,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 					st->t_last_ns = r->t_ns;
 				if (!st->time_basis)
 					st->time_basis = st->anchor && st->basis[0] ? st->basis
+						: best->head_batch->time_basis ? best->head_batch->time_basis
 						: "timestamps in the file";
 			}
 			best->have_head = false;

@@ -211,6 +211,9 @@ struct batch {
 	uint64_t records;	/* records emitted (REC_SAMPLE + REC_PROC + REC_EVENT) */
 	uint64_t bad;		/* REC_BAD emitted */
 	uint32_t last_str[4];	/* small cache for ctx_str() de-duplication */
+	const char *time_basis;	/* a static string: how this chunk's times were
+				 * obtained, when the format knows better than
+				 * "timestamps in the file" (syslog: year inferred) */
 };
 
 /* Options that reach parsers. Borrowed from the CLI for the whole run. */
@@ -237,6 +240,7 @@ struct parse_ctx {
 	bool replay;		/* replaying context lines: update state, emit nothing */
 	bool last_line_partial;	/* this line had no terminating newline */
 	bool path_done;		/* a by_path format: everything is read (see format.by_path) */
+	int64_t mtime_ns;	/* the file's modification time (a syslog without a year) */
 };
 
 struct format {
