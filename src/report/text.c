@@ -503,6 +503,32 @@ static const char *event_meaning(int ev, int32_t code)
 	return ev >= 0 && ev < EV__COUNT && kind_words[ev] ? kind_words[ev] : "an event";
 }
 
+/* ": 3 Xids (2 hardware, 1 application), 4.00 per GPU-day": a GPU's error density. */
+static void xid_density(FILE *out, const struct analysis *an, int gpu)
+{
+	const uint64_t *by = gpu >= 0 ? an->gpus[gpu].xid_class : an->host_xid_class;
+	uint64_t n = 0;
+	bool first = true;
+
+	for (int c = 0; c < KC__COUNT; c++)
+		n += by[c];
+	if (!n)
+		return;
+	fprintf(out, ": %" PRIu64 " Xid%s (", n, n == 1 ? "" : "s");
+	for (int c = 0; c < KC__COUNT; c++)
+		if (by[c]) {
+			fprintf(out, "%s%" PRIu64 " %s", first ? "" : ", ", by[c], kev_class_name[c]);
+			first = false;
+		}
+	fputc(')', out);
+	if (gpu >= 0) {
+		const struct gpu_stats *g = &an->gpus[gpu];
+		double days = (double)(g->last_ns - g->first_ns) / 1e9 / 86400;
+		if (days > 0)
+			fprintf(out, ", %.2f per GPU-day", (double)n / days);
+	}
+}
+
 /* One line per GPU (host last), kind and code: how many, when, what it means. */
 static void events(FILE *out, const struct report *r)
 {
@@ -545,8 +571,10 @@ static void events(FILE *out, const struct report *r)
 			if (shown >= MAX_TEXT_EVENT_GROUPS)
 				continue;
 			if (!header) {
-				fprintf(out, "  %s\n", gpu >= 0 ? gpu_label(l, sizeof(l), an, gpu) :
+				fprintf(out, "  %s", gpu >= 0 ? gpu_label(l, sizeof(l), an, gpu) :
 					"host (or a GPU no map names)");
+				xid_density(out, an, gpu);
+				fputc('\n', out);
 				header = true;
 			}
 			analysis_event_name(name, sizeof(name), e->ev, e->code);
