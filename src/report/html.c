@@ -776,6 +776,18 @@ static void time_split(struct hw *h)
 		else
 			fprintf(h->out, "-");
 		fprintf(h->out, "</td></tr>\n");
+		if (s == ST_DOWN && r->outage_s > 0) {
+			/* the part of the down line that fatal events explain */
+			fprintf(h->out, "<tr><td>&#160;&#160;of which</td><td>outage after fatal events</td><td class=\"n\">");
+			vnum(h, r->outage_s, 3, 1 / 3600.0, 3, "cost.outage.seconds");
+			fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">",
+				100 * r->outage_s / (r->covered_h * 3600));
+			if (have_prices(r))
+				vmoney(h, r->outage_cost, "cost.outage.cost");
+			else
+				fprintf(h->out, "-");
+			fprintf(h->out, "</td></tr>\n");
+		}
 	}
 	fprintf(h->out, "</tbody></table>\n");
 	if (rows > 1) {
