@@ -56,6 +56,9 @@ static void release(struct analysis *an)
 	free(an);
 }
 
+/* Clock-event reasons of the next samples (0: none). */
+static unsigned smask;
+
 /* A sample of GPU index gpu (uuid "GPU-a<gpu>"): util %, power W, counter J (NAN: none). */
 static void sample(struct analysis *an, double t_s, int gpu, double util, double power, double e_j)
 {
@@ -73,6 +76,8 @@ static void sample(struct analysis *an, double t_s, int gpu, double util, double
 	r.present = 1u << M_UTIL_GPU | 1u << M_POWER;
 	r.v[M_UTIL_GPU] = util;
 	r.v[M_POWER] = power;
+	r.present |= 1u << M_EVENT_MASK;
+	r.v[M_EVENT_MASK] = smask;
 	if (!isnan(e_j)) {
 		r.present |= 1u << M_ENERGY;
 		r.v[M_ENERGY] = e_j;
@@ -530,6 +535,40 @@ static void test_event_cap(void **state)
 	release(an);
 }
 
+/*
+ * Cause and effect within 60 s: throttled (HwThermal 0x40) from 100 s to
+ * 120 s; a thermal Xid 62 warning at 70 s is 30 s before: named.  A second
+ * throttled stretch from 300 s, 230 s after the Xid, names nothing.
+ */
+static void test_cause_window(void **state)
+{
+	struct analysis *an = start();
+	int n = 0;
+
+	(void)state;
+	kevent(an, -5, EV_GPU_MAP, -1, "0000:3b:00.0", KC_NONE, KS_INFO, 0, "GPU-a0", 1);
+	for (int i = 0; i < 400; i++) {
+		smask = (i >= 100 && i < 120) || (i >= 300 && i < 320) ? 0x40 : 0;
+		sample(an, i, 0, 90, 300, NAN);
+		if (i == 70)
+			kevent(an, 70, EV_XID, 62, "0000:3b:00.0", KC_THERMAL, KS_WARNING, 0, NULL, 77);
+	}
+	smask = 0;
+	analysis_finish(an);
+	for (size_t i = 0; i < an->nfinds; i++) {
+		const struct finding *f = &an->finds[i];
+		if (strcmp(f->kind, "throttling"))
+			continue;
+		if (f->t0_ns == AT(100))
+			assert_non_null(strstr(f->evidence, "after Xid 62 at 2027-01-15T08:01:10Z, kern.log:77"));
+		else
+			assert_null(strstr(f->evidence, "after"));
+		n++;
+	}
+	assert_int_equal(n, 2);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_late_map),
 		cmocka_unit_test(test_no_process_in_outage),
 		cmocka_unit_test(test_event_cap),
+		cmocka_unit_test(test_cause_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
