@@ -684,7 +684,7 @@ static bool event_matches(const struct alert_rule *r, const struct det_event *e,
 			continue;
 		if (!alert_events[i].has_xid_code)
 			return true;
-		*code = alert_xid_code(e->msg);
+		*code = e->code >= 0 ? e->code : alert_xid_code(e->msg);
 		if (r->xid_any)
 			return true;
 		return *code >= 0 && *code < ALERT_XID_MAX &&

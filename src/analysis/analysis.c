@@ -49,6 +49,12 @@ struct gpu_work {
 	float held_sum[POWER_BINS], noctx_sum[POWER_BINS];	/* to report the median bin's mean */
 	uint64_t held_n, noctx_n, held_n_at_median;
 	double held_floor_cache;
+	/* the fatal event that put the GPU down, for its outage */
+	bool down_pending;
+	int down_ev;
+	int32_t down_code;
+	const char *down_src;
+	uint64_t down_line;
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg)
@@ -59,6 +65,8 @@ void analysis_cfg_default(struct analysis_cfg *cfg)
 	cfg->max_segments = 500000;
 	cfg->max_findings = 5000;
 	cfg->series = true;
+	cfg->max_events = 10000;
+	cfg->cause_window_ns = 60 * NS_PER_S;
 }
 
 /* The median's 1 W bin, reported as the mean of the readings in it. */
@@ -521,8 +529,9 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 	if (iv->t1_ns > g->last_ns)
 		g->last_ns = iv->t1_ns;
 
-	/* processes present during this interval, and their shares */
-	if (iv->kind == IV_DATA && w->last_proc_obs_ns) {
+	/* processes present during this interval, and their shares; a GPU that
+	 * is down runs nothing, whatever was seen on it before */
+	if (iv->kind == IV_DATA && w->last_proc_obs_ns && !(iv->status & (GS_LOST | GS_RESET))) {
 		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
 		double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
 		double sm_tot = 0;
@@ -633,22 +642,223 @@ static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *nam
 	w->present[slot].sm_pct = (present & PF_SM) ? sm : NAN;
 }
 
-static void on_event(void *ud, int gi, int64_t t, int ev, const char *msg, const char *src,
-		     uint64_t line)
+/* ---- events ----------------------------------------------------------------- */
+
+static void copy_field(char *dst, size_t cap, const char *s)
+{
+	snprintf(dst, cap, "%s", s ? s : "");
+}
+
+/* A continuation of a recent entry (a burst cut by a chunk boundary)? */
+static struct an_event *burst_of(struct analysis *an, int gi, const struct tl_event *e)
+{
+	for (size_t i = an->nevs; i-- > 0 && i + 8 >= an->nevs;) {
+		struct an_event *o = &an->evs[i];
+		int64_t d = e->t_ns - o->t_ns;
+		if (o->ev == e->ev && o->code == e->code && o->gpu == gi &&
+		    o->unplaced == e->unplaced && !strcmp(o->pci, e->pci ? e->pci : "") &&
+		    d <= EVENT_MERGE_NS && d >= -EVENT_MERGE_NS)
+			return o;
+	}
+	return NULL;
+}
+
+/* Keep a copy for the report's list (bounded). */
+static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
+{
+	struct an_event *k;
+
+	if (an->nevs >= an->cfg.max_events) {
+		an->evs_dropped++;
+		return;
+	}
+	ALLOC_GROW(an->evs, an->nevs + 1, an->evs_alloc);
+	k = &an->evs[an->nevs++];
+	memset(k, 0, sizeof(*k));
+	k->t_ns = e->t_ns;
+	k->unplaced = e->unplaced;
+	k->gpu = gi;
+	k->ev = (uint8_t)e->ev;
+	k->klass = e->klass;
+	k->severity = e->severity;
+	k->flags = e->flags;
+	k->code = e->code;
+	k->count = e->count;
+	k->src = e->src;
+	k->line = e->line;
+	k->mapped_by = e->mapped_by;
+	copy_field(k->pci, sizeof(k->pci), e->pci);
+	copy_field(k->proc, sizeof(k->proc), e->proc);
+	copy_field(k->text, sizeof(k->text), e->text);
+	copy_field(k->msg, sizeof(k->msg), e->msg);
+}
+
+/* Mean utilization % of all GPUs over [t0, t1) from the per-minute sums. */
+static double util_between(const struct analysis *an, int64_t t0, int64_t t1)
+{
+	double busy = 0, cov = 0;
+
+	for (int gi = 0; gi < an->tl.ngpus; gi++) {
+		const struct gpu_stats *g = &an->gpus[gi];
+		for (size_t m = 0; m < g->nmin; m++) {
+			int64_t m0 = g->min_base_ns + (int64_t)m * 60 * NS_PER_S;
+			if (m0 < t0 || m0 + 60 * NS_PER_S > t1)
+				continue;
+			busy += g->min_busy_s[m];
+			cov += g->min_cov_s[m];
+		}
+	}
+	return cov > 0 ? 100 * busy / cov : NAN;
+}
+
+/* AC switches, suspends and the rest: counted, and suspends paired with
+ * their resume (docs/states.md "Power events"). */
+static void power_event(struct analysis *an, const struct tl_event *e)
+{
+	struct power_events *pw = &an->pw;
+
+	switch (e->ev) {
+	case EV_AC_OFF:
+	case EV_AC_ON:
+		if (e->ev == EV_AC_OFF)
+			pw->ac_off++;
+		else
+			pw->ac_on++;
+		if (e->ev == EV_AC_OFF && pw->nac < MAX_AC)
+			pw->ac[pw->nac++] = (struct ac_switch){ e->t_ns, NAN, NAN };
+		break;
+	case EV_SUSPEND:
+		pw->suspends++;
+		if (!pw->asleep && pw->nsleeps < MAX_SLEEPS) {
+			pw->sleeps[pw->nsleeps++] = (struct sleep_span){ e->t_ns, 0, 0 };
+			pw->asleep = true;
+		}
+		break;
+	case EV_RESUME:
+		pw->resumes++;
+		if (pw->asleep) {
+			pw->sleeps[pw->nsleeps - 1].t1_ns = e->t_ns;
+			pw->asleep = false;
+		}
+		break;
+	case EV_LID: pw->lid++; break;
+	case EV_POWER_KEY: pw->power_key++; break;
+	case EV_POWER_OFF: pw->power_off++; break;
+	case EV_BOOT: pw->boots++; break;
+	default:
+		return;
+	}
+	if (e->t_ns < pw->first_ns)
+		pw->first_ns = e->t_ns;
+	if (e->t_ns > pw->last_ns)
+		pw->last_ns = e->t_ns;
+}
+
+/* What each suspend and AC switch cost, once the segments are final. */
+static void power_finish(struct analysis *an)
+{
+	struct power_events *pw = &an->pw;
+
+	for (size_t i = 0; i < pw->nsleeps; i++) {
+		struct sleep_span *sp = &pw->sleeps[i];
+		/* a suspend's lost time: the GPUs' gap and down time from it to
+		 * one minute after the resume (the logger restarting), or to the
+		 * end when it never resumed */
+		int64_t t1 = sp->t1_ns ? sp->t1_ns + 60 * NS_PER_S : INT64_MAX;
+		for (size_t k = 0; k < an->nsegs; k++) {
+			const struct segment *sg = &an->segs[k];
+			int64_t a = sg->t0_ns > sp->t0_ns ? sg->t0_ns : sp->t0_ns;
+			int64_t b = sg->t1_ns < t1 ? sg->t1_ns : t1;
+			if ((sg->state == ST_GAP || sg->state == ST_DOWN) && b > a)
+				sp->gpu_lost_s += (double)(b - a) / 1e9;
+		}
+		pw->gpu_lost_s += sp->gpu_lost_s;
+	}
+	for (size_t i = 0; i < pw->nac; i++) {
+		struct ac_switch *a = &pw->ac[i];
+		int64_t m = a->t_ns - a->t_ns % (60 * NS_PER_S);
+		a->util_before = util_between(an, m - 5 * 60 * NS_PER_S, m);
+		a->util_after = util_between(an, m + 60 * NS_PER_S, m + 6 * 60 * NS_PER_S);
+	}
+}
+
+static void on_event(void *ud, int gi, const struct tl_event *te)
 {
 	struct analysis *an = ud;
-	struct det_event e = { t, ev, msg, src, line };
+	struct det_event e = { te->t_ns, te->ev, te->msg, te->src, te->line, te->code, te->count,
+			       te->klass, te->severity, te->flags, te->pci };
+	struct an_event *prev;
 
-	if (ev >= 0 && ev < 8)
-		an->events[ev]++;
+	if (te->ev >= 0 && te->ev < 8)
+		an->events[te->ev]++;
+	/* a kernel burst that a chunk boundary split: one event with a count */
+	prev = te->ev >= EV_XID ? burst_of(an, gi, te) : NULL;
+	if (prev) {
+		prev->count += te->count;
+		return;
+	}
+	if (te->ev >= 0 && te->ev < EV__COUNT)
+		an->ev_count[te->ev]++;
+	keep_event(an, gi, te);
+	if (te->unplaced) {
+		/* no time: listed, and nothing else */
+		an->unplaced_events++;
+		return;
+	}
+	if (te->ev == EV_XID && te->klass < KC__COUNT) {
+		if (gi >= 0)
+			an->gpus[gi].xid_class[te->klass]++;
+		else
+			an->host_xid_class[te->klass]++;
+	}
+	if (gi >= 0) {
+		an->gpus[gi].events++;
+		an->gpus[gi].xids += te->ev == EV_XID;
+		if ((te->flags & KF_DOWN) && !work_of(an, gi)->down_pending) {
+			struct gpu_work *w = work_of(an, gi);
+			w->down_pending = true;
+			w->down_ev = te->ev;
+			w->down_code = te->code;
+			w->down_src = te->src;
+			w->down_line = te->line;
+		}
+	} else {
+		power_event(an, te);
+	}
 	det_feed_event(an, gi, gi >= 0 ? work_of(an, gi)->det : NULL, &e);
+}
+
+static void on_outage(void *ud, int gi, int64_t t0, int64_t t1)
+{
+	struct analysis *an = ud;
+	struct gpu_work *w = work_of(an, gi);
+	struct outage *o;
+
+	an->gpus[gi].outage_s += (double)(t1 - t0) / 1e9;
+	an->gpus[gi].outages++;
+	if (an->noutages >= 10000) {
+		an->outages_dropped++;
+	} else {
+		ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
+		o = &an->outages[an->noutages++];
+		o->gpu = gi;
+		o->t0_ns = t0;
+		o->t1_ns = t1;
+		o->ev = w->down_pending ? w->down_ev : -1;
+		o->code = w->down_pending ? w->down_code : -1;
+		o->src = w->down_pending ? w->down_src : NULL;
+		o->line = w->down_pending ? w->down_line : 0;
+	}
+	w->down_pending = false;
 }
 
 void analysis_init(struct analysis *an, const struct analysis_cfg *cfg)
 {
-	struct timeline_consumer c = { an, on_reserve, on_interval, on_process, on_event };
+	struct timeline_consumer c = { an, on_reserve, on_interval, on_process, on_event, on_outage };
 
 	memset(an, 0, sizeof(*an));
+	an->pw.first_ns = INT64_MAX;
+	an->pw.last_ns = INT64_MIN;
 	if (cfg)
 		an->cfg = *cfg;
 	else
@@ -707,9 +917,104 @@ static void sort_segments(struct analysis *an)
 	an->segs_alloc = an->nsegs;
 }
 
+/* Finding kinds that may be the effect of an event just before them. */
+static bool effect_kind(const char *kind)
+{
+	static const char *const kinds[] = { "log_gap", "throttling", "gpu_down", "held_idle",
+					     "input_starved" };
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* Host events that stop or slow every GPU: a cause for any GPU's finding. */
+static bool host_cause(int ev)
+{
+	return ev == EV_SUSPEND || ev == EV_POWER_OFF || ev == EV_AC_OFF || ev == EV_DRIVER_LOAD ||
+	       ev == EV_BOOT;
+}
+
+/* "Xid 79", "fallen_off_bus": how an event is named in evidence. */
+void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
+{
+	const char *name = ev >= 0 && ev < EV__COUNT && event_kind_name[ev] ? event_kind_name[ev] : "event";
+
+	if (ev == EV_XID && code >= 0)
+		snprintf(buf, cap, "Xid %d", (int)code);
+	else if (code >= 0 && ev != EV_LID)
+		snprintf(buf, cap, "%s %d", name, (int)code);
+	else
+		snprintf(buf, cap, "%s", name);
+}
+
+/*
+ * Cause and effect: a gap, throttling, down or idle stretch that starts
+ * within cfg.cause_window_ns after an event on the same GPU, or after a
+ * suspend, power-off, AC off, driver load or boot of the host (or up to 5 s
+ * before it: the sampling's resolution) names the event in its evidence.
+ * The nearest such event before the finding's start is named, a cause
+ * preferred to a consequence (Xid 45).
+ */
+static void link_causes(struct analysis *an)
+{
+	for (size_t i = 0; i < an->nfinds; i++) {
+		struct finding *f = &an->finds[i];
+		const struct an_event *best = NULL;
+		char name[48], t[40];
+		size_t n;
+		if (f->gpu < 0 || !effect_kind(f->kind))
+			continue;
+		for (size_t k = 0; k < an->nevs; k++) {
+			const struct an_event *e = &an->evs[k];
+			if (e->unplaced || !(e->gpu == f->gpu ? e->severity >= KS_WARNING : e->gpu < 0 && host_cause(e->ev)) ||
+			    f->t0_ns < e->t_ns - 5 * NS_PER_S || f->t0_ns > e->t_ns + an->cfg.cause_window_ns)
+				continue;
+			if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)) ||
+			    ((best->flags & KF_CONSEQUENCE) == (e->flags & KF_CONSEQUENCE) && e->t_ns >= best->t_ns &&
+			     e->t_ns <= f->t0_ns))
+				best = e;
+		}
+		if (!best)
+			continue;
+		analysis_event_name(name, sizeof(name), best->ev, best->code);
+		n = strlen(f->evidence);
+		snprintf(f->evidence + n, sizeof(f->evidence) - n, "%safter %s at %s, %s:%llu",
+			 n ? "; " : "", name, time_rfc3339(t, sizeof(t), best->t_ns),
+			 best->src ? best->src : "?", (unsigned long long)best->line);
+	}
+}
+
+/*
+ * An event that came before its GPU's first record found no GPU then: put
+ * it on the GPU the map names now, in the list and the rates (it had no
+ * downtime: there was nothing to be down against yet).
+ */
+static void late_map(struct analysis *an)
+{
+	for (size_t i = 0; i < an->nevs; i++) {
+		struct an_event *e = &an->evs[i];
+		const char *how;
+		int gi;
+		if (e->gpu >= 0 || !e->pci[0] || (gi = timeline_gpu_of_pci(&an->tl, e->pci, &how)) < 0)
+			continue;
+		e->gpu = gi;
+		e->mapped_by = how;
+		if (e->unplaced)
+			continue;
+		an->gpus[gi].events++;
+		if (e->ev == EV_XID && e->klass < KC__COUNT) {
+			an->gpus[gi].xids++;
+			an->gpus[gi].xid_class[e->klass]++;
+			an->host_xid_class[e->klass]--;
+		}
+	}
+}
+
 void analysis_finish(struct analysis *an)
 {
 	timeline_finish(&an->tl);
+	late_map(an);
 	for (int gi = 0; gi < an->tl.ngpus; gi++) {
 		struct gpu_work *w = an->work[gi];
 		struct gpu_stats *g = &an->gpus[gi];
@@ -734,7 +1039,9 @@ void analysis_finish(struct analysis *an)
 		det_finish_gpu(an, gi, w->det);
 	}
 	trace_join_rest(an);
+	power_finish(an);
 	det_finish_all(an);
+	link_causes(an);
 	sort_segments(an);
 	if (an->nfinds)
 		qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
@@ -756,6 +1063,8 @@ void analysis_release(struct analysis *an)
 	free(an->segs);
 	free(an->finds);
 	free(an->procs);
+	free(an->evs);
+	free(an->outages);
 	trace_join_release(an);
 }
 

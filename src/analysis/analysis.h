@@ -83,6 +83,64 @@ struct gpu_series {
 /* A bucket's mean of metric m, NAN when nothing was known there. */
 double ser_mean(const struct ser_bucket *b, int m);
 
+/*
+ * A kernel, system or telemetry event, kept for the report's list (at most
+ * analysis_cfg.max_events; the rest are counted in events_dropped).  A
+ * burst split across chunks (same kind, code, PCI address and GPU within
+ * EVENT_MERGE_NS) is one entry with a count.
+ */
+#define EVENT_MERGE_NS 10000000LL	/* 10 ms */
+struct an_event {
+	int64_t t_ns;
+	bool unplaced;		/* no anchor gave it a time: listed, no time, no effect */
+	int gpu;		/* -1: a host event, or its GPU is unknown */
+	uint8_t ev, klass, severity, flags;	/* enum event_kind, kev_class, kev_severity, kev_flag */
+	int32_t code;		/* -1 none */
+	uint32_t count;		/* lines / repeats folded into it */
+	const char *src;	/* the input's name (borrowed from the ingest) */
+	uint64_t line;
+	const char *mapped_by;	/* static: how the GPU was found, NULL for none */
+	char pci[16], proc[32], text[64];
+	char msg[200];
+};
+
+/* The time a fatal event put a GPU down: to its next healthy sample, or to
+ * the end of the data.  The event that began it is copied here. */
+struct outage {
+	int gpu;
+	int64_t t0_ns, t1_ns;
+	int ev;
+	int32_t code;
+	const char *src;
+	uint64_t line;
+};
+
+/*
+ * Host power events (docs/states.md "Power events"): AC switches and
+ * suspends, and what each suspend cost the GPUs.  Suspends pair with the
+ * next resume; up to MAX_SLEEPS of them are kept.
+ */
+#define MAX_SLEEPS 256
+struct sleep_span {
+	int64_t t0_ns, t1_ns;		/* suspend .. resume (t1 0: never resumed) */
+	double gpu_lost_s;		/* GPU-seconds in gap or down over it, all GPUs */
+};
+struct ac_switch {
+	int64_t t_ns;
+	double util_before, util_after;	/* mean utilization %, all GPUs, 5 min each side (NAN unknown) */
+};
+#define MAX_AC 256
+struct power_events {
+	uint64_t ac_off, ac_on, suspends, resumes, lid, power_key, power_off, boots;
+	int64_t first_ns, last_ns;	/* the host events' span (INT64_MAX/MIN: none) */
+	struct sleep_span sleeps[MAX_SLEEPS];
+	size_t nsleeps;
+	bool asleep;
+	struct ac_switch ac[MAX_AC];
+	size_t nac;
+	double gpu_lost_s;		/* all suspends together */
+};
+
 struct gpu_stats {
 	int64_t first_ns, last_ns;
 	int64_t nominal_ns;
@@ -110,6 +168,10 @@ struct gpu_stats {
 	size_t min_cur;				/* the minute last added to, */
 	int64_t min_cur_start_ns, min_cur_end_ns;	/* and its bounds */
 	struct gpu_series ser;
+	/* events on this GPU (bursts once), Xids by class, outages */
+	uint64_t events, xids, xid_class[KC__COUNT];
+	double outage_s;
+	uint32_t outages;
 };
 
 struct analysis_cfg {
@@ -120,6 +182,8 @@ struct analysis_cfg {
 	size_t max_findings;
 	bool series;			/* keep the display series (gpu_stats.ser): the HTML
 					 * page's charts and the trace join need it; default on */
+	size_t max_events;		/* events kept for the list (default 10000) */
+	int64_t cause_window_ns;	/* a finding this soon after an event names it (60 s) */
 };
 
 struct gpu_work;	/* private per-GPU working state */
@@ -198,6 +262,17 @@ struct analysis {
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	uint64_t events[8];
+	/* the event list, outages, per-kind counts and host power events */
+	struct an_event *evs;
+	size_t nevs, evs_alloc;
+	uint64_t evs_dropped;
+	uint64_t ev_count[EV__COUNT];	/* every event by kind (bursts once) */
+	uint64_t unplaced_events;
+	uint64_t host_xid_class[KC__COUNT];	/* Xids on no known GPU */
+	struct outage *outages;
+	size_t noutages, outages_alloc;
+	uint64_t outages_dropped;
+	struct power_events pw;
 	/* profiler traces among the inputs (REC_TRACE records), and their joins */
 	struct trace_an *trace;
 	struct trace_uuid *trace_uuids;
@@ -227,6 +302,9 @@ double gpu_util_mean(const struct gpu_stats *g);
 double gpu_util_quantile(const struct gpu_stats *g, double q);
 double gpu_power_mean(const struct gpu_stats *g);
 double gpu_energy_j(const struct gpu_stats *g, const char **source);
+
+/* How an event is named in words and evidence: "Xid 79", "fallen_off_bus". */
+void analysis_event_name(char *buf, size_t cap, int ev, int32_t code);
 
 /* The useful seconds of GPU gi for the cost model: busy_s from
  * utilization.gpu, with each joined trace stretch counted by its kernels

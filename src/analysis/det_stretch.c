@@ -48,7 +48,7 @@ static const struct stretch_finding {
 	  "drop under load for %1$.1f s" },
 	{ ST_DOWN, "gpu_down", false, 0, SEV_CRITICAL,
 	  "GPU %d was lost or needed a reset for %s",
-	  "readings such as [GPU is lost] / [GPU requires reset] for %1$.1f s" },
+	  "readings such as [GPU is lost] / [GPU requires reset], or a fatal kernel event, put it down for %1$.1f s" },
 };
 
 static void close_stretch(struct analysis *an, int gi, struct stretch *s)

@@ -42,6 +42,11 @@ struct det_event {
 	const char *msg;	/* borrowed for the call; may be NULL */
 	const char *src;	/* input name */
 	uint64_t line;		/* line in src, 0 if none */
+	/* a kernel event's fields (timeline.h struct tl_event) */
+	int32_t code;		/* Xid code ...; -1 none */
+	uint32_t count;		/* lines folded into it */
+	uint8_t klass, severity, flags;	/* enum kev_class, kev_severity, kev_flag */
+	const char *pci;	/* or NULL */
 };
 
 struct detector {

@@ -31,6 +31,34 @@ struct dump_ctx {
 
 static const char *const kind_names[] = { "sample", "proc", "event", "bad", "trace" };
 
+/* The kernel-event fields (formats/kmsg.h), those that are set. */
+static void dump_kev(struct jsonw *w, const struct rec *r, const struct batch *b)
+{
+	static const char *const sev[] = { "info", "warning", "error", "fatal" };
+
+	if (r->kev.code >= 0)
+		jsonw_kint(w, "code", r->kev.code);
+	if (r->kev.pci != STR_NONE)
+		jsonw_kstr(w, "pci", batch_str(b, r->kev.pci));
+	if (r->pid > 0)
+		jsonw_kint(w, "pid", r->pid);
+	if (r->kev.proc != STR_NONE)
+		jsonw_kstr(w, "process", batch_str(b, r->kev.proc));
+	if (r->kev.text != STR_NONE)
+		jsonw_kstr(w, "text", batch_str(b, r->kev.text));
+	if (r->kev.klass != KC_NONE && r->kev.klass < KC__COUNT)
+		jsonw_kstr(w, "class", kev_class_name[r->kev.klass]);
+	/* events of the kernel-log classifier (older kinds keep their shape) */
+	if (r->ev > EV_XID || r->kev.code >= 0 || r->kev.klass != KC_NONE)
+		jsonw_kstr(w, "severity", sev[r->kev.severity & 3]);
+	if (r->kev.flags & KF_DOWN)
+		jsonw_kbool(w, "down", true);
+	if (r->kev.flags & KF_CONSEQUENCE)
+		jsonw_kbool(w, "consequence", true);
+	if (r->kev.count > 1)
+		jsonw_kint(w, "count", r->kev.count);
+}
+
 static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		    const struct batch *b)
 {
@@ -52,7 +80,15 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
 		return d->strict ? EXIT_INPUT : 0;
 	}
-	jsonw_ktime(w, "t", r->t_ns);
+	if (r->time_kind == TK_BOOT) {
+		/* a kernel printk time nothing placed (formats/anchor.h) */
+		jsonw_key(w, "t");
+		jsonw_null(w);
+		jsonw_kint(w, "boot", r->kev.boot);
+		jsonw_knum(w, "boot_s", (double)r->t_ns / 1e9, 6);
+	} else {
+		jsonw_ktime(w, "t", r->t_ns);
+	}
 	jsonw_kint(w, "line", (int64_t)r->line);
 	if (r->gpu_index >= 0)
 		jsonw_kint(w, "gpu", r->gpu_index);
@@ -88,6 +124,7 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 	case REC_EVENT:
 		jsonw_kstr(w, "event", event_kind_name[r->ev]);
 		jsonw_kstr(w, "msg", batch_str(b, r->name));
+		dump_kev(w, r, b);
 		break;
 	case REC_TRACE:
 		jsonw_kstr(w, "trace", trace_ev_name[r->ev]);

@@ -43,6 +43,7 @@ enum {
 	OPT_CACERT,
 	OPT_INSECURE,
 	OPT_TIMEOUT,
+	OPT_GPU_MAP,
 };
 
 const struct option_def report_options[] = {
@@ -54,6 +55,7 @@ const struct option_def report_options[] = {
 	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
 	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
 	INGEST_OPTION_ROWS,
+	{ "gpu-map", 0, "FILE", "PCI address to GPU for kernel-log events: lines 'PCI_ADDR UUID-or-index' ('#' comments)", OPT_GPU_MAP },
 	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	{ "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server (docs/formats/prometheus-api.md); with files too, their GPUs join the server's on one timeline (a GPU in both is an error)", OPT_PROMETHEUS },
@@ -163,6 +165,35 @@ static int files_have_uuids(const struct report_ctx *c)
 }
 
 /* A --since/--until value: an RFC 3339 time, or a duration before ref_ns. */
+/* --gpu-map FILE into the timeline's PCI map; a bad line stops the run. */
+static int load_gpu_map(struct timeline *tl, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t n = 0;
+	int ret = EXIT_OK;
+
+	if (!f) {
+		error("cannot read --gpu-map '%s'", path);
+		return EXIT_FAILURE_RUN;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		unsigned col = 0;
+		const char *why = NULL;
+		n++;
+		if (timeline_gpu_map_line(tl, line, &col, &why) < 0) {
+			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", path, n, col, why);
+			error("--gpu-map: a bad line");
+			ret = EXIT_USAGE;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
 static int parse_when(const char *opt, const char *arg, int64_t ref_ns, int64_t *out)
 {
 	int64_t d;
@@ -214,7 +245,7 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
-	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL;
+	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL;
 	int64_t db_since = INT64_MIN, db_until = INT64_MAX;
 	struct store st = { 0 };
 	const char *since = NULL, *until = NULL, **matches = NULL;
@@ -305,6 +336,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_CACERT:
 			po.cacert = it.arg;
 			break;
+		case OPT_GPU_MAP:
+			gpu_map = it.arg;
+			break;
 		case OPT_INSECURE:
 			po.insecure = true;
 			break;
@@ -381,6 +415,8 @@ int cmd_report(int argc, char **argv)
 
 	c.an = xcalloc(1, sizeof(*c.an));
 	analysis_init(c.an, NULL);
+	if (gpu_map && (ret = load_gpu_map(&c.an->tl, gpu_map)) != EXIT_OK)
+		goto out;
 	c.bad = xcalloc(MAX_BAD_KEPT, sizeof(*c.bad));
 	c.strict = ic.strict;
 	if (db) {

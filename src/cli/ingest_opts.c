@@ -35,6 +35,35 @@ static int tz_known(const char *tz)
 	return access(path, R_OK) == 0;
 }
 
+/* "1795992369" or "1795992369.623958" (epoch seconds), else RFC 3339. */
+static int parse_boot_time(const char *arg, int64_t *t_ns)
+{
+	const char *p = arg;
+	int64_t whole = 0, frac = 0, scale = NS_PER_S / 10;
+	int nd = 0;
+
+	while (*p >= '0' && *p <= '9' && nd < 12) {
+		whole = whole * 10 + (*p++ - '0');
+		nd++;
+	}
+	if (nd && nd < 12 && (*p == '\0' || *p == '.')) {
+		if (*p == '.') {
+			p++;
+			if (!(*p >= '0' && *p <= '9'))
+				return -1;
+			while (*p >= '0' && *p <= '9') {
+				frac += (*p++ - '0') * scale;
+				scale /= 10;
+			}
+			if (*p)
+				return -1;
+		}
+		*t_ns = whole * NS_PER_S + frac;
+		return 0;
+	}
+	return time_parse_iso(arg, strlen(arg), t_ns) ? -1 : 0;
+}
+
 void ingest_cli_init(struct ingest_cli *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -85,6 +114,12 @@ int ingest_cli_option(struct ingest_cli *c, int id, const char *arg)
 		return 0;
 	case OPT_I_TOLERANT:
 		c->o.tolerant = true;
+		return 0;
+	case OPT_I_BOOT_TIME:
+		if (parse_boot_time(arg, &c->o.boot_time_ns))
+			return error("--boot-time wants an RFC 3339 time such as 2026-11-29T22:46:09Z "
+				     "or epoch seconds such as 1795992369.62, got '%s'", arg);
+		c->o.has_boot_time = true;
 		return 0;
 	}
 	return 1;

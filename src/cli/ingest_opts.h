@@ -16,18 +16,20 @@ enum {
 	OPT_I_THREADS,
 	OPT_I_STRICT,
 	OPT_I_TOLERANT,
+	OPT_I_BOOT_TIME,
 };
 
 #define INGEST_OPTION_ROWS                                                                          \
 	{ "format", 'f', "ID", "read every input as format ID (see 'gputally formats') instead of sniffing", OPT_I_FORMAT }, \
 	{ "tz", 0, "ZONE", "time zone of timestamps that carry none (default: the machine's, or $TZ)", OPT_I_TZ }, \
-	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T)", OPT_I_DATE }, \
+	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T); for syslog and journalctl lines without a year, the last day of the log", OPT_I_DATE }, \
 	{ "columns", 0, "LIST", "column names for headerless --query-gpu CSV (as given to --query-gpu)", OPT_I_COLUMNS }, \
 	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
 	{ "start", 0, "TIME", "first sample time of logs with no time at all (RFC 3339), instead of placing them by content", OPT_I_START }, \
 	{ "threads", 'j', "N", "CPUs to parse on (default: all)", OPT_I_THREADS }, \
 	{ "strict", 0, NULL, "stop at the first bad input line (exit 3)", OPT_I_STRICT }, \
-	{ "tolerant", 0, NULL, "JSON traces: accept a cut file (keep the complete events) and trailing commas", OPT_I_TOLERANT }
+	{ "tolerant", 0, NULL, "JSON traces: accept a cut file (keep the complete events) and trailing commas", OPT_I_TOLERANT }, \
+	{ "boot-time", 0, "TIME", "when the kernel of a kernel log's last boot started (RFC 3339 or epoch seconds), for dmesg times with no better anchor", OPT_I_BOOT_TIME }
 
 struct ingest_cli {
 	struct ingest_opts o;

@@ -123,7 +123,7 @@ struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind)
 	}
 	if (kind == REC_BAD)
 		b->bad++;
-	else
+	else if (kind != REC_ANCHOR)	/* the driver's, not a record of the report */
 		b->records++;
 	return r;
 }
@@ -202,6 +202,7 @@ static void batch_reset(struct batch *b)
 	b->nr = 0;
 	b->strs_len = 0;
 	b->lines = b->records = b->bad = 0;
+	b->time_basis = NULL;
 	for (int i = 0; i < 4; i++)
 		b->last_str[i] = STR_NONE;
 }
@@ -340,6 +341,7 @@ struct source {
 	 * first-occurrence times in [dst_from_ns, dst_until_ns) */
 	int64_t dst_shift_ns, dst_from_ns, dst_until_ns;
 	struct tick_seq tick;	/* which time-less records share a tick (ticks.h) */
+	struct kboot_seq kboot;	/* the boots of a kernel log (anchor.h) */
 	bool ticks_counted;
 	/* with many inputs, one is opened only when the merge reaches its first
 	 * record (ingest_run): until then it holds no file, buffer or decoder */
@@ -421,6 +423,7 @@ static void parse_stream(struct chunk *c, const struct ingest_opts *o)
 	}
 	ctx.opts = o;
 	ctx.src = s->st->path;
+	ctx.mtime_ns = s->rd.mtime_ns;
 	ctx.state = s->stream_state;
 	ctx.out = &c->batch;
 	ctx.line = s->stream_line;
@@ -462,6 +465,7 @@ static void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 		f->init(state, o);
 	ctx.opts = o;
 	ctx.src = c->src->st->path;
+	ctx.mtime_ns = c->src->rd.mtime_ns;
 	ctx.state = state;
 	ctx.out = &c->batch;
 	ctx.replay = true;
@@ -896,7 +900,23 @@ static int64_t tick_time(const struct source *s, uint64_t k, const struct ingest
 
 static void resolve_time(struct source *s, struct rec *r, const struct ingest_opts *o)
 {
+	if (r->kind == REC_ANCHOR) {
+		if (r->anc.quality != ANC_Q_CLOCK_REF || r->anc.boot_id != STR_NONE)
+			kboot_next(&s->kboot, r);
+		return;
+	}
 	switch (r->time_kind) {
+	case TK_BOOT: {
+		/* placed by the plan of the anchoring pre-pass, or left unplaced */
+		int64_t t;
+		uint32_t b = kboot_next(&s->kboot, r);
+		if (r->kind != REC_BAD && anc_place(s->st->anchor, b, r->t_ns, &t)) {
+			r->t_ns = t;
+			r->time_kind = TK_ABS;
+			s->last_t_ns = t;
+		}
+		return;
+	}
 	case TK_ABS:
 		if (r->t_ns == INT64_MIN)
 			r->t_ns = s->last_t_ns;
@@ -1002,7 +1022,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 		       size_t max_bytes, struct pl_collect *pc)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { 0 };
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	size_t done = 0;
 
@@ -1064,6 +1084,113 @@ static void place_timeless(struct ingest_result *res, const struct ingest_opts *
 		scan_input(res, i, o, 0, &pc);
 	pl_decide(&pc, res);
 	pl_collect_release(&pc);
+}
+
+/*
+ * The anchoring pre-pass (anchor.h): collect the clock pairs and the boots
+ * of input i, up to max bytes (0: all).  Statistics are left as they were.
+ */
+static bool scan_boot_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+			    size_t max_bytes, struct anc_collect *ac, bool *boot_clock, bool *to_place)
+{
+	struct input_stat *st = &res->inputs[i], before = *st;
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
+	struct chunk c = { 0 };
+	struct kboot_seq q = { 0 };
+	size_t done = 0;
+	bool opened;
+
+	*boot_clock = *to_place = false;
+	opened = strcmp(st->path, "-") && open_source(&s, st, o, false, 0) && !s.fmt->by_path;
+	if (opened && max_bytes && s.fmt->boot_clock) {
+		*boot_clock = true;	/* read whole by the caller */
+		opened = false;
+	}
+	if (!opened) {
+		source_release(&s);
+		before.columns = st->columns;
+		before.columns_tried = st->columns_tried;
+		memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
+		*st = before;
+		return false;
+	}
+	c.src = &s;
+	while ((!max_bytes || done < max_bytes) &&
+	       cut_chunk(&s, &c, max_bytes ? max_bytes : DEFAULT_CHUNK, NULL)) {
+		done += c.n;
+		parse_chunk(&c, o);
+		for (size_t k = 0; k < c.batch.nr; k++) {
+			struct rec *r = &c.batch.recs[k];
+			if (r->kind == REC_ANCHOR) {
+				if (r->anc.quality != ANC_Q_CLOCK_REF || r->anc.boot_id != STR_NONE)
+					kboot_next(&q, r);
+				anc_collect_rec(ac, i, r, &c.batch);
+			} else if (r->kind == REC_EVENT && r->time_kind == TK_BOOT) {
+				*to_place = true;
+				kboot_next(&q, r);
+				anc_collect_rec(ac, i, r, &c.batch);
+			}
+		}
+	}
+	for (int k = 0; k < c.nctx; k++)
+		free(c.ctx[k]);
+	free(c.owned);
+	batch_release(&c.batch);
+	source_release(&s);
+	before.columns = st->columns;
+	before.columns_tried = st->columns_tried;
+	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
+	*st = before;
+	return true;
+}
+
+/*
+ * Kernel logs count seconds since boot: before the run, read every input
+ * that has such times or clock pairs (a format that says so, or one whose
+ * first 64 KiB show them) and decide how each boot is placed.
+ */
+static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
+{
+	struct anc_collect *pre = anc_collect_new(res->nr), *ac;
+	bool *full = xcalloc(res->nr ? res->nr : 1, sizeof(bool)), any = false;
+
+	/*
+	 * Only printk times need placing: inputs with nothing but clock pairs
+	 * (a kern.log with printk stamps, a journal export) are read whole a
+	 * second time only when some input has such times to place.
+	 */
+	for (size_t i = 0; i < res->nr; i++) {
+		bool bc, tp;
+		scan_boot_input(res, i, o, PRESCAN_BYTES, pre, &bc, &tp);
+		full[i] = bc || anc_collect_any(pre, i);
+		any |= bc || tp;
+	}
+	anc_collect_free(pre);
+	if (any) {
+		const char **names = xcalloc(res->nr, sizeof(*names));
+		struct anc_plan **plans = xcalloc(res->nr, sizeof(*plans));
+		char **basis = xcalloc(res->nr, sizeof(*basis));
+		bool *has = xcalloc(res->nr, sizeof(bool));
+		bool bc, tp;
+		ac = anc_collect_new(res->nr);
+		for (size_t i = 0; i < res->nr; i++) {
+			names[i] = res->inputs[i].path;
+			basis[i] = res->inputs[i].basis;
+			if (full[i])
+				scan_boot_input(res, i, o, 0, ac, &bc, &tp);
+		}
+		anc_decide(ac, names, o->has_boot_time ? o->boot_time_ns : INT64_MIN, plans, basis,
+			   sizeof(res->inputs[0].basis), has);
+		for (size_t i = 0; i < res->nr; i++)
+			if (has[i])
+				res->inputs[i].anchor = plans[i];
+		anc_collect_free(ac);
+		free(names);
+		free(plans);
+		free(basis);
+		free(has);
+	}
+	free(full);
 }
 
 /* Free everything s holds; safe to call again. */
@@ -1277,6 +1404,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
 	place_timeless(res, o);
+	place_kernel(res, o);
 	lazy = res->nr > MAP_MAX_INPUTS;
 	in_cap = res->nr > 8 ? 16 * 1024 : 0;
 
@@ -1401,8 +1529,19 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 		{
 			struct rec *r = best->next;
 			struct input_stat *st = best->st;
+			if (r->kind == REC_ANCHOR) {
+				best->have_head = false;	/* used by the pre-pass; no sink sees it */
+				if (!st->time_basis && st->basis[0])
+					st->time_basis = st->basis;
+				continue;
+			}
 			if (r->kind == REC_BAD) {
 				st->bad++;
+			} else if (r->time_kind == TK_BOOT) {
+				st->records++;
+				st->unplaced++;
+				if (!st->time_basis)
+					st->time_basis = st->basis[0] ? st->basis : "unplaced: no anchor; give --boot-time";
 			} else {
 				st->records++;
 				if (st->t_first_ns == INT64_MIN || r->t_ns < st->t_first_ns)
@@ -1410,7 +1549,9 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 				if (r->t_ns > st->t_last_ns)
 					st->t_last_ns = r->t_ns;
 				if (!st->time_basis)
-					st->time_basis = "timestamps in the file";
+					st->time_basis = st->anchor && st->basis[0] ? st->basis
+						: best->head_batch->time_basis ? best->head_batch->time_basis
+						: "timestamps in the file";
 			}
 			best->have_head = false;
 			rc = sink->rec(sink->ud, st, r, best->head_batch);
@@ -1442,6 +1583,7 @@ void ingest_result_release(struct ingest_result *res)
 		free(res->inputs[i].path);
 		free(res->inputs[i].placed_ns);
 		free(res->inputs[i].columns);
+		anc_plan_free(res->inputs[i].anchor);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "formats/anchor.h"
 #include "formats/format.h"
 #include "util/err.h"
 
@@ -42,6 +43,10 @@ struct input_stat {
 	char *columns;
 	bool columns_tried;
 	char columns_note[256];
+	/* a kernel log (TK_BOOT): how each boot is placed (anchor.h), owned,
+	 * NULL when nothing places it; its records that stayed TK_BOOT */
+	struct anc_plan *anchor;
+	uint64_t unplaced;
 };
 
 struct ingest_result {

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "formats/kmsg.h"
 #include "util/timeutil.h"
 
 #define GC_MAX_COLS 64
@@ -18,6 +19,7 @@ enum gc_role {
 	R_STATUS = -6,
 	R_PROCS = -7,
 	R_HEX = -8,	/* clock_event_reasons: a 0x mask */
+	R_BUS = -9,	/* bus_id: passed on as a gpu_map record */
 };
 
 /* The measured columns, from the table the recorder writes them with. */
@@ -37,12 +39,14 @@ static const struct {
 } gc_fixed[] = {
 	{ "time", R_TIME }, { "host", R_IGNORE }, { "task", R_IGNORE }, { "gpu", R_GPU },
 	{ "uuid", R_UUID }, { "name", R_NAME }, { "status", R_STATUS }, { "procs", R_PROCS },
+	{ "bus_id", R_BUS },
 };
 
 struct gc_state {
 	int ncols;		/* 0 until the header is seen */
 	int8_t role[GC_MAX_COLS];
 	int8_t metric[GC_MAX_COLS];	/* enum metric for role >= 0 columns */
+	int32_t bus_told[16];		/* GPUs (index + 1) whose bus id this chunk passed on */
 };
 
 static bool gc_is_context(const char *line, size_t n)
@@ -127,10 +131,43 @@ static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, i
 	}
 }
 
+/*
+ * A GPU's bus id, once per chunk and GPU, as an EV_GPU_MAP record: the
+ * timeline maps the PCI address of a kernel-log event to the GPU with it.
+ */
+static void gc_tell_bus(struct parse_ctx *ctx, struct gc_state *st, int64_t t_ns, int32_t gpu,
+			uint32_t uuid, struct slice bus)
+{
+	size_t i, nt = sizeof(st->bus_told) / sizeof(st->bus_told[0]);
+	struct rec *r;
+
+	for (i = 0; i < nt && st->bus_told[i]; i++)
+		if (st->bus_told[i] == gpu + 1)
+			return;
+	if (i < nt)
+		st->bus_told[i] = gpu + 1;
+	r = ctx_rec(ctx, REC_EVENT);
+	if (!r)
+		return;
+	r->ev = EV_GPU_MAP;
+	r->t_ns = t_ns;
+	r->time_kind = TK_ABS;
+	r->gpu_index = gpu;
+	r->uuid = uuid;
+	r->name = STR_NONE;
+	{
+		char norm[16];
+		r->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+			     ctx_str(ctx, bus);
+	}
+	r->kev.severity = KS_INFO;
+}
+
 static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct gc_state *st = ctx->state;
 	struct slice f[GC_MAX_COLS], name = { NULL, 0 }, uuid = { NULL, 0 }, procs = { NULL, 0 };
+	struct slice bus = { NULL, 0 };
 	double v[M__COUNT];
 	uint32_t present = 0, uuid_off;
 	uint8_t status = 0;
@@ -193,6 +230,9 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 		case R_NAME:
 			name = s;
 			break;
+		case R_BUS:
+			bus = s;
+			break;
 		case R_STATUS:
 			if (slice_eq(s, "ok")) {
 				break;
@@ -252,10 +292,21 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	if (xid >= 0) {
 		ctx_event(ctx, EV_XID, t_ns, TK_ABS, gpu, "NVML Xid %d event", xid);
-		/* the UUID too: in a report over several hosts the index alone
-		 * names a GPU on each of them */
-		if (!ctx->replay && uuid.n)
-			ctx->out->recs[ctx->out->nr - 1].uuid = ctx_str(ctx, uuid);
+		if (!ctx->replay) {
+			struct rec *e = &ctx->out->recs[ctx->out->nr - 1];
+			const struct xid_info *x = xid_lookup(xid);
+			/* the UUID too: in a report over several hosts the index
+			 * alone names a GPU on each of them */
+			if (uuid.n)
+				e->uuid = ctx_str(ctx, uuid);
+			/* the code and the catalog's class, as a kernel Xid has them */
+			e->kev.code = xid;
+			if (x) {
+				e->kev.klass = x->klass;
+				e->kev.severity = x->severity;
+				e->kev.flags = x->flags;
+			}
+		}
 		return;
 	}
 	uuid_off = uuid.n ? ctx_str(ctx, uuid) : STR_NONE;
@@ -274,6 +325,8 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (name.n)
 		r->name = ctx_str(ctx, name);
 	gc_emit_procs(ctx, procs, t_ns, gpu, uuid_off);
+	if (bus.n && gpu >= 0)
+		gc_tell_bus(ctx, st, t_ns, gpu, uuid_off, bus);
 }
 
 static int gc_sniff(const char *head, size_t n, const char *name)

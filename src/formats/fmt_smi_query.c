@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/format.h"
+#include "formats/kmsg.h"
 #include "formats/smi.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -299,6 +300,7 @@ enum role {
 	R_INDEX,
 	R_UUID,
 	R_NAME,
+	R_BUS,		/* pci.bus_id: passed on as an EV_GPU_MAP record (timeline.h) */
 	R_METRIC,	/* a number into v[metric] */
 	R_POWER,	/* power.draw family: the best rank present wins */
 	R_LIMIT,	/* power limit family: the best rank present wins */
@@ -364,8 +366,8 @@ static const struct field_def fields[] = {
 	{ "count", R_KNOWN, 0, 0 },
 	{ "serial", R_KNOWN, 0, 0 },
 	{ "gpu_serial", R_KNOWN, 0, 0 },
-	{ "pci.bus_id", R_KNOWN, 0, 0 },
-	{ "gpu_bus_id", R_KNOWN, 0, 0 },
+	{ "pci.bus_id", R_BUS, 0, 0 },
+	{ "gpu_bus_id", R_BUS, 0, 0 },
 	{ "memory.free", R_KNOWN, 0, 0 },
 	{ "memory.reserved", R_KNOWN, 0, 0 },
 	{ "utilization.encoder", R_KNOWN, 0, 0 },
@@ -441,6 +443,8 @@ struct query_state {
 	size_t cols_alloc;
 	uint32_t *start;	/* a row's field offsets (start_alloc), owned */
 	size_t start_alloc;
+	/* the GPUs whose bus id this chunk has passed on (index + 1, 0 free) */
+	int32_t bus_told[16];
 };
 
 /* Free the tables (the driver calls it before freeing the state). */
@@ -626,6 +630,41 @@ static bool last_cell_cut(const struct query_state *st, const char *line, size_t
 	return false;
 }
 
+/*
+ * A GPU's pci.bus_id, passed on once per chunk and GPU as an EV_GPU_MAP
+ * record (kev.pci, the index and UUID of the row): the timeline maps the
+ * PCI addresses of kernel-log events to GPUs with it.  Only for timed rows:
+ * a record without a time would count as a tick.
+ */
+static void tell_bus(struct parse_ctx *ctx, struct query_state *st, const struct rec *row,
+		     struct slice uuid, struct slice bus)
+{
+	size_t i, nt = sizeof(st->bus_told) / sizeof(st->bus_told[0]);
+	struct rec *o;
+	char norm[16];
+
+	if (row->gpu_index < 0 && !uuid.p)
+		return;
+	for (i = 0; i < nt && st->bus_told[i]; i++)
+		if (st->bus_told[i] == row->gpu_index + 1)
+			return;
+	if (i < nt && row->gpu_index >= 0)
+		st->bus_told[i] = row->gpu_index + 1;
+	o = ctx_rec(ctx, REC_EVENT);
+	if (!o)
+		return;
+	o->ev = EV_GPU_MAP;
+	o->t_ns = row->t_ns;
+	o->time_kind = row->time_kind;
+	o->gpu_index = row->gpu_index;
+	o->uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
+	o->name = STR_NONE;
+	/* "00000000:3B:00.0" as the kernel writes it: "0000:3b:00.0" */
+	o->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+		     ctx_str(ctx, bus);
+	o->kev.severity = KS_INFO;
+}
+
 static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *line,
 		     size_t n)
 {
@@ -633,7 +672,7 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 	const uint32_t *start = st->start;
 	const char *cut = ctx->last_line_partial ? "line cut short: " : "";
 	size_t ncols = st->ncols;
-	struct slice uuid = { NULL, 0 }, name = { NULL, 0 };
+	struct slice uuid = { NULL, 0 }, name = { NULL, 0 }, bus = { NULL, 0 };
 	bool reasons_ok = st->nreasons > 0;
 	uint32_t mask = 0;
 	struct rec r;
@@ -680,6 +719,12 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 			if (!smi_missing_token(v, &r.status))
 				name = v;
 			continue;
+		case R_BUS: {
+			uint8_t ignore = 0;
+			if (!smi_missing_token(v, &ignore))
+				bus = v;
+			continue;
+		}
 		case R_INDEX: {
 			int64_t idx;
 			if (!slice_to_i64(v, &idx) && idx >= 0 && idx <= INT32_MAX) {
@@ -750,6 +795,8 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 	}
 
 	smi_csv_emit(ctx, &r, uuid, name);
+	if (bus.p && st->has_time)
+		tell_bus(ctx, st, &r, uuid, bus);
 }
 
 static void query_line(struct parse_ctx *ctx, const char *line, size_t n)

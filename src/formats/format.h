@@ -181,7 +181,10 @@ struct rec {
 			uint32_t proc;	/* ctx_str(): process name, or STR_NONE */
 			uint32_t text;	/* ctx_str(): kind-specific text (driver version,
 					 * Xid 154 action, container), or STR_NONE */
-			uint32_t boot;	/* TK_BOOT: which boot of this input (0, 1, ...) */
+			uint32_t boot;	/* TK_BOOT: which boot of this input (0, 1, ...).  A
+					 * format that cannot count boots leaves 0: the
+					 * driver adds one at each EV_BOOT record and each
+					 * step back of the printk clock (anchor.h) */
 			uint32_t count;	/* lines folded into this event (>= 1) */
 			uint8_t klass;	/* enum kev_class */
 			uint8_t severity;	/* enum kev_severity */
@@ -191,7 +194,9 @@ struct rec {
 			int64_t mono_ns;	/* printk clock at t_ns */
 			uint32_t boot;		/* this input's boot number */
 			uint32_t boot_id;	/* ctx_str(): _BOOT_ID or STR_NONE */
-			uint8_t quality;	/* 0 best (journald realtime) .. 3 (btime only) */
+			uint8_t quality;	/* 0 best (journald realtime) .. 3 (a clock
+						 * reference naming no boot: ANC_Q_CLOCK_REF,
+						 * fits any input's boot by span, anchor.h) */
 		} anc;			/* REC_ANCHOR */
 	};
 };
@@ -206,6 +211,9 @@ struct batch {
 	uint64_t records;	/* records emitted (REC_SAMPLE + REC_PROC + REC_EVENT) */
 	uint64_t bad;		/* REC_BAD emitted */
 	uint32_t last_str[4];	/* small cache for ctx_str() de-duplication */
+	const char *time_basis;	/* a static string: how this chunk's times were
+				 * obtained, when the format knows better than
+				 * "timestamps in the file" (syslog: year inferred) */
 };
 
 /* Options that reach parsers. Borrowed from the CLI for the whole run. */
@@ -219,6 +227,8 @@ struct ingest_opts {
 	int threads;		/* worker threads; 0 = number of CPUs */
 	size_t chunk_bytes;	/* 0 = default */
 	bool tolerant;		/* --tolerant: accept a cut or trailing comma in JSON */
+	bool has_boot_time;	/* --boot-time: when the kernel of a log's last boot started */
+	int64_t boot_time_ns;
 };
 
 struct parse_ctx {
@@ -230,6 +240,7 @@ struct parse_ctx {
 	bool replay;		/* replaying context lines: update state, emit nothing */
 	bool last_line_partial;	/* this line had no terminating newline */
 	bool path_done;		/* a by_path format: everything is read (see format.by_path) */
+	int64_t mtime_ns;	/* the file's modification time (a syslog without a year) */
 };
 
 struct format {
@@ -280,6 +291,10 @@ struct format {
 	/* The format emits profiler trace records (REC_TRACE), which the
 	 * report joins to the GPUs' telemetry. */
 	bool traces;
+	/* Emits TK_BOOT records or REC_ANCHORs anywhere in a file (a kernel
+	 * log, a clock reference): the driver reads it whole in its anchoring
+	 * pre-pass, not only its head (anchor.h). */
+	bool boot_clock;
 };
 
 /* ---- helpers for formats (driver.c) ---------------------------------- */

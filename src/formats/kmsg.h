@@ -12,10 +12,13 @@
  * test checks the two agree.
  *
  * Consecutive lines of one event (an Xid 13 burst, the lines of a crash
- * dump notice) are folded by the envelope's state: kmsg_fold() says whether
- * a message continues the previous one, and the envelope then bumps the
- * previous record's kev.count instead of emitting (only within one chunk;
- * the analysis merges bursts that a chunk boundary split).
+ * dump notice, the three lines of an old fall-off message) are folded by
+ * kmsg_emit_fold() with a struct kmsg_fold kept in the envelope's state:
+ * the previous record's kev.count is bumped instead of emitting (only
+ * within one chunk; the analysis merges bursts that a chunk boundary split).
+ *
+ * Kernel logs are mostly noise: kmsg_maybe() is the cheap test an envelope
+ * runs on every message, and only messages it passes are classified.
  */
 #ifndef FORMATS_KMSG_H
 #define FORMATS_KMSG_H
@@ -36,7 +39,18 @@ struct kmsg {
 	struct slice pci;	/* PCI address as written (normalise with kmsg_pci_norm) */
 	struct slice uuid;	/* GPU-... (EV_GPU_MAP) */
 	struct slice proc;	/* name= of an Xid */
-	struct slice text;	/* kind-specific: driver version, Xid 154 action ... */
+	struct slice text;	/* kind-specific: driver version, GSP's "GPU<k>", container id ... */
+	const char *ctext;	/* a constant text instead (Xid 154's decoded action), or NULL */
+	uint8_t cont;		/* KM_CONT_*: a continuation line of a multi-line message */
+};
+
+/* Continuation lines (struct kmsg.cont): not events themselves, folded
+ * into the event before them by kmsg_emit_fold(). */
+enum {
+	KM_CONT_NONE,
+	KM_CONT_CRASHDUMP,	/* "nvidia-bug-report.sh as root ..." after a crash dump notice */
+	KM_CONT_FALLOFF_HEAD,	/* "The NVIDIA GPU 0000:b3:00.0" (pci set): a fall-off follows */
+	KM_CONT_FALLOFF_MID,	/* "(PCI ID: 10de:26b5) installed in this system has" */
 };
 
 /* An Xid code's entry in the catalog. */
@@ -45,6 +59,7 @@ struct xid_info {
 	uint8_t klass;		/* enum kev_class */
 	uint8_t severity;	/* enum kev_severity */
 	uint8_t flags;		/* KF_CONSEQUENCE, KF_DOWN */
+	const char *group;	/* the formats document's class: APP, RESET, NODE, HW, ... */
 	const char *meaning;	/* one line, plain words */
 };
 
@@ -53,11 +68,22 @@ const struct xid_info *xid_lookup(int code);
 size_t xid_catalog_count(void);
 const struct xid_info *xid_catalog_at(size_t i);
 
+/* Xid 154's recovery actions (formats.md 3.2): the label of code c, or NULL. */
+const char *xid_recovery_label(unsigned c);
+
+/*
+ * Could msg be an event at all?  A few memchr/memmem probes for the words
+ * every classified message contains ("NVRM", "nvidia", "Xid", "PM: ", the
+ * logind, acpid and container words).  false: kmsg_classify would say no.
+ */
+bool kmsg_maybe(const char *msg, size_t n);
+
 /*
  * Classify one message (without the envelope's prefix).  tag is the
  * syslog identifier / journal SYSLOG_IDENTIFIER ("kernel", "systemd-logind",
  * "acpid", "dockerd" ...), empty when the envelope has none.  Returns false
- * (k->ev = -1) for a message that is not an event.
+ * (k->ev = -1) for a message that is not an event; a continuation line
+ * returns false with k->cont set.
  */
 bool kmsg_classify(struct slice msg, struct slice tag, struct kmsg *k);
 
@@ -70,6 +96,33 @@ bool kmsg_classify(struct slice msg, struct slice tag, struct kmsg *k);
  */
 struct rec *kmsg_emit(struct parse_ctx *ctx, struct slice msg, struct slice tag, int64_t t_ns,
 		      enum time_kind tk, uint32_t boot, uint32_t col);
+
+/* What an envelope keeps to fold bursts (zero it in init()). */
+struct kmsg_fold {
+	size_t rec;		/* index of the last emitted event in the batch + 1; 0: none */
+	int ev;
+	int32_t code;
+	uint32_t pci;		/* its kev.pci */
+	int64_t t_ns;
+	uint8_t time_kind;
+	uint32_t boot;
+	char pending_pci[16];	/* KM_CONT_FALLOFF_HEAD's address, for the fall-off line */
+	uint8_t pending;	/* the continuation expected next (KM_CONT_*) */
+};
+
+/* Window within which lines of the same Xid code and PCI address are one event. */
+#define KMSG_BURST_NS (10 * INT64_C(1000000))
+
+/*
+ * kmsg_emit() with folding: a message that continues the event before it
+ * (the same Xid code and PCI address within KMSG_BURST_NS, a crash-dump
+ * notice's next lines, the lines of a three-line fall-off) bumps that
+ * record's kev.count and sets KF_BURST instead of emitting.  Returns the
+ * record emitted or bumped, or NULL.
+ */
+struct rec *kmsg_emit_fold(struct parse_ctx *ctx, struct kmsg_fold *f, struct slice msg,
+			   struct slice tag, int64_t t_ns, enum time_kind tk, uint32_t boot,
+			   uint32_t col);
 
 /* Normalise a PCI address to "dddd:bb:dd.f" lower case (domain 0000 and
  * function 0 when absent) into out (at least 16 bytes); false if it is not one. */

@@ -13,6 +13,8 @@ _Static_assert(offsetof(struct nvml_memory_v2, used_bytes) == 32, "nvmlMemory_v2
 _Static_assert(sizeof(struct nvml_process_v1) == 16, "nvmlProcessInfo_v1_t");
 _Static_assert(sizeof(struct nvml_process_v2) == 24, "nvmlProcessInfo_t");
 _Static_assert(sizeof(struct nvml_event_data) == 32, "nvmlEventData_t");
+_Static_assert(sizeof(struct nvml_pci_info) == 68, "nvmlPciInfo_t");
+_Static_assert(offsetof(struct nvml_pci_info, device) == 24, "nvmlPciInfo_t.device");
 _Static_assert(NVML_MEMORY_V2_VERSION == (sizeof(struct nvml_memory_v2) | 2u << 24),
 	       "nvmlMemory_v2 version");
 
@@ -37,6 +39,8 @@ static const struct nvml_sym {
 	{ { "nvmlSystemGetDriverVersion" }, API(system_get_driver_version), false },
 	{ { "nvmlDeviceGetName" }, API(device_get_name), false },
 	{ { "nvmlDeviceGetUUID" }, API(device_get_uuid), false },
+	{ { "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo" },
+	  API(device_get_pci_info), false },
 	{ { "nvmlDeviceGetUtilizationRates" }, API(device_get_utilization_rates), false },
 	{ { "nvmlDeviceGetMemoryInfo_v2" }, API(device_get_memory_info_v2), false },
 	{ { "nvmlDeviceGetMemoryInfo" }, API(device_get_memory_info), false },

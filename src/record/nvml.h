@@ -75,6 +75,17 @@ struct nvml_event_data {
 	unsigned int gpu_instance_id, compute_instance_id;
 };
 
+/*
+ * nvmlPciInfo_t of the _v2 and _v3 calls (68 bytes).  The plain v1 call's
+ * struct is shorter (52) but has domain, bus and device at the same
+ * offsets, which are all that is read.
+ */
+struct nvml_pci_info {
+	char bus_id_legacy[16];
+	unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+	char bus_id[32];
+};
+
 struct nvml_api {
 	int (*init)(void);
 	int (*shutdown)(void);
@@ -84,6 +95,7 @@ struct nvml_api {
 	int (*device_get_handle_by_index)(unsigned int i, struct nvml_device **d);
 	int (*device_get_name)(struct nvml_device *d, char *buf, unsigned int len);
 	int (*device_get_uuid)(struct nvml_device *d, char *buf, unsigned int len);
+	int (*device_get_pci_info)(struct nvml_device *d, struct nvml_pci_info *p);
 	int (*device_get_utilization_rates)(struct nvml_device *d, struct nvml_utilization *u);
 	int (*device_get_memory_info_v2)(struct nvml_device *d, struct nvml_memory_v2 *m);
 	int (*device_get_memory_info)(struct nvml_device *d, struct nvml_memory_v1 *m);

@@ -415,6 +415,15 @@ struct sampler *sampler_new(struct nvml *n, int64_t interval_ns, struct gl_err *
 			a->device_get_uuid(w->dev, g->uuid, sizeof(g->uuid));
 		if (!w->need_handle && a->device_get_name)
 			a->device_get_name(w->dev, g->name, sizeof(g->name));
+		if (!w->need_handle && a->device_get_pci_info) {
+			/* the kernel log names a GPU by this address (report maps it) */
+			struct nvml_pci_info pi;
+			memset(&pi, 0, sizeof(pi));
+			if (a->device_get_pci_info(w->dev, &pi) == NVML_OK && pi.domain <= 0xffff &&
+			    pi.bus <= 0xff && pi.device <= 0x1f)
+				snprintf(g->bus_id, sizeof(g->bus_id), "%04x:%02x:%02x.0", pi.domain,
+					 pi.bus, pi.device);
+		}
 		g->uuid[sizeof(g->uuid) - 1] = g->name[sizeof(g->name) - 1] = 0;
 		sanitize(g->uuid);
 		sanitize(g->name);

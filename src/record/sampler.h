@@ -60,6 +60,7 @@ struct gpu_info {
 	unsigned int index;
 	char uuid[96];
 	char name[96];
+	char bus_id[16];	/* "dddd:bb:dd.0", "" when NVML does not say */
 };
 
 struct sampler_event {

@@ -20,7 +20,7 @@ static const char header[] = "time,host,task,gpu,uuid,name,status"
 #define TCOL(id, csv, metric, dec, prom, type, mul, src, help) "," csv
 #include "formats/tally_columns.def"
 #undef TCOL
-	",procs";
+	",procs,bus_id";
 
 static const int col_dec[TC__COUNT] = {
 #define TCOL(id, csv, metric, dec, prom, type, mul, src, help) dec,
@@ -111,6 +111,8 @@ static void put_row(struct out *o, const char *when, const struct csv_sink *k,
 		else
 			put_u64(o, (uint64_t)s->procs[i].mem_mib);
 	}
+	put_ch(o, ',');
+	put_str(o, g->bus_id);
 	put_ch(o, '\n');
 }
 
@@ -130,6 +132,9 @@ static void put_event(struct out *o, const struct csv_sink *k, const struct gpu_
 	}
 	for (int c = 0; c <= TC__COUNT; c++)
 		put_ch(o, ',');
+	put_ch(o, ',');
+	if (g)
+		put_str(o, g->bus_id);
 	put_ch(o, '\n');
 }
 

@@ -944,6 +944,18 @@ static void time_split(struct hw *h)
 		else
 			fprintf(h->out, "-");
 		fprintf(h->out, "</td></tr>\n");
+		if (s == ST_DOWN && r->outage_s > 0) {
+			/* the part of the down line that fatal events explain */
+			fprintf(h->out, "<tr><td>&#160;&#160;of which</td><td>outage after fatal events</td><td class=\"n\">");
+			vnum(h, r->outage_s, 3, 1 / 3600.0, 3, "cost.outage.seconds");
+			fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">",
+				100 * r->outage_s / (r->covered_h * 3600));
+			if (have_prices(r))
+				vmoney(h, r->outage_cost, "cost.outage.cost");
+			else
+				fprintf(h->out, "-");
+			fprintf(h->out, "</td></tr>\n");
+		}
 	}
 	fprintf(h->out, "</tbody></table>\n");
 	if (rows > 1) {
@@ -1564,6 +1576,78 @@ static void findings(struct hw *h, const struct finding **byw)
 	fprintf(h->out, "</section>\n");
 }
 
+/* Outages after fatal events, and the kernel and system events (outages[], events[]). */
+static void events(struct hw *h)
+{
+	const struct analysis *an = h->r->an;
+	size_t n = an->nevs < MAX_FINDINGS_LISTED ? an->nevs : MAX_FINDINGS_LISTED;
+	char name[48];
+
+	if (!an->nevs && !an->noutages)
+		return;
+	fprintf(h->out, "<section id=\"events\"><h2>Events and outages</h2>\n");
+	if (an->noutages) {
+		fprintf(h->out, "<p>From a fatal event to the GPU's next healthy sample, or to the end of the data, a GPU "
+			"is down: no utilization, power or energy is counted there. The outage: ");
+		vnum(h, h->r->outage_s / 3600, 6, 1, 3, "cost.outage.gpu_hours");
+		fprintf(h->out, " GPU-hours");
+		if (have_prices(h->r)) {
+			fprintf(h->out, ", ");
+			vmoney(h, h->r->outage_cost, "cost.outage.cost");
+			fprintf(h->out, " at the window's local cost per covered GPU-hour");
+		}
+		fprintf(h->out, ".</p>\n<table><thead><tr><th>GPU</th><th>from</th><th>to</th><th class=\"n\">seconds</th>"
+			"<th>after</th><th>source</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < an->noutages && i < MAX_FINDINGS_LISTED; i++) {
+			const struct outage *o = &an->outages[i];
+			fprintf(h->out, "<tr><td>%d</td><td>", o->gpu);
+			when(h, o->t0_ns);
+			fprintf(h->out, "</td><td>");
+			when(h, o->t1_ns);
+			fprintf(h->out, "</td><td class=\"n\">");
+			vnum(h, (double)(o->t1_ns - o->t0_ns) / 1e9, 3, 1, 1, "outages.%zu.seconds", i);
+			analysis_event_name(name, sizeof(name), o->ev, o->code);
+			fprintf(h->out, "</td><td>");
+			esc(h, name);
+			fprintf(h->out, "</td><td>");
+			esc(h, o->src ? o->src : "?");
+			fprintf(h->out, ":%llu</td></tr>\n", (unsigned long long)o->line);
+		}
+		fprintf(h->out, "</tbody></table>\n");
+	}
+	if (an->nevs) {
+		fprintf(h->out, "<table><thead><tr><th>time</th><th>GPU</th><th>event</th><th>class</th>"
+			"<th>message</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < n; i++) {
+			const struct an_event *e = &an->evs[i];
+			fprintf(h->out, "<tr><td>");
+			if (e->unplaced)
+				fprintf(h->out, "unplaced");
+			else
+				when(h, e->t_ns);
+			if (e->gpu >= 0)
+				fprintf(h->out, "</td><td>%d</td><td>", e->gpu);
+			else
+				fprintf(h->out, "</td><td>host</td><td>");
+			analysis_event_name(name, sizeof(name), e->ev, e->code);
+			esc(h, name);
+			fprintf(h->out, "</td><td>");
+			esc(h, e->klass < KC__COUNT ? kev_class_name[e->klass] : "-");
+			fprintf(h->out, "</td><td>");
+			esc(h, e->msg);
+			fprintf(h->out, "<br><span class=\"mut\">");
+			esc(h, e->src ? e->src : "?");
+			fprintf(h->out, ":%llu%s</span></td></tr>\n", (unsigned long long)e->line,
+				e->count > 1 ? " (a burst: --json has its count)" : "");
+		}
+		fprintf(h->out, "</tbody></table>\n");
+		if (an->nevs > n || an->evs_dropped)
+			fprintf(h->out, "<p class=\"mut\">... %zu more in --json</p>\n",
+				an->nevs - n + (size_t)an->evs_dropped);
+	}
+	fprintf(h->out, "</section>\n");
+}
+
 /* Profiler traces beside utilization.gpu over the same stretch (the JSON's traces). */
 static void traces(struct hw *h)
 {
@@ -1645,6 +1729,7 @@ void report_html(FILE *out, const struct report *r)
 		traces(&h);
 		leaks(&h, byw);
 		findings(&h, byw);
+		events(&h);
 	} else if (r->t0_ns != INT64_MAX) {
 		fprintf(out, "<p>The inputs hold a single instant of GPU data: no time to chart or price.</p>\n");
 		gpus_table(&h);

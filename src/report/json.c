@@ -3,8 +3,10 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "formats/kmsg.h"
 #include "util/jsonw.h"
 
 static void knum_or_null(struct jsonw *w, const char *k, double v, int d)
@@ -56,6 +58,39 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
+}
+
+/* Xids by class, as counts and per GPU-day of the span; NULL days: counts only. */
+static void xid_classes(struct jsonw *w, const uint64_t *by_class, double days)
+{
+	jsonw_key(w, "xids_by_class");
+	jsonw_obj_begin(w);
+	for (int c = 0; c < KC__COUNT; c++)
+		if (by_class[c])
+			jsonw_kint(w, kev_class_name[c], (int64_t)by_class[c]);
+	jsonw_obj_end(w);
+	if (days < 0)
+		return;
+	jsonw_key(w, "xids_per_gpu_day");
+	jsonw_obj_begin(w);
+	for (int c = 0; c < KC__COUNT; c++)
+		if (by_class[c])
+			jsonw_knum(w, kev_class_name[c], days > 0 ? by_class[c] / days : NAN, 3);
+	jsonw_obj_end(w);
+}
+
+static void gpu_events(struct jsonw *w, const struct analysis *an, int gi)
+{
+	const struct gpu_stats *g = &an->gpus[gi];
+
+	jsonw_key(w, "events");
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "count", (int64_t)g->events);
+	jsonw_kint(w, "xids", (int64_t)g->xids);
+	xid_classes(w, g->xid_class, (double)(g->last_ns - g->first_ns) / 1e9 / 86400);
+	jsonw_kint(w, "outages", g->outages);
+	jsonw_knum(w, "outage_s", g->outage_s, 3);
+	jsonw_obj_end(w);
 }
 
 static void gpus(struct jsonw *w, const struct report *r)
@@ -118,6 +153,7 @@ static void gpus(struct jsonw *w, const struct report *r)
 			jsonw_obj_end(w);
 		}
 		jsonw_obj_end(w);
+		gpu_events(w, an, i);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -138,6 +174,145 @@ static void segments(struct jsonw *w, const struct report *r)
 	}
 	jsonw_arr_end(w);
 	jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
+}
+
+static void source(struct jsonw *w, const char *src, uint64_t line)
+{
+	char b[512];
+
+	if (!src) {
+		jsonw_kstr(w, "source", NULL);
+		return;
+	}
+	snprintf(b, sizeof(b), "%s:%llu", src, (unsigned long long)line);
+	jsonw_kstr(w, "source", b);
+}
+
+static const char *const severity_word[] = { "info", "warning", "error", "fatal" };
+
+/* events[]: every event kept, in the order they came (time order). */
+static void events(struct jsonw *w, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	uint64_t total = 0;
+
+	jsonw_key(w, "events");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < an->nevs; i++) {
+		const struct an_event *e = &an->evs[i];
+		jsonw_obj_begin(w);
+		if (e->unplaced) {
+			jsonw_kstr(w, "time", NULL);
+			jsonw_kbool(w, "unplaced", true);
+		} else {
+			jsonw_ktime(w, "time", e->t_ns);
+		}
+		if (e->gpu >= 0)
+			jsonw_kint(w, "gpu", e->gpu);
+		else
+			jsonw_kstr(w, "gpu", NULL);
+		jsonw_kstr(w, "gpu_by", e->mapped_by);
+		jsonw_kstr(w, "kind", e->ev < EV__COUNT ? event_kind_name[e->ev] : NULL);
+		if (e->code >= 0)
+			jsonw_kint(w, "code", e->code);
+		else
+			jsonw_kstr(w, "code", NULL);
+		jsonw_kstr(w, "class", e->klass < KC__COUNT ? kev_class_name[e->klass] : NULL);
+		jsonw_kstr(w, "severity", e->severity < 4 ? severity_word[e->severity] : NULL);
+		if (e->ev == EV_XID && e->code >= 0) {
+			const struct xid_info *x = xid_lookup(e->code);
+			jsonw_kstr(w, "meaning", x ? x->meaning : NULL);
+		}
+		if (e->flags & KF_DOWN)
+			jsonw_kbool(w, "fatal", true);
+		if (e->flags & KF_CONSEQUENCE)
+			jsonw_kbool(w, "consequence", true);
+		if (e->pci[0])
+			jsonw_kstr(w, "pci", e->pci);
+		if (e->proc[0])
+			jsonw_kstr(w, "process", e->proc);
+		if (e->text[0])
+			jsonw_kstr(w, "detail", e->text);
+		jsonw_kstr(w, "message", e->msg);
+		source(w, e->src, e->line);
+		if (e->count > 1)
+			jsonw_kint(w, "count", e->count);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	for (int k = 0; k < EV__COUNT; k++)
+		total += an->ev_count[k];
+	jsonw_kint(w, "events_total", (int64_t)total);
+	jsonw_kint(w, "events_dropped", (int64_t)an->evs_dropped);
+	jsonw_kint(w, "events_unplaced", (int64_t)an->unplaced_events);
+	jsonw_key(w, "host_events");
+	jsonw_obj_begin(w);
+	xid_classes(w, an->host_xid_class, -1);
+	jsonw_obj_end(w);
+	jsonw_key(w, "outages");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < an->noutages; i++) {
+		const struct outage *o = &an->outages[i];
+		jsonw_obj_begin(w);
+		jsonw_kint(w, "gpu", o->gpu);
+		jsonw_ktime(w, "start", o->t0_ns);
+		jsonw_ktime(w, "end", o->t1_ns);
+		jsonw_knum(w, "seconds", (double)(o->t1_ns - o->t0_ns) / 1e9, 3);
+		jsonw_kstr(w, "cause", o->ev >= 0 && o->ev < EV__COUNT ? event_kind_name[o->ev] : NULL);
+		if (o->code >= 0)
+			jsonw_kint(w, "code", o->code);
+		else
+			jsonw_kstr(w, "code", NULL);
+		source(w, o->src, o->line);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_kint(w, "outages_dropped", (int64_t)an->outages_dropped);
+}
+
+static void power_events(struct jsonw *w, const struct report *r)
+{
+	const struct power_events *pw = &r->an->pw;
+	double h = r->power_span_h;
+
+	jsonw_key(w, "power_events");
+	jsonw_obj_begin(w);
+	jsonw_kint(w, "ac_off", (int64_t)pw->ac_off);
+	jsonw_kint(w, "ac_on", (int64_t)pw->ac_on);
+	jsonw_kint(w, "suspends", (int64_t)pw->suspends);
+	jsonw_kint(w, "resumes", (int64_t)pw->resumes);
+	jsonw_kint(w, "lid", (int64_t)pw->lid);
+	jsonw_kint(w, "power_key", (int64_t)pw->power_key);
+	jsonw_kint(w, "power_off", (int64_t)pw->power_off);
+	jsonw_kint(w, "boots", (int64_t)pw->boots);
+	jsonw_knum(w, "hours", h, 3);
+	jsonw_knum(w, "ac_switches_per_hour", h > 0 ? (pw->ac_off + pw->ac_on) / h : NAN, 3);
+	jsonw_knum(w, "suspends_per_hour", h > 0 ? pw->suspends / h : NAN, 3);
+	jsonw_knum(w, "gpu_lost_s", pw->gpu_lost_s, 3);
+	jsonw_key(w, "suspend_spans");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < pw->nsleeps; i++) {
+		jsonw_obj_begin(w);
+		jsonw_ktime(w, "start", pw->sleeps[i].t0_ns);
+		if (pw->sleeps[i].t1_ns)
+			jsonw_ktime(w, "end", pw->sleeps[i].t1_ns);
+		else
+			jsonw_kstr(w, "end", NULL);
+		jsonw_knum(w, "gpu_lost_s", pw->sleeps[i].gpu_lost_s, 3);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_key(w, "ac_off_switches");
+	jsonw_arr_begin(w);
+	for (size_t i = 0; i < pw->nac; i++) {
+		jsonw_obj_begin(w);
+		jsonw_ktime(w, "time", pw->ac[i].t_ns);
+		jsonw_knum(w, "util_before_pct", pw->ac[i].util_before, 2);
+		jsonw_knum(w, "util_after_pct", pw->ac[i].util_after, 2);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+	jsonw_obj_end(w);
 }
 
 static void findings(struct jsonw *w, const struct report *r)
@@ -359,6 +534,14 @@ static void cost(struct jsonw *w, const struct report *r)
 	}
 	jsonw_arr_end(w);
 	jsonw_knum(w, "useful_cost", r->useful_cost, 6);
+	/* the part of the down line that fatal kernel events explain */
+	jsonw_key(w, "outage");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "seconds", r->outage_s, 3);
+	jsonw_knum(w, "gpu_hours", r->outage_s / 3600, 6);
+	jsonw_knum(w, "cost_per_gpu_hour", r->cost_per_gpu_hour, 6);
+	jsonw_knum(w, "cost", r->outage_cost, 6);
+	jsonw_obj_end(w);
 	jsonw_kstr(w, "verdict", r->verdict);
 	jsonw_obj_end(w);
 }
@@ -395,6 +578,8 @@ void report_json(FILE *out, const struct report *r)
 	gpus(&w, r);
 	segments(&w, r);
 	findings(&w, r);
+	events(&w, r);
+	power_events(&w, r);
 	processes(&w, r);
 	traces(&w, r);
 	cost(&w, r);

@@ -231,6 +231,50 @@ static void findings(FILE *out, const struct report *r)
 		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
 }
 
+/* Outages after fatal events and the events themselves (the JSON's outages[], events[]). */
+static void events(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[48], b[48], name[48], c[64];
+	size_t shown = 0;
+
+	if (an->noutages) {
+		fprintf(out, "\n## Outages\n\nA fatal event to the GPU's next healthy sample, or to the end of the data: "
+			"%.4g GPU-hours, %s at the window's local cost per covered GPU-hour.\n\n"
+			"| GPU | from | to | seconds | after | source |\n|--:|---|---|--:|---|---|\n",
+			r->outage_s / 3600, money(c, sizeof(c), r, r->outage_cost));
+		for (size_t i = 0; i < an->noutages && i < MD_FINDINGS; i++) {
+			const struct outage *o = &an->outages[i];
+			analysis_event_name(name, sizeof(name), o->ev, o->code);
+			fprintf(out, "| %d | %s | %s | %.1f | %s | ", o->gpu, time_rfc3339(a, sizeof(a), o->t0_ns),
+				time_rfc3339(b, sizeof(b), o->t1_ns), (double)(o->t1_ns - o->t0_ns) / 1e9, name);
+			md(out, o->src ? o->src : "?");
+			fprintf(out, ":%" PRIu64 " |\n", o->line);
+		}
+	}
+	if (!an->nevs)
+		return;
+	fprintf(out, "\n## Events (%zu)\n\n| time | GPU | event | class | count | message | source |\n"
+		"|---|--:|---|---|--:|---|---|\n", an->nevs + (size_t)an->evs_dropped);
+	for (size_t i = 0; i < an->nevs && shown < MD_FINDINGS; i++, shown++) {
+		const struct an_event *e = &an->evs[i];
+		analysis_event_name(name, sizeof(name), e->ev, e->code);
+		fprintf(out, "| %s | ", e->unplaced ? "unplaced" : time_rfc3339(a, sizeof(a), e->t_ns));
+		if (e->gpu >= 0)
+			fprintf(out, "%d | ", e->gpu);
+		else
+			fprintf(out, "host | ");
+		md(out, name);
+		fprintf(out, " | %s | %u | ", e->klass < KC__COUNT ? kev_class_name[e->klass] : "-", e->count);
+		md(out, e->msg);
+		fprintf(out, " | ");
+		md(out, e->src ? e->src : "?");
+		fprintf(out, ":%" PRIu64 " |\n", e->line);
+	}
+	if (an->nevs > shown || an->evs_dropped)
+		fprintf(out, "\n%zu more in --json.\n", an->nevs - shown + (size_t)an->evs_dropped);
+}
+
 /* Profiler traces beside utilization.gpu over the same stretch (the JSON's traces). */
 static void traces(FILE *out, const struct report *r)
 {
@@ -276,6 +320,7 @@ void report_markdown(FILE *out, const struct report *r)
 	states(out, r);
 	cost(out, r);
 	findings(out, r);
+	events(out, r);
 	processes(out, r);
 	traces(out, r);
 	report_fleet_markdown(out, r);

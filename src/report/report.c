@@ -160,6 +160,27 @@ static void verdict(struct report *r)
 	}
 }
 
+/*
+ * The outage line: hours down after fatal events, priced like every other
+ * line of the waterfall, at the window's local cost per covered GPU-hour.
+ * Host power events are counted per hour of the GPUs' span (else theirs).
+ */
+static void outage(struct report *r)
+{
+	const struct analysis *an = r->an;
+	int64_t t0 = r->t0_ns, t1 = r->t1_ns;
+
+	for (int i = 0; i < an->tl.ngpus; i++)
+		r->outage_s += an->gpus[i].outage_s;
+	r->cost_per_gpu_hour = r->covered_h > 0 ? r->win.local_cost / r->covered_h : NAN;
+	r->outage_cost = r->outage_s > 0 ? r->outage_s / 3600 * r->cost_per_gpu_hour : 0;
+	if (an->pw.first_ns < t0)
+		t0 = an->pw.first_ns;
+	if (an->pw.last_ns > t1)
+		t1 = an->pw.last_ns;
+	r->power_span_h = t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
+}
+
 void report_compute(struct report *r)
 {
 	struct cost_window_in in;
@@ -192,6 +213,7 @@ void report_compute(struct report *r)
 	for (int s = 0; s < ST__COUNT; s++)
 		if (state_is_useful(s))
 			r->useful_cost += r->state_cost[s];
+	outage(r);
 	proc_costs(r);
 	verdict(r);
 	report_fleet_compute(r);

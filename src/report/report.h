@@ -69,6 +69,10 @@ struct report {
 	double state_s[ST__COUNT];	/* all GPUs */
 	double state_cost[ST__COUNT];	/* the waterfall */
 	double useful_cost;		/* its end: the cost of the useful states */
+	/* the outage: GPU time down after fatal kernel events (part of the
+	 * down line), at the window's local cost per covered GPU-hour */
+	double outage_s, cost_per_gpu_hour, outage_cost;
+	double power_span_h;		/* the hours host power events are counted over */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */

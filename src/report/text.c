@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/kmsg.h"
 #include "util/jsonw.h"
 #include "util/timeutil.h"
 
 #define MAX_TEXT_SEGMENTS 40
 #define MAX_TEXT_FINDINGS 60
 #define MAX_TEXT_BAD 20
+#define MAX_TEXT_EVENT_GROUPS 40
 
 static const char *num(char *buf, size_t cap, double v, int decimals)
 {
@@ -230,6 +232,11 @@ static void states(FILE *out, const struct report *r)
 			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
 			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1),
 			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+		if (s == ST_DOWN && r->outage_s > 0)
+			fprintf(out, "    %-14s %-20s %10s %6s%% %14s\n", "of which", "outage after events",
+				time_human_dur(a, sizeof(a), (int64_t)(r->outage_s * 1e9)),
+				num(b, sizeof(b), 100 * r->outage_s / (r->covered_h * 3600), 1),
+				!have_prices(r) ? "-" : money(c, sizeof(c), r, r->outage_cost));
 	}
 }
 
@@ -461,6 +468,167 @@ static void traces(FILE *out, const struct report *r)
 			an->unjoined[i].why);
 }
 
+/* What an event kind means, for people (an Xid's meaning is the catalog's). */
+static const char *const kind_words[EV__COUNT] = {
+	[EV_GPU_LOST] = "nvidia-smi reported the GPU lost",
+	[EV_RESET_REQUIRED] = "nvidia-smi reported the GPU needs a reset",
+	[EV_ERROR_ROW] = "the logger wrote an error row",
+	[EV_TOOL_ERROR] = "nvidia-smi printed an error instead of data",
+	[EV_FALLEN_OFF] = "the GPU fell off the bus: the driver can no longer reach it",
+	[EV_RMINIT_FAILED] = "the driver failed to initialise the GPU (RmInitAdapter failed)",
+	[EV_DRIVER_LOAD] = "the NVIDIA driver was loaded (the energy counter restarts)",
+	[EV_GSP_TIMEOUT] = "the GPU's GSP firmware did not answer in time",
+	[EV_MODESET_ERROR] = "nvidia-modeset reported an error",
+	[EV_PCIE_AER] = "a PCIe error (AER) on the GPU's link",
+	[EV_NVLINK_ERROR] = "an NVLink error",
+	[EV_NVRM_OTHER] = "another driver (NVRM) error",
+	[EV_SUSPEND] = "the host suspended",
+	[EV_RESUME] = "the host resumed",
+	[EV_AC_OFF] = "AC power went off (on battery)",
+	[EV_AC_ON] = "AC power came back",
+	[EV_LID] = "the lid was closed or opened",
+	[EV_POWER_KEY] = "the power key was pressed",
+	[EV_POWER_OFF] = "the host powered off or rebooted",
+	[EV_BOOT] = "a new boot",
+	[EV_CONTAINER_START] = "a container started",
+	[EV_CONTAINER_STOP] = "a container stopped",
+};
+
+static const char *event_meaning(int ev, int32_t code)
+{
+	if (ev == EV_XID) {
+		const struct xid_info *x = code >= 0 ? xid_lookup(code) : NULL;
+		return x ? x->meaning : "an Xid not in the catalog (its text is kept in --json)";
+	}
+	return ev >= 0 && ev < EV__COUNT && kind_words[ev] ? kind_words[ev] : "an event";
+}
+
+/* ": 3 Xids (2 hardware, 1 application), 4.00 per GPU-day": a GPU's error density. */
+static void xid_density(FILE *out, const struct analysis *an, int gpu)
+{
+	const uint64_t *by = gpu >= 0 ? an->gpus[gpu].xid_class : an->host_xid_class;
+	uint64_t n = 0;
+	bool first = true;
+
+	for (int c = 0; c < KC__COUNT; c++)
+		n += by[c];
+	if (!n)
+		return;
+	fprintf(out, ": %" PRIu64 " Xid%s (", n, n == 1 ? "" : "s");
+	for (int c = 0; c < KC__COUNT; c++)
+		if (by[c]) {
+			fprintf(out, "%s%" PRIu64 " %s", first ? "" : ", ", by[c], kev_class_name[c]);
+			first = false;
+		}
+	fputc(')', out);
+	if (gpu >= 0) {
+		const struct gpu_stats *g = &an->gpus[gpu];
+		double days = (double)(g->last_ns - g->first_ns) / 1e9 / 86400;
+		if (days > 0)
+			fprintf(out, ", %.2f per GPU-day", (double)n / days);
+	}
+}
+
+/* One line per GPU (host last), kind and code: how many, when, what it means. */
+static void events(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t shown = 0, ngroups = 0;
+	uint64_t total = 0;
+
+	if (!an->nevs)
+		return;
+	for (int k = 0; k < EV__COUNT; k++)
+		total += an->ev_count[k];
+	fprintf(out, "\nEvents (%" PRIu64 "%s; grouped by GPU, kind and code; --json lists each)\n", total,
+		an->unplaced_events ? ", some unplaced: no anchor gave them a time" : "");
+	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
+		int gpu = gi < an->tl.ngpus ? gi : -1;
+		bool header = false;
+		for (size_t i = 0; i < an->nevs; i++) {
+			const struct an_event *e = &an->evs[i], *last = e;
+			size_t n = 0, lines = 0;
+			char l[128], a[40], b[40], name[48], cls[40] = "";
+			bool first = true;
+			if (e->gpu != gpu)
+				continue;
+			/* the first of its group only */
+			for (size_t k = 0; k < i && first; k++)
+				if (an->evs[k].gpu == gpu && an->evs[k].ev == e->ev && an->evs[k].code == e->code &&
+				    an->evs[k].unplaced == e->unplaced)
+					first = false;
+			if (!first)
+				continue;
+			for (size_t k = i; k < an->nevs; k++) {
+				const struct an_event *o = &an->evs[k];
+				if (o->gpu == gpu && o->ev == e->ev && o->code == e->code && o->unplaced == e->unplaced) {
+					n++;
+					lines += o->count;
+					last = o;
+				}
+			}
+			ngroups++;
+			if (shown >= MAX_TEXT_EVENT_GROUPS)
+				continue;
+			if (!header) {
+				fprintf(out, "  %s", gpu >= 0 ? gpu_label(l, sizeof(l), an, gpu) :
+					"host (or a GPU no map names)");
+				xid_density(out, an, gpu);
+				fputc('\n', out);
+				header = true;
+			}
+			analysis_event_name(name, sizeof(name), e->ev, e->code);
+			if (e->klass != KC_NONE && e->klass < KC__COUNT)
+				snprintf(cls, sizeof(cls), ", %s", kev_class_name[e->klass]);
+			fprintf(out, "    %-22s x%-4zu %s%s%s%s: %s\n", name, n,
+				e->unplaced ? "unplaced" : when(a, sizeof(a), e->t_ns),
+				e->unplaced || n == 1 ? "" : " .. ",
+				e->unplaced || n == 1 ? "" : when(b, sizeof(b), last->t_ns), cls,
+				event_meaning(e->ev, e->code));
+			if (lines > n)
+				fprintf(out, "    %-22s (%zu lines folded into %zu)\n", "", lines, n);
+			fprintf(out, "    %-22s first: %s:%" PRIu64 "%s%s%s\n", "", e->src ? e->src : "?", e->line,
+				e->pci[0] ? "  pci " : "", e->pci, e->flags & KF_DOWN ? "  (fatal: GPU down)" :
+				e->flags & KF_CONSEQUENCE ? "  (a consequence, not a cause)" : "");
+			shown++;
+		}
+	}
+	if (ngroups > shown)
+		fprintf(out, "  ... %zu more groups in --json\n", ngroups - shown);
+	if (an->evs_dropped)
+		fprintf(out, "  ... %" PRIu64 " events beyond the first %zu kept are counted only\n",
+			an->evs_dropped, an->cfg.max_events);
+}
+
+/* Outages after fatal events, and what they cost. */
+static void outages(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char l[128], a[40], b[40], d[32], name[48], c[80];
+
+	if (!an->noutages)
+		return;
+	fprintf(out, "\nOutages (a fatal event to the GPU's next healthy sample, or to the end of the data)\n");
+	for (size_t i = 0; i < an->noutages && i < MAX_TEXT_SEGMENTS; i++) {
+		const struct outage *o = &an->outages[i];
+		analysis_event_name(name, sizeof(name), o->ev, o->code);
+		fprintf(out, "  %-22.22s down %s .. %s (%s) after %s, %s:%" PRIu64 "\n",
+			gpu_label(l, sizeof(l), an, o->gpu), when(a, sizeof(a), o->t0_ns),
+			when(b, sizeof(b), o->t1_ns), time_human_dur(d, sizeof(d), o->t1_ns - o->t0_ns),
+			name, o->src ? o->src : "?", o->line);
+	}
+	if (an->noutages > MAX_TEXT_SEGMENTS)
+		fprintf(out, "  ... %zu more in --json\n", an->noutages - MAX_TEXT_SEGMENTS);
+	if (have_prices(r))
+		fprintf(out, "  the outage cost %.*f GPU-hours, %s at your rates (%s per covered GPU-hour)\n",
+			r->outage_s >= 360 ? 1 : 4, r->outage_s / 3600, money(c, sizeof(c), r, r->outage_cost),
+			money(a, sizeof(a), r, r->cost_per_gpu_hour));
+	else
+		fprintf(out, "  the outage cost %.*f GPU-hours (no prices given to put a cost on them)\n",
+			r->outage_s >= 360 ? 1 : 4, r->outage_s / 3600);
+	fprintf(out, "  no utilization, power or energy is counted while a GPU is down\n");
+}
+
 /* Records the timeline could not put on a GPU: never dropped in silence. */
 static void unplaced(FILE *out, const struct report *r)
 {
@@ -486,6 +654,8 @@ void report_text(FILE *out, const struct report *r)
 	gpus(out, r);
 	states(out, r);
 	findings(out, r);
+	outages(out, r);
+	events(out, r);
 	processes(out, r);
 	traces(out, r);
 	cost(out, r);

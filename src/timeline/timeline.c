@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/kmsg.h"
+#include "util/scan.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -14,6 +16,7 @@ void timeline_init(struct timeline *tl, const struct timeline_consumer *c)
 {
 	memset(tl, 0, sizeof(*tl));
 	tl->c = *c;
+	tl->last_event_ns = INT64_MIN;
 }
 
 int64_t timeline_gap_threshold(int64_t nominal_ns)
@@ -354,6 +357,21 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1)
 
 	if (dt <= 0)
 		return;
+	if (g->down) {
+		/* a GPU down after a fatal event: no reading is carried into the
+		 * time, no energy is known there, and it is not a gap (the GPU is
+		 * known to be unusable, and that time is paid for) */
+		iv = ival_slot(tl, gi, &local, &held);
+		memset(iv, 0, sizeof(*iv));
+		iv->kind = IV_DATA;
+		iv->t0_ns = t0;
+		iv->t1_ns = t1;
+		iv->status = GS_LOST;
+		iv->energy_j = NAN;
+		iv->nproc = -1;
+		deliver(tl, gi, iv, held);
+		return;
+	}
 	if (dt > thr)
 		gap_at = t0 + nom;	/* the last reading covers one interval */
 	iv = ival_slot(tl, gi, &local, &held);
@@ -457,10 +475,16 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 		t = g->t_prev_ns;
 	} else if (t > g->t_prev_ns) {
 		int64_t dt = t - g->t_prev_ns;
-		if (g->ndts < 32 && !g->nominal_ns)
+		if (g->ndts < 32 && !g->nominal_ns && !g->down)
 			g->dts[g->ndts++] = dt;
 		emit_until(tl, gi, t);
 		g->t_prev_ns = t;
+	}
+	if (g->down && r->present && !(r->status & (GS_LOST | GS_RESET))) {
+		/* the first healthy sample ends the outage */
+		g->down = false;
+		if (tl->c.outage)
+			tl->c.outage(tl->c.ud, gi, g->down_since_ns, t);
 	}
 	if (t > g->last_ns)
 		g->last_ns = t;
@@ -537,6 +561,265 @@ static void add_proc(struct timeline *tl, int gi, const struct rec *r, const cha
 	tl->gpus[gi].nhold++;
 }
 
+/* ---- events ----------------------------------------------------------------- */
+
+bool timeline_map_pci(struct timeline *tl, const char *pci, const char *uuid, int index,
+		      enum tl_map_origin origin)
+{
+	char norm[16];
+	struct tl_pci *m = NULL;
+
+	if (!pci || !kmsg_pci_norm((struct slice){ pci, strlen(pci) }, norm))
+		return false;
+	if ((!uuid || !uuid[0]) && index < 0)
+		return false;
+	for (int i = 0; i < tl->npci; i++)
+		if (!strcmp(tl->pci[i].pci, norm))
+			m = &tl->pci[i];
+	if (!m) {
+		if (tl->npci == TL_MAX_PCI) {
+			tl->pci_dropped++;
+			return false;
+		}
+		m = &tl->pci[tl->npci++];
+		memcpy(m->pci, norm, sizeof(norm));
+		m->uuid[0] = 0;
+		m->index = -1;
+	} else if (m->origin == TM_GPU_MAP && origin != TM_GPU_MAP) {
+		/* what the user wrote is not overridden by the logs */
+		return true;
+	} else if (m->origin != origin) {
+		/* another source's word replaces both halves */
+		m->uuid[0] = 0;
+		m->index = -1;
+	}
+	if (uuid && uuid[0])
+		copy_str(m->uuid, sizeof(m->uuid), uuid);
+	if (index >= 0)
+		m->index = index;
+	m->origin = (uint8_t)origin;
+	return true;
+}
+
+int timeline_gpu_map_line(struct timeline *tl, const char *line, unsigned *col, const char **why)
+{
+	const char *p = line, *a, *b;
+	char pci[64], dst[96];
+	size_t na, nb;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '#' || *p == '\r' || *p == '\n')
+		return 0;
+	a = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	na = (size_t)(p - a);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	b = p;
+	while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+		p++;
+	nb = (size_t)(p - b);
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	*col = (unsigned)(a - line) + 1;
+	if (na >= sizeof(pci) || !kmsg_pci_norm((struct slice){ a, na }, pci)) {
+		*why = "not a PCI address (want dddd:bb:dd.f, bb:dd.f or dddd:bb:dd)";
+		return -1;
+	}
+	*col = (unsigned)(b - line) + 1;
+	if (!nb || nb >= sizeof(dst)) {
+		*why = nb ? "GPU name too long" : "PCI address without a GPU (want a UUID or an index)";
+		return -1;
+	}
+	if (*p) {
+		*col = (unsigned)(p - line) + 1;
+		*why = "more than two fields";
+		return -1;
+	}
+	memcpy(dst, b, nb);
+	dst[nb] = 0;
+	if (strspn(dst, "0123456789") == nb) {
+		long idx = strtol(dst, NULL, 10);
+		if (nb > 3 || idx >= TL_MAX_GPUS) {
+			*why = "GPU index out of range";
+			return -1;
+		}
+		timeline_map_pci(tl, pci, NULL, (int)idx, TM_GPU_MAP);
+		return 1;
+	}
+	if (strncmp(dst, "GPU-", 4) && strncmp(dst, "MIG-", 4)) {
+		*why = "not a GPU UUID (GPU-...) nor an index";
+		return -1;
+	}
+	if (!timeline_map_pci(tl, pci, dst, -1, TM_GPU_MAP)) {
+		*why = "too many PCI addresses";
+		return -1;
+	}
+	return 1;
+}
+
+/* A GPU already known by uuid or index; never a new one (an event is no
+ * evidence that a GPU was measured). */
+static int known_gpu(const struct timeline *tl, const char *uuid, int index)
+{
+	if (uuid && uuid[0])
+		for (int i = 0; i < tl->ngpus; i++)
+			if (!strcmp(tl->gpus[i].id.uuid, uuid))
+				return i;
+	if (index >= 0)
+		for (int i = 0; i < tl->ngpus; i++)
+			if (tl->gpus[i].id.index == index)
+				return i;
+	return -1;
+}
+
+int timeline_gpu_of_pci(const struct timeline *tl, const char *pci, const char **how)
+{
+	char norm[16];
+
+	*how = NULL;
+	if (!pci || !kmsg_pci_norm((struct slice){ pci, strlen(pci) }, norm))
+		return -1;
+	for (int i = 0; i < tl->npci; i++) {
+		const struct tl_pci *m = &tl->pci[i];
+		int gi;
+		if (strcmp(m->pci, norm))
+			continue;
+		gi = known_gpu(tl, m->uuid, -1);
+		if (gi < 0)
+			gi = known_gpu(tl, NULL, m->index);
+		if (gi >= 0)
+			*how = m->origin == TM_GPU_MAP ? "gpu-map" : m->origin == TM_QUERY ? "query log" : "pci map";
+		return gi;
+	}
+	return -1;
+}
+
+/* Kinds about the host, not one GPU: never put on a GPU by guess. */
+static bool host_kind(int ev)
+{
+	return ev == EV_DRIVER_LOAD || ev == EV_BOOT || (ev >= EV_SUSPEND && ev < EV__COUNT);
+}
+
+/*
+ * The GPU of a kernel or system event: its own index or uuid when it has
+ * one (NVML, DCGM, nvidia-smi), else its PCI address through the map, else
+ * the one GPU of a one-GPU report when it names no PCI address at all.
+ */
+static int event_gpu(struct timeline *tl, const struct rec *r, const char *uuid, const char *pci,
+		     const char **how)
+{
+	int gi;
+
+	*how = NULL;
+	if (r->ev == EV_GPU_MAP)
+		return -1;
+	if (r->gpu_index >= 0 || uuid) {
+		gi = resolve_gpu(tl, r->gpu_index, uuid, NULL);
+		if (gi >= 0)
+			*how = uuid ? "uuid" : "index";
+		return gi;
+	}
+	if (pci)
+		return timeline_gpu_of_pci(tl, pci, how);
+	if (host_kind(r->ev) || r->kev.klass == KC_SYSTEM)
+		return -1;
+	if (tl->ngpus == 1) {
+		*how = "only GPU";
+		return 0;
+	}
+	return -1;
+}
+
+/* The end of the data: the latest of any GPU's last reading and any event. */
+static int64_t data_end(struct timeline *tl)
+{
+	int64_t end = tl->last_event_ns;
+
+	for (int gi = 0; gi < tl->ngpus; gi++) {
+		struct tl_gpu *g = &tl->gpus[gi];
+		int64_t e;
+		if (!g->has_samples)
+			continue;
+		e = g->down ? g->t_prev_ns : g->t_prev_ns + nominal(tl, g);
+		if (e > end)
+			end = e;
+	}
+	return end;
+}
+
+/*
+ * A fatal event (KF_DOWN) puts the GPU down from its time: what was read
+ * before is cut there and not carried on, the counter run ends, and every
+ * interval until the next healthy sample is down (emit_until).
+ */
+static void go_down(struct timeline *tl, int gi, int64_t t)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+
+	if (g->down)
+		return;
+	if (!g->has_samples) {
+		g->has_samples = true;
+		g->first_ns = g->last_ns = g->t_prev_ns = t;
+	} else if (t > g->t_prev_ns) {
+		emit_until(tl, gi, t);
+		g->t_prev_ns = t;
+		if (t > g->last_ns)
+			g->last_ns = t;
+	}
+	end_run(tl, gi);
+	g->seen_mask = 0;
+	g->down = true;
+	g->down_since_ns = t > g->t_prev_ns ? t : g->t_prev_ns;
+}
+
+static void add_event(struct timeline *tl, const struct rec *r, const struct batch *b,
+		      const char *uuid, const char *src)
+{
+	struct tl_event e;
+	int gi;
+
+	memset(&e, 0, sizeof(e));
+	e.t_ns = r->t_ns;
+	e.unplaced = r->time_kind == TK_BOOT;
+	e.ev = r->ev;
+	e.msg = batch_str(b, r->name);
+	e.src = src;
+	e.line = r->line;
+	e.code = r->kev.code;
+	e.count = r->kev.count ? r->kev.count : 1;
+	e.klass = r->kev.klass;
+	e.severity = r->kev.severity;
+	e.flags = r->kev.flags;
+	e.pci = batch_str(b, r->kev.pci);
+	e.proc = batch_str(b, r->kev.proc);
+	e.text = batch_str(b, r->kev.text);
+	if (r->ev == EV_GPU_MAP) {
+		/* the map is learnt, whether or not the record has a time */
+		timeline_map_pci(tl, e.pci, uuid, r->gpu_index, r->gpu_index >= 0 ? TM_QUERY : TM_KERNEL);
+		return;
+	}
+	gi = event_gpu(tl, r, uuid, e.pci, &e.mapped_by);
+	if (!e.unplaced) {
+		if (tl->last_event_ns < e.t_ns)
+			tl->last_event_ns = e.t_ns;
+		if (r->ev == EV_DRIVER_LOAD || r->ev == EV_BOOT) {
+			/* the energy counter counts from the driver's load: a
+			 * difference across a reload means nothing */
+			tl->driver_loads++;
+			for (int i = 0; i < tl->ngpus; i++)
+				end_run(tl, i);
+		}
+		if (gi >= 0 && (r->kev.flags & KF_DOWN))
+			go_down(tl, gi, e.t_ns);
+	}
+	if (tl->c.event)
+		tl->c.event(tl->c.ud, gi, &e);
+}
+
 void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *b,
 		  const char *src)
 {
@@ -545,16 +828,15 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 	int gi;
 
 	/* profiler trace intervals are not samples: `gputally trace` reads them */
-	if (r->kind == REC_BAD || r->kind == REC_TRACE)
+	if (r->kind == REC_BAD || r->kind == REC_TRACE || r->kind == REC_ANCHOR)
 		return;
 	if (uuid && !uuid[0])
 		uuid = NULL;
-	gi = resolve_gpu(tl, r->gpu_index, uuid, name);
 	if (r->kind == REC_EVENT) {
-		if (tl->c.event)
-			tl->c.event(tl->c.ud, gi, r->t_ns, r->ev, batch_str(b, r->name), src, r->line);
+		add_event(tl, r, b, uuid, src);
 		return;
 	}
+	gi = resolve_gpu(tl, r->gpu_index, uuid, name);
 	if (gi < 0) {
 		tl->dropped_no_gpu++;
 		return;
@@ -570,6 +852,9 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 
 void timeline_finish(struct timeline *tl)
 {
+	/* the end of the data, before the last intervals move t_prev on */
+	int64_t end = data_end(tl);
+
 	for (int gi = 0; gi < tl->ngpus; gi++) {
 		struct tl_gpu *g = &tl->gpus[gi];
 		if (!g->has_samples)
@@ -577,9 +862,27 @@ void timeline_finish(struct timeline *tl)
 		/* the last reading covers one nominal interval; no reading
 		 * follows it, so the run ends with power x time */
 		int64_t nom = nominal(tl, g);
+		if (g->down)
+			continue;
 		emit_until(tl, gi, g->t_prev_ns + nom);
 		g->t_prev_ns += nom;
 		end_run(tl, gi);
+	}
+	/* a GPU still down is down to the end of the data: the last reading
+	 * of any GPU or the last event, whichever is later */
+	for (int gi = 0; gi < tl->ngpus; gi++) {
+		struct tl_gpu *g = &tl->gpus[gi];
+		if (!g->down)
+			continue;
+		if (end > g->t_prev_ns) {
+			emit_until(tl, gi, end);
+			g->t_prev_ns = end;
+			g->last_ns = end;
+		}
+		end_run(tl, gi);
+		g->down = false;
+		if (tl->c.outage)
+			tl->c.outage(tl->c.ud, gi, g->down_since_ns, g->t_prev_ns);
 	}
 }
 

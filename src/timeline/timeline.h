@@ -13,6 +13,10 @@
  * the next reading says their energy (a share of the counter's difference,
  * docs/states.md "Energy"), with the process observations among them in
  * the order they came: up to TL_HOLD_MAX entries later, in practice a second.
+ * Events go to the consumer as they come, on the GPU their index, UUID or
+ * PCI address names (struct tl_event); a fatal one (KF_DOWN) makes its GPU
+ * down until its next healthy sample, and a driver load or a boot ends
+ * every counter run (docs/states.md "Kernel events and downtime").
  */
 #ifndef TIMELINE_TIMELINE_H
 #define TIMELINE_TIMELINE_H
@@ -40,6 +44,30 @@ struct ival {
 
 struct proc_obs;
 
+/*
+ * An event as the timeline hands it on: the record's fields with its
+ * strings looked up, and how its GPU was found.  A kernel event names its
+ * GPU by PCI address; the timeline maps that to a GPU through the map it
+ * learns (EV_GPU_MAP records, a query log's pci.bus_id, --gpu-map).  gpu -1
+ * is a host event (suspend, AC, a driver load) or one whose GPU is unknown.
+ */
+struct tl_event {
+	int64_t t_ns;		/* meaningless when unplaced */
+	bool unplaced;		/* still TK_BOOT: no anchor placed it, it has no time */
+	int ev;			/* enum event_kind */
+	const char *msg;	/* may be NULL */
+	const char *src;	/* input name */
+	uint64_t line;
+	int32_t code;		/* kev.code: Xid code ...; -1 none */
+	uint32_t count;		/* lines folded into it (>= 1) */
+	uint8_t klass, severity, flags;	/* kev.*: enum kev_class, kev_severity, kev_flag */
+	const char *pci;	/* normalised PCI address, or NULL */
+	const char *proc;	/* process name of an Xid, or NULL */
+	const char *text;	/* kind-specific text (driver version ...), or NULL */
+	const char *mapped_by;	/* static: how gpu was found ("index", "uuid", "pci map",
+				 * "gpu-map", "query log", "only GPU"), NULL for a host event */
+};
+
 /* What the timeline calls.  All pointers are borrowed for the call. */
 struct timeline_consumer {
 	void *ud;
@@ -50,8 +78,21 @@ struct timeline_consumer {
 	/* A process observation: pid -1 means "no process on this GPU now". */
 	void (*process)(void *ud, int gpu, int64_t t_ns, int64_t pid, const char *name,
 			uint32_t present, double sm_pct, double mem_pct, double fb_mib);
-	void (*event)(void *ud, int gpu, int64_t t_ns, int ev, const char *msg,
-		      const char *src, uint64_t line);
+	void (*event)(void *ud, int gpu, const struct tl_event *e);
+	/* Optional: a fatal event put gpu down at t0_ns (a KF_DOWN event, see
+	 * timeline_add) and the GPU came back, or the data ended, at t1_ns. */
+	void (*outage)(void *ud, int gpu, int64_t t0_ns, int64_t t1_ns);
+};
+
+/* PCI address -> GPU: one entry per address, the latest statement wins (a
+ * new boot's map replaces the old one as the records come in time order). */
+enum tl_map_origin { TM_KERNEL, TM_QUERY, TM_GPU_MAP };
+#define TL_MAX_PCI 512
+struct tl_pci {
+	char pci[16];		/* "dddd:bb:dd.f" */
+	char uuid[96];		/* "" if not known */
+	int index;		/* -1 if not known */
+	uint8_t origin;		/* enum tl_map_origin */
 };
 
 struct gpu_ident {
@@ -104,6 +145,9 @@ struct tl_gpu {
 	int nproc_known;
 	struct tl_source src[TL_MAX_SOURCES];
 	int nsrc;		/* -1: no process data for this GPU */
+	/* down since a fatal event (down_since_ns), until a healthy sample */
+	bool down;
+	int64_t down_since_ns;
 };
 
 /* Most intervals and process observations held for one counter difference:
@@ -121,6 +165,11 @@ struct timeline {
 	struct timeline_consumer c;
 	uint64_t dropped_no_gpu;	/* records naming no GPU at all */
 	uint64_t dropped_too_many;	/* GPUs beyond TL_MAX_GPUS */
+	struct tl_pci pci[TL_MAX_PCI];
+	int npci;
+	uint64_t pci_dropped;		/* map entries beyond TL_MAX_PCI */
+	int64_t last_event_ns;		/* the latest placed event (INT64_MIN: none) */
+	uint64_t driver_loads;		/* EV_DRIVER_LOAD / EV_BOOT seen: counter runs ended */
 };
 
 void timeline_init(struct timeline *tl, const struct timeline_consumer *c);
@@ -132,6 +181,25 @@ void timeline_init(struct timeline *tl, const struct timeline_consumer *c);
  */
 void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *b,
 		  const char *src);
+/*
+ * Map a PCI address (any form kmsg_pci_norm() reads) to a GPU by uuid
+ * (may be NULL or "") and/or index (-1 none).  false: not a PCI address,
+ * neither uuid nor index, or the map is full (counted in pci_dropped).
+ */
+bool timeline_map_pci(struct timeline *tl, const char *pci, const char *uuid, int index,
+		      enum tl_map_origin origin);
+/*
+ * One line of a --gpu-map file: "PCI_ADDR UUID-or-index"; blank lines and
+ * lines starting with '#' are nothing.  Returns 1 for a mapping, 0 for
+ * nothing, -1 with *col (1-based) and why set for a bad line.
+ */
+int timeline_gpu_map_line(struct timeline *tl, const char *line, unsigned *col, const char **why);
+
+/* The GPU the map names for a PCI address now (after the ingest: for an
+ * event that came before its GPU's first record), -1 for none; *how as
+ * tl_event.mapped_by. */
+int timeline_gpu_of_pci(const struct timeline *tl, const char *pci, const char **how);
+
 /* Close every GPU's last interval. */
 void timeline_finish(struct timeline *tl);
 /* Free what the timeline allocated (after timeline_finish). */

@@ -86,8 +86,13 @@ check "power" 1 "power_zero gpu0 ${T}:01Z ${T}:03Z 0" $P --now ${T}:05Z "$d/powe
 check "down" 1 "gpu_down gpu0 ${T}:02Z ${T}:05Z 3" $P --now ${T}:07Z "$d/down.csv"
 
 # xid.csv: Xid 79 at :02 and :30 (one burst, within a minute: count 2),
-# 13 at :03 (an application error: not fatal), 48 at 10:01:40.
-check "xid" 1 "xid_fatal gpu0 ${T}:02Z ${T}:30Z 79
+# 13 at :03 (an application error: not fatal), 48 at 10:01:40.  A fatal Xid
+# puts the GPU down to its next healthy row (docs/states.md): [:02, :03),
+# 1 s; after :30 no healthy row comes, so down to the end of the data, the
+# Xid 48 at 10:01:40: 70 s.
+check "xid" 1 "gpu_down gpu0 ${T}:02Z ${T}:03Z 1
+xid_fatal gpu0 ${T}:02Z ${T}:30Z 79
+gpu_down gpu0 ${T}:30Z ${TH}:01:40Z 70
 xid_fatal gpu0 ${TH}:01:40Z ${TH}:01:40Z 48" $P --now ${T}:05Z "$d/xid.csv"
 grep -q "(x2)" "$tmp/out" && ok || bad "xid: burst not counted"
 
@@ -137,7 +142,10 @@ import json, sys
 a = json.load(open(sys.argv[1]))["alerts"]
 got = sorted((x["rule"], x["start"], x["value"], x["count"]) for x in a)
 # xid.csv and down.csv share GPU-0: the down time and the Xids are both there
+# (down.csv's lost rows :02..:05 and the Xid 79 at :02 are one stretch of
+# 3 s; the Xid 79 at :30 is down to the end of the data, 10:01:40: 70 s)
 assert got == [("gpu_down", "2026-11-29T10:00:02Z", 3, 1),
+               ("gpu_down", "2026-11-29T10:00:30Z", 70, 1),
                ("xid_fatal", "2026-11-29T10:00:02Z", 79, 2),
                ("xid_fatal", "2026-11-29T10:01:40Z", 48, 1)], got
 assert all(x["gpu"] == 0 for x in a)

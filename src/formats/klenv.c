@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the kernel and system log text envelopes (klenv.h). */
+#include "formats/klenv.h"
+
+#include <string.h>
+
+#include "formats/kmsg.h"
+#include "util/timeutil.h"
+
+static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+				     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+
+/*
+ * The month at p, and its length in *len: English, and the German names
+ * journalctl prints in a de_DE locale ("Okt 06", "Mär", "Mai", "Dez";
+ * formats.md 12.7).  By the first letter: this runs on every line.
+ */
+static int month_of(const char *p, const char *end, size_t *len)
+{
+	int m = 0;
+
+	*len = 3;
+	if (end - p < 3)
+		return 0;
+	switch (p[0]) {
+	case 'J': m = p[1] == 'a' ? 1 : p[2] == 'n' ? 6 : 7; break;
+	case 'F': m = 2; break;
+	case 'M':
+		if (end - p >= 4 && !memcmp(p, "M\xc3\xa4r", 4)) {
+			*len = 4;
+			return 3;
+		}
+		if (!memcmp(p, "Mai", 3))
+			return 5;
+		m = p[2] == 'r' ? 3 : 5;
+		break;
+	case 'A': m = p[1] == 'p' ? 4 : 8; break;
+	case 'S': m = 9; break;
+	case 'O':
+		if (!memcmp(p, "Okt", 3))
+			return 10;
+		m = 10;
+		break;
+	case 'N': m = 11; break;
+	case 'D':
+		if (!memcmp(p, "Dez", 3))
+			return 12;
+		m = 12;
+		break;
+	default: return 0;
+	}
+	return !memcmp(p, months[m - 1], 3) ? m : 0;
+}
+
+static bool digit(char c)
+{
+	return (unsigned)(c - '0') <= 9;
+}
+
+/* "HH:MM:SS[.f...]" */
+static bool parse_hms(const char **pp, const char *end, struct kl_bsd *t)
+{
+	const char *p = *pp;
+
+	if (scan_fixed_digits(&p, end, 2, &t->h) || p >= end || *p++ != ':' ||
+	    scan_fixed_digits(&p, end, 2, &t->mi) || p >= end || *p++ != ':' ||
+	    scan_fixed_digits(&p, end, 2, &t->s))
+		return false;
+	if (t->h > 23 || t->mi > 59 || t->s > 60)
+		return false;
+	t->frac_ns = 0;
+	if (p < end && *p == '.' && p + 1 < end && digit(p[1])) {
+		int64_t scale = NS_PER_S / 10;
+		for (p++; p < end && digit(*p); p++, scale /= 10)
+			t->frac_ns += (*p - '0') * scale;
+	}
+	*pp = p;
+	return true;
+}
+
+bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t)
+{
+	const char *p = *pp;
+
+	size_t mlen;
+
+	memset(t, 0, sizeof(*t));
+	if (!(t->mon = month_of(p, end, &mlen)))
+		return false;
+	p += mlen;
+	if (p >= end || *p++ != ' ')
+		return false;
+	if (p < end && *p == ' ')
+		p++;	/* "Dec  3" */
+	if (p >= end || !digit(*p))
+		return false;
+	t->day = *p++ - '0';
+	if (p < end && digit(*p))
+		t->day = t->day * 10 + (*p++ - '0');
+	if (p >= end || *p++ != ' ' || t->day < 1 || t->day > 31)
+		return false;
+	if (end - p >= 5 && digit(p[0]) && digit(p[1]) && digit(p[2]) && digit(p[3]) && p[4] == ' ') {
+		t->year = (p[0] - '0') * 1000 + (p[1] - '0') * 100 + (p[2] - '0') * 10 + (p[3] - '0');
+		p += 5;
+	}
+	if (!parse_hms(&p, end, t))
+		return false;
+	*pp = p;
+	return true;
+}
+
+static bool bsd_at(const struct kl_bsd *t, int y, int64_t *t_ns)
+{
+	int64_t t_s;
+
+	if (!civil_valid(y, t->mon, t->day) || time_local_to_utc(y, t->mon, t->day, t->h, t->mi, t->s, &t_s))
+		return false;
+	*t_ns = t_s * NS_PER_S + t->frac_ns;
+	return true;
+}
+
+/* The moment no line should be later than (klenv.h). */
+static int64_t reference_ns(const struct parse_ctx *ctx)
+{
+	if (ctx->opts && ctx->opts->date_days != INT64_MIN) {
+		int y, m, d;
+		int64_t t_s;
+		civil_from_days(ctx->opts->date_days, &y, &m, &d);
+		if (!time_local_to_utc(y, m, d, 23, 59, 59, &t_s))
+			return t_s * NS_PER_S;
+	}
+	return ctx->mtime_ns;
+}
+
+bool kl_bsd_time(const struct parse_ctx *ctx, struct kl_year *c, const struct kl_bsd *t, int64_t *t_ns)
+{
+	int y;
+
+	if (t->year)
+		return bsd_at(t, t->year, t_ns);
+	if (!c->have) {
+		int64_t ref_s, local;
+		int d;
+		c->ref_ns = reference_ns(ctx);
+		ref_s = c->ref_ns / NS_PER_S;
+		local = ref_s + time_utc_offset_s(ref_s);
+		civil_from_days((local >= 0 ? local : local - 86399) / 86400, &c->year, &c->mon, &d);
+		c->have = true;
+	}
+	/*
+	 * The latest year that keeps the line before the reference, with a day
+	 * of slack for clocks and copies: the reference's own year, unless the
+	 * line is later (last year), or a January line is within the slack of
+	 * a reference on New Year's Eve (next year).  Feb 29 may need a few
+	 * years back.  The reference's year is tried first: the conversion
+	 * caches its hour, and nearly every line is in it.
+	 */
+	y = c->year + (t->mon == 1 && c->mon == 12);
+	for (int k = y; k > y - 8; k--)
+		if (bsd_at(t, k, t_ns) && *t_ns <= c->ref_ns + NS_PER_DAY)
+			return true;
+	return false;
+}
+
+const char *kl_bsd_basis(const struct parse_ctx *ctx, bool has_year)
+{
+	if (has_year)
+		return "timestamps in the file, local time (--tz)";
+	if (ctx->opts && ctx->opts->date_days != INT64_MIN)
+		return "timestamps without a year: the year of --date, a year back for dates after it; "
+		       "local time (--tz)";
+	return "timestamps without a year: the year of the file modification time, a year back for "
+	       "dates after it; local time (--tz)";
+}
+
+bool kl_parse_iso(const char **pp, const char *end, int64_t *t_ns, bool *zoned)
+{
+	const char *p = *pp, *q = p;
+
+	while (q < end && *q != ' ')
+		q++;
+	if (q - p < 19 || memchr(p, ',', (size_t)(q - p)))
+		return false;	/* a comma is dmesg's --time-format=iso, not a log file's */
+	if (time_parse_iso(p, (size_t)(q - p), t_ns))
+		return false;
+	*zoned = q - p > 19 && (q[-1] == 'Z' || memchr(p + 19, '+', (size_t)(q - p - 19)) ||
+				memchr(p + 19, '-', (size_t)(q - p - 19)));
+	*pp = q;
+	return true;
+}
+
+bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
+		  const char **msg_at)
+{
+	const char *w1, *w1e, *w2, *w2e;
+
+	*host = *tag = (struct slice){ p, 0 };
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end)
+		return false;
+	w1 = p;
+	while (p < end && *p != ' ')
+		p++;
+	w1e = p;
+	if (w1e[-1] == ':') {
+		/* "tag: message" without a host */
+		*tag = (struct slice){ w1, (size_t)(w1e - 1 - w1) };
+		w2 = w1e;
+	} else {
+		*host = (struct slice){ w1, (size_t)(w1e - w1) };
+		while (p < end && *p == ' ')
+			p++;
+		w2 = p;
+		while (p < end && *p != ' ')
+			p++;
+		w2e = p;
+		if (w2e > w2 && w2e[-1] == ':') {
+			*tag = (struct slice){ w2, (size_t)(w2e - 1 - w2) };
+		} else {
+			/* no tag: the message follows the host */
+			*msg_at = w2;
+			return true;
+		}
+		w2 = w2e;
+	}
+	/* "sshd[123]" -> "sshd" */
+	{
+		const char *b = tag->n ? memchr(tag->p, '[', tag->n) : NULL;
+		if (b && tag->p[tag->n - 1] == ']')
+			tag->n = (size_t)(b - tag->p);
+	}
+	if (w2 < end && *w2 == ' ')
+		w2++;
+	*msg_at = w2;
+	return true;
+}
+
+bool kl_blob(struct parse_ctx *ctx, struct slice msg, uint32_t col)
+{
+	struct slice m;
+
+	if (msg.n < 13 || (msg.p[0] != '[' && msg.p[0] != ' '))
+		return false;
+	m = slice_trim(msg);
+	if (!(m.n > 12 && m.p[0] == '[' && digit(m.p[1]) && !memcmp(m.p + m.n - 11, " blob data]", 11)))
+		return false;
+	ctx_bad(ctx, col,
+		"journalctl printed the message as '%.*s' (not printable UTF-8): its text is lost; "
+		"export with journalctl -a or -o json", (int)(m.n > 40 ? 40 : m.n), m.p);
+	return true;
+}
+
+bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
+{
+	const char *p = *pp;
+	uint64_t sec = 0;
+	int64_t frac = 0, scale = NS_PER_S / 10;
+	int nd = 0;
+
+	if (p >= end || *p++ != '[')
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	for (; p < end && digit(*p); p++, nd++) {
+		if (nd > 12)
+			return false;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (!nd || p >= end || *p++ != '.')
+		return false;
+	for (nd = 0; p < end && digit(*p); p++, nd++, scale /= 10)
+		frac += (*p - '0') * scale;
+	if (!nd || nd > 9 || p >= end || *p++ != ']')
+		return false;
+	if (p < end && *p == ' ')
+		p++;
+	*ns = (int64_t)sec * NS_PER_S + frac;
+	*pp = p;
+	return true;
+}
+
+void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+	       struct slice boot_id, uint8_t quality, int64_t tol_ns)
+{
+	int64_t off = wall_ns - mono_ns;
+	struct rec *r;
+
+	if (boot_id.n >= sizeof(a->boot_id))
+		boot_id.n = sizeof(a->boot_id) - 1;
+	if (a->have && off - a->off_ns <= tol_ns && a->off_ns - off <= tol_ns &&
+	    strlen(a->boot_id) == boot_id.n && (!boot_id.n || !memcmp(a->boot_id, boot_id.p, boot_id.n)))
+		return;
+	if (!(r = ctx_rec(ctx, REC_ANCHOR)))
+		return;
+	a->have = true;
+	a->off_ns = off;
+	if (boot_id.n)
+		memcpy(a->boot_id, boot_id.p, boot_id.n);
+	a->boot_id[boot_id.n] = '\0';
+	r->t_ns = wall_ns;
+	r->time_kind = TK_ABS;
+	r->anc.mono_ns = mono_ns;
+	r->anc.boot = 0;
+	r->anc.boot_id = boot_id.n ? ctx_str(ctx, boot_id) : STR_NONE;
+	r->anc.quality = quality;
+}
+
+bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text)
+{
+	const char *p = msg.p, *end = msg.p + msg.n;
+	uint64_t v;
+
+	if (msg.n < 17 || (msg.p[0] != 'm' && msg.p[0] != 'l'))
+		return false;
+	if (slice_starts_with(msg, "last message repeated "))
+		p += 22;
+	else if (slice_starts_with(msg, "message repeated "))
+		p += 17;
+	else
+		return false;
+	if (scan_u64(&p, end, &v) || v == 0 || v > UINT32_MAX)
+		return false;
+	if (end - p >= 6 && !memcmp(p, " times", 6))
+		p += 6;
+	else if (end - p >= 5 && !memcmp(p, " time", 5))
+		p += 5;
+	else
+		return false;
+	*n = (uint32_t)v;
+	*text = (struct slice){ NULL, 0 };
+	if (end - p >= 3 && !memcmp(p, ": [", 3)) {
+		const char *q = end;
+		while (q > p + 3 && q[-1] == ' ')
+			q--;
+		if (q[-1] == ']')
+			q--;
+		*text = slice_trim((struct slice){ p + 3, (size_t)(q - (p + 3)) });
+	}
+	return true;
+}
+
+/* The last event of this chunk, if it is the newest record but anchors. */
+static struct rec *last_event(struct parse_ctx *ctx)
+{
+	struct batch *b = ctx->out;
+
+	for (size_t i = b->nr; i > 0; i--) {
+		struct rec *r = &b->recs[i - 1];
+		if (r->kind == REC_ANCHOR)
+			continue;
+		return r->kind == REC_EVENT ? r : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * "Linux version ..." opens a boot's kernel log: an EV_BOOT record at that
+ * time (TK_ABS here: the envelope's wall time), like fmt_kernel_dmesg.c.
+ */
+static bool boot_banner(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg,
+			struct slice tag, int64_t t_ns, enum time_kind tk, uint32_t col)
+{
+	struct rec *r;
+
+	if (tk != TK_ABS || !slice_eq(tag, "kernel") || !slice_starts_with(msg, "Linux version "))
+		return false;
+	if ((r = ctx_rec(ctx, REC_EVENT))) {
+		r->ev = EV_BOOT;
+		r->t_ns = t_ns;
+		r->time_kind = TK_ABS;
+		r->col = col;
+		r->kev.klass = KC_SYSTEM;
+		r->kev.severity = KS_INFO;
+		r->name = ctx_str(ctx, slice_trim(msg));
+	}
+	fold->rec = 0;
+	return true;
+}
+
+void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, struct slice tag,
+	     int64_t t_ns, enum time_kind tk, uint32_t col)
+{
+	struct slice text;
+	const char *name;
+	struct rec *r;
+	size_t before;
+	uint32_t n;
+
+	if (ctx->replay)
+		return;
+	if (!kl_repeat(msg, &n, &text)) {
+		/* the cheap test first: nearly every line of a kernel log is noise */
+		if (!kmsg_maybe(msg.p, msg.n)) {
+			if (msg.n >= 14 && msg.p[0] == 'L')
+				boot_banner(ctx, fold, msg, tag, t_ns, tk, col);
+			return;
+		}
+		kmsg_emit_fold(ctx, fold, msg, tag, t_ns, tk, 0, col);
+		return;
+	}
+	r = last_event(ctx);
+	name = r ? batch_str(ctx->out, r->name) : NULL;
+	if (r && (text.n == 0 ? r->line + 1 == ctx->line
+			      : strlen(name) == text.n && !memcmp(name, text.p, text.n))) {
+		r->kev.count += n;
+		return;
+	}
+	if (!text.n || !kmsg_maybe(text.p, text.n))
+		return;
+	before = ctx->out->nr;
+	r = kmsg_emit_fold(ctx, fold, text, tag, t_ns, tk, 0, col + (uint32_t)(text.p - msg.p));
+	if (r && ctx->out->nr > before)
+		r->kev.count = n;		/* a new event, n times */
+	else if (r)
+		r->kev.count += n - 1;		/* folded into a burst: once counted already */
+}

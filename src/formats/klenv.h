@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the text envelopes of kernel and system logs share (syslog files and
+ * journalctl text, formats.md sections 3.4 and 3.5): the BSD time stamp
+ * without a year and the year it is given, the "host tag[pid]: " prefix,
+ * the printk stamp "[  52.031082]" that kernel lines may keep, and the
+ * anchor that such a line gives.  The JSON journal shares only the anchor.
+ */
+#ifndef FORMATS_KLENV_H
+#define FORMATS_KLENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/format.h"
+#include "util/scan.h"
+
+/* "Nov 29 22:46:09[.123456]": the day space- or zero-padded ("Dec  3",
+ * "Dec 03"), English month names.  With a year after the day when one is
+ * written ("Feb 28 2023 18:15:12").  Advances *pp past it. */
+struct kl_bsd {
+	int year;		/* 0: not written */
+	int mon, day, h, mi, s;
+	int64_t frac_ns;
+};
+bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t);
+
+/*
+ * UTC ns of a BSD stamp, local time of the process zone (--tz, TZ).  A stamp
+ * without a year gets the latest year that does not put it more than a day
+ * after the reference: the end of --date's day when given, else the file's
+ * modification time (lines are written before the file's last change, so
+ * December lines in a file changed in January are last year's).  false for
+ * an impossible date (Feb 30).
+ */
+struct kl_year {
+	bool have;		/* the reference below is computed (once per chunk) */
+	int64_t ref_ns;
+	int year, mon;		/* its local year and month */
+};
+bool kl_bsd_time(const struct parse_ctx *ctx, struct kl_year *c, const struct kl_bsd *t, int64_t *t_ns);
+
+/* The time_basis words for such stamps (static strings). */
+const char *kl_bsd_basis(const struct parse_ctx *ctx, bool has_year);
+
+/* An ISO 8601 stamp up to the next blank ("2026-11-29T22:46:09.123+00:00",
+ * "+0000", "Z"; no zone: local time).  *zoned says whether it had one. */
+bool kl_parse_iso(const char **pp, const char *end, int64_t *t_ns, bool *zoned);
+
+/*
+ * After the time: "host tag[pid]: message", "tag: message" (no host) or
+ * "host message" (no tag, e.g. "-- MARK --").  tag is without "[pid]" and
+ * ':'.  *msg_at points at the message.  false when nothing follows.
+ */
+bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
+		  const char **msg_at);
+
+/* A printk stamp "[   52.031082]" at *pp (and the blank after it): its ns. */
+bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns);
+
+/*
+ * Per-chunk anchor thinning: a kernel log gives a (wall, printk) pair on
+ * every line, but the offset between the clocks changes only at a boot or a
+ * resume.  kl_anchor() emits a REC_ANCHOR for the first pair of a chunk and
+ * for each pair whose offset moved by more than tol_ns from the last one
+ * emitted (the same boot id, when one is given).
+ */
+struct kl_anchors {
+	bool have;
+	int64_t off_ns;
+	char boot_id[40];
+};
+void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+	       struct slice boot_id, uint8_t quality, int64_t tol_ns);
+
+/*
+ * journalctl writes "[133B blob data]" for a message that is not printable
+ * UTF-8: its text is lost.  If msg is such, report the line as bad (counted
+ * and shown, never dropped silently) and return true.
+ */
+bool kl_blob(struct parse_ctx *ctx, struct slice msg, uint32_t col);
+
+/* "message repeated N times: [ msg ]" (rsyslog) and "last message repeated
+ * N times" (sysklogd): N, and the repeated text when it is written. */
+bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text);
+
+/*
+ * Hand a message to the classifier (kmsg_maybe() first, then
+ * kmsg_emit_fold() with the envelope's fold state), folding a repeat into
+ * the previous event of this chunk when it names the same text: that
+ * event's count grows by n; with no such event the repeated text is
+ * emitted with count n.  A kernel "Linux version ..." line at a wall time
+ * is an EV_BOOT record.  Boot numbers are left 0: the driver counts boots
+ * (anchor.h).
+ */
+struct kmsg_fold;
+void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, struct slice tag,
+	     int64_t t_ns, enum time_kind tk, uint32_t col);
+
+#endif
