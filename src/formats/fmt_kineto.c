@@ -676,6 +676,21 @@ static size_t seq_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, s
  * moved to the next job when a cut is found. */
 #define SLICE (64 * 1024)
 #define MAX_HELPERS 63
+/*
+ * Files split at once, in the whole process: each holds its jobs (some
+ * 10 MB with two threads), and a directory of many ranks is read all at
+ * once by the merge.  The others are read in line.
+ */
+#define MAX_SPLIT_FILES 4
+static int split_files;		/* how many now (atomic) */
+
+/* Test seams (tests/unit/test_kineto_split.c): nothing in the program. */
+#ifndef KT_TEST_AFTER_SUBMIT
+#define KT_TEST_AFTER_SUBMIT(pp) ((void)0)
+#endif
+#ifndef KT_TEST_REREAD
+#define KT_TEST_REREAD() ((void)0)
+#endif
 
 enum job_state { J_QUEUED, J_RUNNING, J_DONE };
 
@@ -783,37 +798,39 @@ static void *par_main(void *arg)
 	return NULL;
 }
 
-/* The splitter takes over at a point after an event (parse_units hand_off). */
-static void par_start(struct parse_ctx *ctx, struct kineto *k)
+/*
+ * The splitter takes over at a point after an event (parse_units hand_off);
+ * false when as many files as the process allows are being split already.
+ */
+static bool par_start(struct parse_ctx *ctx, struct kineto *k)
 {
-	struct par *pp = k->par;
+	struct par *pp;
+	int n = par_threads(ctx->opts);
 
-	if (!pp) {
-		int n = par_threads(ctx->opts);
-		pp = k->par = xcalloc(1, sizeof(*pp));
-		pthread_mutex_init(&pp->mu, NULL);
-		pthread_cond_init(&pp->work_cv, NULL);
-		pthread_cond_init(&pp->done_cv, NULL);
-		pp->want_th = n - 1;
-		pp->cap = 2 * (unsigned)n + 2;
-		pp->ring = xcalloc(pp->cap, sizeof(*pp->ring));
-		pp->opts = ctx->opts;
-		pp->src = ctx->src;
-		pp->target = ctx->opts && ctx->opts->chunk_bytes ? ctx->opts->chunk_bytes : JOB_BYTES;
+	if (__atomic_add_fetch(&split_files, 1, __ATOMIC_RELAXED) > MAX_SPLIT_FILES) {
+		__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
+		return false;
 	}
+	pp = k->par = xcalloc(1, sizeof(*pp));
+	pthread_mutex_init(&pp->mu, NULL);
+	pthread_cond_init(&pp->work_cv, NULL);
+	pthread_cond_init(&pp->done_cv, NULL);
+	pp->want_th = n - 1;
+	pp->cap = 2 * (unsigned)n + 2;
+	pp->ring = xcalloc(pp->cap, sizeof(*pp->ring));
+	pp->opts = ctx->opts;
+	pp->src = ctx->src;
+	pp->target = ctx->opts && ctx->opts->chunk_bytes ? ctx->opts->chunk_bytes : JOB_BYTES;
 	pp->base = *k;
 	pp->base.carry = NULL;
 	pp->base.carry_n = pp->base.carry_cap = 0;
 	pp->base.par = NULL;
 	pp->base.par_mode = P_NONE;
 	pp->base.events = pp->base.used = 0;
-	pp->fill_n = 0;
 	pp->fill_off = k->off;
 	pp->sp_line = pp->fill_line = k->line;
 	pp->sp_line_off = pp->fill_line_off = k->line_off;
-	pp->sp_pos = pp->sp_cut = 0;
-	pp->sp_depth = 0;
-	pp->sp_str = false;
+	return true;
 }
 
 /* Append a parsed job's records and strings, in order. */
@@ -855,6 +872,7 @@ static void merge_job(struct parse_ctx *ctx, struct kineto *k, struct job *j)
 		k->used += j->recs;
 		return;
 	}
+	KT_TEST_REREAD();
 	seq_feed(ctx, k, j->buf, j->n);
 }
 
@@ -946,6 +964,7 @@ static void submit(struct parse_ctx *ctx, struct kineto *k, size_t n, uint64_t l
 	pp->fill_line = line;
 	pp->fill_line_off = line_off;
 	pp->sp_pos = pp->sp_cut = 0;
+	KT_TEST_AFTER_SUBMIT(pp);
 	pthread_mutex_lock(&pp->mu);
 	j->state = J_QUEUED;
 	pp->tail++;
@@ -1137,7 +1156,7 @@ static void split_end(struct parse_ctx *ctx, struct kineto *k)
 	par_collect(ctx, k, true);
 	if (pp->fill_n)
 		seq_feed(ctx, k, pp->fill, pp->fill_n);
-	pp->fill_n = 0;
+	par_free(k);	/* the threads and buffers are not needed again */
 }
 
 static void split_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, size_t n)
@@ -1188,6 +1207,7 @@ static void par_free(struct kineto *k)
 	pthread_cond_destroy(&pp->done_cv);
 	free(pp);
 	k->par = NULL;
+	__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
 }
 
 static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
@@ -1203,8 +1223,12 @@ static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 		size_t used = seq_feed(ctx, k, p, n);
 		if (mode == P_WANT && k->par_mode == P_SPLIT) {
 			/* handed over after the first event */
-			par_start(ctx, k);
-			split_feed(ctx, k, p + used, n - used);
+			if (par_start(ctx, k)) {
+				split_feed(ctx, k, p + used, n - used);
+			} else {
+				k->par_mode = P_NONE;
+				seq_feed(ctx, k, p + used, n - used);
+			}
 		}
 	}
 	if (k->par_mode == P_SPLIT && last)
