@@ -1084,8 +1084,8 @@ static void sp_lines(struct par *pp, uint64_t nl, const char *b, const char *bas
  * target (sp_pos is then just after it), SP_END at a ']' or '}' that closes
  * the array (sp_pos on it), else SP_MORE.  64 bytes at a time where SSE2
  * is there: masks of quotes, brackets and newlines, strings as the running
- * parity of quotes; a block with a backslash goes a byte at a time (rare in
- * traces).  A tail of under 64 bytes may stay unscanned: a cut there is
+ * parity of quotes; a block with a backslash, or after one, goes a byte at
+ * a time (rare in traces).  A tail of under 64 bytes may stay unscanned: a cut there is
  * only found later, and at the end those bytes are read in line anyway.
  * Newlines are counted outside strings only in the byte path and everywhere
  * in the block path: valid JSON has none inside strings, and a job with one
@@ -1102,7 +1102,8 @@ static enum sp sp_scan(struct par *pp)
 		const __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
 		const __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
 		uint64_t quote, in_str, open, close, nl;
-		if (eq64(v0, v1, v2, v3, '\xff', '\\')) {
+		/* a backslash here, or just before (it may escape a quote here) */
+		if (eq64(v0, v1, v2, v3, '\xff', '\\') || (p > b && p[-1] == '\\')) {
 			enum sp r = sp_bytes(pp, (size_t)(p - b), (size_t)(p + 64 - b));
 			if (r != SP_MORE)
 				return r;

@@ -142,9 +142,13 @@ static void gen_trace(struct sbuf *t, struct want *w, int n, bool bare)
 				w->kernels++;
 			}
 			break;
-		default:	/* a string whose escapes end in a backslash run */
+		default:	/* strings whose escapes end in a backslash run; escaped
+				 * quotes at every offset (so some straddle 64-byte blocks) */
 			sb_printf(t, "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"\\\\\\\\\\\\\\\"\", \"pid\": 1, "
-				  "\"tid\": 2, \"ts\": %ld}", ts);
+				  "\"tid\": 2, \"ts\": %ld, \"q\": \"", ts);
+			for (int q = 0; q < i % 41; q++)
+				sb_str(t, "\\\"}");
+			sb_str(t, "\"}");
 			break;
 		}
 		w->events++;
@@ -255,11 +259,15 @@ static void same_on_threads(const char *text, size_t n, bool tolerant, bool gz, 
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		if (runs[i].chunk == 1 && n > 20000)
 			continue;	/* a byte at a time: the small cases only */
-		unsigned before = submits;
+		unsigned before = submits, reread_before = rereads;
 		read_trace(path, runs[i].threads, runs[i].chunk, tolerant, &got);
 		/* jobs were cut where the events are long enough for some */
 		if (runs[i].threads > 1 && runs[i].chunk && runs[i].chunk * 4 < n && submits == before)
 			fail_msg("--threads %d, chunk %zu: no job was cut", runs[i].threads, runs[i].chunk);
+		/* on valid input the splitter is never wrong, nor before a fatal error */
+		if (!mislead && rereads != reread_before)
+			fail_msg("--threads %d, chunk %zu: %u job(s) read again: the splitter cut wrong",
+				 runs[i].threads, runs[i].chunk, rereads - reread_before);
 		if (got.n != ref->n || memcmp(got.p, ref->p, got.n)) {
 			show_diff(ref->p, got.p);
 			fail_msg("--threads %d, chunk %zu, tolerant %d, gz %d: not the one-thread result",
