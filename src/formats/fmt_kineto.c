@@ -850,6 +850,8 @@ static void append_batch(struct batch *out, const struct batch *in)
 	out->nr += in->nr;
 	out->records += in->records;
 	out->bad += in->bad;
+	if (!in->strs_len)
+		return;
 	ALLOC_GROW(out->strs, out->strs_len + in->strs_len, out->strs_alloc);
 	memcpy(out->strs + out->strs_len, in->strs, in->strs_len);
 	out->strs_len += in->strs_len;
