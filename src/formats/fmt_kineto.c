@@ -669,7 +669,7 @@ static size_t seq_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, s
  * the counts and the messages are those of one thread, whatever the input.
  */
 
-#define JOB_BYTES (1024 * 1024)
+#define JOB_BYTES (512 * 1024)
 /* An event longer than this ends the splitting: the rest is read in line. */
 #define MAX_FILL (16 * 1024 * 1024)
 /* Bytes taken from a piece at a time past the target: bounds the tail
@@ -677,14 +677,13 @@ static size_t seq_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, s
 #define SLICE (64 * 1024)
 #define MAX_HELPERS 63
 /*
- * Files split at once, in the whole process: each holds its jobs (some
- * 10 MB with two threads), and a directory of many ranks is read all at
- * once by the merge.  The others are read in line.
+ * Files split at once, in the whole process: as many as threads.  Each
+ * holds its jobs (some 5 MB with two threads), and a directory of ranks is
+ * read all at once by the merge; the others are read in line.
  */
-#define MAX_SPLIT_FILES 4
 static int split_files;		/* how many now (atomic) */
 
-/* Test seams (tests/unit/test_kineto_split.c): nothing in the program. */
+/* Test seams (tests/unit/test_kineto.c compiles this file in): no-ops here. */
 #ifndef KT_TEST_AFTER_SUBMIT
 #define KT_TEST_AFTER_SUBMIT(pp) ((void)0)
 #endif
@@ -807,7 +806,7 @@ static bool par_start(struct parse_ctx *ctx, struct kineto *k)
 	struct par *pp;
 	int n = par_threads(ctx->opts);
 
-	if (__atomic_add_fetch(&split_files, 1, __ATOMIC_RELAXED) > MAX_SPLIT_FILES) {
+	if (__atomic_add_fetch(&split_files, 1, __ATOMIC_RELAXED) > n) {
 		__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
 		return false;
 	}
