@@ -7,12 +7,17 @@
  * a piece is kept (carry) and finished with the next piece, so memory is one
  * event, never the file.  Only kernel, memcpy, memset, runtime-call, step
  * and window events become records; the rest are validated and counted.
+ *
+ * With more than one thread (ingest_opts.threads), the events are parsed
+ * on several: see "parallel events" below.
  */
 #include "formats/format.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/json.h"
 #include "util/xalloc.h"
@@ -36,6 +41,16 @@ enum top {
 
 enum key_id { K_OTHER, K_EVENTS, K_BASE };
 
+/* Where the parallel reading of traceEvents stands (one file). */
+enum par_mode {
+	P_NONE,		/* one thread: everything through parse_units() */
+	P_WANT,		/* hand the events over after the first one */
+	P_SPLIT,	/* the events are cut into jobs for the parser threads */
+	P_DONE,		/* the events are over: the rest is read in line */
+};
+
+struct par;
+
 struct kineto {
 	uint8_t top;
 	uint8_t key;		/* enum key_id of the current top-level key */
@@ -49,14 +64,20 @@ struct kineto {
 	char *carry;		/* an unfinished unit, starting at `off` */
 	size_t carry_n, carry_cap;
 	uint64_t events, used;
+	uint8_t par_mode;	/* enum par_mode */
+	struct par *par;	/* P_SPLIT, P_DONE: the jobs and their threads */
 	char scratch[4096];	/* unescaped names */
 };
+
+static int par_threads(const struct ingest_opts *o);
+static void par_free(struct kineto *k);
 
 static void kt_init(void *state, const struct ingest_opts *o)
 {
 	struct kineto *k = state;
 	k->line = 1;
 	k->tolerant = o && o->tolerant;
+	k->par_mode = par_threads(o) > 1 ? P_WANT : P_NONE;
 }
 
 static void kt_fini(void *state)
@@ -64,6 +85,7 @@ static void kt_fini(void *state)
 	struct kineto *k = state;
 	free(k->carry);
 	k->carry = NULL;
+	par_free(k);
 }
 
 /* Where parsing of buf (whose first byte is at k->off) stands. */
@@ -433,8 +455,11 @@ static size_t parse_one_event(struct parse_ctx *ctx, struct kineto *k, struct cu
 /*
  * Parse as much of buf as forms complete units; returns the bytes used.
  * The rest (a unit cut by the end of buf) is for the caller to keep.
+ * With hand_off, it stops after the first event of a P_WANT file, which
+ * becomes P_SPLIT: the rest is then the splitter's.
  */
-static size_t parse_units(struct parse_ctx *ctx, struct kineto *k, const char *buf, size_t n)
+static size_t parse_units(struct parse_ctx *ctx, struct kineto *k, const char *buf, size_t n,
+			  bool hand_off)
 {
 	const char *p = buf, *end = buf + n;
 	struct cur c = { buf, k->line, k->line_off };
@@ -508,6 +533,11 @@ static size_t parse_units(struct parse_ctx *ctx, struct kineto *k, const char *b
 				goto cut;
 			if (k->top != T_FAILED)
 				k->top = T_EV_AFTER;
+			if (hand_off && k->par_mode == P_WANT && k->top == T_EV_AFTER) {
+				k->par_mode = P_SPLIT;
+				p += used;
+				goto cut;
+			}
 			break;
 		case T_EV_AFTER:
 			if (ch == ',')
@@ -573,15 +603,17 @@ static void finish(struct parse_ctx *ctx, struct kineto *k)
 	ctx->line = k->line - (k->last_nl ? 1 : 0);
 }
 
-static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
+/*
+ * Read p[0, n) in line: finish the unit cut at the end of the bytes before,
+ * parse what follows, keep a unit cut at the end.  Returns the bytes taken,
+ * n unless the events were handed over to the splitter (parse_units).
+ */
+static size_t seq_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, size_t n)
 {
-	struct kineto *k = ctx->state;
 	size_t pos = 0;
 
-	if (n)
-		k->last_nl = p[n - 1] == '\n';
 	if (k->top == T_FAILED)
-		pos = n;
+		return n;
 	/* finish the unit cut at the end of the last piece, growing it by
 	 * doubling so that a long one is not re-tokenized byte by byte */
 	while (k->carry_n && pos < n) {
@@ -594,7 +626,7 @@ static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 			break;
 		}
 		pos += grow;
-		used = parse_units(ctx, k, k->carry, k->carry_n);
+		used = parse_units(ctx, k, k->carry, k->carry_n, false);
 		if (used >= orig) {
 			/* the cut unit is done; go on in the piece itself */
 			pos -= k->carry_n - used;
@@ -605,12 +637,606 @@ static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 		k->carry_n -= used;
 	}
 	if (pos < n) {
-		size_t used = parse_units(ctx, k, p + pos, n - pos);
+		uint8_t mode = k->par_mode;
+		size_t used = parse_units(ctx, k, p + pos, n - pos, true);
+		if (mode == P_WANT && k->par_mode == P_SPLIT)
+			return pos + used;
 		if (pos + used < n)
 			keep(ctx, k, p + pos + used, n - pos - used);
 	}
 	if (k->top == T_FAILED)
 		k->carry_n = 0;
+	return n;
+}
+
+/* ---- parallel events ------------------------------------------------------ */
+
+/*
+ * With several threads, the bytes of traceEvents are cut into jobs of whole
+ * events by a splitter on the calling thread, which only follows strings,
+ * escapes and brackets to find where an event ends at the top of the array;
+ * parser threads run the same parse_units() on each job, from the state the
+ * file is in at the job's start (after an event, at a known offset and
+ * line), into a batch of their own; the calling thread appends the batches
+ * in file order.  The header before traceEvents and everything after it
+ * are read in line, as with one thread.
+ *
+ * Nothing trusts the splitter: a job's result is taken only when the file
+ * stands, after the jobs before it, exactly where the job was started from,
+ * and the job ended after an event having used all its bytes (or hit a
+ * fatal error, which one thread would have hit the same way).  Otherwise
+ * the job's bytes are read again in line.  So the records, their order,
+ * the counts and the messages are those of one thread, whatever the input.
+ */
+
+#define JOB_BYTES (512 * 1024)
+/* An event longer than this ends the splitting: the rest is read in line. */
+#define MAX_FILL (16 * 1024 * 1024)
+/* Bytes taken from a piece at a time past the target: bounds the tail
+ * moved to the next job when a cut is found. */
+#define SLICE (64 * 1024)
+#define MAX_HELPERS 63
+/*
+ * Files split at once, in the whole process: as many as threads.  Each
+ * holds its jobs (some 5 MB with two threads), and a directory of ranks is
+ * read all at once by the merge; the others are read in line.
+ */
+static int split_files;		/* how many now (atomic) */
+
+/* Test seams (tests/unit/test_kineto.c compiles this file in): no-ops here. */
+#ifndef KT_TEST_AFTER_SUBMIT
+#define KT_TEST_AFTER_SUBMIT(pp) ((void)0)
+#endif
+#ifndef KT_TEST_REREAD
+#define KT_TEST_REREAD() ((void)0)
+#endif
+
+enum job_state { J_QUEUED, J_RUNNING, J_DONE };
+
+struct job {
+	char *buf;
+	size_t n, cap;
+	uint64_t off, line, line_off;	/* where buf[0] is in the file */
+	uint8_t state;			/* enum job_state */
+	/* the result */
+	struct batch b;
+	uint8_t top;
+	size_t used;
+	uint64_t end_off, end_line, end_line_off, events, recs;
+};
+
+struct par {
+	pthread_mutex_t mu;
+	pthread_cond_t work_cv, done_cv;
+	pthread_t th[MAX_HELPERS];
+	int nth, want_th;
+	bool stop;
+	struct job *ring;
+	unsigned cap;
+	uint64_t head, next, tail;	/* oldest not appended, first not started, next free */
+	const struct ingest_opts *opts;
+	const char *src;
+	struct kineto base;		/* what every job starts from but the position */
+	size_t target;
+	/* the job being filled: fill[0] is at fill_off, a point after an event */
+	char *fill;
+	size_t fill_n, fill_cap;
+	uint64_t fill_off, fill_line, fill_line_off;
+	/* the splitter, inside fill */
+	size_t sp_pos, sp_cut;		/* next byte to scan; just after the last event seen (0: none) */
+	unsigned sp_depth;
+	bool sp_str;
+	uint64_t sp_line, sp_line_off;
+};
+
+static int par_threads(const struct ingest_opts *o)
+{
+	long n = o && o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n > MAX_HELPERS + 1 ? MAX_HELPERS + 1 : (int)n;
+}
+
+/* Parse one job into its batch (any thread). */
+static void job_parse(const struct par *pp, struct job *j)
+{
+	struct kineto *kw = xmalloc(sizeof(*kw));
+	struct parse_ctx c = { 0 };
+
+	*kw = pp->base;
+	kw->top = T_EV_AFTER;
+	kw->off = j->off;
+	kw->line = j->line;
+	kw->line_off = j->line_off;
+	j->b.nr = j->b.strs_len = 0;
+	j->b.records = j->b.bad = j->b.lines = 0;
+	for (int i = 0; i < 4; i++)
+		j->b.last_str[i] = STR_NONE;
+	c.opts = pp->opts;
+	c.src = pp->src;
+	c.state = kw;
+	c.out = &j->b;
+	c.line = j->line;
+	j->used = parse_units(&c, kw, j->buf, j->n, false);
+	j->top = kw->top;
+	j->end_off = kw->off;
+	j->end_line = kw->line;
+	j->end_line_off = kw->line_off;
+	j->events = kw->events;
+	j->recs = kw->used;
+	free(kw);
+}
+
+/* Start the next queued job and parse it; called and returns with mu held. */
+static void run_one(struct par *pp)
+{
+	struct job *j = &pp->ring[pp->next++ % pp->cap];
+
+	j->state = J_RUNNING;
+	pthread_mutex_unlock(&pp->mu);
+	job_parse(pp, j);
+	pthread_mutex_lock(&pp->mu);
+	j->state = J_DONE;
+	pthread_cond_broadcast(&pp->done_cv);
+}
+
+static void *par_main(void *arg)
+{
+	struct par *pp = arg;
+
+	pthread_setname_np(pthread_self(), "gputally-trace");
+	pthread_mutex_lock(&pp->mu);
+	for (;;) {
+		while (pp->next == pp->tail && !pp->stop)
+			pthread_cond_wait(&pp->work_cv, &pp->mu);
+		if (pp->stop)
+			break;
+		run_one(pp);
+	}
+	pthread_mutex_unlock(&pp->mu);
+	return NULL;
+}
+
+/*
+ * The splitter takes over at a point after an event (parse_units hand_off);
+ * false when as many files as the process allows are being split already.
+ */
+static bool par_start(struct parse_ctx *ctx, struct kineto *k)
+{
+	struct par *pp;
+	int n = par_threads(ctx->opts);
+
+	if (__atomic_add_fetch(&split_files, 1, __ATOMIC_RELAXED) > n) {
+		__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	pp = k->par = xcalloc(1, sizeof(*pp));
+	pthread_mutex_init(&pp->mu, NULL);
+	pthread_cond_init(&pp->work_cv, NULL);
+	pthread_cond_init(&pp->done_cv, NULL);
+	pp->want_th = n - 1;
+	pp->cap = 2 * (unsigned)n + 2;
+	pp->ring = xcalloc(pp->cap, sizeof(*pp->ring));
+	pp->opts = ctx->opts;
+	pp->src = ctx->src;
+	pp->target = ctx->opts && ctx->opts->chunk_bytes ? ctx->opts->chunk_bytes : JOB_BYTES;
+	pp->base = *k;
+	pp->base.carry = NULL;
+	pp->base.carry_n = pp->base.carry_cap = 0;
+	pp->base.par = NULL;
+	pp->base.par_mode = P_NONE;
+	pp->base.events = pp->base.used = 0;
+	pp->fill_off = k->off;
+	pp->sp_line = pp->fill_line = k->line;
+	pp->sp_line_off = pp->fill_line_off = k->line_off;
+	return true;
+}
+
+/* Append a parsed job's records and strings, in order. */
+static void append_batch(struct batch *out, const struct batch *in)
+{
+	uint32_t base = (uint32_t)out->strs_len;
+
+	ALLOC_GROW(out->recs, out->nr + in->nr, out->alloc);
+	for (size_t i = 0; i < in->nr; i++) {
+		struct rec *r = &out->recs[out->nr + i];
+		*r = in->recs[i];
+		if (r->name != STR_NONE)
+			r->name += base;
+		if (r->uuid != STR_NONE)
+			r->uuid += base;
+	}
+	out->nr += in->nr;
+	out->records += in->records;
+	out->bad += in->bad;
+	if (!in->strs_len)
+		return;
+	ALLOC_GROW(out->strs, out->strs_len + in->strs_len, out->strs_alloc);
+	memcpy(out->strs + out->strs_len, in->strs, in->strs_len);
+	out->strs_len += in->strs_len;
+}
+
+/* Take the oldest job's result into the file (see the comment above). */
+static void merge_job(struct parse_ctx *ctx, struct kineto *k, struct job *j)
+{
+	if (k->top == T_FAILED)
+		return;
+	if (k->top == T_EV_AFTER && !k->carry_n && k->off == j->off && k->line == j->line &&
+	    k->line_off == j->line_off &&
+	    (j->top == T_FAILED || (j->top == T_EV_AFTER && j->used == j->n))) {
+		append_batch(ctx->out, &j->b);
+		k->top = j->top;
+		k->off = j->end_off;
+		k->line = j->end_line;
+		k->line_off = j->end_line_off;
+		k->events += j->events;
+		k->used += j->recs;
+		return;
+	}
+	KT_TEST_REREAD();
+	seq_feed(ctx, k, j->buf, j->n);
+}
+
+/* Append every finished job from the oldest on; with wait, all of them. */
+static void par_collect(struct parse_ctx *ctx, struct kineto *k, bool wait)
+{
+	struct par *pp = k->par;
+
+	pthread_mutex_lock(&pp->mu);
+	while (pp->head < pp->tail) {
+		struct job *j = &pp->ring[pp->head % pp->cap];
+		if (j->state != J_DONE) {
+			if (!wait)
+				break;
+			/* rather than wait, parse a job no thread has started */
+			if (pp->next < pp->tail)
+				run_one(pp);
+			else
+				pthread_cond_wait(&pp->done_cv, &pp->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&pp->mu);
+		merge_job(ctx, k, j);
+		pthread_mutex_lock(&pp->mu);
+		pp->head++;
+	}
+	pthread_mutex_unlock(&pp->mu);
+}
+
+static void par_harvest(struct parse_ctx *ctx, struct kineto *k)
+{
+	par_collect(ctx, k, false);
+}
+
+/* Wait until the oldest job is parsed, parsing queued ones meanwhile. */
+static void wait_oldest(struct par *pp)
+{
+	pthread_mutex_lock(&pp->mu);
+	while (pp->ring[pp->head % pp->cap].state != J_DONE) {
+		if (pp->next < pp->tail)
+			run_one(pp);
+		else
+			pthread_cond_wait(&pp->done_cv, &pp->mu);
+	}
+	pthread_mutex_unlock(&pp->mu);
+}
+
+/*
+ * Queue fill[0, n) as a job; fill[n, fill_n) starts the next fill, at line
+ * `line` whose first byte is at line_off.
+ */
+static void submit(struct parse_ctx *ctx, struct kineto *k, size_t n, uint64_t line,
+		   uint64_t line_off)
+{
+	struct par *pp = k->par;
+	struct job *j;
+	char *buf;
+	size_t cap, rest = pp->fill_n - n;
+
+	if (pp->tail - pp->head == pp->cap) {
+		/* the ring is full: the oldest job must be appended first */
+		wait_oldest(pp);
+		par_collect(ctx, k, false);
+	}
+	while (pp->nth < pp->want_th) {
+		if (pthread_create(&pp->th[pp->nth], NULL, par_main, pp)) {
+			pp->want_th = pp->nth;	/* fewer threads: this one parses more itself */
+			break;
+		}
+		pp->nth++;
+	}
+	/* the job takes the fill buffer; the next fill gets the job's old one */
+	j = &pp->ring[pp->tail % pp->cap];
+	buf = j->buf;
+	cap = j->cap;
+	j->buf = pp->fill;
+	j->cap = pp->fill_cap;
+	j->n = n;
+	j->off = pp->fill_off;
+	j->line = pp->fill_line;
+	j->line_off = pp->fill_line_off;
+	pp->fill = buf;
+	pp->fill_cap = cap;
+	ALLOC_GROW(pp->fill, rest, pp->fill_cap);
+	if (rest)
+		memcpy(pp->fill, j->buf + n, rest);
+	pp->fill_n = rest;
+	pp->fill_off += n;
+	pp->fill_line = line;
+	pp->fill_line_off = line_off;
+	pp->sp_pos = pp->sp_cut = 0;
+	KT_TEST_AFTER_SUBMIT(pp);
+	pthread_mutex_lock(&pp->mu);
+	j->state = J_QUEUED;
+	pp->tail++;
+	if (pp->nth)
+		pthread_cond_signal(&pp->work_cv);
+	pthread_mutex_unlock(&pp->mu);
+}
+
+enum sp { SP_MORE, SP_CUT, SP_END };
+
+/* A '}' or ']' at p (in fill) seen outside strings: SP_CUT, SP_END or SP_MORE. */
+static enum sp sp_close(struct par *pp, const char *b, const char *p)
+{
+	if (pp->sp_depth == 0) {
+		pp->sp_pos = (size_t)(p - b);
+		return SP_END;
+	}
+	if (--pp->sp_depth == 0 && *p == '}') {
+		pp->sp_cut = (size_t)(p + 1 - b);
+		if (pp->sp_cut >= pp->target) {
+			pp->sp_pos = pp->sp_cut;
+			return SP_CUT;
+		}
+	}
+	return SP_MORE;
+}
+
+/*
+ * Scan fill[from, to) a byte at a time.  Inside a string only a quote
+ * matters, and it ends the string unless an odd run of backslashes
+ * precedes it; the string began inside fill (a job starts between events),
+ * so the run cannot reach before it.
+ */
+static enum sp sp_bytes(struct par *pp, size_t from, size_t to)
+{
+	const char *b = pp->fill, *p = b + from, *end = b + to;
+
+	while (p < end) {
+		enum sp r;
+		if (pp->sp_str) {
+			const char *r0;
+			while (p < end && *p != '"')
+				p++;
+			if (p == end)
+				break;
+			for (r0 = p; r0 > b && r0[-1] == '\\'; r0--)
+				;
+			if (!((p - r0) & 1))
+				pp->sp_str = false;
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case '"':
+			pp->sp_str = true;
+			break;
+		case '{':
+		case '[':
+			pp->sp_depth++;
+			break;
+		case '}':
+		case ']':
+			if ((r = sp_close(pp, b, p)) != SP_MORE)
+				return r;
+			break;
+		case '\n':
+			pp->sp_line++;
+			pp->sp_line_off = pp->fill_off + (uint64_t)(p + 1 - b);
+			break;
+		}
+		p++;
+	}
+	pp->sp_pos = to;
+	return SP_MORE;
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* Bit i set: byte i of the 64 in v0..v3, with the bits of `mask` kept, is c. */
+static inline uint64_t eq64(__m128i v0, __m128i v1, __m128i v2, __m128i v3, char mask, char c)
+{
+	const __m128i k = _mm_set1_epi8(c), m = _mm_set1_epi8(mask);
+	uint64_t a = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v0, m), k));
+	uint64_t b = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v1, m), k));
+	uint64_t c2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v2, m), k));
+	uint64_t d = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v3, m), k));
+	return a | b << 16 | c2 << 32 | d << 48;
+}
+
+/* Bit i: an odd number of bits set at or below i. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+/* Newlines of the block at base below bit `below` (64: all). */
+static void sp_lines(struct par *pp, uint64_t nl, const char *b, const char *base, unsigned below)
+{
+	if (below < 64)
+		nl &= (UINT64_C(1) << below) - 1;
+	if (!nl)
+		return;
+	pp->sp_line += (uint64_t)__builtin_popcountll(nl);
+	pp->sp_line_off = pp->fill_off + (uint64_t)(base - b) + 64 - (uint64_t)__builtin_clzll(nl);
+}
+#endif
+
+/*
+ * Scan fill from sp_pos: SP_CUT at the first end of an event at or past the
+ * target (sp_pos is then just after it), SP_END at a ']' or '}' that closes
+ * the array (sp_pos on it), else SP_MORE.  64 bytes at a time where SSE2
+ * is there: masks of quotes, brackets and newlines, strings as the running
+ * parity of quotes; a block with a backslash, or after one, goes a byte at
+ * a time (rare in traces).  A tail of under 64 bytes may stay unscanned: a cut there is
+ * only found later, and at the end those bytes are read in line anyway.
+ * Newlines are counted outside strings only in the byte path and everywhere
+ * in the block path: valid JSON has none inside strings, and a job with one
+ * fails whatever the count.
+ */
+static enum sp sp_scan(struct par *pp)
+{
+#ifdef __SSE2__
+	const char *b = pp->fill, *p = b + pp->sp_pos, *end = b + pp->fill_n;
+
+	for (; end - p >= 64; p += 64) {
+		const __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+		const __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+		const __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+		const __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
+		uint64_t quote, in_str, open, close, nl;
+		/* a backslash here, or just before (it may escape a quote here) */
+		if (eq64(v0, v1, v2, v3, '\xff', '\\') || (p > b && p[-1] == '\\')) {
+			enum sp r = sp_bytes(pp, (size_t)(p - b), (size_t)(p + 64 - b));
+			if (r != SP_MORE)
+				return r;
+			continue;
+		}
+		quote = eq64(v0, v1, v2, v3, '\xff', '"');
+		in_str = prefix_xor(quote) ^ (pp->sp_str ? ~UINT64_C(0) : 0);
+		/* '{' and '[' differ only in bit 5 (0x20), as do '}' and ']' */
+		open = eq64(v0, v1, v2, v3, '\xdf', '[') & ~in_str;
+		close = eq64(v0, v1, v2, v3, '\xdf', ']') & ~in_str;
+		nl = eq64(v0, v1, v2, v3, '\xff', '\n');
+		if (open | close) {
+			uint64_t st = open | close;
+			while (st) {
+				unsigned i = (unsigned)__builtin_ctzll(st);
+				enum sp r;
+				st &= st - 1;
+				if (open >> i & 1) {
+					pp->sp_depth++;
+					continue;
+				}
+				if ((r = sp_close(pp, b, p + i)) != SP_MORE) {
+					sp_lines(pp, nl, b, p, i);
+					pp->sp_str = false;
+					return r;
+				}
+			}
+		}
+		sp_lines(pp, nl, b, p, 64);
+		pp->sp_str = in_str >> 63;
+	}
+	pp->sp_pos = (size_t)(p - b);
+	return SP_MORE;
+#else
+	return sp_bytes(pp, pp->sp_pos, pp->fill_n);
+#endif
+}
+
+/*
+ * The events are over (or one is too long to split): queue the events
+ * before the last cut, append every job, and read what follows it in line.
+ */
+static void split_end(struct parse_ctx *ctx, struct kineto *k)
+{
+	struct par *pp = k->par;
+	size_t cut = pp->sp_cut;
+
+	if (cut)
+		submit(ctx, k, cut, 0, 0);
+	k->par_mode = P_DONE;
+	par_collect(ctx, k, true);
+	if (pp->fill_n)
+		seq_feed(ctx, k, pp->fill, pp->fill_n);
+	par_free(k);	/* the threads and buffers are not needed again */
+}
+
+static void split_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, size_t n)
+{
+	struct par *pp = k->par;
+
+	while (n && k->top != T_FAILED) {
+		size_t take = pp->fill_n < pp->target ? pp->target - pp->fill_n + SLICE : SLICE;
+		enum sp r;
+		if (take > n)
+			take = n;
+		ALLOC_GROW(pp->fill, pp->fill_n + take, pp->fill_cap);
+		memcpy(pp->fill + pp->fill_n, p, take);
+		pp->fill_n += take;
+		p += take;
+		n -= take;
+		while ((r = sp_scan(pp)) == SP_CUT)
+			submit(ctx, k, pp->sp_cut, pp->sp_line, pp->sp_line_off);
+		if (r == SP_END || (r == SP_MORE && pp->fill_n - pp->sp_cut > MAX_FILL)) {
+			split_end(ctx, k);
+			seq_feed(ctx, k, p, n);
+			return;
+		}
+	}
+}
+
+static void par_free(struct kineto *k)
+{
+	struct par *pp = k->par;
+
+	if (!pp)
+		return;
+	pthread_mutex_lock(&pp->mu);
+	pp->stop = true;
+	pthread_cond_broadcast(&pp->work_cv);
+	pthread_mutex_unlock(&pp->mu);
+	for (int i = 0; i < pp->nth; i++)
+		pthread_join(pp->th[i], NULL);
+	for (unsigned i = 0; i < pp->cap; i++) {
+		free(pp->ring[i].buf);
+		free(pp->ring[i].b.recs);
+		free(pp->ring[i].b.strs);
+	}
+	free(pp->ring);
+	free(pp->fill);
+	pthread_mutex_destroy(&pp->mu);
+	pthread_cond_destroy(&pp->work_cv);
+	pthread_cond_destroy(&pp->done_cv);
+	free(pp);
+	k->par = NULL;
+	__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
+}
+
+static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
+{
+	struct kineto *k = ctx->state;
+
+	if (n)
+		k->last_nl = p[n - 1] == '\n';
+	if (k->par_mode == P_SPLIT) {
+		split_feed(ctx, k, p, n);
+	} else {
+		uint8_t mode = k->par_mode;
+		size_t used = seq_feed(ctx, k, p, n);
+		if (mode == P_WANT && k->par_mode == P_SPLIT) {
+			/* handed over after the first event */
+			if (par_start(ctx, k)) {
+				split_feed(ctx, k, p + used, n - used);
+			} else {
+				k->par_mode = P_NONE;
+				seq_feed(ctx, k, p + used, n - used);
+			}
+		}
+	}
+	if (k->par_mode == P_SPLIT && last)
+		split_end(ctx, k);
+	if (k->par)
+		par_harvest(ctx, k);
 	if (last)
 		finish(ctx, k);
 	else

@@ -167,7 +167,49 @@ def main():
                 fails += 1
         print(f"trace-check: {path}: {want['kernels']} kernels, union {want['kernel_union_ns']} ns, "
               f"active {want['active_ns']} ns: {'ok' if not fails else 'see above'}")
+    fails += same_on_threads(binary, paths)
     sys.exit(1 if fails else 0)
+
+
+def run_out(cmd):
+    out = subprocess.run(cmd, capture_output=True)
+    return out.returncode, out.stdout, out.stderr
+
+
+def same_on_threads(binary, paths):
+    """`trace --json` and `dump` must give the same bytes with --threads 1 (one
+    thread reads a trace) and 2 (traceEvents is split between two): on the
+    given traces and on a 40 MB one generated from the real trace (plain and
+    gzip-compressed, so that several jobs are cut)."""
+    import os
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="gputally-threads-")
+    fails = 0
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        root = os.path.dirname(os.path.dirname(here))
+        gen = subprocess.run([sys.executable, os.path.join(root, "bench", "gen_trace.py"),
+                              os.path.join(here, "data", "trace_compute.json.gz"), tmp, "40000000", "1"],
+                             capture_output=True, text=True)
+        big = os.path.join(tmp, "rank0.pt.trace.json")
+        if gen.returncode != 0 or not os.path.exists(big):
+            print(f"FAIL: gen_trace.py: {gen.stderr.strip()}")
+            return 1
+        with open(big, "rb") as f, gzip.open(big + ".gz", "wb", compresslevel=1) as z:
+            shutil.copyfileobj(f, z)
+        for path in list(paths) + [big, big + ".gz"]:
+            for cmd in (["trace", "--json"], ["dump"]):
+                one = run_out([binary] + cmd + ["--threads", "1", path])
+                two = run_out([binary] + cmd + ["--threads", "2", path])
+                if one != two:
+                    print(f"FAIL: {path}: gputally {cmd[0]}: --threads 2 differs from --threads 1")
+                    fails += 1
+        print(f"trace-check: {len(paths) + 2} traces: trace --json and dump the same with --threads 1 and 2"
+              f"{'' if not fails else ': see above'}")
+    finally:
+        shutil.rmtree(tmp)
+    return fails
 
 
 main()
