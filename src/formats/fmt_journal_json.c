@@ -33,7 +33,7 @@
 
 struct jj_state {
 	struct kl_anchors anc;
-	struct kmsg_fold fold;
+	struct kl_state ks;
 	char msg[JJ_MSG_MAX];
 	char tag[256];
 	char boot[64];
@@ -223,7 +223,7 @@ static void jj_entry(struct parse_ctx *ctx, const char *line, const char *p, con
 		tag = kernel ? (struct slice){ "kernel", 6 } : (struct slice){ "", 0 };
 	/* the byte array was decoded into msg already; tag and boot have their own buffers */
 	msg = v[F_MESSAGE].bytes ? v[F_MESSAGE].raw : text_of(&v[F_MESSAGE], st->msg, sizeof(st->msg));
-	kl_emit(ctx, &st->fold, msg, tag, real, TK_ABS, ctx_col(line, v[F_MESSAGE].at));
+	kl_emit(ctx, &st->ks, msg, tag, real, TK_ABS, ctx_col(line, v[F_MESSAGE].at));
 	return;
 
 lex_error:

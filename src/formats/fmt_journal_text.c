@@ -27,7 +27,7 @@
 
 struct jt_state {
 	struct kl_year year;
-	struct kmsg_fold fold;
+	struct kl_state ks;
 };
 
 enum jt_mode { JT_BAD, JT_MARKER, JT_CONT, JT_SHORT, JT_ISO, JT_FULL, JT_MONO, JT_UNIX };
@@ -156,47 +156,6 @@ static void jt_parse(const char *line, size_t n, struct jt_env *e, const char **
 	}
 }
 
-/*
- * "-- Boot 0123abcd... --" or "-- Reboot --": a new boot.  An EV_BOOT
- * record at second 0 of the new boot's printk clock (the driver counts the
- * boots from it, anchor.h), then an anchor naming only the boot id, so that
- * another input of that boot (the JSON journal) places the short-monotonic
- * times that follow.
- */
-static void jt_marker(struct parse_ctx *ctx, struct jt_state *st, const char *line, size_t n)
-{
-	struct slice s = { line, n }, id = { NULL, 0 };
-	struct rec *r;
-
-	if (slice_starts_with(s, "-- Boot ") && n > 11) {
-		id = slice_trim((struct slice){ line + 8, n - 8 });
-		if (id.n >= 2 && !memcmp(id.p + id.n - 2, "--", 2))
-			id = slice_trim((struct slice){ id.p, id.n - 2 });
-	} else if (!slice_starts_with(s, "-- Reboot --")) {
-		return;	/* "-- No entries --", "-- Logs begin at ...", "-- Journal begins ..." */
-	}
-	st->fold.rec = 0;
-	if (!(r = ctx_rec(ctx, REC_EVENT)))
-		return;
-	r->ev = EV_BOOT;
-	r->t_ns = 0;
-	r->time_kind = TK_BOOT;
-	r->col = 1;
-	r->name = ctx_str(ctx, slice_trim(s));
-	r->kev.klass = KC_SYSTEM;
-	r->kev.severity = KS_INFO;
-	if (id.n)
-		r->kev.text = ctx_str(ctx, id);
-	if (id.n && (r = ctx_rec(ctx, REC_ANCHOR))) {
-		r->t_ns = INT64_MIN;
-		r->time_kind = TK_ABS;
-		r->anc.mono_ns = INT64_MIN;
-		r->anc.boot = 0;	/* ctx_rec() leaves the union to us */
-		r->anc.boot_id = ctx_str(ctx, id);
-		r->anc.quality = 0;
-	}
-}
-
 static void jt_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct jt_state *st = ctx->state;
@@ -212,7 +171,7 @@ static void jt_line(struct parse_ctx *ctx, const char *line, size_t n)
 		ctx_bad(ctx, ctx_col(line, at), "%s", why);
 		return;
 	case JT_MARKER:
-		jt_marker(ctx, st, line, n);
+		kl_marker(ctx, &st->ks, line, n);
 		return;
 	case JT_CONT:
 		return;	/* the rest of a multi-line message, already read */
@@ -240,7 +199,7 @@ static void jt_line(struct parse_ctx *ctx, const char *line, size_t n)
 	msg = (struct slice){ e.msg, (size_t)(end - e.msg) };
 	if (kl_blob(ctx, msg, ctx_col(line, e.msg)))
 		return;
-	kl_emit(ctx, &st->fold, msg, e.tag, t_ns, tk, ctx_col(line, e.msg));
+	kl_emit(ctx, &st->ks, msg, e.tag, t_ns, tk, ctx_col(line, e.msg));
 }
 
 /*

@@ -28,7 +28,7 @@
 
 struct sl_state {
 	struct kl_anchors anc;
-	struct kmsg_fold fold;
+	struct kl_state ks;
 	struct kl_year year;
 };
 
@@ -172,6 +172,11 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 	struct sl_env e;
 	int64_t t_ns, mono;
 
+	if (n >= 5 && !memcmp(line, "-- ", 3) && !memcmp(line + n - 2, "--", 2)) {
+		/* journalctl's own lines: a short-mode export sniffed as syslog */
+		kl_marker(ctx, &st->ks, line, n);
+		return;
+	}
 	if (!sl_parse(line, n, &e, &why, &at)) {
 		ctx_bad(ctx, ctx_col(line, at), "%s", why);
 		return;
@@ -196,7 +201,7 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 	/* a journalctl short export read as syslog (the same shape) */
 	if (kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
 		return;
-	kl_emit(ctx, &st->fold, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, ctx_col(line, m));
+	kl_emit(ctx, &st->ks, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, ctx_col(line, m));
 }
 
 /*

@@ -340,6 +340,50 @@ bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text)
 	return true;
 }
 
+/*
+ * "-- Boot 0123abcd... --" or "-- Reboot --": a new boot.  An EV_BOOT
+ * record at second 0 of the new boot's printk clock (the driver counts the
+ * boots from it, anchor.h), then an anchor naming only the boot id, so that
+ * another input of that boot (the JSON journal) places the short-monotonic
+ * times that follow.
+ */
+void kl_marker(struct parse_ctx *ctx, struct kl_state *ks, const char *line, size_t n)
+{
+	struct slice s = { line, n }, id = { NULL, 0 };
+	struct rec *r;
+
+	if (slice_starts_with(s, "-- Boot ") && n > 11) {
+		id = slice_trim((struct slice){ line + 8, n - 8 });
+		if (id.n >= 2 && !memcmp(id.p + id.n - 2, "--", 2))
+			id = slice_trim((struct slice){ id.p, id.n - 2 });
+	} else if (!slice_starts_with(s, "-- Reboot --")) {
+		return;	/* "-- No entries --", "-- Logs begin at ...", "-- Journal begins ..." */
+	}
+	ks->fold.rec = 0;
+	ks->boot_marked = true;
+	ks->boot_rec = 0;
+	if (!(r = ctx_rec(ctx, REC_EVENT)))
+		return;
+	ks->boot_rec = ctx->out->nr;
+	r->ev = EV_BOOT;
+	r->t_ns = 0;
+	r->time_kind = TK_BOOT;
+	r->col = 1;
+	r->name = ctx_str(ctx, slice_trim(s));
+	r->kev.klass = KC_SYSTEM;
+	r->kev.severity = KS_INFO;
+	if (id.n)
+		r->kev.text = ctx_str(ctx, id);
+	if (id.n && (r = ctx_rec(ctx, REC_ANCHOR))) {
+		r->t_ns = INT64_MIN;
+		r->time_kind = TK_ABS;
+		r->anc.mono_ns = INT64_MIN;
+		r->anc.boot = 0;	/* ctx_rec() leaves the union to us */
+		r->anc.boot_id = ctx_str(ctx, id);
+		r->anc.quality = 0;
+	}
+}
+
 /* The last event of this chunk, if it is the newest record but anchors. */
 static struct rec *last_event(struct parse_ctx *ctx)
 {
@@ -358,13 +402,18 @@ static struct rec *last_event(struct parse_ctx *ctx)
  * "Linux version ..." opens a boot's kernel log: an EV_BOOT record at that
  * time (TK_ABS here: the envelope's wall time), like fmt_kernel_dmesg.c.
  */
-static bool boot_banner(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg,
+static bool boot_banner(struct parse_ctx *ctx, struct kl_state *ks, struct slice msg,
 			struct slice tag, int64_t t_ns, enum time_kind tk, uint32_t col)
 {
 	struct rec *r;
 
 	if (tk != TK_ABS || !slice_eq(tag, "kernel") || !slice_starts_with(msg, "Linux version "))
 		return false;
+	ks->fold.rec = 0;
+	if (ks->boot_marked) {
+		ks->boot_marked = false;	/* the marker just before said it */
+		return true;
+	}
 	if ((r = ctx_rec(ctx, REC_EVENT))) {
 		r->ev = EV_BOOT;
 		r->t_ns = t_ns;
@@ -374,11 +423,10 @@ static bool boot_banner(struct parse_ctx *ctx, struct kmsg_fold *fold, struct sl
 		r->kev.severity = KS_INFO;
 		r->name = ctx_str(ctx, slice_trim(msg));
 	}
-	fold->rec = 0;
 	return true;
 }
 
-void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, struct slice tag,
+void kl_emit(struct parse_ctx *ctx, struct kl_state *ks, struct slice msg, struct slice tag,
 	     int64_t t_ns, enum time_kind tk, uint32_t col)
 {
 	struct slice text;
@@ -389,14 +437,24 @@ void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, st
 
 	if (ctx->replay)
 		return;
+	if (ks->boot_rec) {
+		/* the first entry after a boot marker: in a wall-clock mode the
+		 * boot is (no later than) this entry's time */
+		r = &ctx->out->recs[ks->boot_rec - 1];
+		if (tk == TK_ABS && ks->boot_rec <= ctx->out->nr && r->kind == REC_EVENT && r->ev == EV_BOOT) {
+			r->t_ns = t_ns;
+			r->time_kind = TK_ABS;
+		}
+		ks->boot_rec = 0;
+	}
 	if (!kl_repeat(msg, &n, &text)) {
 		/* the cheap test first: nearly every line of a kernel log is noise */
 		if (!kmsg_maybe(msg.p, msg.n)) {
 			if (msg.n >= 14 && msg.p[0] == 'L')
-				boot_banner(ctx, fold, msg, tag, t_ns, tk, col);
+				boot_banner(ctx, ks, msg, tag, t_ns, tk, col);
 			return;
 		}
-		kmsg_emit_fold(ctx, fold, msg, tag, t_ns, tk, 0, col);
+		kmsg_emit_fold(ctx, &ks->fold, msg, tag, t_ns, tk, 0, col);
 		return;
 	}
 	r = last_event(ctx);
@@ -409,7 +467,7 @@ void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, st
 	if (!text.n || !kmsg_maybe(text.p, text.n))
 		return;
 	before = ctx->out->nr;
-	r = kmsg_emit_fold(ctx, fold, text, tag, t_ns, tk, 0, col + (uint32_t)(text.p - msg.p));
+	r = kmsg_emit_fold(ctx, &ks->fold, text, tag, t_ns, tk, 0, col + (uint32_t)(text.p - msg.p));
 	if (r && ctx->out->nr > before)
 		r->kev.count = n;		/* a new event, n times */
 	else if (r)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "formats/format.h"
+#include "formats/kmsg.h"
 #include "util/scan.h"
 
 /* "Nov 29 22:46:09[.123456]": the day space- or zero-padded ("Dec  3",
@@ -93,8 +94,25 @@ bool kl_repeat(struct slice msg, uint32_t *n, struct slice *text);
  * is an EV_BOOT record.  Boot numbers are left 0: the driver counts boots
  * (anchor.h).
  */
-struct kmsg_fold;
-void kl_emit(struct parse_ctx *ctx, struct kmsg_fold *fold, struct slice msg, struct slice tag,
+struct kl_state {
+	struct kmsg_fold fold;	/* bursts (kmsg.h) */
+	bool boot_marked;	/* a "-- Boot" marker made the boot's record: its
+				 * "Linux version" line is not a second one */
+	size_t boot_rec;	/* that record's index + 1 while it waits for the
+				 * next entry's wall time; 0: none */
+};
+void kl_emit(struct parse_ctx *ctx, struct kl_state *ks, struct slice msg, struct slice tag,
 	     int64_t t_ns, enum time_kind tk, uint32_t col);
+
+/*
+ * journalctl's lines between entries, "-- ... --": "-- Boot <id> --" and
+ * "-- Reboot --" start a new boot (an EV_BOOT record at second 0 of its
+ * printk clock, and an anchor naming only the boot id); "-- No entries --"
+ * and "-- Logs begin at ..." hold nothing.  In a mode with wall times the
+ * next entry of the chunk gives the boot record its time (kl_emit); with
+ * none it stays on the printk clock, for the driver to place or list.  A
+ * syslog file may be such an export too (the short mode has its shape).
+ */
+void kl_marker(struct parse_ctx *ctx, struct kl_state *ks, const char *line, size_t n);
 
 #endif
