@@ -292,6 +292,29 @@ static void kd_line(struct parse_ctx *ctx, const char *line, size_t n)
 		       ctx_col(line, msg));
 }
 
+/* "host kernel: " or "host ident[pid]: " right after the time: journalctl
+ * -o short-monotonic, not dmesg (whose second word may end in ':' too,
+ * "usb 3-2: ...", but is not "kernel:" and has no "[pid]"). */
+static bool kd_journal_like(const char *msg, const char *le)
+{
+	const char *sp = memchr(msg, ' ', (size_t)(le - msg)), *t, *te;
+
+	if (!sp)
+		return false;
+	t = sp + 1;
+	te = memchr(t, ' ', (size_t)(le - t));
+	if (!te)
+		te = le;
+	if (te - t == 7 && !memcmp(t, "kernel:", 7))
+		return true;
+	if (te - t < 5 || te[-1] != ':' || te[-2] != ']')
+		return false;
+	const char *q = te - 3;
+	while (q > t && kd_digit(*q))
+		q--;
+	return q > t && *q == '[' && q < te - 3;
+}
+
 /* How many of the first lines look like dmesg, and how many like a
  * journalctl short-monotonic line ("[  12.3] host kernel: ..."). */
 static int kd_sniff(const char *head, size_t n, const char *name)
@@ -314,9 +337,7 @@ static int kd_sniff(const char *head, size_t n, const char *name)
 			total++;
 			if (sh != KD_NONE && sh != KD_RELATIVE) {
 				good++;
-				/* "host ident: " right after the time: a journal, not dmesg */
-				const char *sp = memchr(msg, ' ', (size_t)(le - msg));
-				if (sp && sp + 8 <= le && !memcmp(sp + 1, "kernel: ", 8))
+				if (kd_journal_like(msg, le))
 					journal++;
 			}
 		}
