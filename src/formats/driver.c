@@ -98,6 +98,17 @@ const char *const trace_ev_name[TR__COUNT] = {
 
 /* ---- helpers for formats ------------------------------------------------ */
 
+void rec_event_defaults(struct rec *r)
+{
+	r->kev.code = -1;
+	r->kev.pci = r->kev.proc = r->kev.text = STR_NONE;
+	r->kev.boot = 0;
+	r->kev.count = 1;
+	r->kev.klass = KC_NONE;
+	r->kev.severity = KS_WARNING;
+	r->kev.flags = 0;
+}
+
 struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind)
 {
 	struct batch *b = ctx->out;
@@ -112,15 +123,8 @@ struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind)
 	r->gpu_index = -1;
 	r->uuid = r->name = STR_NONE;
 	r->line = ctx->line;
-	if (kind == REC_EVENT) {
-		r->kev.code = -1;
-		r->kev.pci = r->kev.proc = r->kev.text = STR_NONE;
-		r->kev.boot = 0;
-		r->kev.count = 1;
-		r->kev.klass = KC_NONE;
-		r->kev.severity = KS_WARNING;
-		r->kev.flags = 0;
-	}
+	if (kind == REC_EVENT)
+		rec_event_defaults(r);
 	if (kind == REC_BAD)
 		b->bad++;
 	else if (kind != REC_ANCHOR)	/* the driver's, not a record of the report */

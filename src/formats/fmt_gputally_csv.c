@@ -294,18 +294,12 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 		ctx_event(ctx, EV_XID, t_ns, TK_ABS, gpu, "NVML Xid %d event", xid);
 		if (!ctx->replay) {
 			struct rec *e = &ctx->out->recs[ctx->out->nr - 1];
-			const struct xid_info *x = xid_lookup(xid);
 			/* the UUID too: in a report over several hosts the index
 			 * alone names a GPU on each of them */
 			if (uuid.n)
 				e->uuid = ctx_str(ctx, uuid);
 			/* the code and the catalog's class, as a kernel Xid has them */
-			e->kev.code = xid;
-			if (x) {
-				e->kev.klass = x->klass;
-				e->kev.severity = x->severity;
-				e->kev.flags = x->flags;
-			}
+			kev_set_xid(e, xid);
 		}
 		return;
 	}

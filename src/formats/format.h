@@ -303,6 +303,9 @@ struct format {
  * set.  v[] is not cleared: the format sets v[m] for each bit m it sets in
  * present (the rest is never read).  NULL in replay mode (emit nothing). */
 struct rec *ctx_rec(struct parse_ctx *ctx, enum rec_kind kind);
+/* A REC_EVENT's kev fields as ctx_rec() sets them (no code, no strings,
+ * count 1, unclassified), for a source that builds records itself. */
+void rec_event_defaults(struct rec *r);
 /* Copy s into the batch's string table; returns its offset. */
 uint32_t ctx_str(struct parse_ctx *ctx, struct slice s);
 /* Skip the current line: counted and reported with col (1-based, 0 = none). */

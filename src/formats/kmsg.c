@@ -79,6 +79,18 @@ const struct xid_info *xid_lookup(int code)
 	return NULL;
 }
 
+void kev_set_xid(struct rec *r, int32_t code)
+{
+	const struct xid_info *x = xid_lookup(code);
+
+	r->kev.code = code;
+	if (x) {
+		r->kev.klass = x->klass;
+		r->kev.severity = x->severity;
+		r->kev.flags = x->flags;
+	}
+}
+
 size_t xid_catalog_count(void)
 {
 	return N_(xids);

@@ -63,6 +63,10 @@ struct xid_info {
 	const char *meaning;	/* one line, plain words */
 };
 
+/* An Xid event's code, and the catalog's class, severity and flags when it
+ * knows the code (else the record's own, as an unknown code keeps them). */
+void kev_set_xid(struct rec *r, int32_t code);
+
 /* The catalog entry for an Xid code, or NULL for an unknown code. */
 const struct xid_info *xid_lookup(int code);
 size_t xid_catalog_count(void);

@@ -1106,17 +1106,8 @@ static int emit_chunk(struct puller *pl, size_t npts)
 					r->gpu_index = pl->fl->gpus[gi].index;
 					r->uuid = g->s_uuid;
 					r->name = str_add(&pl->b, msg);
-					/* the fields ctx_rec() would set, and the catalog's verdict */
-					r->kev.code = (int32_t)x;
-					r->kev.pci = r->kev.proc = r->kev.text = STR_NONE;
-					r->kev.boot = 0;
-					r->kev.count = 1;
-					{
-						const struct xid_info *xi = xid_lookup(r->kev.code);
-						r->kev.klass = xi ? xi->klass : KC_NONE;
-						r->kev.severity = xi ? xi->severity : KS_ERROR;
-						r->kev.flags = xi ? xi->flags : 0;
-					}
+					rec_event_defaults(r);
+					kev_set_xid(r, (int32_t)x);
 					if ((rc = emit(pl, r)))
 						return rc;
 				}
