@@ -430,6 +430,20 @@ void report_fleet_markdown(FILE *out, const struct report *r)
 	}
 }
 
+/* A row's seconds in each state, and what they cost: node, pod and slice rows alike */
+static void json_states_cost(struct jsonw *w, const struct fleet_row *row)
+{
+	jsonw_key(w, "states");
+	jsonw_obj_begin(w);
+	for (int s = 0; s < ST__COUNT; s++)
+		jsonw_knum(w, state_name[s], row->state_s[s], 3);
+	jsonw_obj_end(w);
+	jsonw_knum(w, "idle_s", row->state_s[ST_IDLE], 3);
+	jsonw_knum(w, "held_idle_s", row->state_s[ST_HELD_IDLE], 3);
+	jsonw_knum(w, "cost", row->cost, 6);
+	jsonw_knum(w, "idle_cost", row->idle_cost, 6);
+}
+
 /* kind 0: a node, 1: a namespace, 2: a pod, 3: the total (a node's keys, no name) */
 static void json_row(struct jsonw *w, const struct fleet_row *row, int kind)
 {
@@ -448,15 +462,7 @@ static void json_row(struct jsonw *w, const struct fleet_row *row, int kind)
 		jsonw_knum(w, "busy_s", row->busy_s, 3);
 		jsonw_knum(w, "energy_j", row->energy_j, 3);
 	}
-	jsonw_key(w, "states");
-	jsonw_obj_begin(w);
-	for (int s = 0; s < ST__COUNT; s++)
-		jsonw_knum(w, state_name[s], row->state_s[s], 3);
-	jsonw_obj_end(w);
-	jsonw_knum(w, "idle_s", row->state_s[ST_IDLE], 3);
-	jsonw_knum(w, "held_idle_s", row->state_s[ST_HELD_IDLE], 3);
-	jsonw_knum(w, "cost", row->cost, 6);
-	jsonw_knum(w, "idle_cost", row->idle_cost, 6);
+	json_states_cost(w, row);
 	jsonw_obj_end(w);
 }
 
@@ -489,15 +495,7 @@ static void json_mig(struct jsonw *w, const struct report *r)
 			jsonw_knum(w, "covered_s", sl->covered_s, 3);
 			jsonw_knum(w, "gaps_s", sl->gaps_s, 3);
 			jsonw_knum(w, "busy_s", sl->busy_s, 3);
-			jsonw_key(w, "states");
-			jsonw_obj_begin(w);
-			for (int s = 0; s < ST__COUNT; s++)
-				jsonw_knum(w, state_name[s], sl->state_s[s], 3);
-			jsonw_obj_end(w);
-			jsonw_knum(w, "idle_s", sl->state_s[ST_IDLE], 3);
-			jsonw_knum(w, "held_idle_s", sl->state_s[ST_HELD_IDLE], 3);
-			jsonw_knum(w, "cost", sl->cost, 6);
-			jsonw_knum(w, "idle_cost", sl->idle_cost, 6);
+			json_states_cost(w, sl);
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
