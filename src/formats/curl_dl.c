@@ -3,15 +3,11 @@
 #define CURL_DL_IMPL 1
 #include "formats/curl_dl.h"
 
-#include <dlfcn.h>
-#include <string.h>
+#include "util/dlsyms.h"
 
 struct curl_dl curl_dl;
 
-static const struct {
-	const char *name;
-	void **slot;
-} syms[] = {
+static const struct dl_sym syms[] = {
 	{ "curl_global_init", (void **)&curl_dl.global_init },
 	{ "curl_easy_init", (void **)&curl_dl.easy_init },
 	{ "curl_easy_setopt", (void **)&curl_dl.easy_setopt },
@@ -34,21 +30,17 @@ static const struct {
 
 int curl_dl_load(struct gl_err *err)
 {
-	void *lib;
+	const char *why;
+	int rc;
 
 	if (curl_dl.global_init)
 		return 0;
-	lib = dlopen(CURL_DL_LIB, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
+	rc = dl_load_syms(CURL_DL_LIB, syms, sizeof(syms) / sizeof(syms[0]), &why);
+	if (rc == -1)
 		return gl_err_set(err, GL_EIO, "--prometheus needs %s (Debian package libcurl4): %s",
-				  CURL_DL_LIB, dlerror());
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		*syms[i].slot = dlsym(lib, syms[i].name);
-		if (!*syms[i].slot) {
-			memset(&curl_dl, 0, sizeof(curl_dl));
-			return gl_err_set(err, GL_EIO, "--prometheus: %s has no %s (libcurl 7.66 or later is needed)",
-					  CURL_DL_LIB, syms[i].name);
-		}
-	}
+				  CURL_DL_LIB, why);
+	if (rc)
+		return gl_err_set(err, GL_EIO, "--prometheus: %s has no %s (libcurl 7.66 or later is needed)",
+				  CURL_DL_LIB, why);
 	return 0;	/* loaded for the life of the process */
 }

@@ -3,7 +3,6 @@
 #include "record/http.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <microhttpd.h>
 
 #include "record/ralloc.h"
+#include "util/dlsyms.h"
 #include "util/timeutil.h"
 
 /*
@@ -33,10 +33,7 @@ static struct {
 	__typeof__(MHD_destroy_response) *destroy_response;
 } mhd;
 
-static const struct {
-	const char *name;
-	void **slot;
-} mhd_syms[] = {
+static const struct dl_sym mhd_syms[] = {
 	{ "MHD_start_daemon", (void **)&mhd.start_daemon },
 	{ "MHD_stop_daemon", (void **)&mhd.stop_daemon },
 	{ "MHD_get_daemon_info", (void **)&mhd.get_daemon_info },
@@ -49,23 +46,18 @@ static const struct {
 /* Called once, from http_start() on the main thread. */
 static int mhd_load(struct gl_err *err)
 {
-	void *lib;
+	const char *why;
+	int rc;
 
 	if (mhd.start_daemon)
 		return 0;
-	lib = dlopen(MHD_LIB, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
+	rc = dl_load_syms(MHD_LIB, mhd_syms, sizeof(mhd_syms) / sizeof(mhd_syms[0]), &why);
+	if (rc == -1)
 		return gl_err_set(err, GL_EIO, "--listen needs %s (Debian package libmicrohttpd12): %s",
-				  MHD_LIB, dlerror());
-	for (size_t i = 0; i < sizeof(mhd_syms) / sizeof(mhd_syms[0]); i++) {
-		*mhd_syms[i].slot = dlsym(lib, mhd_syms[i].name);
-		if (!*mhd_syms[i].slot) {
-			memset(&mhd, 0, sizeof(mhd));
-			return gl_err_set(err, GL_EIO, "--listen: %s has no %s", MHD_LIB,
-					  mhd_syms[i].name);
-		}
-	}
-	return 0;	/* the library stays loaded for the life of the process */
+				  MHD_LIB, why);
+	if (rc)
+		return gl_err_set(err, GL_EIO, "--listen: %s has no %s", MHD_LIB, why);
+	return 0;
 }
 
 /* Requests are a line and a few headers: anything bigger is refused. */
