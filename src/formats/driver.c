@@ -1261,7 +1261,10 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 			}
 		}
 		c = &s->slots[s->head_seq % s->nslots];
-		pool_wait(pl, c);
+		/* once a chunk's first record is taken it is known parsed: the
+		 * pool's lock is taken once per chunk, not once per record */
+		if (s->rec_pos == 0)
+			pool_wait(pl, c);
 		if (s->rec_pos < c->batch.nr) {
 			s->next = &c->batch.recs[s->rec_pos++];
 			s->next->line += s->lines_before;
