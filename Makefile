@@ -54,14 +54,14 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
         state-accuracy alert-tests issue15 store-tests kernel-tests
-all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs
+all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
 help:
 	@echo "make            build $(BIN)"
 	@echo "make demo       install deps, build, report on examples/h200-training"
 	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
 	@echo "make test       the quick tier only (no sanitizer build)"
-	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; the store's costs (bench/store.sh)"
+	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; a 1 GB kern.log against grep (bench/kernlog.sh); the store's costs (bench/store.sh)"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make bench-prom    time and memory of 'report --prometheus' over a backfilled week of 24 GPUs"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
@@ -115,6 +115,9 @@ $(O)/fuzz_replay: fuzz/fuzz_formats.c fuzz/replay_main.c $(O)/libgputally.a
 
 $(O)/gen-logs: bench/gen.c $(O)/libgputally.a
 	$(CC) $(ALL_CFLAGS) -o $@ bench/gen.c $(O)/libgputally.a $(LDLIBS)
+
+$(O)/gen-kernlog: bench/gen_kernlog.c
+	$(CC) $(ALL_CFLAGS) -o $@ bench/gen_kernlog.c
 
 $(O)/fake-nvml/libnvidia-ml.so.1: tests/fake-nvml/fake_nvml.c
 	@mkdir -p $(@D)
@@ -218,6 +221,7 @@ demo: $(DEPS_OK) $(BIN)
 bench: all
 	@sh scripts/install-deps.sh bench
 	@sh bench/run.sh $(O)
+	@sh bench/kernlog.sh $(O)
 	@sh bench/trace.sh $(O)
 	@sh bench/store.sh $(O)
 	@if command -v prometheus >/dev/null && command -v promtool >/dev/null; then sh bench/prom.sh $(BIN) $(O); \

@@ -659,6 +659,53 @@ static bool classify_container(struct slice m, struct kmsg *k)
 	return false;
 }
 
+/*
+ * The words kmsg_maybe() looks for anywhere in a message, found in one pass
+ * instead of one memmem() each (eight of them were half of the time of a
+ * kernel log): each word has a byte pair at offset at, chosen to be rare in
+ * log text; a line is read once, two table lookups a byte, and only where
+ * both bytes of some word's pair meet is that word compared.  The first and
+ * the second bytes of the pairs are all different, so each table entry names
+ * one word.  The result is exactly "one of the words occurs" (a unit test
+ * compares it with memmem()).
+ */
+static const struct maybe_word {
+	const char *w;
+	unsigned char len, at;
+} maybe_words_tab[] = {
+	{ "NVRM: ", 6, 1 },		/* "VR" */
+	{ "[10de:", 6, 2 },		/* "0d" */
+	{ "ac_adapter", 10, 1 },	/* "c_" */
+	{ "button/lid", 10, 5 },	/* "n/" */
+	{ "The system will", 15, 0 },	/* "Th" */
+	{ "System is ", 10, 0 },	/* "Sy" */
+	{ "key pressed", 11, 0 },	/* "ke" */
+	{ "msg=\"", 5, 2 },		/* "g=" */
+};
+static const uint8_t maybe_first[256] = {
+	['V'] = 1 << 0, ['0'] = 1 << 1, ['c'] = 1 << 2, ['n'] = 1 << 3,
+	['T'] = 1 << 4, ['S'] = 1 << 5, ['k'] = 1 << 6, ['g'] = 1 << 7,
+};
+static const uint8_t maybe_second[256] = {
+	['R'] = 1 << 0, ['d'] = 1 << 1, ['_'] = 1 << 2, ['/'] = 1 << 3,
+	['h'] = 1 << 4, ['y'] = 1 << 5, ['e'] = 1 << 6, ['='] = 1 << 7,
+};
+
+static bool maybe_words(const char *msg, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)msg;
+
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned m = maybe_first[p[i]] & maybe_second[p[i + 1]];
+		if (m) {
+			const struct maybe_word *w = &maybe_words_tab[__builtin_ctz(m)];
+			if (i >= w->at && i - w->at + w->len <= n && !memcmp(msg + i - w->at, w->w, w->len))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* ---- the entry points ----------------------------------------------------- */
 
 bool kmsg_maybe(const char *msg, size_t n)
@@ -682,10 +729,7 @@ bool kmsg_maybe(const char *msg, size_t n)
 		break;
 	}
 	/* the rest: a vendor id, an NVRM line after another prefix, the user-space words */
-	return memmem(msg, n, "NVRM: ", 6) || memmem(msg, n, "[10de:", 6) ||
-	       memmem(msg, n, "ac_adapter", 10) || memmem(msg, n, "button/lid", 10) ||
-	       memmem(msg, n, "The system will", 15) || memmem(msg, n, "System is ", 10) ||
-	       memmem(msg, n, "key pressed", 11) || memmem(msg, n, "msg=\"", 5);
+	return maybe_words(msg, n);
 }
 
 bool kmsg_classify(struct slice msg, struct slice tag, struct kmsg *k)

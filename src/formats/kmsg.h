@@ -76,9 +76,10 @@ const struct xid_info *xid_catalog_at(size_t i);
 const char *xid_recovery_label(unsigned c);
 
 /*
- * Could msg be an event at all?  A few memchr/memmem probes for the words
- * every classified message contains ("NVRM", "nvidia", "Xid", "PM: ", the
- * logind, acpid and container words).  false: kmsg_classify would say no.
+ * Could msg be an event at all?  A switch on the first byte, then one pass
+ * over msg for the words every other classified message contains ("NVRM: ",
+ * "[10de:", the logind, acpid and container words).  false: kmsg_classify
+ * would say no.
  */
 bool kmsg_maybe(const char *msg, size_t n);
 

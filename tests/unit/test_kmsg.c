@@ -447,6 +447,67 @@ static void test_plans(void **s)
 	anc_collect_free(c);
 }
 
+/*
+ * kmsg_maybe() finds its words in one pass (kmsg.c): on random text with
+ * each word, a cut prefix and a cut suffix of it planted at every offset,
+ * it must agree with the plain definition, any word by memmem().
+ */
+static bool maybe_ref(const char *m, size_t n)
+{
+	static const char *const words[] = { "NVRM: ", "[10de:", "ac_adapter", "button/lid",
+					     "The system will", "System is ", "key pressed", "msg=\"" };
+
+	if (n < 3)
+		return false;
+	switch (m[0]) {
+	case 'N': return n >= 4 && !memcmp(m, "NVRM", 4);
+	case 'n': return n >= 6 && !memcmp(m, "nvidia", 6);
+	case 'P': return (n >= 4 && !memcmp(m, "PM: ", 4)) || (n >= 5 && !memcmp(m, "Power", 5));
+	case 'A': return n >= 8 && !memcmp(m, "ACPI: AC", 8);
+	case 'L': return n >= 4 && !memcmp(m, "Lid ", 4);
+	default: break;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(m, n, words[i], strlen(words[i])))
+			return true;
+	return false;
+}
+
+static void test_maybe_words(void **s)
+{
+	static const char *const words[] = { "NVRM: ", "[10de:", "ac_adapter", "button/lid",
+					     "The system will", "System is ", "key pressed", "msg=\"" };
+	/* the bytes of the words' pairs, so near misses are frequent */
+	static const char alphabet[] = "VR0dc_n/ThSykeg= NVRM:[10de:acdptrbuolisywmkx\"";
+	uint64_t x = 12345;
+	char buf[64];
+	unsigned agree = 0, hits = 0;
+
+	(void)s;
+	for (int round = 0; round < 400; round++) {
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+			size_t wl = strlen(words[w]);
+			for (size_t n = 0; n <= 40; n += 1 + round % 3) {
+				for (size_t off = 0; off + 1 <= n + wl; off++) {
+					for (size_t i = 0; i < n; i++) {
+						x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+						buf[i] = alphabet[x % (sizeof(alphabet) - 1)];
+					}
+					/* the word at off, cut by the end of the message when it runs over */
+					for (size_t i = 0; i < wl && off + i < n; i++)
+						buf[off + i] = words[w][i];
+					bool got = kmsg_maybe(buf, n), want = maybe_ref(buf, n);
+					if (got != want)
+						fail_msg("kmsg_maybe('%.*s') = %d, want %d", (int)n, buf, got, want);
+					agree++;
+					hits += want;
+				}
+			}
+		}
+	}
+	assert_true(hits > 1000 && agree - hits > 1000);	/* both answers were tried */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_docs),
 		cmocka_unit_test(test_boots),
 		cmocka_unit_test(test_plans),
+		cmocka_unit_test(test_maybe_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
