@@ -8,6 +8,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define N_(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -691,18 +694,72 @@ static const uint8_t maybe_second[256] = {
 	['h'] = 1 << 4, ['y'] = 1 << 5, ['e'] = 1 << 6, ['='] = 1 << 7,
 };
 
-static bool maybe_words(const char *msg, size_t n)
+/* Does the pair at msg[i], msg[i + 1] start the word it names? */
+static bool maybe_at(const char *msg, size_t n, size_t i)
 {
 	const unsigned char *p = (const unsigned char *)msg;
+	unsigned m = maybe_first[p[i]] & maybe_second[p[i + 1]];
+	const struct maybe_word *w;
 
-	for (size_t i = 0; i + 1 < n; i++) {
-		unsigned m = maybe_first[p[i]] & maybe_second[p[i + 1]];
-		if (m) {
-			const struct maybe_word *w = &maybe_words_tab[__builtin_ctz(m)];
-			if (i >= w->at && i - w->at + w->len <= n && !memcmp(msg + i - w->at, w->w, w->len))
-				return true;
+	if (!m)
+		return false;
+	w = &maybe_words_tab[__builtin_ctz(m)];
+	return i >= w->at && i - w->at + w->len <= n && !memcmp(msg + i - w->at, w->w, w->len);
+}
+
+#ifdef __SSE2__
+/* each word's pair bytes, sixteen times over: the compares' second operands */
+#define REP16(c) { c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c }
+static const uint8_t maybe_vf[8][16] __attribute__((aligned(16))) = {
+	REP16('V'), REP16('0'), REP16('c'), REP16('n'), REP16('T'), REP16('S'), REP16('k'), REP16('g'),
+};
+static const uint8_t maybe_vs[8][16] __attribute__((aligned(16))) = {
+	REP16('R'), REP16('d'), REP16('_'), REP16('/'), REP16('h'), REP16('y'), REP16('e'), REP16('='),
+};
+#undef REP16
+
+/* Bit j set: the pair at msg[at + j] is some word's pair (the tables' test). */
+static unsigned maybe_block(const char *msg)
+{
+	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)msg);
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(msg + 1));
+	__m128i hit = _mm_setzero_si128();
+
+	for (int k = 0; k < 8; k++)
+		hit = _mm_or_si128(hit, _mm_and_si128(
+			_mm_cmpeq_epi8(a, _mm_load_si128((const __m128i *)(const void *)maybe_vf[k])),
+			_mm_cmpeq_epi8(b, _mm_load_si128((const __m128i *)(const void *)maybe_vs[k]))));
+	return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
+static bool maybe_words(const char *msg, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/*
+	 * Sixteen positions at a time (SSE2 is part of x86-64), the last block
+	 * overlapping the one before it with the positions already read masked
+	 * off: the candidates, and so the answer, are the scalar loop's.
+	 */
+	if (n >= 17) {
+		for (; i + 17 <= n; i += 16)
+			for (unsigned m = maybe_block(msg + i); m; m &= m - 1)
+				if (maybe_at(msg, n, i + (size_t)__builtin_ctz(m)))
+					return true;
+		if (i + 1 < n) {
+			size_t j = n - 17;	/* positions j .. n - 2; those below i are done */
+			for (unsigned m = maybe_block(msg + j) & (0xFFFFu << (i - j)); m; m &= m - 1)
+				if (maybe_at(msg, n, j + (size_t)__builtin_ctz(m)))
+					return true;
 		}
+		return false;
 	}
+#endif
+	for (; i + 1 < n; i++)
+		if (maybe_at(msg, n, i))
+			return true;
 	return false;
 }
 
