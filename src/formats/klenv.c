@@ -113,7 +113,8 @@ static bool bsd_at(const struct kl_bsd *t, int y, int64_t *t_ns)
 {
 	int64_t t_s;
 
-	if (!civil_valid(y, t->mon, t->day) || time_local_to_utc(y, t->mon, t->day, t->h, t->mi, t->s, &t_s))
+	/* time_local_to_utc() checks the date */
+	if (time_local_to_utc(y, t->mon, t->day, t->h, t->mi, t->s, &t_s))
 		return false;
 	*t_ns = t_s * NS_PER_S + t->frac_ns;
 	return true;
@@ -255,7 +256,7 @@ bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 {
 	const char *p = *pp;
 	uint64_t sec = 0;
-	int64_t frac = 0, scale = NS_PER_S / 10;
+	int64_t frac = 0;
 	int nd = 0;
 
 	if (p >= end || *p++ != '[')
@@ -269,10 +270,13 @@ bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 	}
 	if (!nd || p >= end || *p++ != '.')
 		return false;
-	for (nd = 0; p < end && digit(*p); p++, nd++, scale /= 10)
-		frac += (*p - '0') * scale;
+	for (nd = 0; p < end && digit(*p); p++, nd++)
+		if (nd < 9)
+			frac = frac * 10 + (*p - '0');
 	if (!nd || nd > 9 || p >= end || *p++ != ']')
 		return false;
+	for (int k = nd; k < 9; k++)
+		frac *= 10;
 	if (p < end && *p == ' ')
 		p++;
 	*ns = (int64_t)sec * NS_PER_S + frac;

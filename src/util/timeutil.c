@@ -46,16 +46,29 @@ int civil_valid(int y, int m, int d)
 /* One cache entry per thread: the local hour last converted and its offset. */
 static _Thread_local int64_t cache_hour_key = INT64_MIN;
 static _Thread_local int64_t cache_offset_s;
+static _Thread_local int cache_y = -1, cache_mo, cache_d;
+static _Thread_local int64_t cache_days;
 
 int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s)
 {
 	int64_t days, key, local_s;
 
-	/* 1900..2200 keeps every t_ns product far from int64 overflow */
-	if (y < 1900 || y > 2200 || !civil_valid(y, mo, d) || h < 0 || h > 23 || mi < 0 ||
-	    mi > 59 || s < 0 || s > 60)
+	/* 1900..2200 keeps every t_ns product far from int64 overflow; the
+	 * date of the previous call (a log's lines mostly share one) is known
+	 * valid and its day number known */
+	if (h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60)
 		return GL_ERANGE;
-	days = days_from_civil(y, mo, d);
+	if (y == cache_y && mo == cache_mo && d == cache_d) {
+		days = cache_days;
+	} else {
+		if (y < 1900 || y > 2200 || !civil_valid(y, mo, d))
+			return GL_ERANGE;
+		days = days_from_civil(y, mo, d);
+		cache_y = y;
+		cache_mo = mo;
+		cache_d = d;
+		cache_days = days;
+	}
 	local_s = days * 86400 + h * 3600 + mi * 60 + s;
 	key = days * 24 + h;
 	if (key != cache_hour_key) {
