@@ -201,8 +201,9 @@ bool kl_split_tag(const char *p, const char *end, struct slice *host, struct sli
 	if (p >= end)
 		return false;
 	w1 = p;
-	while (p < end && *p != ' ')
-		p++;
+	p = memchr(p, ' ', (size_t)(end - p));
+	if (!p)
+		p = end;
 	w1e = p;
 	if (w1e[-1] == ':') {
 		/* "tag: message" without a host */
@@ -213,8 +214,8 @@ bool kl_split_tag(const char *p, const char *end, struct slice *host, struct sli
 		while (p < end && *p == ' ')
 			p++;
 		w2 = p;
-		while (p < end && *p != ' ')
-			p++;
+		if (!(p = memchr(p, ' ', (size_t)(end - p))))
+			p = end;
 		w2e = p;
 		if (w2e > w2 && w2e[-1] == ':') {
 			*tag = (struct slice){ w2, (size_t)(w2e - 1 - w2) };
