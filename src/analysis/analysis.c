@@ -663,6 +663,25 @@ static struct an_event *burst_of(struct analysis *an, int gi, const struct tl_ev
 	return NULL;
 }
 
+/* The same event read from another input?  Only placed events: an
+ * unplaced one has no time to compare. */
+static struct an_event *copy_of(struct analysis *an, int gi, const struct tl_event *e)
+{
+	if (e->unplaced)
+		return NULL;
+	for (size_t i = an->nevs; i-- > 0 && i + 64 >= an->nevs;) {
+		struct an_event *o = &an->evs[i];
+		int64_t d = e->t_ns - o->t_ns;
+		if (o->unplaced || d > EVENT_COPY_NS || d < -EVENT_COPY_NS)
+			continue;
+		if (o->ev == e->ev && o->code == e->code && o->gpu == gi &&
+		    !strcmp(o->pci, e->pci ? e->pci : "") && o->src && e->src && strcmp(o->src, e->src) &&
+		    !strncmp(o->msg, e->msg ? e->msg : "", sizeof(o->msg) - 1))
+			return o;
+	}
+	return NULL;
+}
+
 /* Keep a copy for the report's list (bounded). */
 static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
 {
@@ -795,6 +814,28 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 	prev = te->ev >= EV_XID ? burst_of(an, gi, te) : NULL;
 	if (prev) {
 		prev->count += te->count;
+		return;
+	}
+	/* the same event from another input: named, not counted again */
+	prev = te->ev >= EV_XID ? copy_of(an, gi, te) : NULL;
+	if (prev) {
+		if (!prev->copies++) {
+			prev->copy_src = te->src;
+			prev->copy_line = te->line;
+		}
+		/* a copy cut to whole seconds (dmesg -T) first: the finer time
+		 * and its source are the ones listed (what was fed stays) */
+		if (prev->copies == 1 && prev->t_ns % NS_PER_S == 0 && te->t_ns % NS_PER_S != 0 && te->t_ns > prev->t_ns &&
+		    te->t_ns - prev->t_ns < NS_PER_S) {
+			const char *src = prev->src;
+			uint64_t line = prev->line;
+			prev->t_ns = te->t_ns;
+			prev->src = te->src;
+			prev->line = te->line;
+			prev->copy_src = src;
+			prev->copy_line = line;
+		}
+		an->event_copies++;
 		return;
 	}
 	if (te->ev >= 0 && te->ev < EV__COUNT)

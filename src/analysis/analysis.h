@@ -90,6 +90,10 @@ double ser_mean(const struct ser_bucket *b, int m);
  * EVENT_MERGE_NS) is one entry with a count.
  */
 #define EVENT_MERGE_NS 10000000LL	/* 10 ms */
+/* The same kind, code, GPU, PCI address and message from another input
+ * within this of a kept event is that event again (a dmesg -T copy is cut
+ * to whole seconds): folded into it, not counted (docs/kernel-events.md). */
+#define EVENT_COPY_NS 2000000000LL	/* 2 s */
 struct an_event {
 	int64_t t_ns;
 	bool unplaced;		/* no anchor gave it a time: listed, no time, no effect */
@@ -102,6 +106,11 @@ struct an_event {
 	const char *mapped_by;	/* static: how the GPU was found, NULL for none */
 	char pci[16], proc[32], text[64];
 	char msg[200];
+	/* the same event read from other inputs (two copies of one log, the
+	 * kern.log and the journal): counted once, the first copy named */
+	uint32_t copies;
+	const char *copy_src;
+	uint64_t copy_line;
 };
 
 /* The time a fatal event put a GPU down: to its next healthy sample, or to
@@ -268,6 +277,7 @@ struct analysis {
 	uint64_t evs_dropped;
 	uint64_t ev_count[EV__COUNT];	/* every event by kind (bursts once) */
 	uint64_t unplaced_events;
+	uint64_t event_copies;	/* events folded into the same one from another input */
 	uint64_t host_xid_class[KC__COUNT];	/* Xids on no known GPU */
 	struct outage *outages;
 	size_t noutages, outages_alloc;

@@ -3,6 +3,7 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -237,6 +238,12 @@ static void events(struct jsonw *w, const struct report *r)
 		source(w, e->src, e->line);
 		if (e->count > 1)
 			jsonw_kint(w, "count", e->count);
+		if (e->copies) {
+			char at[512];
+			snprintf(at, sizeof(at), "%s:%" PRIu64, e->copy_src, e->copy_line);
+			jsonw_kstr(w, "also_in", at);
+			jsonw_kint(w, "copies", e->copies);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -245,6 +252,7 @@ static void events(struct jsonw *w, const struct report *r)
 	jsonw_kint(w, "events_total", (int64_t)total);
 	jsonw_kint(w, "events_dropped", (int64_t)an->evs_dropped);
 	jsonw_kint(w, "events_unplaced", (int64_t)an->unplaced_events);
+	jsonw_kint(w, "events_copies", (int64_t)an->event_copies);
 	jsonw_key(w, "host_events");
 	jsonw_obj_begin(w);
 	xid_classes(w, an->host_xid_class, -1);

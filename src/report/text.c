@@ -547,7 +547,8 @@ static void events(FILE *out, const struct report *r)
 		bool header = false;
 		for (size_t i = 0; i < an->nevs; i++) {
 			const struct an_event *e = &an->evs[i], *last = e;
-			size_t n = 0, lines = 0;
+			size_t n = 0, lines = 0, copies = 0;
+			const struct an_event *copied = NULL;
 			char l[128], a[40], b[40], name[48], cls[40] = "";
 			bool first = true;
 			if (e->gpu != gpu)
@@ -565,6 +566,9 @@ static void events(FILE *out, const struct report *r)
 					n++;
 					lines += o->count;
 					last = o;
+					copies += o->copies;
+					if (o->copies && !copied)
+						copied = o;
 				}
 			}
 			ngroups++;
@@ -590,6 +594,10 @@ static void events(FILE *out, const struct report *r)
 			fprintf(out, "    %-22s first: %s:%" PRIu64 "%s%s%s\n", "", e->src ? e->src : "?", e->line,
 				e->pci[0] ? "  pci " : "", e->pci, e->flags & KF_DOWN ? "  (fatal: GPU down)" :
 				e->flags & KF_CONSEQUENCE ? "  (a consequence, not a cause)" : "");
+			if (copied)
+				fprintf(out, "    %-22s also in: %s:%" PRIu64 " (%zu %s of these in other inputs, "
+					"counted once)\n", "", copied->copy_src, copied->copy_line, copies,
+					copies == 1 ? "copy" : "copies");
 			shown++;
 		}
 	}

@@ -24,6 +24,8 @@
 
 static const char src_smi[] = "smi.csv";
 static const char src_kern[] = "kern.log";
+static const char src_journal[] = "journal.txt";
+static const char *ksrc = src_kern;	/* the input kevent() reads from */
 
 /* The strings of one record: a batch is only read during the call, so
  * each record starts it afresh. */
@@ -111,7 +113,7 @@ static void kevent(struct analysis *an, double t_s, int ev, int code, const char
 	r.kev.klass = (uint8_t)klass;
 	r.kev.severity = (uint8_t)sev;
 	r.kev.flags = (uint8_t)flags;
-	analysis_add(an, &r, &sb, src_kern);
+	analysis_add(an, &r, &sb, ksrc);
 }
 
 static const struct finding *finding(const struct analysis *an, const char *kind)
@@ -569,6 +571,75 @@ static void test_cause_window(void **state)
 	release(an);
 }
 
+/*
+ * The same event read from two inputs (kern.log and the journal) is one
+ * event (EVENT_COPY_NS, 2 s), counted once:
+ *   kern 3.0 Xid 63 + journal 4.5 Xid 63 (1.5 s later)  -> one, copies 1
+ *   journal 3.5 Xid 64 (another code)                    -> its own
+ *   kern 10.0 and kern 11.5 Xid 63 (one input)           -> two
+ *   journal 15.0 Xid 63 (3.5 s after 11.5)               -> its own
+ *   kern 18 Xid 13 (whole seconds) + journal 18.25       -> one, listed at
+ *       18.25 from the journal, the kern.log line as the copy
+ * Six events, two copies; GPU 1's HW-class Xids: 63, 64, 63, 63, 63 = 5
+ * (6 if the copy were counted), so hw_errors_repeated says 5.
+ */
+static void test_copies(void **state)
+{
+	struct analysis *an = start();
+	unsigned col = 0;
+	const char *why = NULL;
+	const struct finding *f;
+
+	(void)state;
+	assert_int_equal(timeline_gpu_map_line(&an->tl, "0000:86:00.0 1", &col, &why), 1);
+	for (int i = 0; i < 21; i++) {
+		sample(an, i, 0, 90, 300, NAN);
+		sample(an, i, 1, 90, 300, NAN);
+	}
+	ksrc = src_kern;
+	kevent(an, 3.0, EV_XID, 63, "0000:86:00.0", KC_HW, KS_WARNING, 0, NULL, 100);
+	ksrc = src_journal;
+	kevent(an, 3.5, EV_XID, 64, "0000:86:00.0", KC_HW, KS_ERROR, 0, NULL, 7);
+	kevent(an, 4.5, EV_XID, 63, "0000:86:00.0", KC_HW, KS_WARNING, 0, NULL, 8);
+	ksrc = src_kern;
+	kevent(an, 10.0, EV_XID, 63, "0000:86:00.0", KC_HW, KS_WARNING, 0, NULL, 200);
+	kevent(an, 11.5, EV_XID, 63, "0000:86:00.0", KC_HW, KS_WARNING, 0, NULL, 201);
+	ksrc = src_journal;
+	kevent(an, 15.0, EV_XID, 63, "0000:86:00.0", KC_HW, KS_WARNING, 0, NULL, 9);
+	ksrc = src_kern;
+	kevent(an, 18.0, EV_XID, 13, "0000:86:00.0", KC_APP, KS_ERROR, 0, NULL, 300);
+	ksrc = src_journal;
+	kevent(an, 18.25, EV_XID, 13, "0000:86:00.0", KC_APP, KS_ERROR, 0, NULL, 10);
+	ksrc = src_kern;
+	analysis_finish(an);
+
+	assert_int_equal(an->nevs, 6);
+	assert_int_equal(an->event_copies, 2);
+	assert_int_equal(an->ev_count[EV_XID], 6);
+	assert_int_equal(an->evs[0].code, 63);
+	assert_int_equal(an->evs[0].copies, 1);
+	assert_string_equal(an->evs[0].src, src_kern);
+	assert_int_equal(an->evs[0].line, 100);
+	assert_string_equal(an->evs[0].copy_src, src_journal);
+	assert_int_equal(an->evs[0].copy_line, 8);
+	assert_int_equal(an->evs[1].code, 64);
+	assert_int_equal(an->evs[1].copies, 0);
+	assert_true(an->evs[2].t_ns == AT(10) && an->evs[3].t_ns == AT(11.5) && an->evs[4].t_ns == AT(15));
+	assert_int_equal(an->evs[2].copies + an->evs[3].copies + an->evs[4].copies, 0);
+	assert_int_equal(an->evs[5].code, 13);
+	assert_true(an->evs[5].t_ns == AT(18.25));
+	assert_string_equal(an->evs[5].src, src_journal);
+	assert_string_equal(an->evs[5].copy_src, src_kern);
+	assert_int_equal(an->evs[5].copy_line, 300);
+	assert_int_equal(an->gpus[1].xid_class[KC_HW], 5);
+	assert_int_equal(an->gpus[1].xid_class[KC_APP], 1);
+	assert_int_equal(an->gpus[1].xids, 6);
+	f = finding(an, "hw_errors_repeated");
+	assert_non_null(f);
+	assert_near(f->value, 5, 0);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_no_process_in_outage),
 		cmocka_unit_test(test_event_cap),
 		cmocka_unit_test(test_cause_window),
+		cmocka_unit_test(test_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
