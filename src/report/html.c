@@ -1637,8 +1637,14 @@ static void events(struct hw *h)
 			esc(h, e->msg);
 			fprintf(h->out, "<br><span class=\"mut\">");
 			esc(h, e->src ? e->src : "?");
-			fprintf(h->out, ":%llu%s</span></td></tr>\n", (unsigned long long)e->line,
+			fprintf(h->out, ":%llu%s", (unsigned long long)e->line,
 				e->count > 1 ? " (a burst: --json has its count)" : "");
+			if (e->copies) {
+				fprintf(h->out, "; also in ");
+				esc(h, e->copy_src ? e->copy_src : "?");
+				fprintf(h->out, ":%llu (counted once)", (unsigned long long)e->copy_line);
+			}
+			fprintf(h->out, "</span></td></tr>\n");
 		}
 		fprintf(h->out, "</tbody></table>\n");
 		if (an->nevs > n || an->evs_dropped)

@@ -269,7 +269,13 @@ static void events(FILE *out, const struct report *r)
 		md(out, e->msg);
 		fprintf(out, " | ");
 		md(out, e->src ? e->src : "?");
-		fprintf(out, ":%" PRIu64 " |\n", e->line);
+		fprintf(out, ":%" PRIu64, e->line);
+		if (e->copies) {
+			fprintf(out, "; also in ");
+			md(out, e->copy_src ? e->copy_src : "?");
+			fprintf(out, ":%" PRIu64 " (counted once)", e->copy_line);
+		}
+		fprintf(out, " |\n");
 	}
 	if (an->nevs > shown || an->evs_dropped)
 		fprintf(out, "\n%zu more in --json.\n", an->nevs - shown + (size_t)an->evs_dropped);
