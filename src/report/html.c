@@ -1048,6 +1048,17 @@ static void waterfall(struct hw *h)
 				svg_map(&ys, c), bw * 0.7, fmax(0.5, svg_map(&ys, a) - svg_map(&ys, c)), steps[k - 1]);
 		money_text(lab, sizeof(lab), r, k == 0 || k == ns + 1 ? c : c - a);
 		fprintf(h->out, "<title>%s: %s%s</title></rect>", name, k && k <= ns ? "-" : "", lab);
+		/* the down step's part that fatal events caused: a dashed box from
+		 * its foot, as high as the outage's cost */
+		if (k && k <= ns && steps[k - 1] == ST_DOWN && r->outage_cost > 0) {
+			double oc = fmin(r->outage_cost, c - a);
+			char ol[64];
+			money_text(ol, sizeof(ol), r, oc);
+			fprintf(h->out, "<rect class=\"outage\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				"style=\"fill:none;stroke:currentColor;stroke-width:1.5;stroke-dasharray:4 2\">"
+				"<title>of which outage after fatal events: -%s</title></rect>", x + bw * 0.05,
+				svg_map(&ys, a + oc), bw * 0.6, fmax(0.5, svg_map(&ys, a) - svg_map(&ys, a + oc)), ol);
+		}
 		text_at(h, x + bw * 0.35, svg_map(&ys, c) - 4, "middle", NULL, lab);
 		text_at(h, x + bw * 0.35, bot + 16, "middle", NULL, name);
 		if (k <= ns)
@@ -1060,6 +1071,13 @@ static void waterfall(struct hw *h)
 	text_at(h, ML + 216, height - 12, NULL, NULL, "useful cost (busy states)");
 	text_at(h, ML + 400, height - 12, NULL, "mut", "steps: the cost of time in a state that bought no work, by state colour");
 	chart_end(h, desc);
+	if (r->outage_cost > 0 && r->state_cost[ST_DOWN] > 0) {
+		fprintf(h->out, "<p class=\"mut\">Dashed box in the down step: of which the outage after fatal events, ");
+		vmoney(h, r->outage_cost, "cost.outage.cost");
+		fprintf(h->out, " (");
+		vnum(h, r->outage_s / 3600, 6, 1, 3, "cost.outage.gpu_hours");
+		fprintf(h->out, " GPU-hours; the events are listed under Events and outages).</p>\n");
+	}
 }
 
 static void breakeven(struct hw *h)

@@ -124,6 +124,17 @@ $check "$out/fleet.html" "$out/fleet.json" --text-url "$fu/ok" || fail=1
 grep -q '<section id="fleet">' "$out/fleet.html" && grep -q 'data-key="fleet.total.idle_cost"' "$out/fleet.html" &&
 	grep -q '<code>fakehost</code>' "$out/fleet.html" || bad "fleet: no fleet section with its node and total"
 
+# ---- an outage after a fatal Xid: the waterfall's down step shows its part ----
+# (the input and prices of golden 5031: the outage is 19.5 s at 3.6 an hour, 0.0195)
+g=$root/tests/golden/5031-report-outage-json
+"$bin" report --html "$out/outage.html" --json --set other_fixed_per_year=31536 --set hours_on_per_day=24 \
+	--set electricity_price=0 --set hardware_price=0 --set maintenance_hours_per_year=0 --set cooling_w=0 \
+	"$g/node7.csv" >"$out/outage.json" 2>"$out/outage.err" || bad "outage report failed"
+$check "$out/outage.html" "$out/outage.json" || fail=1
+[ "$(grep -c '<rect class="outage"' "$out/outage.html")" = 1 ] || bad "outage: no dashed outage box in the waterfall"
+grep -q 'title>of which outage after fatal events: -0.0195 ' "$out/outage.html" || bad "outage: the box's title is not the outage's cost, 0.0195"
+grep -q 'data-key="cost.outage.cost" data-value="0.0195"' "$out/outage.html" || bad "outage: the waterfall's caption lacks cost.outage.cost"
+
 # ---- a real browser ----
 browser=$(command -v chromium || command -v chromium-browser)
 if [ -z "$browser" ]; then
