@@ -649,17 +649,21 @@ static void copy_field(char *dst, size_t cap, const char *s)
 	snprintf(dst, cap, "%s", s ? s : "");
 }
 
+/* The same kind, code, GPU and PCI address as a kept event, within win of it? */
+static bool same_event(const struct an_event *o, int gi, const struct tl_event *e, int64_t win)
+{
+	int64_t d = e->t_ns - o->t_ns;
+
+	return o->ev == e->ev && o->code == e->code && o->gpu == gi && o->unplaced == e->unplaced &&
+	       !strcmp(o->pci, e->pci ? e->pci : "") && d <= win && d >= -win;
+}
+
 /* A continuation of a recent entry (a burst cut by a chunk boundary)? */
 static struct an_event *burst_of(struct analysis *an, int gi, const struct tl_event *e)
 {
-	for (size_t i = an->nevs; i-- > 0 && i + 8 >= an->nevs;) {
-		struct an_event *o = &an->evs[i];
-		int64_t d = e->t_ns - o->t_ns;
-		if (o->ev == e->ev && o->code == e->code && o->gpu == gi &&
-		    o->unplaced == e->unplaced && !strcmp(o->pci, e->pci ? e->pci : "") &&
-		    d <= EVENT_MERGE_NS && d >= -EVENT_MERGE_NS)
-			return o;
-	}
+	for (size_t i = an->nevs; i-- > 0 && i + 8 >= an->nevs;)
+		if (same_event(&an->evs[i], gi, e, EVENT_MERGE_NS))
+			return &an->evs[i];
 	return NULL;
 }
 
@@ -671,11 +675,7 @@ static struct an_event *copy_of(struct analysis *an, int gi, const struct tl_eve
 		return NULL;
 	for (size_t i = an->nevs; i-- > 0 && i + 64 >= an->nevs;) {
 		struct an_event *o = &an->evs[i];
-		int64_t d = e->t_ns - o->t_ns;
-		if (o->unplaced || d > EVENT_COPY_NS || d < -EVENT_COPY_NS)
-			continue;
-		if (o->ev == e->ev && o->code == e->code && o->gpu == gi &&
-		    !strcmp(o->pci, e->pci ? e->pci : "") && o->src && e->src && strcmp(o->src, e->src) &&
+		if (same_event(o, gi, e, EVENT_COPY_NS) && o->src && e->src && strcmp(o->src, e->src) &&
 		    !strncmp(o->msg, e->msg ? e->msg : "", sizeof(o->msg) - 1))
 			return o;
 	}
