@@ -672,26 +672,34 @@ static bool classify_container(struct slice m, struct kmsg *k)
  * one word.  The result is exactly "one of the words occurs" (a unit test
  * compares it with memmem()).
  */
+/* Each word once: its bit, the word, the offset of its pair, and the pair's
+ * two bytes (word[at], word[at + 1]); the tables below are made from it. */
+#define MAYBE_WORDS(X) \
+	X(0, "NVRM: ", 1, 'V', 'R') \
+	X(1, "[10de:", 2, '0', 'd') \
+	X(2, "ac_adapter", 1, 'c', '_') \
+	X(3, "button/lid", 5, 'n', '/') \
+	X(4, "The system will", 0, 'T', 'h') \
+	X(5, "System is ", 0, 'S', 'y') \
+	X(6, "key pressed", 0, 'k', 'e') \
+	X(7, "msg=\"", 2, 'g', '=')
 static const struct maybe_word {
 	const char *w;
 	unsigned char len, at;
 } maybe_words_tab[] = {
-	{ "NVRM: ", 6, 1 },		/* "VR" */
-	{ "[10de:", 6, 2 },		/* "0d" */
-	{ "ac_adapter", 10, 1 },	/* "c_" */
-	{ "button/lid", 10, 5 },	/* "n/" */
-	{ "The system will", 15, 0 },	/* "Th" */
-	{ "System is ", 10, 0 },	/* "Sy" */
-	{ "key pressed", 11, 0 },	/* "ke" */
-	{ "msg=\"", 5, 2 },		/* "g=" */
+#define WORD(k, w, at, a, b) { w, sizeof(w) - 1, at },
+	MAYBE_WORDS(WORD)
+#undef WORD
 };
 static const uint8_t maybe_first[256] = {
-	['V'] = 1 << 0, ['0'] = 1 << 1, ['c'] = 1 << 2, ['n'] = 1 << 3,
-	['T'] = 1 << 4, ['S'] = 1 << 5, ['k'] = 1 << 6, ['g'] = 1 << 7,
+#define FIRST(k, w, at, a, b) [a] = 1 << k,
+	MAYBE_WORDS(FIRST)
+#undef FIRST
 };
 static const uint8_t maybe_second[256] = {
-	['R'] = 1 << 0, ['d'] = 1 << 1, ['_'] = 1 << 2, ['/'] = 1 << 3,
-	['h'] = 1 << 4, ['y'] = 1 << 5, ['e'] = 1 << 6, ['='] = 1 << 7,
+#define SECOND(k, w, at, a, b) [b] = 1 << k,
+	MAYBE_WORDS(SECOND)
+#undef SECOND
 };
 
 /* Does the pair at msg[i], msg[i + 1] start the word it names? */
@@ -710,12 +718,12 @@ static bool maybe_at(const char *msg, size_t n, size_t i)
 #ifdef __SSE2__
 /* each word's pair bytes, sixteen times over: the compares' second operands */
 #define REP16(c) { c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c }
-static const uint8_t maybe_vf[8][16] __attribute__((aligned(16))) = {
-	REP16('V'), REP16('0'), REP16('c'), REP16('n'), REP16('T'), REP16('S'), REP16('k'), REP16('g'),
-};
-static const uint8_t maybe_vs[8][16] __attribute__((aligned(16))) = {
-	REP16('R'), REP16('d'), REP16('_'), REP16('/'), REP16('h'), REP16('y'), REP16('e'), REP16('='),
-};
+#define VF(k, w, at, a, b) REP16(a),
+#define VS(k, w, at, a, b) REP16(b),
+static const uint8_t maybe_vf[8][16] __attribute__((aligned(16))) = { MAYBE_WORDS(VF) };
+static const uint8_t maybe_vs[8][16] __attribute__((aligned(16))) = { MAYBE_WORDS(VS) };
+#undef VF
+#undef VS
 #undef REP16
 
 /* Bit j set: the pair at msg[at + j] is some word's pair (the tables' test). */
