@@ -20,6 +20,7 @@ RATIO_LIMIT=2.0
 F=$D/kern-1G.log
 
 say() { printf '%s\n' "bench-kernlog: $*"; }
+. bench/lib.sh
 
 for f in "$GT" "$GEN"; do
 	[ -x "$f" ] || { say "$f is missing; run 'make' first"; exit 1; }
@@ -30,23 +31,15 @@ ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$TIMEIT" bench/timeit.c
 
 # Generated once; the stamp holds the arguments, the generator's checksum and the size.
 want="--bytes $BYTES --seed 1 $(cksum <bench/gen_kernlog.c)"
-size=$( [ -f "$F" ] && wc -c <"$F" | tr -d ' ' || echo 0)
-if [ -f "$F.stamp" ] && [ -f "$F.counts" ] && [ "$(cat "$F.stamp")" = "$want $size" ]; then
-	say "reusing $F ($size bytes)"
+if stamp_current "$F" "$want" && [ -f "$F.counts" ]; then
+	say "reusing $F"
 else
 	say "generating $F (about $BYTES bytes of kern.log)"
 	rm -f "$F.stamp"
 	"$GEN" --bytes "$BYTES" --seed 1 -o "$F" 2>"$F.counts"
-	size=$(wc -c <"$F" | tr -d ' ')
-	printf '%s %s\n' "$want" "$size" >"$F.stamp"
+	stamp_write "$F" "$want"
 fi
-
-median() {
-	sort -n -k"$2,$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
-}
-max_col() {
-	awk -v c="$2" 'NR == 1 || $c > m { m = $c } END { print m }' "$1"
-}
+size=$(wc -c <"$F" | tr -d ' ')
 
 rm -f "$D"/kl.*.res
 say "load: $(uptime)"

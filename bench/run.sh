@@ -19,6 +19,7 @@ RSS_LIMIT_KIB=65536	# 64 MiB
 RATIO_LIMIT=0.3333
 
 say() { printf '%s\n' "bench: $*"; }
+. bench/lib.sh
 
 for f in "$GT" "$GEN"; do
 	[ -x "$f" ] || { say "$f is missing; run 'make' first"; exit 1; }
@@ -39,26 +40,14 @@ ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$TIMEIT" bench/timeit.c
 gen_file() {
 	file=$1 bytes=$2
 	want="--bytes $bytes --gpus 8 --seed 1 $(cksum <bench/gen.c)"
-	if [ -f "$file" ] && [ -f "$file.stamp" ]; then
-		size=$(wc -c <"$file" | tr -d ' ')
-		if [ "$(cat "$file.stamp")" = "$want $size" ]; then
-			say "reusing $file ($size bytes)"
-			return 0
-		fi
+	if stamp_current "$file" "$want"; then
+		say "reusing $file ($(wc -c <"$file" | tr -d ' ') bytes)"
+		return 0
 	fi
 	say "generating $file (about $bytes bytes, 8 GPUs, 1-second ticks)"
 	rm -f "$file.stamp"
 	"$GEN" --bytes "$bytes" --gpus 8 --seed 1 -o "$file"
-	size=$(wc -c <"$file" | tr -d ' ')
-	printf '%s %s\n' "$want" "$size" >"$file.stamp"
-}
-
-# Median of column COL of a result file (3 runs: the middle one).
-median() {
-	sort -n -k"$2,$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
-}
-max_col() {
-	awk -v c="$2" 'NR == 1 || $c > m { m = $c } END { print m }' "$1"
+	stamp_write "$file" "$want"
 }
 
 # The per-GPU busy_s values of a report --json (not the per-state ones), as "gpu=value ...".
