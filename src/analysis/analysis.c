@@ -819,21 +819,17 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 	/* the same event from another input: named, not counted again */
 	prev = te->ev >= EV_XID ? copy_of(an, gi, te) : NULL;
 	if (prev) {
-		if (!prev->copies++) {
-			prev->copy_src = te->src;
-			prev->copy_line = te->line;
-		}
+		if (prev->nalso < EVENT_ALSO)
+			prev->also[prev->nalso++] = (struct an_event_also){ te->src, te->line, te->t_ns };
 		/* a copy cut to whole seconds (dmesg -T) first: the finer time
 		 * and its source are the ones listed (what was fed stays) */
-		if (prev->copies == 1 && prev->t_ns % NS_PER_S == 0 && te->t_ns % NS_PER_S != 0 && te->t_ns > prev->t_ns &&
+		if (!prev->copies++ && prev->t_ns % NS_PER_S == 0 && te->t_ns % NS_PER_S != 0 && te->t_ns > prev->t_ns &&
 		    te->t_ns - prev->t_ns < NS_PER_S) {
-			const char *src = prev->src;
-			uint64_t line = prev->line;
+			struct an_event_also was = { prev->src, prev->line, prev->t_ns };
 			prev->t_ns = te->t_ns;
 			prev->src = te->src;
 			prev->line = te->line;
-			prev->copy_src = src;
-			prev->copy_line = line;
+			prev->also[0] = was;
 		}
 		an->event_copies++;
 		return;
@@ -1106,7 +1102,22 @@ void analysis_release(struct analysis *an)
 	free(an->procs);
 	free(an->evs);
 	free(an->outages);
+	for (size_t i = 0; i < an->nstrs; i++)
+		free(an->strs[i]);
+	free(an->strs);
 	trace_join_release(an);
+}
+
+const char *analysis_str(struct analysis *an, const char *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = an->nstrs; i-- > 0;)
+		if (!strcmp(an->strs[i], s))
+			return an->strs[i];
+	ALLOC_GROW(an->strs, an->nstrs + 1, an->strs_alloc);
+	an->strs[an->nstrs] = xstrdup(s);
+	return an->strs[an->nstrs++];
 }
 
 double gpu_util_mean(const struct gpu_stats *g)

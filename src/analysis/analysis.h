@@ -94,6 +94,12 @@ double ser_mean(const struct ser_bucket *b, int m);
  * within this of a kept event is that event again (a dmesg -T copy is cut
  * to whole seconds): folded into it, not counted (docs/kernel-events.md). */
 #define EVENT_COPY_NS 2000000000LL	/* 2 s */
+#define EVENT_ALSO 4			/* other inputs' copies named per event */
+struct an_event_also {
+	const char *src;	/* borrowed from the ingest, or analysis_str() */
+	uint64_t line;
+	int64_t t_ns;
+};
 struct an_event {
 	int64_t t_ns;
 	bool unplaced;		/* no anchor gave it a time: listed, no time, no effect */
@@ -107,10 +113,10 @@ struct an_event {
 	char pci[16], proc[32], text[64];
 	char msg[200];
 	/* the same event read from other inputs (two copies of one log, the
-	 * kern.log and the journal): counted once, the first copy named */
+	 * kern.log and the journal): counted once, the first EVENT_ALSO named */
 	uint32_t copies;
-	const char *copy_src;
-	uint64_t copy_line;
+	uint8_t nalso;
+	struct an_event_also also[EVENT_ALSO];
 };
 
 /* The time a fatal event put a GPU down: to its next healthy sample, or to
@@ -291,11 +297,17 @@ struct analysis {
 	size_t njoins, joins_alloc;
 	struct trace_unjoined *unjoined;
 	size_t nunjoined, unjoined_alloc;
+	/* strings the analysis owns (analysis_str): an analysis rebuilt from a
+	 * store has no ingest to borrow its names from */
+	char **strs;
+	size_t nstrs, strs_alloc;
 	const struct analysis_tap *tap;	/* set after analysis_init(), or NULL */
 	struct analysis_hook hook;
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);
+/* A copy of s that lives as long as an (one per distinct string); NULL for NULL. */
+const char *analysis_str(struct analysis *an, const char *s);
 /* an is large: allocate it (xcalloc) rather than put it on the stack. */
 void analysis_init(struct analysis *an, const struct analysis_cfg *cfg);
 /* Feed one record, in the time order the ingest driver delivers. */

@@ -1659,8 +1659,8 @@ static void events(struct hw *h)
 				e->count > 1 ? " (a burst: --json has its count)" : "");
 			if (e->copies) {
 				fprintf(h->out, "; also in ");
-				esc(h, e->copy_src ? e->copy_src : "?");
-				fprintf(h->out, ":%llu (counted once)", (unsigned long long)e->copy_line);
+				esc(h, e->also[0].src ? e->also[0].src : "?");
+				fprintf(h->out, ":%llu (counted once)", (unsigned long long)e->also[0].line);
 			}
 			fprintf(h->out, "</span></td></tr>\n");
 		}

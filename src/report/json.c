@@ -240,7 +240,7 @@ static void events(struct jsonw *w, const struct report *r)
 			jsonw_kint(w, "count", e->count);
 		if (e->copies) {
 			char at[512];
-			snprintf(at, sizeof(at), "%s:%" PRIu64, e->copy_src, e->copy_line);
+			snprintf(at, sizeof(at), "%s:%" PRIu64, e->also[0].src, e->also[0].line);
 			jsonw_kstr(w, "also_in", at);
 			jsonw_kint(w, "copies", e->copies);
 		}

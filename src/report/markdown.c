@@ -272,8 +272,8 @@ static void events(FILE *out, const struct report *r)
 		fprintf(out, ":%" PRIu64, e->line);
 		if (e->copies) {
 			fprintf(out, "; also in ");
-			md(out, e->copy_src ? e->copy_src : "?");
-			fprintf(out, ":%" PRIu64 " (counted once)", e->copy_line);
+			md(out, e->also[0].src ? e->also[0].src : "?");
+			fprintf(out, ":%" PRIu64 " (counted once)", e->also[0].line);
 		}
 		fprintf(out, " |\n");
 	}

@@ -596,7 +596,7 @@ static void events(FILE *out, const struct report *r)
 				e->flags & KF_CONSEQUENCE ? "  (a consequence, not a cause)" : "");
 			if (copied)
 				fprintf(out, "    %-22s also in: %s:%" PRIu64 " (%zu %s of these in other inputs, "
-					"counted once)\n", "", copied->copy_src, copied->copy_line, copies,
+					"counted once)\n", "", copied->also[0].src, copied->also[0].line, copies,
 					copies == 1 ? "copy" : "copies");
 			shown++;
 		}

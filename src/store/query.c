@@ -337,6 +337,145 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 	sqlite3_finalize(st);
 }
 
+static int name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && !strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+static const char *text_col(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	return t ? t : "";
+}
+
+static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu)
+{
+	for (int i = 0; i < an->tl.ngpus; i++)
+		if (rows[i] == gpu)
+			return i;
+	return -1;
+}
+
+/*
+ * The events of the window, with what a report on the files counts of them
+ * (on_event in analysis.c): per kind, per GPU, Xids by class, the copies
+ * in other inputs.  An event of a GPU outside the window's minutes is a
+ * host event here, as one whose GPU no map names.
+ */
+static void events(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0_ns, int64_t t1_ns)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT gpu, kind, code, pci, t_ns, message, class, severity, flags, count, process, detail,"
+			       " gpu_by, src, line, also FROM events WHERE t_ns >= ? AND t_ns < ? ORDER BY t_ns, src, line",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, t0_ns);
+	sqlite3_bind_int64(st, 2, t1_ns);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int gi = gpu_of_row(an, rows, sqlite3_column_int64(st, 0));
+		int ev = name_index(event_kind_name, EV__COUNT, text_col(st, 1));
+		int klass = name_index(kev_class_name, KC__COUNT, text_col(st, 6));
+		const char *also = text_col(st, 15);
+		struct an_event *e;
+		if (ev < 0)
+			continue;
+		an->ev_count[ev]++;
+		if (gi >= 0) {
+			an->gpus[gi].events++;
+			an->gpus[gi].xids += ev == EV_XID;
+		}
+		if (ev == EV_XID && klass >= 0) {
+			if (gi >= 0)
+				an->gpus[gi].xid_class[klass]++;
+			else
+				an->host_xid_class[klass]++;
+		}
+		if (an->nevs >= an->cfg.max_events) {
+			an->evs_dropped++;
+			continue;
+		}
+		ALLOC_GROW(an->evs, an->nevs + 1, an->evs_alloc);
+		e = &an->evs[an->nevs++];
+		memset(e, 0, sizeof(*e));
+		e->gpu = gi;
+		e->ev = (uint8_t)ev;
+		e->code = sqlite3_column_int(st, 2);
+		snprintf(e->pci, sizeof(e->pci), "%s", text_col(st, 3));
+		e->t_ns = sqlite3_column_int64(st, 4);
+		snprintf(e->msg, sizeof(e->msg), "%s", text_col(st, 5));
+		e->klass = klass >= 0 ? (uint8_t)klass : KC_NONE;
+		e->severity = (uint8_t)sqlite3_column_int(st, 7);
+		e->flags = (uint8_t)sqlite3_column_int(st, 8);
+		e->count = (uint32_t)sqlite3_column_int64(st, 9);
+		snprintf(e->proc, sizeof(e->proc), "%s", text_col(st, 10));
+		snprintf(e->text, sizeof(e->text), "%s", text_col(st, 11));
+		e->mapped_by = gi >= 0 && sqlite3_column_text(st, 12) ? analysis_str(an, text_col(st, 12)) : NULL;
+		e->src = sqlite3_column_text(st, 13) ? analysis_str(an, text_col(st, 13)) : NULL;
+		e->line = (uint64_t)sqlite3_column_int64(st, 14);
+		/* also: "t_ns<TAB>line<TAB>path" lines (rollup.c) */
+		for (const char *p = also; *p;) {
+			const char *eol = strchr(p, '\n');
+			char buf[1024];
+			long long t;
+			unsigned long long line;
+			int off = 0;
+			snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - p : (ptrdiff_t)strlen(p)), p);
+			if (sscanf(buf, "%lld\t%llu\t%n", &t, &line, &off) == 2 && off > 0) {
+				if (e->nalso < EVENT_ALSO)
+					e->also[e->nalso++] = (struct an_event_also){ analysis_str(an, buf + off), line, t };
+				e->copies++;
+				an->event_copies++;
+			}
+			p = eol ? eol + 1 : p + strlen(p);
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+/* The outages that overlap the window, cut to it, and each GPU's time down. */
+static void outages(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0_ns, int64_t t1_ns)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT gpu, t0_ns, t1_ns, kind, code, src, line FROM outages WHERE t1_ns > ? AND t0_ns < ?"
+			       " ORDER BY t0_ns, gpu",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, t0_ns);
+	sqlite3_bind_int64(st, 2, t1_ns);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int gi = gpu_of_row(an, rows, sqlite3_column_int64(st, 0));
+		int64_t a = sqlite3_column_int64(st, 1), b = sqlite3_column_int64(st, 2);
+		struct outage *o;
+		if (gi < 0)
+			continue;
+		a = a > t0_ns ? a : t0_ns;
+		b = b < t1_ns ? b : t1_ns;
+		an->gpus[gi].outage_s += (double)(b - a) / 1e9;
+		an->gpus[gi].outages++;
+		if (an->noutages >= 10000) {
+			an->outages_dropped++;
+			continue;
+		}
+		ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
+		o = &an->outages[an->noutages++];
+		o->gpu = gi;
+		o->t0_ns = a;
+		o->t1_ns = b;
+		o->ev = name_index(event_kind_name, EV__COUNT, text_col(st, 3));
+		o->code = o->ev >= 0 ? sqlite3_column_int(st, 4) : -1;
+		o->src = sqlite3_column_text(st, 5) ? analysis_str(an, text_col(st, 5)) : NULL;
+		o->line = (uint64_t)sqlite3_column_int64(st, 6);
+	}
+	sqlite3_finalize(st);
+}
+
 void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since_ns, int64_t until_ns)
 {
 	sqlite3_stmt *st;
@@ -394,5 +533,7 @@ int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, 
 	minutes(s, an, rows, t0, t1);
 	procs(s, an, rows, t0, t1);
 	findings(s, an, rows, since_ns, until_ns);
+	events(s, an, rows, since_ns, until_ns);
+	outages(s, an, rows, since_ns, until_ns);
 	return n;
 }

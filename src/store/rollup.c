@@ -633,6 +633,220 @@ static void store_findings(struct store_writer *w)
 	sqlite3_finalize(put);
 }
 
+/* ---- events and outages ----------------------------------------------- */
+
+/* also[] as stored: one "t_ns<TAB>line<TAB>path" per copy, newline-separated. */
+static void also_text(char *buf, size_t cap, const struct an_event_also *a, int n)
+{
+	size_t len = strlen(buf);
+
+	for (int k = 0; k < n && len < cap; k++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%lld\t%llu\t%s", len ? "\n" : "",
+					(long long)a[k].t_ns, (unsigned long long)a[k].line,
+					a[k].src ? a[k].src : "?");
+}
+
+/* Is path (a source of the new event) among a stored row's sources? */
+static bool row_has_src(const char *row_src, const char *row_also, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (row_src && !strcmp(row_src, path))
+		return true;
+	for (const char *p = row_also; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		const char *t1 = memchr(p, '\t', len);
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - p)) : NULL;
+		if (t2 && len - (size_t)(t2 + 1 - p) == n && !memcmp(t2 + 1, path, n))
+			return true;
+		p = eol ? eol + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * The run's events into the events table, by the rule of the analysis
+ * (docs/kernel-events.md "The same event in two inputs"): a stored row of
+ * the same GPU, kind, code, PCI address and message within EVENT_COPY_NS is
+ * this event again when it has this event's input and time (a grown log
+ * read again: replaced), or the same event of another input when none of
+ * their inputs are shared (an earlier run read the other copy: the new
+ * inputs join its also).  Unplaced events have no time to keep them by.
+ */
+static void store_events(struct store_writer *w)
+{
+	sqlite3_stmt *get = NULL, *put = NULL, *upd = NULL, *del = NULL, *oput = NULL;
+	const struct analysis *an = w->an;
+
+	if (sqlite3_prepare_v2(w->s->db,
+			       "SELECT gpu, t_ns, src, also, gpu_by, line FROM events WHERE t_ns >= ?5 - ?7 AND t_ns <= ?5 + ?7"
+			       " AND (gpu = ?1 OR gpu = -1 OR ?1 = -1) AND kind = ?2 AND code = ?3 AND pci = ?4"
+			       " AND message = ?6 ORDER BY abs(t_ns - ?5)",
+			       -1, &get, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->s->db,
+			       "DELETE FROM events WHERE gpu = ?1 AND kind = ?2 AND code = ?3 AND pci = ?4 AND t_ns = ?5"
+			       " AND message = ?6",
+			       -1, &del, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->s->db, "INSERT OR REPLACE INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+			       &put, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->s->db,
+			       "UPDATE events SET also = ?7, gpu_by = CASE WHEN gpu < 0 THEN ?9 ELSE gpu_by END,"
+			       " gpu = CASE WHEN gpu < 0 THEN ?8 ELSE gpu END, t_ns = ?10, src = ?11, line = ?12 WHERE gpu = ?1 AND kind = ?2 AND code = ?3"
+			       " AND pci = ?4 AND t_ns = ?5 AND message = ?6",
+			       -1, &upd, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->s->db,
+			       "INSERT INTO outages VALUES (?1,?2,?3,?4,?5,?6,?7) ON CONFLICT (gpu, t0_ns) DO UPDATE"
+			       " SET t1_ns = max(t1_ns, excluded.t1_ns)",
+			       -1, &oput, NULL) != SQLITE_OK) {
+		fail(w);
+		goto out;
+	}
+	for (size_t i = 0; i < an->nevs && !w->failed; i++) {
+		const struct an_event *e = &an->evs[i];
+		const char *kind = e->ev < EV__COUNT ? event_kind_name[e->ev] : "event";
+		char also[2048] = "", by_row[32] = "", src_row[1024];
+		const char *mapped_by = e->mapped_by;
+		int64_t gpu = -1;
+		bool done = false;
+		if (e->unplaced)
+			continue;
+		if (e->gpu >= 0 && e->gpu < TL_MAX_GPUS) {
+			rows_of(w, e->gpu);
+			gpu = gpu_row(w, e->gpu);
+		}
+		sqlite3_bind_int64(get, 1, gpu);
+		sqlite3_bind_text(get, 2, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int(get, 3, e->code);
+		sqlite3_bind_text(get, 4, e->pci, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(get, 5, e->t_ns);
+		sqlite3_bind_text(get, 6, e->msg, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(get, 7, EVENT_COPY_NS);
+		while (!done && sqlite3_step(get) == SQLITE_ROW) {
+			int64_t rgpu = sqlite3_column_int64(get, 0), t = sqlite3_column_int64(get, 1);
+			const char *rsrc = (const char *)sqlite3_column_text(get, 2);
+			const char *ralso = (const char *)sqlite3_column_text(get, 3);
+			bool shared = row_has_src(rsrc, ralso, e->src ? e->src : "?");
+			sqlite3_stmt *by = del;
+			for (int k = 0; k < e->nalso && !shared; k++)
+				shared = row_has_src(rsrc, ralso, e->also[k].src ? e->also[k].src : "?");
+			if (t == e->t_ns && rsrc && e->src && !strcmp(rsrc, e->src)) {
+				/* this event again: written below (its GPU may be
+				 * known now), with the copies the row knew */
+				if (ralso)
+					snprintf(also, sizeof(also), "%s", ralso);
+			} else if (shared) {
+				continue;
+			} else {
+				/* another input's copy, stored by an earlier run:
+				 * its inputs join the row's also, and a row of no
+				 * GPU takes the GPU this run found */
+				struct an_event_also kept = { rsrc, (uint64_t)sqlite3_column_int64(get, 5), t };
+				/* a row cut to whole seconds (dmesg -T) with no copy
+				 * yet takes this copy's finer time and source, as the
+				 * analysis does (on_event) */
+				bool finer = !(ralso && *ralso) && t % NS_PER_S == 0 && e->t_ns % NS_PER_S != 0 &&
+					     e->t_ns > t && e->t_ns - t < NS_PER_S;
+				if (finer) {
+					snprintf(src_row, sizeof(src_row), "%s", rsrc ? rsrc : "?");
+					kept.src = src_row;
+					also_text(also, sizeof(also), &kept, 1);
+				} else {
+					snprintf(also, sizeof(also), "%s", ralso ? ralso : "");
+					also_text(also, sizeof(also), &(struct an_event_also){ e->src, e->line, e->t_ns }, 1);
+				}
+				also_text(also, sizeof(also), e->also, e->nalso);
+				by = upd;
+				sqlite3_bind_text(upd, 7, also, -1, SQLITE_STATIC);
+				sqlite3_bind_int64(upd, 8, gpu);
+				sqlite3_bind_text(upd, 9, e->mapped_by, -1, SQLITE_STATIC);
+				if (finer) {
+					sqlite3_bind_int64(upd, 10, e->t_ns);
+					sqlite3_bind_text(upd, 11, e->src, -1, SQLITE_STATIC);
+					sqlite3_bind_int64(upd, 12, (sqlite3_int64)e->line);
+				} else {
+					snprintf(src_row, sizeof(src_row), "%s", rsrc ? rsrc : "");
+					sqlite3_bind_int64(upd, 10, t);
+					sqlite3_bind_text(upd, 11, rsrc ? src_row : NULL, -1, SQLITE_STATIC);
+					sqlite3_bind_int64(upd, 12, (sqlite3_int64)kept.line);
+				}
+				done = true;
+			}
+			if (rgpu >= 0 && gpu < 0) {
+				/* the stored row knew the GPU: keep it */
+				gpu = rgpu;
+				snprintf(by_row, sizeof(by_row), "%s",
+					 sqlite3_column_text(get, 4) ? (const char *)sqlite3_column_text(get, 4) : "");
+				mapped_by = by_row[0] ? by_row : NULL;
+			}
+			sqlite3_bind_int64(by, 1, rgpu);
+			sqlite3_bind_text(by, 2, kind, -1, SQLITE_STATIC);
+			sqlite3_bind_int(by, 3, e->code);
+			sqlite3_bind_text(by, 4, e->pci, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(by, 5, t);
+			sqlite3_bind_text(by, 6, e->msg, -1, SQLITE_STATIC);
+			if (sqlite3_step(by) != SQLITE_DONE)
+				fail(w);
+			sqlite3_reset(by);
+			break;
+		}
+		sqlite3_reset(get);
+		if (done)
+			continue;
+		/* the row's copies of other inputs, and this run's */
+		for (int k = 0; k < e->nalso; k++)
+			if (!row_has_src(NULL, also, e->also[k].src ? e->also[k].src : "?"))
+				also_text(also, sizeof(also), &e->also[k], 1);
+		sqlite3_bind_int64(put, 1, gpu);
+		sqlite3_bind_text(put, 2, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int(put, 3, e->code);
+		sqlite3_bind_text(put, 4, e->pci, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(put, 5, e->t_ns);
+		sqlite3_bind_text(put, 6, e->msg, -1, SQLITE_STATIC);
+		sqlite3_bind_text(put, 7, e->klass < KC__COUNT ? kev_class_name[e->klass] : NULL, -1, SQLITE_STATIC);
+		sqlite3_bind_int(put, 8, e->severity);
+		sqlite3_bind_int(put, 9, e->flags);
+		sqlite3_bind_int64(put, 10, e->count);
+		sqlite3_bind_text(put, 11, e->proc, -1, SQLITE_STATIC);
+		sqlite3_bind_text(put, 12, e->text, -1, SQLITE_STATIC);
+		sqlite3_bind_text(put, 13, mapped_by, -1, SQLITE_STATIC);
+		sqlite3_bind_text(put, 14, e->src, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(put, 15, (sqlite3_int64)e->line);
+		if (also[0])
+			sqlite3_bind_text(put, 16, also, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(put, 16);
+		if (sqlite3_step(put) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(put);
+		sqlite3_clear_bindings(put);
+	}
+	for (size_t i = 0; i < an->noutages && !w->failed; i++) {
+		const struct outage *o = &an->outages[i];
+		rows_of(w, o->gpu);
+		sqlite3_bind_int64(oput, 1, gpu_row(w, o->gpu));
+		sqlite3_bind_int64(oput, 2, o->t0_ns);
+		sqlite3_bind_int64(oput, 3, o->t1_ns);
+		if (o->ev >= 0 && o->ev < EV__COUNT)
+			sqlite3_bind_text(oput, 4, event_kind_name[o->ev], -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(oput, 4);
+		sqlite3_bind_int(oput, 5, o->code);
+		sqlite3_bind_text(oput, 6, o->src, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(oput, 7, (sqlite3_int64)o->line);
+		if (sqlite3_step(oput) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(oput);
+		sqlite3_clear_bindings(oput);
+	}
+out:
+	sqlite3_finalize(get);
+	sqlite3_finalize(put);
+	sqlite3_finalize(upd);
+	sqlite3_finalize(del);
+	sqlite3_finalize(oput);
+}
+
 /* The hours that may mix stored minutes with this run's are summed again from the minutes. */
 static void redo_hours(struct store_writer *w)
 {
@@ -664,6 +878,7 @@ int store_writer_finish(struct store_writer *w, struct store_counts *c, struct g
 		}
 	redo_hours(w);
 	store_findings(w);
+	store_events(w);
 	*c = w->c;
 	if (w->failed)
 		return gl_err_set(err, GL_EIO, "%s: writing the rollups failed: %s", w->s->path, w->fail_msg);

@@ -96,6 +96,15 @@ static const char *const migrations[STORE_VERSION] = {
 	"ALTER TABLE files ADD COLUMN lines INTEGER;\n"
 	"ALTER TABLE files ADD COLUMN records INTEGER;\n"
 	"ALTER TABLE files ADD COLUMN skipped INTEGER;\n",
+	/* v4: the kernel and system events (the report's events[]) and the
+	 * outages after fatal ones, for report --db */
+	"CREATE TABLE events (gpu INTEGER NOT NULL, kind TEXT NOT NULL, code INTEGER NOT NULL, pci TEXT NOT NULL,\n"
+	"  t_ns INTEGER NOT NULL, message TEXT NOT NULL, class TEXT, severity INTEGER, flags INTEGER,\n"
+	"  count INTEGER, process TEXT, detail TEXT, gpu_by TEXT, src TEXT, line INTEGER, also TEXT,\n"
+	"  PRIMARY KEY (gpu, kind, code, pci, t_ns, message)) WITHOUT ROWID;\n"
+	"CREATE INDEX events_t ON events (t_ns);\n"
+	"CREATE TABLE outages (gpu INTEGER NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER NOT NULL,\n"
+	"  kind TEXT, code INTEGER, src TEXT, line INTEGER, PRIMARY KEY (gpu, t0_ns)) WITHOUT ROWID;\n",
 };
 
 const char *store_migration_sql(int v)

@@ -21,7 +21,7 @@
 #include "formats/driver.h"
 #include "util/err.h"
 
-#define STORE_VERSION 3
+#define STORE_VERSION 4
 #define STORE_APP_ID 0x47505554	/* "GPUT" */
 
 struct sqlite3;
@@ -100,7 +100,8 @@ int store_run_end(struct store *s, int64_t run, const struct store_counts *c, in
 
 /* ---- reading (query.c) ------------------------------------------------- */
 
-/* Rebuild an analysis (totals, per-minute busy, processes, findings) from the
+/* Rebuild an analysis (totals, per-minute busy, processes, findings, events,
+ * outages) from the
  * rollups of [since, until) (INT64_MIN / INT64_MAX: open).  Returns the number
  * of GPUs found, or a negative GL_* code. */
 int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, int64_t until_ns,

@@ -119,29 +119,110 @@ done
 printf 'not a database at all\n' >"$T/text.db"
 if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
 
-# ---- 5. migration: v1 and v2 stores (made by hand from a v3 one) are upgraded ------
+# ---- 5. migration: v1, v2 and v3 stores (made by hand from a v4 one) are upgraded ------
 hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
 hours_now=$(hours_of "$T/h.db")
-check "v3 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+check "v4 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+v4drop="DROP TABLE events; DROP TABLE outages;"
+v3drop="DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped;"
 cp "$T/h.db" "$T/v1.db"
-sqlite3 "$T/v1.db" "DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped; DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
+sqlite3 "$T/v1.db" "$v4drop $v3drop DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
 cp "$T/h.db" "$T/v2.db"
-sqlite3 "$T/v2.db" "DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped; PRAGMA user_version = 2"
-for v in 1 2; do
+sqlite3 "$T/v2.db" "$v4drop $v3drop PRAGMA user_version = 2"
+cp "$T/h.db" "$T/v3.db"
+sqlite3 "$T/v3.db" "$v4drop PRAGMA user_version = 3"
+for v in 1 2 3; do
 	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
 	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
 	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
-	check "v$v -> v3: user_version 3" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 3
-	check "v$v -> v3: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
-	check "v$v -> v3: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
-	check "v$v -> v3: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	check "v$v -> v4: user_version 4" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 4
+	check "v$v -> v4: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	check "v$v -> v4: events and outages tables, empty (no file was read again)" test \
+		"$(count "$T/v$v.db" "SELECT count(*) FROM events; SELECT count(*) FROM outages")" = "$(printf '0\n0')"
+	check "v$v -> v4: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
+	check "v$v -> v4: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
 	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
-	check "v$v -> v3: report --db unchanged" python3 -c "
+	check "v$v -> v4: report --db unchanged" python3 -c "
 import json,sys
 a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
 assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
-	check "v$v -> v3: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+	check "v$v -> v4: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
 done
+
+# ---- 5b. events and outages: report --db lists what report on the files does ------
+# (docs/store.md "Events and outages").  A fatal Xid 79 (tests/golden/5031:
+# GPU 1 down from 20.5 s to its next healthy sample at 40 s, 19.5 s; at 3.6
+# an hour 0.0195), and the capture's kernel log twice (dmesg and dmesg -T:
+# each event once, the other file in its also), read in one run, and in two
+# runs in either order (the line stored first is then the event's own).
+cat >"$T/evcmp.py" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def norm(evs):
+    out = []
+    for e in evs:
+        lines = (e["time"], sorted([e["source"], e.get("also_in") or ""]))
+        f = {k: v for k, v in e.items() if k not in ("time", "source", "also_in")}
+        out.append((json.dumps(f, sort_keys=True), lines))
+    return sorted(out)
+assert a["events"] and norm(a["events"]) == norm(b["events"]), (a["events"], b["events"])
+for k in ("events_total", "events_copies", "events_dropped"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert a["outages"] == b["outages"], (a["outages"], b["outages"])
+assert a["cost"]["outage"] == b["cost"]["outage"], (a["cost"]["outage"], b["cost"]["outage"])
+assert len(a["gpus"]) == len(b["gpus"])
+for x, y in zip(a["gpus"], b["gpus"]):
+    assert x["events"] == y["events"], (x["events"], y["events"])
+EOF
+P="--set other_fixed_per_year=31536 --set hours_on_per_day=24 --set electricity_price=0 --set hardware_price=0 --set maintenance_hours_per_year=0 --set cooling_w=0"
+mkdir "$T/ev" && cp tests/golden/5031-report-outage-json/node7.csv "$T/ev/"
+"$BIN" ingest -q --db "$T/ev.db" "$T/ev/node7.csv" >/dev/null
+# shellcheck disable=SC2086
+"$BIN" report --json $P "$T/ev/node7.csv" >"$T/ev-f.json"
+# shellcheck disable=SC2086
+"$BIN" report --db "$T/ev.db" --json $P >"$T/ev-d.json"
+check "report --db: a fatal Xid's event, outage and outage cost as report on the file" python3 "$T/evcmp.py" "$T/ev-f.json" "$T/ev-d.json"
+check "report --db: the outage recounted from the CSV (xid:79 row to the GPU's next ok row), priced at 3.6 an hour" python3 - "$T/ev/node7.csv" "$T/ev-d.json" <<'EOF'
+import csv, json, sys
+from datetime import datetime
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+ts = lambda r: datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp()
+x = next(r for r in rows if r["status"] == "xid:79")
+back = next(r for r in rows if r["gpu"] == x["gpu"] and r["status"] == "ok" and ts(r) > ts(x))
+want = ts(back) - ts(x)
+d = json.load(open(sys.argv[2]))
+assert [(o["gpu"], o["seconds"], o["code"]) for o in d["outages"]] == [(int(x["gpu"]), want, 79)], (d["outages"], want)
+# other_fixed_per_year 31536 over 8760 h: 3.6 a GPU-hour
+assert abs(d["cost"]["outage"]["cost"] - round(want / 3600 * 3.6, 4)) < 1e-9, (d["cost"]["outage"], want)
+EOF
+# shellcheck disable=SC2086
+"$BIN" report $P "$T/ev/node7.csv" >"$T/ev-f.txt"
+# shellcheck disable=SC2086
+"$BIN" report --db "$T/ev.db" $P >"$T/ev-d.txt"
+check "report --db (text): the 'of which: outage after events' line as report on the file" sh -c \
+	"grep 'outage after events' '$T/ev-f.txt' >'$T/o1' && grep 'outage after events' '$T/ev-d.txt' >'$T/o2' && cmp '$T/o1' '$T/o2'"
+check "report --db (text): the events section as report on the file" sh -c \
+	"sed -n '/^Events/,/^\$/p' '$T/ev-f.txt' >'$T/e1' && test -s '$T/e1' && sed -n '/^Events/,/^\$/p' '$T/ev-d.txt' >'$T/e2' && cmp '$T/e1' '$T/e2'"
+mkdir "$T/k" && cp tests/capture-kernel/* "$EX"/*.log "$T/k/"
+"$BIN" report --json "$T/k" >"$T/k-f.json"
+"$BIN" ingest -q --db "$T/k1.db" "$T/k" >/dev/null
+"$BIN" report --db "$T/k1.db" --json >"$T/k1.json"
+check "report --db: dmesg and dmesg -T in one run, each event once with its copy, as on the files" python3 "$T/evcmp.py" "$T/k-f.json" "$T/k1.json"
+"$BIN" ingest -q --db "$T/k2.db" "$T/k/dmesg_T_end.txt" >/dev/null
+"$BIN" ingest -q --db "$T/k2.db" "$T/k" >/dev/null
+"$BIN" report --db "$T/k2.db" --json >"$T/k2.json"
+check "report --db: dmesg -T first, then the rest: the same events" python3 "$T/evcmp.py" "$T/k-f.json" "$T/k2.json"
+"$BIN" ingest -q --db "$T/k3.db" "$T/k/dmesg_raw_end.txt" "$T/k/clock_ref_end.txt" >/dev/null
+"$BIN" ingest -q --db "$T/k3.db" "$T/k" >/dev/null
+"$BIN" report --db "$T/k3.db" --json >"$T/k3.json"
+check "report --db: raw dmesg first, then the rest: the same events" python3 "$T/evcmp.py" "$T/k-f.json" "$T/k3.json"
+check "report --db: the capture's 3 events, each in both dmesg files" python3 -c "
+import json; d=json.load(open('$T/k3.json'))
+assert d['events_total'] == 3 and d['events_copies'] == 3, (d['events_total'], d['events_copies'])
+for e in d['events']:
+    s = sorted([e['source'].rsplit('/', 1)[1].split(':')[0], e['also_in'].rsplit('/', 1)[1].split(':')[0]])
+    assert e['copies'] == 1, e
+    assert s == ['dmesg_T_end.txt', 'dmesg_raw_end.txt'], s"
 
 # ---- 6. trend against a recount of the input ------------------------------------
 "$GEN" -o "$T/days.log" --seconds 180000 --gpus 2 --start 2026-11-01
@@ -253,7 +334,7 @@ for path in sys.argv[1:]:
                 assert abs(a - b) <= 1e-9 * max(abs(a), 1), (path, k, name, a, b)
 EOF
 check "hours = the minutes summed per hour (appended, grown, migrated stores)" \
-	python3 "$T/hours.py" "$T/d.db" "$T/g.db" "$T/h.db" "$T/v1.db" "$T/v2.db"
+	python3 "$T/hours.py" "$T/d.db" "$T/g.db" "$T/h.db" "$T/v1.db" "$T/v2.db" "$T/v3.db"
 
 # ---- 7. tasks: the capture's one python process ----------------------------------
 "$BIN" trend --db "$T/h.db" --json >"$T/tasks.json"

@@ -620,8 +620,8 @@ static void test_copies(void **state)
 	assert_int_equal(an->evs[0].copies, 1);
 	assert_string_equal(an->evs[0].src, src_kern);
 	assert_int_equal(an->evs[0].line, 100);
-	assert_string_equal(an->evs[0].copy_src, src_journal);
-	assert_int_equal(an->evs[0].copy_line, 8);
+	assert_string_equal(an->evs[0].also[0].src, src_journal);
+	assert_int_equal(an->evs[0].also[0].line, 8);
 	assert_int_equal(an->evs[1].code, 64);
 	assert_int_equal(an->evs[1].copies, 0);
 	assert_true(an->evs[2].t_ns == AT(10) && an->evs[3].t_ns == AT(11.5) && an->evs[4].t_ns == AT(15));
@@ -629,14 +629,52 @@ static void test_copies(void **state)
 	assert_int_equal(an->evs[5].code, 13);
 	assert_true(an->evs[5].t_ns == AT(18.25));
 	assert_string_equal(an->evs[5].src, src_journal);
-	assert_string_equal(an->evs[5].copy_src, src_kern);
-	assert_int_equal(an->evs[5].copy_line, 300);
+	assert_string_equal(an->evs[5].also[0].src, src_kern);
+	assert_int_equal(an->evs[5].also[0].line, 300);
 	assert_int_equal(an->gpus[1].xid_class[KC_HW], 5);
 	assert_int_equal(an->gpus[1].xid_class[KC_APP], 1);
 	assert_int_equal(an->gpus[1].xids, 6);
 	f = finding(an, "hw_errors_repeated");
 	assert_non_null(f);
 	assert_near(f->value, 5, 0);
+	release(an);
+}
+
+/*
+ * One Xid in six inputs (a log copied five times): one event, 5 copies
+ * counted, the first EVENT_ALSO (4) named in input order, and one Xid in
+ * the GPU's class count.
+ */
+static void test_copies_many(void **state)
+{
+	static const char *srcs[] = { "a.log", "b.log", "c.log", "d.log", "e.log", "f.log" };
+	struct analysis *an = start();
+	unsigned col = 0;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(timeline_gpu_map_line(&an->tl, "0000:86:00.0 1", &col, &why), 1);
+	for (int i = 0; i < 6; i++) {
+		sample(an, i, 0, 90, 300, NAN);
+		sample(an, i, 1, 90, 300, NAN);
+	}
+	for (int i = 0; i < 6; i++) {
+		ksrc = srcs[i];
+		kevent(an, 2.05 + 0.1 * i, EV_XID, 63, "0000:86:00.0", KC_HW, KS_WARNING, 0, NULL, 10 + (uint64_t)i);
+	}
+	ksrc = src_kern;
+	analysis_finish(an);
+
+	assert_int_equal(an->nevs, 1);
+	assert_int_equal(an->evs[0].copies, 5);
+	assert_int_equal(an->evs[0].nalso, 4);
+	assert_int_equal(an->event_copies, 5);
+	assert_string_equal(an->evs[0].src, "a.log");
+	for (int k = 0; k < 4; k++) {
+		assert_string_equal(an->evs[0].also[k].src, srcs[k + 1]);
+		assert_int_equal(an->evs[0].also[k].line, 11 + k);
+	}
+	assert_int_equal(an->gpus[1].xid_class[KC_HW], 1);
 	release(an);
 }
 
@@ -654,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_event_cap),
 		cmocka_unit_test(test_cause_window),
 		cmocka_unit_test(test_copies),
+		cmocka_unit_test(test_copies_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
