@@ -48,7 +48,7 @@ int cmd_formats(int argc, char **argv)
 	} else {
 		for (size_t i = 0; i < format_count(); i++) {
 			const struct format *f = format_at(i);
-			printf("%-16s %s\n%-16s recognised by: %s\n", f->id, f->summary, "", f->detects);
+			printf("%-19s %s\n%-19s recognised by: %s\n", f->id, f->summary, "", f->detects);
 		}
 		printf("\nCompressed inputs (.gz, .zst) are recognised by their magic bytes.\n");
 	}

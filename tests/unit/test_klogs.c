@@ -239,6 +239,106 @@ static void test_syslog_boot_banner(void **unused)
 	run_release(&r);
 }
 
+/* The records of a run as text: kind, time, line, name, anchor. */
+static char *summary(const struct run *r, bool lines)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *out = xcalloc(1, cap);
+
+	for (size_t k = 0; k < r->b.nr; k++) {
+		const struct rec *x = &r->b.recs[k];
+		len += (size_t)snprintf(out + len, cap - len, "%d %lld %llu %s", x->kind, (long long)x->t_ns,
+					lines ? (unsigned long long)x->line : 0ULL,
+					x->name != STR_NONE ? batch_str(&r->b, x->name) : "-");
+		if (x->kind == REC_ANCHOR)
+			len += (size_t)snprintf(out + len, cap - len, " %lld %s", (long long)x->anc.mono_ns,
+						batch_str(&r->b, x->anc.boot_id));
+		len += (size_t)snprintf(out + len, cap - len, "\n");
+		assert_true(len < cap);
+	}
+	return out;
+}
+
+/*
+ * json-pretty: the same entries as journal-json gives from one line each,
+ * whatever the pieces the stream is cut into (1 byte to the whole), with
+ * each event's line that of its MESSAGE field; an entry left open at the
+ * end is reported at its "{" line.
+ */
+static void test_journal_json_pretty(void **unused)
+{
+	static const char *const one[] = {
+		"{\"__REALTIME_TIMESTAMP\":\"1795992369123456\",\"__MONOTONIC_TIMESTAMP\":\"9523456\","
+		"\"_BOOT_ID\":\"0b1c9e2f4a5d4c3b8a7f6e5d4c3b2a19\",\"_TRANSPORT\":\"kernel\","
+		"\"MESSAGE\":\"NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\"}",
+		"{\"__REALTIME_TIMESTAMP\":\"1795992400000000\",\"_BOOT_ID\":\"9a8b7c6d5e4f40312233445566778899\","
+		"\"_TRANSPORT\":\"kernel\",\"_SOURCE_MONOTONIC_TIMESTAMP\":\"2000000\","
+		"\"MESSAGE\":[78,86,82,77,58,32,88,105,100,32,40,80,67,73,58,48,48,48,48,58,51,98,58,48,48,41,58,32,52,56,44,32,255]}",
+	};
+	static const char pretty[] =
+		"{\n"
+		"\t\"__REALTIME_TIMESTAMP\" : \"1795992369123456\",\n"
+		"\t\"__MONOTONIC_TIMESTAMP\" : \"9523456\",\n"
+		"\t\"_BOOT_ID\" : \"0b1c9e2f4a5d4c3b8a7f6e5d4c3b2a19\",\n"
+		"\t\"_TRANSPORT\" : \"kernel\",\n"
+		"\t\"MESSAGE\" : \"NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\"\n"
+		"}\n"
+		"{\n"
+		"\t\"__REALTIME_TIMESTAMP\" : \"1795992400000000\",\n"
+		"\t\"_BOOT_ID\" : \"9a8b7c6d5e4f40312233445566778899\",\n"
+		"\t\"_TRANSPORT\" : \"kernel\",\n"
+		"\t\"_SOURCE_MONOTONIC_TIMESTAMP\" : \"2000000\",\n"
+		"\t\"MESSAGE\" : [ 78, 86, 82, 77, 58, 32, 88, 105, 100, 32, 40, 80, 67, 73, 58, 48, 48, 48, 48, 58, 51, 98,"
+		" 58, 48, 48, 41, 58, 32, 52, 56, 44, 32, 255 ]\n"
+		"}\n"
+		"{\n"
+		"\t\"__REALTIME_TIMESTAMP\" : \"1795992500000000\",\n";
+	size_t n = sizeof(pretty) - 1;
+	struct run r;
+	char *want, *whole = NULL;
+
+	(void)unused;
+	run_init(&r, "journal-json", 0);
+	for (size_t i = 0; i < 2; i++)
+		feed(&r, one[i]);
+	want = summary(&r, false);
+	run_release(&r);
+	assert_int_equal(strstr(want, "NVRM: Xid") != NULL, 1);
+
+	for (size_t k = 1; k <= n; k += k < 40 ? 1 : 37) {
+		char *got, *got_lines;
+		const struct rec *bad;
+		run_init(&r, "journal-json-pretty", 0);
+		for (size_t at = 0; at < n; at += k)
+			r.f->stream(&r.ctx, pretty + at, at + k < n ? k : n - at, false);
+		r.f->stream(&r.ctx, pretty + n, 0, true);
+		assert_int_equal(r.ctx.line, 16);
+		bad = nth(&r, REC_BAD, 0);
+		assert_non_null(bad);
+		assert_int_equal(bad->line, 15);
+		assert_null(nth(&r, REC_BAD, 1));
+		/* the bad record is the pretty run's own: compare the others */
+		r.b.nr--;
+		assert_int_equal(r.b.recs[r.b.nr].kind, REC_BAD);
+		got = summary(&r, false);
+		assert_string_equal(got, want);
+		got_lines = summary(&r, true);
+		if (!whole)
+			whole = got_lines;
+		else {
+			assert_string_equal(got_lines, whole);
+			free(got_lines);
+		}
+		free(got);
+		assert_int_equal(nth(&r, REC_EVENT, 0)->line, 6);
+		assert_int_equal(nth(&r, REC_EVENT, 1)->line, 13);
+		r.f->fini(r.ctx.state);
+		run_release(&r);
+	}
+	free(whole);
+	free(want);
+}
+
 /* JSON: the realtime/monotonic pair with the boot id is a quality-0 anchor;
  * a kernel entry without __MONOTONIC_TIMESTAMP pairs the printk time. */
 static void test_journal_json_anchors(void **unused)
@@ -306,6 +406,16 @@ static void test_sniff(void **unused)
 	f = format_sniff(seq, sizeof(seq) - 1, "j.json", &score);
 	assert_non_null(f);
 	assert_string_equal(f->id, "journal-json");
+	{
+		static const char pretty[] = "{\n\t\"__CURSOR\" : \"s=1\",\n\t\"__REALTIME_TIMESTAMP\" : \"1\",\n";
+		static const char oneline[] = "{\"__CURSOR\":\"s=1\",\"__REALTIME_TIMESTAMP\":\"1\"}\n";
+		f = format_sniff(pretty, sizeof(pretty) - 1, "j.json", &score);
+		assert_non_null(f);
+		assert_string_equal(f->id, "journal-json-pretty");
+		f = format_sniff(oneline, sizeof(oneline) - 1, "j.json", &score);
+		assert_non_null(f);
+		assert_string_equal(f->id, "journal-json");
+	}
 }
 
 struct one {
@@ -418,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_journal_text_boots),
 		cmocka_unit_test(test_syslog_boot_banner),
 		cmocka_unit_test(test_journal_json_anchors),
+		cmocka_unit_test(test_journal_json_pretty),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_syslog_megabyte_line),
 		cmocka_unit_test(test_stdin),
