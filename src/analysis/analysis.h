@@ -93,7 +93,7 @@ double ser_mean(const struct ser_bucket *b, int m);
 /* The same kind, code, GPU, PCI address and message from another input
  * within this of a kept event is that event again (a dmesg -T copy is cut
  * to whole seconds): folded into it, not counted (docs/kernel-events.md). */
-#define EVENT_COPY_NS 2000000000LL	/* 2 s */
+#define EVENT_COPY_NS TL_EVENT_COPY_NS	/* 2 s */
 #define EVENT_ALSO 4			/* other inputs' copies named per event */
 struct an_event_also {
 	const char *src;	/* borrowed from the ingest, or analysis_str() */

@@ -776,6 +776,46 @@ static void go_down(struct timeline *tl, int gi, int64_t t)
 	g->down_since_ns = t > g->t_prev_ns ? t : g->t_prev_ns;
 }
 
+/* What makes two events the same one for the copy rule: kind, code, PCI
+ * address and the message's first 199 bytes (as analysis.c compares). */
+static uint64_t event_key(const struct tl_event *e)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *m = e->msg ? e->msg : "";
+
+	h = (h ^ (uint64_t)(uint8_t)e->ev) * 1099511628211ULL;
+	h = (h ^ (uint64_t)(uint32_t)e->code) * 1099511628211ULL;
+	for (const char *p = e->pci ? e->pci : ""; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (size_t i = 0; i < 199 && m[i]; i++)
+		h = (h ^ (uint8_t)m[i]) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * A fatal event that is the last one's copy from another input: folded by
+ * the analysis (copy_of), so it puts nothing down again, even when a
+ * healthy sample came between the two.
+ */
+static bool fatal_copy(struct tl_gpu *g, const struct tl_event *e)
+{
+	uint64_t key = event_key(e);
+	unsigned k = g->nfatal % 4;
+
+	for (unsigned i = 0; i < 4 && i < g->nfatal; i++) {
+		int64_t d = e->t_ns - g->fatal[i].t_ns;
+		if (g->fatal[i].src && e->src && strcmp(g->fatal[i].src, e->src) && g->fatal[i].key == key &&
+		    d <= TL_EVENT_COPY_NS && d >= -TL_EVENT_COPY_NS)
+			return true;
+	}
+	g->fatal[k].t_ns = e->t_ns;
+	g->fatal[k].src = e->src;
+	g->fatal[k].key = key;
+	g->nfatal++;
+	return false;
+}
+
 static void add_event(struct timeline *tl, const struct rec *r, const struct batch *b,
 		      const char *uuid, const char *src)
 {
@@ -813,7 +853,7 @@ static void add_event(struct timeline *tl, const struct rec *r, const struct bat
 			for (int i = 0; i < tl->ngpus; i++)
 				end_run(tl, i);
 		}
-		if (gi >= 0 && (r->kev.flags & KF_DOWN))
+		if (gi >= 0 && (r->kev.flags & KF_DOWN) && !fatal_copy(&tl->gpus[gi], &e))
 			go_down(tl, gi, e.t_ns);
 	}
 	if (tl->c.event)

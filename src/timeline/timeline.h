@@ -148,7 +148,20 @@ struct tl_gpu {
 	/* down since a fatal event (down_since_ns), until a healthy sample */
 	bool down;
 	int64_t down_since_ns;
+	/* the last fatal events of other inputs, to know a copy in another
+	 * input (TL_EVENT_COPY_NS): a healthy sample between the two must not
+	 * make the copy a second outage */
+	struct {
+		int64_t t_ns;
+		const char *src;
+		uint64_t key;	/* kind, code, PCI address and message (event_key) */
+	} fatal[4];		/* the last four, a ring */
+	unsigned nfatal;
 };
+
+/* The same event from another input within this of it is a copy of it
+ * (a dmesg -T copy is cut to whole seconds; analysis.h EVENT_COPY_NS). */
+#define TL_EVENT_COPY_NS 2000000000LL	/* 2 s */
 
 /* Most intervals and process observations held for one counter difference:
  * a run that outgrows it ends, and its time is power x time. */

@@ -678,6 +678,38 @@ static void test_copies_many(void **state)
 	release(an);
 }
 
+/*
+ * A fatal Xid 79 in kern.log at 10.05 s and its copy in the journal 1.2 s
+ * later (journald's lag; within EVENT_COPY_NS), fed in time order; samples
+ * every 0.1 s stay healthy (the GPU came back), so the outage ends at the
+ * sample at 10.1 s and the copy, after healthy samples, must not start a
+ * second one: one outage of 0.05 s, one event with one copy.  Without the
+ * timeline's copy rule: two outages, 0.1 s (the check fails then).
+ */
+static void test_copy_one_outage(void **state)
+{
+	struct analysis *an = start();
+
+	(void)state;
+	for (int i = 0; i <= 130; i++) {
+		sample(an, i * 0.1, 0, 80, 100, NAN);
+		if (i == 100)
+			kevent(an, 10.05, EV_XID, 79, "0000:3b:00.0", KC_HW, KS_FATAL, KF_DOWN, "GPU-a0", 1);
+		if (i == 112) {
+			ksrc = src_journal;
+			kevent(an, 11.25, EV_XID, 79, "0000:3b:00.0", KC_HW, KS_FATAL, KF_DOWN, "GPU-a0", 2);
+			ksrc = src_kern;
+		}
+	}
+	analysis_finish(an);
+	assert_int_equal(an->noutages, 1);
+	assert_int_equal(an->gpus[0].outages, 1);
+	assert_near(an->gpus[0].outage_s, 0.05, 1e-9);
+	assert_int_equal(an->nevs, 1);
+	assert_int_equal(an->evs[0].copies, 1);
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -693,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_cause_window),
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_copies_many),
+		cmocka_unit_test(test_copy_one_outage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
