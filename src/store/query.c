@@ -50,6 +50,18 @@ static double col(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* A statement over a window: sql's ?1 and ?2 bound to t0 and t1; NULL when it cannot be prepared. */
+static sqlite3_stmt *window_stmt(struct store *s, const char *sql, int64_t t0, int64_t t1)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, t0);
+	sqlite3_bind_int64(st, 2, t1);
+	return st;
+}
+
 static void load_ident(struct store *s, int64_t gpu, struct gpu_ident *id)
 {
 	sqlite3_stmt *st;
@@ -266,13 +278,12 @@ static void procs(struct store *s, struct analysis *an, const int64_t *rows, int
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j)"
-			       " FROM proc_minutes WHERE t >= ? AND t < ? GROUP BY gpu, pid, name ORDER BY min(t), gpu, pid",
-			       -1, &st, NULL) != SQLITE_OK)
+	st = window_stmt(s,
+			 "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j)"
+			 " FROM proc_minutes WHERE t >= ? AND t < ? GROUP BY gpu, pid, name ORDER BY min(t), gpu, pid",
+			 t0, t1);
+	if (!st)
 		return;
-	sqlite3_bind_int64(st, 1, t0);
-	sqlite3_bind_int64(st, 2, t1);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t gpu = sqlite3_column_int64(st, 0);
 		struct proc_stat *p;
@@ -304,13 +315,12 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings"
-			       " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind",
-			       -1, &st, NULL) != SQLITE_OK)
+	st = window_stmt(s,
+			 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings"
+			 " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind",
+			 t0_ns, t1_ns);
+	if (!st)
 		return;
-	sqlite3_bind_int64(st, 1, t0_ns);
-	sqlite3_bind_int64(st, 2, t1_ns);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t gpu = sqlite3_column_int64(st, 0);
 		struct finding *f;
@@ -369,13 +379,12 @@ static void events(struct store *s, struct analysis *an, const int64_t *rows, in
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT gpu, kind, code, pci, t_ns, message, class, severity, flags, count, process, detail,"
-			       " gpu_by, src, line, also FROM events WHERE t_ns >= ? AND t_ns < ? ORDER BY t_ns, src, line",
-			       -1, &st, NULL) != SQLITE_OK)
+	st = window_stmt(s,
+			 "SELECT gpu, kind, code, pci, t_ns, message, class, severity, flags, count, process, detail,"
+			 " gpu_by, src, line, also FROM events WHERE t_ns >= ? AND t_ns < ? ORDER BY t_ns, src, line",
+			 t0_ns, t1_ns);
+	if (!st)
 		return;
-	sqlite3_bind_int64(st, 1, t0_ns);
-	sqlite3_bind_int64(st, 2, t1_ns);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int gi = gpu_of_row(an, rows, sqlite3_column_int64(st, 0));
 		int ev = name_index(event_kind_name, EV__COUNT, text_col(st, 1));
@@ -442,13 +451,12 @@ static void outages(struct store *s, struct analysis *an, const int64_t *rows, i
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT gpu, t0_ns, t1_ns, kind, code, src, line FROM outages WHERE t1_ns > ? AND t0_ns < ?"
-			       " ORDER BY t0_ns, gpu",
-			       -1, &st, NULL) != SQLITE_OK)
+	st = window_stmt(s,
+			 "SELECT gpu, t0_ns, t1_ns, kind, code, src, line FROM outages WHERE t1_ns > ? AND t0_ns < ?"
+			 " ORDER BY t0_ns, gpu",
+			 t0_ns, t1_ns);
+	if (!st)
 		return;
-	sqlite3_bind_int64(st, 1, t0_ns);
-	sqlite3_bind_int64(st, 2, t1_ns);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int gi = gpu_of_row(an, rows, sqlite3_column_int64(st, 0));
 		int64_t a = sqlite3_column_int64(st, 1), b = sqlite3_column_int64(st, 2);
@@ -481,15 +489,14 @@ void store_load_inputs(struct store *s, struct ingest_result *res, int64_t since
 	sqlite3_stmt *st;
 
 	/* a grown file has a row per content: the longest one of a path stands for it */
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT path, format, compression, size, lines, records, skipped, t_first_ns, t_last_ns"
-			       " FROM files f WHERE t_last_ns >= ?1 AND t_first_ns < ?2 AND NOT EXISTS"
-			       " (SELECT 1 FROM files g WHERE g.path = f.path AND g.head = f.head AND g.size > f.size)"
-			       " ORDER BY path",
-			       -1, &st, NULL) != SQLITE_OK)
+	st = window_stmt(s,
+			 "SELECT path, format, compression, size, lines, records, skipped, t_first_ns, t_last_ns"
+			 " FROM files f WHERE t_last_ns >= ?1 AND t_first_ns < ?2 AND NOT EXISTS"
+			 " (SELECT 1 FROM files g WHERE g.path = f.path AND g.head = f.head AND g.size > f.size)"
+			 " ORDER BY path",
+			 since_ns, until_ns);
+	if (!st)
 		return;
-	sqlite3_bind_int64(st, 1, since_ns);
-	sqlite3_bind_int64(st, 2, until_ns);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct input_stat *in;
 		const char *fmt = (const char *)sqlite3_column_text(st, 1);
