@@ -110,6 +110,11 @@ static void jp_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 	struct jp_state *st = ctx->state;
 	const char *end = p + n;
 
+	/* each piece has a batch of its own: what the kernel-message state
+	 * points at in the last piece's batch (the event a burst folds into,
+	 * the boot record waiting for a time) is not there any more */
+	st->jj.ks.fold.rec = 0;
+	st->jj.ks.boot_rec = 0;
 	ctx->line = st->lines;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
