@@ -45,7 +45,7 @@ extern const struct state_thresholds state_thr;
 
 /* Window features around an interval (time-weighted). */
 struct state_window {
-	double util_mean, util_cv, active_frac, util_max;
+	double util_mean, util_cv, active_frac;
 	bool active_before, active_after;	/* work within the window on each side */
 	bool valid;
 };
