@@ -348,7 +348,8 @@ static void deliver(struct timeline *tl, int gi, const struct ival *iv, bool hel
 static void emit_until(struct timeline *tl, int gi, int64_t t1)
 {
 	struct tl_gpu *g = &tl->gpus[gi];
-	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(tl, g);
+	/* a GPU's own median, once known, is its interval for good */
+	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = g->nominal_ns ? g->nominal_ns : nominal(tl, g);
 	int64_t gap_at = t1, thr = timeline_gap_threshold(nom);
 	int64_t stale = thr;
 	uint32_t present = 0;
@@ -836,7 +837,12 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 		add_event(tl, r, b, uuid, src);
 		return;
 	}
-	gi = resolve_gpu(tl, r->gpu_index, uuid, name);
+	/* a record naming only an index already cached: resolve_gpu() would
+	 * find it there and change nothing */
+	if (!uuid && !name && r->gpu_index >= 0 && r->gpu_index < 64 && tl->by_index[r->gpu_index])
+		gi = tl->by_index[r->gpu_index] - 1;
+	else
+		gi = resolve_gpu(tl, r->gpu_index, uuid, name);
 	if (gi < 0) {
 		tl->dropped_no_gpu++;
 		return;
