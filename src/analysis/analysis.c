@@ -547,23 +547,27 @@ static void drain(struct analysis *an, int gi, bool all)
 	int64_t half = an->cfg.window_ns;
 
 	while (w->ncls < w->ring_n) {
-		const struct ival *c = &w->ring[(w->ring_head + w->ncls) & (w->ring_cap - 1)];
-		const struct ival *newest = &w->ring[(w->ring_head + w->ring_n - 1) & (w->ring_cap - 1)];
-		if (!all && w->ring_n < RING && newest->t1_ns < c->t1_ns + half)
+		/* classify_one() leaves the ring as it is: its bounds stay in registers */
+		int mask = w->ring_cap - 1, head = w->ring_head, n = w->ring_n, ncls = w->ncls;
+		const struct ival *c = &w->ring[(head + ncls) & mask];
+		const struct ival *newest = &w->ring[(head + n - 1) & mask];
+		if (!all && n < RING && newest->t1_ns < c->t1_ns + half)
 			break;
-		classify_one(an, gi, w->ncls);
-		w->ncls++;
+		classify_one(an, gi, ncls);
+		ncls++;
 		/* past context older than the next one's window is no longer needed */
-		while (w->ncls > 0) {
-			const struct ival *old = &w->ring[w->ring_head];
-			const struct ival *next = w->ncls < w->ring_n ?
-				&w->ring[(w->ring_head + w->ncls) & (w->ring_cap - 1)] : newest;
-			if (old->t1_ns > next->t0_ns - half && w->ring_n < RING)
+		while (ncls > 0) {
+			const struct ival *old = &w->ring[head];
+			const struct ival *next = ncls < n ? &w->ring[(head + ncls) & mask] : newest;
+			if (old->t1_ns > next->t0_ns - half && n < RING)
 				break;
-			w->ring_head = (w->ring_head + 1) & (w->ring_cap - 1);
-			w->ring_n--;
-			w->ncls--;
+			head = (head + 1) & mask;
+			n--;
+			ncls--;
 		}
+		w->ring_head = head;
+		w->ring_n = n;
+		w->ncls = ncls;
 	}
 }
 
