@@ -352,5 +352,6 @@ const struct detector detector_leak_trend = {
 	.summary = "memory used creeping up over hours, alone or in restart cycles (a slow leak)",
 	.state_size = sizeof(struct leak_trend),
 	.interval = lt_interval,
+	.interval_kinds = 1u << IV_DATA,
 	.finish = lt_finish,
 };
