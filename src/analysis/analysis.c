@@ -102,27 +102,35 @@ static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 
 /* ---- segments and per-state totals -------------------------------------- */
 
-static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
+/* Close the GPU's open segment (kept while under the cap) and open one at iv. */
+static void new_segment(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_work *w = an->work[gi];
 
-	if (w->seg_open && w->seg.state == st && w->seg.t1_ns == iv->t0_ns) {
-		w->seg.t1_ns = iv->t1_ns;
-	} else {
-		if (w->seg_open) {
-			if (an->nsegs < an->cfg.max_segments) {
-				ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
-				an->segs[an->nsegs++] = w->seg;
-			} else {
-				an->segs_dropped++;
-			}
+	if (w->seg_open) {
+		if (an->nsegs < an->cfg.max_segments) {
+			ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
+			an->segs[an->nsegs++] = w->seg;
+		} else {
+			an->segs_dropped++;
 		}
-		w->seg_open = true;
-		w->seg.t0_ns = iv->t0_ns;
-		w->seg.t1_ns = iv->t1_ns;
-		w->seg.gpu = (uint16_t)gi;
-		w->seg.state = (uint8_t)st;
 	}
+	w->seg_open = true;
+	w->seg.t0_ns = iv->t0_ns;
+	w->seg.t1_ns = iv->t1_ns;
+	w->seg.gpu = (uint16_t)gi;
+	w->seg.state = (uint8_t)st;
+}
+
+/* Extend the GPU's open segment by iv, or start the next one. */
+static inline void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
+{
+	struct gpu_work *w = an->work[gi];
+
+	if (w->seg_open && w->seg.state == st && w->seg.t1_ns == iv->t0_ns)
+		w->seg.t1_ns = iv->t1_ns;
+	else
+		new_segment(an, gi, iv, st);
 }
 
 /* dt_s: (t1 - t0) in seconds */

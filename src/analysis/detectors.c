@@ -37,8 +37,10 @@ static bool det_ready;
  * states' offsets (-1: no state): the one call made for every interval of
  * every GPU */
 #define IVK_COUNT 2
-static void (*ival_fn[IVK_COUNT][NDET + 1])(struct analysis *, int, void *, const struct ival *, int);
-static ptrdiff_t ival_off[IVK_COUNT][NDET + 1];
+static struct ival_hook {
+	void (*fn)(struct analysis *, int, void *, const struct ival *, int);
+	ptrdiff_t off;
+} ival_hooks[IVK_COUNT][NDET + 1];
 static size_t n_ival[IVK_COUNT];
 
 size_t detector_count(void)
@@ -62,8 +64,10 @@ static void layout(void)
 			unsigned kinds = detectors[i]->interval_kinds;
 			if (!detectors[i]->interval || (kinds && !(kinds & (1u << k))))
 				continue;
-			ival_fn[k][n_ival[k]] = detectors[i]->interval;
-			ival_off[k][n_ival[k]++] = detectors[i]->state_size ? (ptrdiff_t)det_off[i] : -1;
+			ival_hooks[k][n_ival[k]++] = (struct ival_hook){
+				detectors[i]->interval,
+				detectors[i]->state_size ? (ptrdiff_t)det_off[i] : -1,
+			};
 		}
 	}
 	det_block = off ? off : 1;
@@ -89,10 +93,11 @@ void det_states_free(void *block)
 
 void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state)
 {
-	int k = iv->kind == IV_GAP ? IV_GAP : IV_DATA;
+	const struct ival_hook *h = ival_hooks[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
+	const struct ival_hook *end = h + n_ival[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
 
-	for (size_t i = 0; i < n_ival[k]; i++)
-		ival_fn[k][i](an, gpu, ival_off[k][i] >= 0 ? (char *)block + ival_off[k][i] : NULL, iv, state);
+	for (; h < end; h++)
+		h->fn(an, gpu, h->off >= 0 ? (char *)block + h->off : NULL, iv, state);
 	if (an->tap && an->tap->interval)
 		an->tap->interval(an->tap->ud, gpu, iv, state);
 }

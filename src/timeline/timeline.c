@@ -324,7 +324,7 @@ static struct tl_held *hold_slot(struct timeline *tl, int gi)
  * when it offers one.  *held says which (commit with deliver()). */
 static struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local, bool *held)
 {
-	struct tl_held *h = hold_slot(tl, gi);
+	struct tl_held *h = tl->gpus[gi].run_open ? hold_slot(tl, gi) : NULL;
 	struct ival *iv;
 
 	*held = h != NULL;
