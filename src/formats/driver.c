@@ -1261,21 +1261,10 @@ static void source_start(struct source *s, unsigned window, struct pool *pl, siz
 	source_fill(s, pl, chunk_bytes, err);
 }
 
-/* Make sure s->next points at the next record; false when s is finished. */
-static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
-			const struct ingest_opts *o, struct gl_err *err)
+/* source_peek() past the chunk being read: find the next chunk, wait for it. */
+static bool source_peek_slow(struct source *s, struct pool *pl, size_t chunk_bytes,
+			     const struct ingest_opts *o, struct gl_err *err)
 {
-	if (s->have_head)
-		return true;
-	/* the next record of the chunk being read (known parsed: its first
-	 * record was taken), without finding its slot again */
-	if (s->rec_pos > 0 && s->head_batch && s->rec_pos < s->head_batch->nr) {
-		s->next = &s->head_batch->recs[s->rec_pos++];
-		s->next->line += s->lines_before;
-		resolve_time(s, s->next, o);
-		s->have_head = true;
-		return true;
-	}
 	while (!s->have_head) {
 		struct chunk *c;
 		if (s->head_seq == s->tail_seq) {
@@ -1312,6 +1301,24 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		source_fill(s, pl, chunk_bytes, err);
 	}
 	return true;
+}
+
+/* Make sure s->next points at the next record; false when s is finished. */
+static inline bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
+			       const struct ingest_opts *o, struct gl_err *err)
+{
+	if (s->have_head)
+		return true;
+	/* the next record of the chunk being read (known parsed: its first
+	 * record was taken), without finding its slot again */
+	if (s->rec_pos > 0 && s->head_batch && s->rec_pos < s->head_batch->nr) {
+		s->next = &s->head_batch->recs[s->rec_pos++];
+		s->next->line += s->lines_before;
+		resolve_time(s, s->next, o);
+		s->have_head = true;
+		return true;
+	}
+	return source_peek_slow(s, pl, chunk_bytes, o, err);
 }
 
 /* A by_path format opens the file itself: it must be a plain file, whose
