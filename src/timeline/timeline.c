@@ -322,7 +322,7 @@ static struct tl_held *hold_slot(struct timeline *tl, int gi)
 
 /* Where to build an interval: held in the run, else the consumer's own slot
  * when it offers one.  *held says which (commit with deliver()). */
-static struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local, bool *held)
+static inline struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local, bool *held)
 {
 	struct tl_held *h = tl->gpus[gi].run_open ? hold_slot(tl, gi) : NULL;
 	struct ival *iv;
