@@ -31,10 +31,27 @@ struct present_proc {
 	size_t stat;		/* index into an->procs */
 };
 
+/*
+ * What one ring entry adds to a centred window, summed over every entry
+ * before it (window_at): utilization x ns, utilization^2 x ns, ns, active
+ * ns and active entries, in integers modulo 2^64, so that a window's sums
+ * are two differences.  Only an entry whose utilization is a whole number
+ * from 0 to 100 is summed (`odd` counts the others); its products are then
+ * exact, and so is the double arithmetic of the scan they replace.
+ */
+struct win_sum {
+	uint64_t s1, s2, tot, act;
+	uint32_t nact, odd;
+};
+
 struct gpu_work {
 	struct ival *ring;		/* ring_cap entries, a power of two */
+	struct win_sum *pre;		/* per ring slot: the sums of the entries before it */
 	int ring_cap;
 	int ring_head, ring_n, ncls;	/* see drain() */
+	struct win_sum run;		/* the sums of every entry so far */
+	int64_t last_t1_ns;		/* the newest entry's end */
+	bool unsorted;			/* an entry overlapped or went back: scan windows whole */
 	struct present_proc present[MAXPRESENT];
 	int npresent;
 	int64_t last_proc_obs_ns;
@@ -85,27 +102,35 @@ static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 
 /* ---- segments and per-state totals -------------------------------------- */
 
-static void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
+/* Close the GPU's open segment (kept while under the cap) and open one at iv. */
+static void new_segment(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_work *w = an->work[gi];
 
-	if (w->seg_open && w->seg.state == st && w->seg.t1_ns == iv->t0_ns) {
-		w->seg.t1_ns = iv->t1_ns;
-	} else {
-		if (w->seg_open) {
-			if (an->nsegs < an->cfg.max_segments) {
-				ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
-				an->segs[an->nsegs++] = w->seg;
-			} else {
-				an->segs_dropped++;
-			}
+	if (w->seg_open) {
+		if (an->nsegs < an->cfg.max_segments) {
+			ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
+			an->segs[an->nsegs++] = w->seg;
+		} else {
+			an->segs_dropped++;
 		}
-		w->seg_open = true;
-		w->seg.t0_ns = iv->t0_ns;
-		w->seg.t1_ns = iv->t1_ns;
-		w->seg.gpu = (uint16_t)gi;
-		w->seg.state = (uint8_t)st;
 	}
+	w->seg_open = true;
+	w->seg.t0_ns = iv->t0_ns;
+	w->seg.t1_ns = iv->t1_ns;
+	w->seg.gpu = (uint16_t)gi;
+	w->seg.state = (uint8_t)st;
+}
+
+/* Extend the GPU's open segment by iv, or start the next one. */
+static inline void add_segment(struct analysis *an, int gi, const struct ival *iv, int st)
+{
+	struct gpu_work *w = an->work[gi];
+
+	if (w->seg_open && w->seg.state == st && w->seg.t1_ns == iv->t0_ns)
+		w->seg.t1_ns = iv->t1_ns;
+	else
+		new_segment(an, gi, iv, st);
 }
 
 /* dt_s: (t1 - t0) in seconds */
@@ -260,10 +285,43 @@ static void ser_add(struct gpu_series *s, const struct ival *iv, int st)
 
 /* ---- classification with a centred window ------------------------------- */
 
-static void window_at(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
+/* The sums of the entries before ring position i (i == ring_n: all of them). */
+static const struct win_sum *pre_at(const struct gpu_work *w, int i)
+{
+	return i == w->ring_n ? &w->run : &w->pre[(w->ring_head + i) & (w->ring_cap - 1)];
+}
+
+/* An interval entering the ring at position ring_n: its slot's prefix, and the running sums. */
+static void win_push(struct gpu_work *w, const struct ival *iv)
+{
+	double u;
+
+	w->pre[(w->ring_head + w->ring_n) & (w->ring_cap - 1)] = w->run;
+	if (iv->t0_ns < w->last_t1_ns || iv->t1_ns <= iv->t0_ns)
+		w->unsorted = true;
+	w->last_t1_ns = iv->t1_ns;
+	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)))
+		return;
+	u = iv->v[M_UTIL_GPU];
+	if (u >= 0 && u <= 100 && u == (double)(int)u) {
+		uint64_t dt = (uint64_t)(iv->t1_ns - iv->t0_ns), ui = (uint64_t)(int)u;
+		w->run.s1 += ui * dt;
+		w->run.s2 += ui * ui * dt;
+		w->run.tot += dt;
+		if (u > state_thr.active_util_pct) {
+			w->run.act += dt;
+			w->run.nact++;
+		}
+	} else {
+		w->run.odd++;
+	}
+}
+
+/* The window by scanning the ring: any order of entries, any utilization. */
+static void window_scan(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
 {
 	const struct ival *c = &w->ring[(w->ring_head + idx) & (w->ring_cap - 1)];
-	double sum = 0, sum2 = 0, tot = 0, act = 0, mx = 0;
+	double sum = 0, sum2 = 0, tot = 0, act = 0;
 
 	memset(sw, 0, sizeof(*sw));
 	for (int i = 0; i < w->ring_n; i++) {
@@ -285,8 +343,6 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 			if (iv->t0_ns >= c->t1_ns)
 				sw->active_after = true;
 		}
-		if (u > mx)
-			mx = u;
 	}
 	if (tot <= 0)
 		return;
@@ -294,7 +350,53 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 	sw->util_mean = sum / tot;
 	sw->util_cv = sw->util_mean > 0 ? sqrt(fmax(0, sum2 / tot - sw->util_mean * sw->util_mean)) / sw->util_mean : 0;
 	sw->active_frac = act / tot;
-	sw->util_max = mx;
+}
+
+/*
+ * The centred window of ring position idx: the entries that overlap
+ * [t0 - half, t1 + half) of it.  Entries in time order that do not overlap
+ * (the timeline's) make that a run of positions around idx, and its sums
+ * are differences of the prefixes.  Where the scan's double sums would
+ * round (a utilization that is not a whole number, or so much time that
+ * utilization^2 x ns passes 2^53) or the entries are out of order, the
+ * ring is scanned as before; either way the figures are the same.
+ */
+static void window_at(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
+{
+	const struct ival *c = &w->ring[(w->ring_head + idx) & (w->ring_cap - 1)];
+	int64_t lo_t = c->t0_ns - half, hi_t = c->t1_ns + half;
+	int mask = w->ring_cap - 1, lo = idx, hi = idx + 1;
+	const struct win_sum *a, *b, *m0, *m1;
+	double sum, sum2, tot;
+
+	if (w->unsorted || half < 0) {
+		window_scan(w, idx, half, sw);
+		return;
+	}
+	while (lo > 0 && w->ring[(w->ring_head + lo - 1) & mask].t1_ns > lo_t)
+		lo--;
+	while (hi < w->ring_n && w->ring[(w->ring_head + hi) & mask].t0_ns < hi_t)
+		hi++;
+	a = pre_at(w, lo);
+	b = pre_at(w, hi);
+	if (b->odd != a->odd || b->tot - a->tot > (1ull << 53) / 10000) {
+		window_scan(w, idx, half, sw);
+		return;
+	}
+	memset(sw, 0, sizeof(*sw));
+	if (b->tot == a->tot)
+		return;
+	m0 = pre_at(w, idx);	/* entries before c */
+	m1 = pre_at(w, idx + 1);	/* ... and c */
+	sw->active_before = m0->nact != a->nact;
+	sw->active_after = b->nact != m1->nact;
+	sum = (double)(b->s1 - a->s1);
+	sum2 = (double)(b->s2 - a->s2);
+	tot = (double)(b->tot - a->tot);
+	sw->valid = true;
+	sw->util_mean = sum / tot;
+	sw->util_cv = sw->util_mean > 0 ? sqrt(fmax(0, sum2 / tot - sw->util_mean * sw->util_mean)) / sw->util_mean : 0;
+	sw->active_frac = (double)(b->act - a->act) / tot;
 }
 
 static void account(struct analysis *an, int gi, const struct ival *iv, int st)
@@ -453,36 +555,47 @@ static void drain(struct analysis *an, int gi, bool all)
 	int64_t half = an->cfg.window_ns;
 
 	while (w->ncls < w->ring_n) {
-		const struct ival *c = &w->ring[(w->ring_head + w->ncls) & (w->ring_cap - 1)];
-		const struct ival *newest = &w->ring[(w->ring_head + w->ring_n - 1) & (w->ring_cap - 1)];
-		if (!all && w->ring_n < RING && newest->t1_ns < c->t1_ns + half)
+		/* classify_one() leaves the ring as it is: its bounds stay in registers */
+		int mask = w->ring_cap - 1, head = w->ring_head, n = w->ring_n, ncls = w->ncls;
+		const struct ival *c = &w->ring[(head + ncls) & mask];
+		const struct ival *newest = &w->ring[(head + n - 1) & mask];
+		if (!all && n < RING && newest->t1_ns < c->t1_ns + half)
 			break;
-		classify_one(an, gi, w->ncls);
-		w->ncls++;
+		classify_one(an, gi, ncls);
+		ncls++;
 		/* past context older than the next one's window is no longer needed */
-		while (w->ncls > 0) {
-			const struct ival *old = &w->ring[w->ring_head];
-			const struct ival *next = w->ncls < w->ring_n ?
-				&w->ring[(w->ring_head + w->ncls) & (w->ring_cap - 1)] : newest;
-			if (old->t1_ns > next->t0_ns - half && w->ring_n < RING)
+		while (ncls > 0) {
+			const struct ival *old = &w->ring[head];
+			const struct ival *next = ncls < n ? &w->ring[(head + ncls) & mask] : newest;
+			if (old->t1_ns > next->t0_ns - half && n < RING)
 				break;
-			w->ring_head = (w->ring_head + 1) & (w->ring_cap - 1);
-			w->ring_n--;
-			w->ncls--;
+			head = (head + 1) & mask;
+			n--;
+			ncls--;
 		}
+		w->ring_head = head;
+		w->ring_n = n;
+		w->ncls = ncls;
 	}
 }
 
-/* The ring holds past context too: classify index `pos` when it has enough future. */
-static struct gpu_work *work_of(struct analysis *an, int gi)
+static struct gpu_work *work_new(struct analysis *an, int gi)
 {
-	if (!an->work[gi]) {
-		an->work[gi] = xcalloc(1, sizeof(struct gpu_work));
-		an->work[gi]->ring = xreallocarray(NULL, RING_MIN, sizeof(struct ival));
-		an->work[gi]->ring_cap = RING_MIN;
-		an->work[gi]->det = det_states_new();
-	}
-	return an->work[gi];
+	struct gpu_work *w = xcalloc(1, sizeof(struct gpu_work));
+
+	w->ring = xreallocarray(NULL, RING_MIN, sizeof(struct ival));
+	w->pre = xreallocarray(NULL, RING_MIN, sizeof(struct win_sum));
+	w->ring_cap = RING_MIN;
+	w->last_t1_ns = INT64_MIN;
+	w->det = det_states_new();
+	an->work[gi] = w;
+	return w;
+}
+
+/* A GPU's working state, made when first needed. */
+static inline struct gpu_work *work_of(struct analysis *an, int gi)
+{
+	return an->work[gi] ? an->work[gi] : work_new(an, gi);
 }
 
 /* The next ring slot, made free first (timeline_consumer.reserve). */
@@ -494,10 +607,15 @@ static struct ival *on_reserve(void *ud, int gi)
 	if (w->ring_n == w->ring_cap && w->ring_cap < RING) {
 		/* grow, oldest first at 0 */
 		struct ival *r = xreallocarray(NULL, (size_t)w->ring_cap * 2, sizeof(*r));
-		for (int i = 0; i < w->ring_n; i++)
+		struct win_sum *pre = xreallocarray(NULL, (size_t)w->ring_cap * 2, sizeof(*pre));
+		for (int i = 0; i < w->ring_n; i++) {
 			r[i] = w->ring[(w->ring_head + i) & (w->ring_cap - 1)];
+			pre[i] = w->pre[(w->ring_head + i) & (w->ring_cap - 1)];
+		}
 		free(w->ring);
+		free(w->pre);
 		w->ring = r;
+		w->pre = pre;
 		w->ring_cap *= 2;
 		w->ring_head = 0;
 	}
@@ -519,7 +637,10 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 	struct analysis *an = ud;
 	struct gpu_work *w = work_of(an, gi);
 	struct gpu_stats *g = &an->gpus[gi];
-	struct ival *slot = on_reserve(ud, gi);
+	/* the timeline built it in the slot on_reserve() gave: that slot is still free */
+	struct ival *slot = w->ring_n < w->ring_cap &&
+			    iv_in == &w->ring[(w->ring_head + w->ring_n) & (w->ring_cap - 1)] ?
+			    (struct ival *)iv_in : on_reserve(ud, gi);
 	struct ival *iv = slot;
 
 	if (iv_in != slot)
@@ -566,6 +687,7 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 					      iv->energy_j * share);
 		}
 	}
+	win_push(w, iv);
 	w->ring_n++;
 	drain(an, gi, false);
 }
@@ -1090,6 +1212,7 @@ void analysis_release(struct analysis *an)
 	for (int i = 0; i < TL_MAX_GPUS; i++) {
 		if (an->work[i]) {
 			free(an->work[i]->ring);
+			free(an->work[i]->pre);
 			det_states_free(an->work[i]->det);
 		}
 		free(an->work[i]);

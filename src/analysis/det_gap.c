@@ -58,5 +58,6 @@ const struct detector detector_gap = {
 	.summary = "stretches with no sample for longer than 2.5 sample intervals",
 	.state_size = sizeof(struct gap),
 	.interval = gap_interval,
+	.interval_kinds = 1u << IV_GAP,
 	.finish = gap_finish,
 };

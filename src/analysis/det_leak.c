@@ -99,5 +99,6 @@ const struct detector detector_leak = {
 	.summary = "memory used rising fast and without a pause (a leak or an unbounded cache)",
 	.state_size = sizeof(struct leak),
 	.interval = leak_interval,
+	.interval_kinds = 1u << IV_DATA,
 	.finish = leak_finish,
 };

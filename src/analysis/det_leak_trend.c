@@ -48,6 +48,7 @@ struct lt_cycle {
 struct leak_trend {
 	/* the minute being collected */
 	int64_t min_idx;
+	int64_t m_lo_ns, m_hi_ns, m_of;	/* [lo, hi): the times in minute m_of (no division per interval) */
 	bool min_open;
 	double mbuf[MIN_CAP];
 	uint32_t mn;			/* readings seen this minute */
@@ -254,11 +255,21 @@ static void close_minute(struct analysis *an, int gi, struct leak_trend *w)
 static void lt_interval(struct analysis *an, int gi, void *st, const struct ival *iv, int state)
 {
 	struct leak_trend *w = st;
-	int64_t t = iv->t0_ns, m = t / (60 * NS_PER_S);
+	int64_t t = iv->t0_ns, m;
 
 	(void)state;
 	if (iv->kind != IV_DATA || !(iv->present & (1u << M_MEM_USED)) || !isfinite(iv->v[M_MEM_USED]))
 		return;
+	if (t >= w->m_lo_ns && t < w->m_hi_ns) {
+		m = w->m_of;
+	} else {
+		m = t / (60 * NS_PER_S);
+		if (t >= 0) {	/* the division truncates: a floor from 0 on */
+			w->m_of = m;
+			w->m_lo_ns = m * 60 * NS_PER_S;
+			w->m_hi_ns = w->m_lo_ns + 60 * NS_PER_S;
+		}
+	}
 	if (!w->t_base) {
 		w->t_base = t;
 		w->stride = 1;
@@ -341,5 +352,6 @@ const struct detector detector_leak_trend = {
 	.summary = "memory used creeping up over hours, alone or in restart cycles (a slow leak)",
 	.state_size = sizeof(struct leak_trend),
 	.interval = lt_interval,
+	.interval_kinds = 1u << IV_DATA,
 	.finish = lt_finish,
 };

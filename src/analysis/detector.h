@@ -12,7 +12,9 @@
  *     classified, in time order, gaps included (iv->kind == IV_GAP, state
  *     ST_GAP).  Intervals lag the input by the classification window
  *     (analysis_cfg.window_ns), so they reach a detector a few seconds after
- *     the events of the same time.
+ *     the events of the same time.  A detector that reads only some kinds
+ *     of interval says so in interval_kinds and is not called for the rest
+ *     (the call runs per interval of every GPU).
  *   - event(): every event of the GPU (Xid, lost, reset, error rows ...), in
  *     the order the ingest driver delivers them (time order).  gpu is -1 and
  *     st NULL for an event that names no GPU.
@@ -54,6 +56,9 @@ struct detector {
 	const char *summary;	/* one line: what it finds (docs/states.md has the rule) */
 	size_t state_size;	/* per-GPU state; 0 for none (st is then NULL) */
 	void (*interval)(struct analysis *an, int gpu, void *st, const struct ival *iv, int state);
+	/* the kinds of interval interval() is fed: bit k for enum ival_kind k
+	 * (1u << IV_GAP: gaps only); 0 for every interval */
+	unsigned interval_kinds;
 	void (*event)(struct analysis *an, int gpu, void *st, const struct det_event *ev);
 	void (*finish)(struct analysis *an, int gpu, void *st);
 	void (*finish_all)(struct analysis *an);

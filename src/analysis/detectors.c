@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,12 +33,15 @@ static const struct detector *const detectors[] = {
 static size_t det_off[NDET + 1];
 static size_t det_block;
 static bool det_ready;
-/* the detectors with an interval hook, and their states' offsets: the one
- * call made for every interval of every GPU */
-static void (*ival_fn[NDET + 1])(struct analysis *, int, void *, const struct ival *, int);
-static size_t ival_off[NDET + 1];
-static bool ival_has_st[NDET + 1];
-static size_t n_ival;
+/* per kind of interval (enum ival_kind), the detectors fed it and their
+ * states' offsets (-1: no state): the one call made for every interval of
+ * every GPU */
+#define IVK_COUNT 2
+static struct ival_hook {
+	void (*fn)(struct analysis *, int, void *, const struct ival *, int);
+	ptrdiff_t off;
+} ival_hooks[IVK_COUNT][NDET + 1];
+static size_t n_ival[IVK_COUNT];
 
 size_t detector_count(void)
 {
@@ -56,10 +60,14 @@ static void layout(void)
 	for (size_t i = 0; i < NDET; i++) {
 		det_off[i] = off;
 		off += (detectors[i]->state_size + a - 1) / a * a;
-		if (detectors[i]->interval) {
-			ival_fn[n_ival] = detectors[i]->interval;
-			ival_off[n_ival] = det_off[i];
-			ival_has_st[n_ival++] = detectors[i]->state_size > 0;
+		for (int k = 0; k < IVK_COUNT; k++) {
+			unsigned kinds = detectors[i]->interval_kinds;
+			if (!detectors[i]->interval || (kinds && !(kinds & (1u << k))))
+				continue;
+			ival_hooks[k][n_ival[k]++] = (struct ival_hook){
+				detectors[i]->interval,
+				detectors[i]->state_size ? (ptrdiff_t)det_off[i] : -1,
+			};
 		}
 	}
 	det_block = off ? off : 1;
@@ -85,8 +93,11 @@ void det_states_free(void *block)
 
 void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state)
 {
-	for (size_t i = 0; i < n_ival; i++)
-		ival_fn[i](an, gpu, ival_has_st[i] ? (char *)block + ival_off[i] : NULL, iv, state);
+	const struct ival_hook *h = ival_hooks[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
+	const struct ival_hook *end = h + n_ival[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
+
+	for (; h < end; h++)
+		h->fn(an, gpu, h->off >= 0 ? (char *)block + h->off : NULL, iv, state);
 	if (an->tap && an->tap->interval)
 		an->tap->interval(an->tap->ud, gpu, iv, state);
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The state of a GPU over one interval, decided from its readings and from
- * a window around it.  The rules and thresholds are one table in states.c
- * and are documented in docs/states.md.
+ * a window around it.  The thresholds are one table in states.c, the rules
+ * state_classify() below; docs/states.md documents both.
  */
 #ifndef ANALYSIS_STATES_H
 #define ANALYSIS_STATES_H
 
+#include <math.h>
 #include <stdbool.h>
 
 enum gpu_state {
@@ -45,7 +46,7 @@ extern const struct state_thresholds state_thr;
 
 /* Window features around an interval (time-weighted). */
 struct state_window {
-	double util_mean, util_cv, active_frac, util_max;
+	double util_mean, util_cv, active_frac;
 	bool active_before, active_after;	/* work within the window on each side */
 	bool valid;
 };
@@ -62,6 +63,52 @@ struct state_in {
 	struct state_window win;
 };
 
-int state_classify(const struct state_in *in);
+/* clocks_event_reasons bits that mean "slower than it could run" (formats.md 7.6) */
+#define THROTTLE_MASK 0xECull	/* SwPowerCap 0x4, HwSlowdown 0x8, SwThermal 0x20, HwThermal 0x40, HwPowerBrake 0x80 */
+
+/*
+ * The state of one interval.  Inline: it runs once per interval of every
+ * GPU, and its caller's state_in is then never built in memory.
+ */
+static inline int state_classify(const struct state_in *in)
+{
+	const struct state_thresholds *t = &state_thr;
+	bool held, active, bursty;
+
+	if (in->status_down)
+		return ST_DOWN;
+	if (!in->util_known)
+		return ST_UNKNOWN;
+	active = in->util > t->active_util_pct;
+	held = in->nproc > 0 || (in->mem_known && in->mem_mib >= in->held_mem_mib);
+	bursty = in->win.valid && in->win.util_cv > t->burst_cv &&
+		 in->win.active_frac >= t->burst_active_frac &&
+		 in->win.util_mean < t->burst_mean_max_pct && in->win.util_mean > t->active_util_pct;
+
+	if (active) {
+		bool throttle = (in->mask_known && (in->mask & THROTTLE_MASK)) ||
+				(in->pviol > 0) || (in->tviol > 0) ||
+				(in->clock_known && in->util >= t->busy_util_pct &&
+				 in->sm_clock_ref_mhz > 0 &&
+				 in->sm_clock_mhz < t->clock_drop_ratio * in->sm_clock_ref_mhz);
+		if (throttle)
+			return ST_THROTTLED;
+		if (in->mem_util_known && in->mem_util >= t->memory_util_pct &&
+		    in->mem_util >= t->memory_ratio * in->util)
+			return ST_MEMORY;
+		if (in->util >= t->busy_util_pct)
+			return ST_COMPUTE;
+		if (in->power_known && !isnan(in->held_floor_w) &&
+		    in->power_w <= in->held_floor_w * t->launch_floor_ratio + t->launch_floor_margin_w)
+			return ST_LAUNCH;
+		/* some work, well above idle power, yet the GPU is mostly waiting:
+		 * bursts from a starved host, at 1 s scale or below it */
+		return ST_INPUT;
+	}
+	/* the pause between bursts of a starved pipeline: work on both sides */
+	if (bursty && held && in->win.active_before && in->win.active_after)
+		return ST_INPUT;
+	return held ? ST_HELD_IDLE : ST_IDLE;
+}
 
 #endif

@@ -902,7 +902,7 @@ static int64_t tick_time(const struct source *s, uint64_t k, const struct ingest
 	return st->placed_ns[st->nplaced - 1] + (int64_t)(k - st->nplaced) * o->interval_ns;
 }
 
-static void resolve_time(struct source *s, struct rec *r, const struct ingest_opts *o)
+static void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts *o)
 {
 	if (r->kind == REC_ANCHOR) {
 		if (r->anc.quality != ANC_Q_CLOCK_REF || r->anc.boot_id != STR_NONE)
@@ -1008,6 +1008,20 @@ static void resolve_time(struct source *s, struct rec *r, const struct ingest_op
 		s->st->dst_repeats++;
 	}
 	s->last_t_ns = r->t_ns;
+}
+
+/* Give r its absolute time, in place. */
+static inline void resolve_time(struct source *s, struct rec *r, const struct ingest_opts *o)
+{
+	/* the common case, an absolute time that is no step back: what
+	 * resolve_time_slow() would do comes down to this */
+	if (r->time_kind == TK_ABS && r->kind != REC_ANCHOR && r->kind != REC_BAD &&
+	    r->t_ns != INT64_MIN && !s->dst_shift_ns &&
+	    (s->last_t_ns == INT64_MIN || r->t_ns >= s->last_t_ns - 600 * NS_PER_S)) {
+		s->last_t_ns = r->t_ns;
+		return;
+	}
+	resolve_time_slow(s, r, o);
 }
 
 /* ---- the run --------------------------------------------------------------- */
@@ -1247,9 +1261,9 @@ static void source_start(struct source *s, unsigned window, struct pool *pl, siz
 	source_fill(s, pl, chunk_bytes, err);
 }
 
-/* Make sure s->next points at the next record; false when s is finished. */
-static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
-			const struct ingest_opts *o, struct gl_err *err)
+/* source_peek() past the chunk being read: find the next chunk, wait for it. */
+static bool source_peek_slow(struct source *s, struct pool *pl, size_t chunk_bytes,
+			     const struct ingest_opts *o, struct gl_err *err)
 {
 	while (!s->have_head) {
 		struct chunk *c;
@@ -1287,6 +1301,24 @@ static bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
 		source_fill(s, pl, chunk_bytes, err);
 	}
 	return true;
+}
+
+/* Make sure s->next points at the next record; false when s is finished. */
+static inline bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
+			       const struct ingest_opts *o, struct gl_err *err)
+{
+	if (s->have_head)
+		return true;
+	/* the next record of the chunk being read (known parsed: its first
+	 * record was taken), without finding its slot again */
+	if (s->rec_pos > 0 && s->head_batch && s->rec_pos < s->head_batch->nr) {
+		s->next = &s->head_batch->recs[s->rec_pos++];
+		s->next->line += s->lines_before;
+		resolve_time(s, s->next, o);
+		s->have_head = true;
+		return true;
+	}
+	return source_peek_slow(s, pl, chunk_bytes, o, err);
 }
 
 /* A by_path format opens the file itself: it must be a plain file, whose

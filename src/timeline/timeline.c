@@ -322,9 +322,9 @@ static struct tl_held *hold_slot(struct timeline *tl, int gi)
 
 /* Where to build an interval: held in the run, else the consumer's own slot
  * when it offers one.  *held says which (commit with deliver()). */
-static struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local, bool *held)
+static inline struct ival *ival_slot(struct timeline *tl, int gi, struct ival *local, bool *held)
 {
-	struct tl_held *h = hold_slot(tl, gi);
+	struct tl_held *h = tl->gpus[gi].run_open ? hold_slot(tl, gi) : NULL;
 	struct ival *iv;
 
 	*held = h != NULL;
@@ -344,11 +344,23 @@ static void deliver(struct timeline *tl, int gi, const struct ival *iv, bool hel
 		tl->c.interval(tl->c.ud, gi, iv);
 }
 
+/*
+ * When metric m was read.  ft_ns[] is written for a metric only when the
+ * time of the latest readings (upd_t_ns) moves on without it: a metric of
+ * upd_mask was read at upd_t_ns.  One input rewrites every metric of every
+ * row, so its rows store one time, not one per metric.
+ */
+static inline int64_t read_ns(const struct tl_gpu *g, int m)
+{
+	return (g->upd_mask >> m) & 1 ? g->upd_t_ns : g->ft_ns[m];
+}
+
 /* Emit [g->t_prev, t1) with the readings in force since t_prev. */
 static void emit_until(struct timeline *tl, int gi, int64_t t1)
 {
 	struct tl_gpu *g = &tl->gpus[gi];
-	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = nominal(tl, g);
+	/* a GPU's own median, once known, is its interval for good */
+	int64_t t0 = g->t_prev_ns, dt = t1 - t0, nom = g->nominal_ns ? g->nominal_ns : nominal(tl, g);
 	int64_t gap_at = t1, thr = timeline_gap_threshold(nom);
 	int64_t stale = thr;
 	uint32_t present = 0;
@@ -383,7 +395,7 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1)
 	present = g->upd_t_ns == t0 ? g->upd_mask : 0;
 	for (uint32_t rest = g->seen_mask & ~present; rest; rest &= rest - 1) {
 		int m = __builtin_ctz(rest);
-		if (t0 - g->ft_ns[m] <= stale)
+		if (t0 - read_ns(g, m) <= stale)
 			present |= 1u << m;
 	}
 	memcpy(iv->v, g->fv, sizeof(iv->v));
@@ -448,12 +460,12 @@ static int source_slot(struct tl_gpu *g, const void *key, int64_t t)
 /* May input slot si overwrite metric m? */
 static bool owns(const struct tl_gpu *g, int m, int si, int64_t t)
 {
-	int64_t own_nom;
+	int64_t own_nom, at = read_ns(g, m);
 
-	if (g->ft_ns[m] == INT64_MIN || g->fsrc[m] == si)
+	if (at == INT64_MIN || g->fsrc[m] == si)
 		return true;
 	own_nom = g->src[g->fsrc[m]].nominal_ns;
-	if (t - g->ft_ns[m] > timeline_gap_threshold(own_nom == INT64_MAX ? NS_PER_S : own_nom))
+	if (t - at > timeline_gap_threshold(own_nom == INT64_MAX ? NS_PER_S : own_nom))
 		return true;	/* the owner went quiet */
 	return g->src[si].nominal_ns < own_nom;
 }
@@ -491,16 +503,21 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 	g->samples++;
 	si = source_slot(g, key, r->t_ns);
 	if (t != g->upd_t_ns) {
+		/* the metrics of the last time that this record does not read
+		 * again keep that time (read_ns); one input's record reads the
+		 * rest again now */
+		uint32_t keep = g->nsrc == 1 ? g->upd_mask & ~r->present : g->upd_mask;
+		for (; keep; keep &= keep - 1)
+			g->ft_ns[__builtin_ctz(keep)] = g->upd_t_ns;
 		g->upd_mask = 0;
 		g->upd_t_ns = t;
 	}
 	if (g->nsrc == 1) {
-		/* one input: every reading is its own */
+		/* one input: every reading is its own (slot 0: fsrc[] is 0 already,
+		 * and ft_ns[] waits, see read_ns()) */
 		for (uint32_t p = r->present; p; p &= p - 1) {
 			int m = __builtin_ctz(p);
 			g->fv[m] = r->v[m];
-			g->ft_ns[m] = t;
-			g->fsrc[m] = (int8_t)si;
 		}
 		g->seen_mask |= r->present;
 		g->upd_mask |= r->present;
@@ -876,7 +893,12 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 		add_event(tl, r, b, uuid, src);
 		return;
 	}
-	gi = resolve_gpu(tl, r->gpu_index, uuid, name);
+	/* a record naming only an index already cached: resolve_gpu() would
+	 * find it there and change nothing */
+	if (!uuid && !name && r->gpu_index >= 0 && r->gpu_index < 64 && tl->by_index[r->gpu_index])
+		gi = tl->by_index[r->gpu_index] - 1;
+	else
+		gi = resolve_gpu(tl, r->gpu_index, uuid, name);
 	if (gi < 0) {
 		tl->dropped_no_gpu++;
 		return;

@@ -121,7 +121,8 @@ struct tl_gpu {
 	/* the reading in force of each metric (kept as parallel arrays: the
 	 * interval builder copies them whole) */
 	double fv[M__COUNT];
-	int64_t ft_ns[M__COUNT];	/* when it was read; INT64_MIN never */
+	int64_t ft_ns[M__COUNT];	/* when it was read, INT64_MIN never; for a metric
+					 * of upd_mask, upd_t_ns (timeline.c read_ns) */
 	int8_t fsrc[M__COUNT];		/* the tl_source slot that owns it */
 	uint32_t seen_mask;		/* metrics ever read */
 	uint32_t upd_mask;		/* metrics read at upd_t_ns */

@@ -419,6 +419,40 @@ static void test_held_idle(void **state)
 	}
 }
 
+/*
+ * A starved pipeline: util alternating u (even seconds) and 0 (odd), memory
+ * held, n samples `step` s apart.  The centred window (5 s each side) of a
+ * pause holds bursts on both sides and swings (by hand for u = 40 at 1 s:
+ * second 1 sees seconds 0..6, four at 40: mean 22.9 %, CV 0.87, 57 % active;
+ * second 37 sees 32..39: mean 20 %, CV 1.0; at 600 s a pause sees its two
+ * neighbours: mean 26.7 %, CV 0.71), so every pause but the last, which has
+ * no burst after it, is input_bound, and so is every burst (active, under
+ * 50 %, no power reading): 39 s of 40 input_bound and the last held_idle.
+ * Whole-number utilization takes the window from prefix sums, 40.5 % and
+ * 600 s steps (over 900 s in a window: utilization^2 x ns passes 2^53) the
+ * scan; both must say the same.
+ */
+static void test_window_bursts(void **state)
+{
+	static const struct {
+		double u, step;
+	} cases[] = { { 40, 1 }, { 40.5, 1 }, { 40, 600 } };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct analysis *an = an_new();
+		const struct gpu_stats *g = &an->gpus[0];
+
+		for (int i = 0; i < 40; i++)
+			feed(an, i * cases[k].step, 0, i % 2 ? 0 : cases[k].u, 1257);
+		finish(an, true);
+		assert_near(g->state_s[ST_INPUT], 39 * cases[k].step, 1e-6);
+		assert_near(g->state_s[ST_HELD_IDLE], cases[k].step, 1e-6);
+		assert_near(g->covered_s, 40 * cases[k].step, 1e-6);
+		an_free(an);
+	}
+}
+
 /* ---- states and segments ----------------------------------------------------- */
 
 /*
@@ -665,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_no_leak_startup_ramp),
 		cmocka_unit_test(test_held_idle),
 		cmocka_unit_test(test_states_and_segments),
+		cmocka_unit_test(test_window_bursts),
 		cmocka_unit_test(test_process_attribution),
 		cmocka_unit_test(test_imbalance),
 		cmocka_unit_test(test_detector_table),

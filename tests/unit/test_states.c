@@ -54,7 +54,6 @@ static void with_bursty_window(struct state_in *in)
 	in->win.util_mean = 15;
 	in->win.util_cv = 0.6;
 	in->win.active_frac = 0.5;
-	in->win.util_max = 40;
 	in->win.active_before = true;
 	in->win.active_after = true;
 }
