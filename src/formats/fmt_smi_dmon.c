@@ -509,8 +509,11 @@ static void emit_sample(struct parse_ctx *ctx, int32_t gpu, int64_t t_ns, uint8_
 	o->t_ns = t_ns;
 	o->time_kind = time_kind;
 	o->present = present;
-	for (int m = 0; m < M__COUNT; m++)
-		o->v[m] = present & (1u << m) ? v[m] : 0;
+	_Static_assert(M__COUNT < 32, "present is a 32-bit mask");
+	/* the values read, and 0 for the others (v holds anything there) */
+	memcpy(o->v, v, sizeof(o->v));
+	for (uint32_t absent = ~present & ((UINT32_C(1) << M__COUNT) - 1); absent; absent &= absent - 1)
+		o->v[__builtin_ctz(absent)] = 0;
 }
 
 static void read_row(struct parse_ctx *ctx, struct mon_state *st, const char *line,
