@@ -30,6 +30,7 @@ struct sl_state {
 	struct kl_anchors anc;
 	struct kl_state ks;
 	struct kl_year year;
+	struct kl_bsd_memo memo;	/* the last line's stamp and time */
 };
 
 enum sl_style { SL_BSD, SL_ISO, SL_5424 };
@@ -37,7 +38,9 @@ enum sl_style { SL_BSD, SL_ISO, SL_5424 };
 struct sl_env {
 	enum sl_style style;
 	struct kl_bsd bsd;	/* SL_BSD */
-	int64_t t_ns;		/* SL_ISO, SL_5424 */
+	const char *bsd_at, *bsd_end;	/* SL_BSD: where the stamp is */
+	bool memo_hit;		/* SL_BSD: bsd and t_ns are the memo's */
+	int64_t t_ns;		/* SL_ISO, SL_5424; SL_BSD when memo_hit */
 	bool zoned;
 	struct slice host, tag;
 	const char *msg;
@@ -125,9 +128,10 @@ static bool parse_5424(const char *p, const char *end, struct sl_env *e, const c
 	return true;
 }
 
-/* The envelope of one line; false with *why and *at when it has none. */
-static bool sl_parse(const char *line, size_t n, struct sl_env *e, const char **why,
-		     const char **at)
+/* The envelope of one line; false with *why and *at when it has none.  A
+ * BSD stamp equal to the memo's (when given) is not parsed again. */
+static bool sl_parse(const char *line, size_t n, const struct kl_bsd_memo *memo, struct sl_env *e,
+		     const char **why, const char **at)
 {
 	const char *p = line, *end = line + n;
 
@@ -152,10 +156,15 @@ static bool sl_parse(const char *line, size_t n, struct sl_env *e, const char **
 		}
 	} else {
 		e->style = SL_BSD;
-		if (!kl_parse_bsd(&p, end, &e->bsd)) {
+		e->bsd_at = p;
+		if (memo && kl_bsd_memo_get(memo, p, end, &e->bsd, &e->t_ns)) {
+			e->memo_hit = true;
+			p += 15;
+		} else if (!kl_parse_bsd(&p, end, &e->bsd)) {
 			*why = "not a syslog line: no time stamp (Mmm dd HH:MM:SS or RFC 3339)";
 			return false;
 		}
+		e->bsd_end = p;
 	}
 	*at = p;
 	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg)) {
@@ -177,14 +186,18 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 		kl_marker(ctx, &st->ks, line, n);
 		return;
 	}
-	if (!sl_parse(line, n, &e, &why, &at)) {
+	if (!sl_parse(line, n, &st->memo, &e, &why, &at)) {
 		ctx_bad(ctx, ctx_col(line, at), "%s", why);
 		return;
 	}
 	if (e.style == SL_BSD) {
-		if (!kl_bsd_time(ctx, &st->year, &e.bsd, &t_ns)) {
+		if (e.memo_hit) {
+			t_ns = e.t_ns;
+		} else if (!kl_bsd_time(ctx, &st->year, &e.bsd, &t_ns)) {
 			ctx_bad(ctx, 1, "no such date: %02d-%02d", e.bsd.mon, e.bsd.day);
 			return;
+		} else {
+			kl_bsd_memo_put(&st->memo, e.bsd_at, e.bsd_end, end, &e.bsd, t_ns);
 		}
 		/* the inferred year is what a reader must know: it wins */
 		if (!e.bsd.year || !ctx->out->time_basis)
@@ -230,7 +243,7 @@ static int sl_sniff(const char *head, size_t n, const char *name)
 			return 0;
 		if (len) {
 			lines++;
-			if (sl_parse(p, len, &e, &why, &at)) {
+			if (sl_parse(p, len, NULL, &e, &why, &at)) {
 				ok++;
 				kernel += slice_eq(e.tag, "kernel");
 			}

@@ -109,6 +109,37 @@ bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t)
 	return true;
 }
 
+#define KL_MEMO_LEN 15	/* "Mmm dd HH:MM:SS" */
+
+bool kl_bsd_memo_get(const struct kl_bsd_memo *m, const char *p, const char *end, struct kl_bsd *t,
+		     int64_t *t_ns)
+{
+	uint64_t a, b;
+
+	if (!m->have || end - p < KL_MEMO_LEN + 1)
+		return false;
+	memcpy(&a, p, 8);
+	memcpy(&b, p + 8, 8);
+	if (((a ^ m->key[0]) | (b ^ m->key[1])) != 0)
+		return false;
+	*t = m->t;
+	*t_ns = m->t_ns;
+	return true;
+}
+
+void kl_bsd_memo_put(struct kl_bsd_memo *m, const char *p, const char *q, const char *end,
+		     const struct kl_bsd *t, int64_t t_ns)
+{
+	/* the fraction test read p[15] (a blank stops it); nothing else past q */
+	if (q - p != KL_MEMO_LEN || end - p < KL_MEMO_LEN + 1 || *q != ' ' || t->year || t->frac_ns)
+		return;
+	memcpy(&m->key[0], p, 8);
+	memcpy(&m->key[1], p + 8, 8);
+	m->t = *t;
+	m->t_ns = t_ns;
+	m->have = true;
+}
+
 static bool bsd_at(const struct kl_bsd *t, int y, int64_t *t_ns)
 {
 	int64_t t_s;

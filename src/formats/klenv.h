@@ -41,6 +41,30 @@ struct kl_year {
 };
 bool kl_bsd_time(const struct parse_ctx *ctx, struct kl_year *c, const struct kl_bsd *t, int64_t *t_ns);
 
+/*
+ * The last stamp of the common shape, "Mmm dd HH:MM:SS" (15 bytes, no year,
+ * no fraction, English or one-byte month) followed by a blank, and its UTC
+ * time: consecutive lines of a log mostly share their second.  A line whose
+ * first 16 bytes equal the memo's parses to the same kl_bsd (kl_parse_bsd()
+ * reads no byte past them on such a stamp) and, for the same chunk state and
+ * context, converts to the same time.  Only stamps that parsed and converted
+ * are kept.  Zeroed: empty.
+ */
+struct kl_bsd_memo {
+	uint64_t key[2];	/* the 16 bytes */
+	bool have;
+	struct kl_bsd t;
+	int64_t t_ns;
+};
+/* true with *t and *t_ns when the 16 bytes at p are the memo's (then the
+ * stamp is the 15 bytes at p) */
+bool kl_bsd_memo_get(const struct kl_bsd_memo *m, const char *p, const char *end, struct kl_bsd *t,
+		     int64_t *t_ns);
+/* Keep the stamp at [p, q) (kl_parse_bsd() moved p to q) and its time, when
+ * it has the shape above. */
+void kl_bsd_memo_put(struct kl_bsd_memo *m, const char *p, const char *q, const char *end,
+		     const struct kl_bsd *t, int64_t t_ns);
+
 /* The time_basis words for such stamps (static strings). */
 const char *kl_bsd_basis(const struct parse_ctx *ctx, bool has_year);
 

@@ -10,6 +10,7 @@
  */
 #include "test.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,137 @@ static void test_syslog_year_from_mtime(void **unused)
 	assert_int_equal(nth(&r, REC_EVENT, 1)->t_ns, (INT64_C(20819) * 86400 + 1) * NS_PER_S);
 	/* Feb 29 after the reference: 2026, 2025 have none; 2024-02-29 is day 19782 */
 	assert_int_equal(nth(&r, REC_EVENT, 2)->t_ns, (INT64_C(19782) * 86400 + 36000) * NS_PER_S);
+	run_release(&r);
+}
+
+/*
+ * The stamp memo (klenv.h) must give what parsing and converting the stamp
+ * again gives, on every line: random stamps of every month (and the German
+ * names), days zero- and space-padded and unpadded, impossible dates (Feb 30,
+ * Apr 31, Feb 29 of 2025), hours past 23, a fraction or a year after some,
+ * Dec 31 and Jan 1 around a reference on 2027-01-01, lines cut anywhere;
+ * most lines repeat the one before with one byte changed or none, so that
+ * the memo is asked about near misses.  The slow path is the reference.
+ */
+static void test_bsd_memo(void **unused)
+{
+	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug",
+					   "Sep", "Oct", "Nov", "Dec", "M\xc3\xa4r", "Okt", "Dez", "Mai",
+					   "Xyz" };
+	static const char tail[] = " .5x:\t";
+	struct run r;
+	struct kl_year ys = { 0 }, yf = { 0 };
+	struct kl_bsd_memo memo = { 0 };
+	char line[64], prev[64];
+	size_t prev_n = 0;
+	uint64_t x = 2718281;
+	unsigned hits = 0, slow_ok = 0, bad_dates = 0;
+	int64_t t_s;
+
+	(void)unused;
+	assert_int_equal(time_local_to_utc(2027, 1, 1, 0, 30, 0, &t_s), 0);
+	run_init(&r, "syslog", t_s * NS_PER_S);
+	for (int i = 0; i < 200000; i++) {
+		size_t n;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (prev_n && x % 10 < 7) {
+			/* the previous line again, perhaps with one byte changed */
+			memcpy(line, prev, prev_n);
+			n = prev_n;
+			if (x % 10 < 3) {
+				size_t k = (size_t)(x >> 16) % n;
+				line[k] = (x >> 24) % 4 == 0 ? tail[(x >> 28) % 6] : (char)('0' + (x >> 28) % 10);
+				if ((x >> 32) % 4 == 0 && k + 1 < n)
+					line[k] = '.', line[k + 1] = (char)('0' + (x >> 36) % 10);	/* a fraction */
+			}
+		} else {
+			unsigned m = (unsigned)(x >> 8) % 17, d = (unsigned)(x >> 16) % 33;
+			unsigned h = (unsigned)(x >> 24) % 25, mi = (unsigned)(x >> 32) % 61, sec = (unsigned)(x >> 40) % 62;
+			int style = (int)((x >> 48) % 3), extra = (int)((x >> 52) % 8);
+			if (x % 5 == 0) {	/* around New Year's Eve */
+				m = (x >> 9) % 2 ? 11 : 0;
+				d = m ? 31 : 1;
+			}
+			n = (size_t)snprintf(line, sizeof(line), style == 0 ? "%s %2u " : style == 1 ? "%s %02u " : "%s %u ",
+					     mon[m], d);
+			if (extra == 0)
+				n += (size_t)snprintf(line + n, sizeof(line) - n, "%u ", 2024 + (unsigned)(x >> 56) % 3);
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%02u:%02u:%02u", h, mi, sec);
+			if (extra == 1)
+				n += (size_t)snprintf(line + n, sizeof(line) - n, ".%u", (unsigned)(x >> 56) % 1000);
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%c host kernel: m",
+					      (x >> 58) % 2 ? ' ' : tail[(x >> 59) % 6]);
+		}
+		memcpy(prev, line, n);
+		prev_n = n;
+		/* cut the line sometimes: the end may fall inside the stamp */
+		if ((x >> 60) % 4 == 0)
+			n = (size_t)(x >> 20) % (n + 1);
+		{
+			const char *p0 = line, *end = line + n, *ps = p0, *pf = p0;
+			struct kl_bsd ts, tf;
+			int64_t ns_s = 0, ns_f = 0;
+			bool ok_s, tok_s = false, ok_f, tok_f = false;
+
+			ok_s = kl_parse_bsd(&ps, end, &ts);
+			if (ok_s) {
+				tok_s = kl_bsd_time(&r.ctx, &ys, &ts, &ns_s);
+				slow_ok++;
+				bad_dates += !tok_s;
+			}
+			if (kl_bsd_memo_get(&memo, pf, end, &tf, &ns_f)) {
+				ok_f = tok_f = true;
+				pf += 15;
+				hits++;
+			} else {
+				ok_f = kl_parse_bsd(&pf, end, &tf);
+				if (ok_f && (tok_f = kl_bsd_time(&r.ctx, &yf, &tf, &ns_f)))
+					kl_bsd_memo_put(&memo, p0, pf, end, &tf, ns_f);
+			}
+			if (ok_s != ok_f || tok_s != tok_f || (ok_s && (ps != pf || memcmp(&ts, &tf, sizeof(ts)))) ||
+			    (tok_s && ns_s != ns_f))
+				fail_msg("'%.*s': slow %d %d +%td %" PRId64 ", memo %d %d +%td %" PRId64, (int)n, line,
+					 ok_s, tok_s, ps - p0, ns_s, ok_f, tok_f, pf - p0, ns_f);
+		}
+	}
+	/* each kind of answer was tried */
+	assert_true(hits > 10000 && slow_ok > 50000 && bad_dates > 1000);
+	run_release(&r);
+}
+
+/* Through the syslog format: lines in the same second share the memo, a
+ * fraction, a bad date and a cut line after such a line are still read
+ * (and reported) as they are.  2026-12-31 is day 20818. */
+static void test_syslog_memo_lines(void **unused)
+{
+	struct run r;
+	int64_t t_s, day = INT64_C(20818) * 86400;
+
+	(void)unused;
+	assert_int_equal(time_local_to_utc(2027, 1, 2, 8, 0, 0, &t_s), 0);
+	run_init(&r, "syslog", t_s * NS_PER_S);
+	feed(&r, "Dec 31 23:59:58 node kernel: NVRM: Xid (PCI:0000:01:00): 13, a");
+	feed(&r, "Dec 31 23:59:58 node kernel: NVRM: Xid (PCI:0000:01:00): 31, b");
+	feed(&r, "Dec 31 23:59:58.5 node kernel: NVRM: Xid (PCI:0000:01:00): 43, c");
+	feed(&r, "Dec 31 23:59:58");
+	feed(&r, "Dec 31 23:59:58 ");
+	feed(&r, "Jan  1 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 13, d");
+	feed(&r, "Feb 30 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 13, e");
+	feed(&r, "Feb 30 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 13, f");
+	feed(&r, "Jan  1 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 31, g");
+	assert_int_equal(count(&r, REC_EVENT), 5);
+	assert_int_equal(count(&r, REC_BAD), 4);
+	assert_int_equal(nth(&r, REC_EVENT, 0)->t_ns, (day + 86398) * NS_PER_S);
+	assert_int_equal(nth(&r, REC_EVENT, 1)->t_ns, (day + 86398) * NS_PER_S);
+	assert_int_equal(nth(&r, REC_EVENT, 2)->t_ns, (day + 86398) * NS_PER_S + NS_PER_S / 2);
+	assert_int_equal(nth(&r, REC_EVENT, 3)->t_ns, (day + 86401) * NS_PER_S);
+	assert_int_equal(nth(&r, REC_EVENT, 4)->t_ns, (day + 86401) * NS_PER_S);
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 0)->name), "syslog line cut after its time stamp");
+	assert_int_equal(nth(&r, REC_BAD, 0)->col, 16);
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 1)->name), "syslog line cut after its time stamp");
+	assert_int_equal(nth(&r, REC_BAD, 1)->col, 16);
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 2)->name), "no such date: 02-30");
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 3)->name), "no such date: 02-30");
 	run_release(&r);
 }
 
@@ -421,6 +553,8 @@ int main(void)
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_syslog_megabyte_line),
 		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_bsd_memo),
+		cmocka_unit_test(test_syslog_memo_lines),
 	};
 
 	setenv("TZ", "UTC", 1);
