@@ -240,6 +240,84 @@ static void test_bsd_memo(void **unused)
 	run_release(&r);
 }
 
+/* kl_printk_stamp() as written before it read digits by eights: the
+ * definition, a byte at a time. */
+static bool printk_ref(const char **pp, const char *end, int64_t *ns)
+{
+	const char *p = *pp;
+	uint64_t sec = 0;
+	int64_t frac = 0;
+	int nd = 0;
+
+	if (p >= end || *p++ != '[')
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	for (; p < end && *p >= '0' && *p <= '9'; p++, nd++) {
+		if (nd > 12)
+			return false;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (!nd || p >= end || *p++ != '.')
+		return false;
+	for (nd = 0; p < end && *p >= '0' && *p <= '9'; p++, nd++)
+		if (nd < 9)
+			frac = frac * 10 + (*p - '0');
+	if (!nd || nd > 9 || p >= end || *p++ != ']')
+		return false;
+	for (int k = nd; k < 9; k++)
+		frac *= 10;
+	if (p < end && *p == ' ')
+		p++;
+	*ns = (int64_t)sec * NS_PER_S + frac;
+	*pp = p;
+	return true;
+}
+
+/* Random stamps: 0 to 16 digits of seconds, 0 to 12 of fraction, a byte
+ * below '0' or above '9' after the digits, the line cut anywhere (so the
+ * eight-byte reads meet the end at every offset). */
+static void test_printk_stamp(void **unused)
+{
+	static const char other[] = " ]./:[x\x7f\x80\xff\x00" "0123456789";
+	uint64_t x = 161803;
+	char line[64];
+	unsigned ok = 0, tried = 0;
+
+	(void)unused;
+	for (int i = 0; i < 300000; i++) {
+		size_t n = 0;
+		int ds, df;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ds = (int)(x % 17);
+		df = (int)((x >> 8) % 13);
+		line[n++] = (x >> 16) % 16 ? '[' : '(';
+		for (int k = (int)((x >> 20) % 4); k > 0; k--)
+			line[n++] = ' ';
+		for (int k = 0; k < ds; k++)
+			line[n++] = (char)('0' + (x >> (k * 3 % 60)) % 10);
+		line[n++] = (x >> 24) % 16 ? '.' : other[(x >> 28) % (sizeof(other) - 1)];
+		for (int k = 0; k < df; k++)
+			line[n++] = (char)('0' + (x >> (k * 5 % 60)) % 10);
+		line[n++] = (x >> 32) % 16 ? ']' : other[(x >> 36) % (sizeof(other) - 1)];
+		for (int k = (int)((x >> 40) % 12); k > 0; k--)
+			line[n++] = other[(x >> (k * 4)) % (sizeof(other) - 1)];
+		if ((x >> 44) % 3 == 0)
+			n = (size_t)(x >> 46) % (n + 1);
+		{
+			const char *pr = line, *pg = line;
+			int64_t want = -1, got = -1;
+			bool w = printk_ref(&pr, line + n, &want), g = kl_printk_stamp(&pg, line + n, &got);
+			if (w != g || (w && (pr != pg || want != got)))
+				fail_msg("'%.*s': got %d +%td %" PRId64 ", want %d +%td %" PRId64, (int)n, line, g,
+					 pg - line, got, w, pr - line, want);
+			ok += w;
+			tried++;
+		}
+	}
+	assert_true(ok > 30000 && tried - ok > 30000);
+}
+
 /* Through the syslog format: lines in the same second share the memo, a
  * fraction, a bad date and a cut line after such a line are still read
  * (and reported) as they are.  2026-12-31 is day 20818. */
@@ -554,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_syslog_megabyte_line),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_bsd_memo),
+		cmocka_unit_test(test_printk_stamp),
 		cmocka_unit_test(test_syslog_memo_lines),
 	};
 
