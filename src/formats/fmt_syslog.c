@@ -26,11 +26,27 @@
  * wobble by up to 1 s. */
 #define SL_ANCHOR_TOL (2 * NS_PER_S)
 
+/*
+ * The bytes before the message of the last BSD line whose envelope ended in
+ * a tag and a blank ("Nov  1 00:00:00 gpu-node-07 kernel: "), and what they
+ * parsed to: a line that begins with the same bytes has the same envelope
+ * (sl_parse() read no byte past them: kl_split_tag()'s tagged) and time.
+ */
+#define SL_PREFIX_MAX 64
+struct sl_prefix {
+	uint32_t n;		/* 0: empty */
+	uint32_t tag_off, tag_n;
+	int year;		/* kl_bsd.year */
+	int64_t t_ns;
+	char b[SL_PREFIX_MAX];
+};
+
 struct sl_state {
 	struct kl_anchors anc;
 	struct kl_state ks;
 	struct kl_year year;
 	struct kl_bsd_memo memo;	/* the last line's stamp and time */
+	struct sl_prefix pre;		/* the last line's envelope */
 };
 
 enum sl_style { SL_BSD, SL_ISO, SL_5424 };
@@ -44,6 +60,7 @@ struct sl_env {
 	bool zoned;
 	struct slice host, tag;
 	const char *msg;
+	bool tagged;		/* kl_split_tag()'s */
 };
 
 /* "[id k="v\"]" ...: past the structured data of an RFC 5424 record. */
@@ -167,7 +184,7 @@ static bool sl_parse(const char *line, size_t n, const struct kl_bsd_memo *memo,
 		e->bsd_end = p;
 	}
 	*at = p;
-	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg)) {
+	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg, &e->tagged)) {
 		*why = "syslog line cut after its time stamp";
 		return false;
 	}
@@ -186,7 +203,16 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 		kl_marker(ctx, &st->ks, line, n);
 		return;
 	}
-	if (!sl_parse(line, n, &st->memo, &e, &why, &at)) {
+	if (st->pre.n && n >= st->pre.n && !memcmp(line, st->pre.b, st->pre.n)) {
+		/* the last line's envelope (struct sl_prefix) */
+		e.style = SL_BSD;
+		e.tagged = false;
+		e.memo_hit = true;
+		e.bsd.year = st->pre.year;
+		e.t_ns = st->pre.t_ns;
+		e.tag = (struct slice){ line + st->pre.tag_off, st->pre.tag_n };
+		e.msg = line + st->pre.n;
+	} else if (!sl_parse(line, n, &st->memo, &e, &why, &at)) {
 		ctx_bad(ctx, ctx_col(line, at), "%s", why);
 		return;
 	}
@@ -198,6 +224,16 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 			return;
 		} else {
 			kl_bsd_memo_put(&st->memo, e.bsd_at, e.bsd_end, end, &e.bsd, t_ns);
+			e.t_ns = t_ns;
+		}
+		if (e.tagged && e.msg - line <= SL_PREFIX_MAX) {
+			/* a new envelope to remember (tagged: a hit leaves it false) */
+			st->pre.n = (uint32_t)(e.msg - line);
+			st->pre.tag_off = (uint32_t)(e.tag.p - line);
+			st->pre.tag_n = (uint32_t)e.tag.n;
+			st->pre.year = e.bsd.year;
+			st->pre.t_ns = t_ns;
+			memcpy(st->pre.b, line, st->pre.n);
 		}
 		/* the inferred year is what a reader must know: it wins */
 		if (!e.bsd.year || !ctx->out->time_basis)

@@ -244,10 +244,12 @@ static inline const char *blank_at(const char *p, const char *end)
 }
 
 bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
-		  const char **msg_at)
+		  const char **msg_at, bool *tagged)
 {
 	const char *w1, *w1e, *w2, *w2e;
 
+	if (tagged)
+		*tagged = false;
 	*host = *tag = (struct slice){ p, 0 };
 	while (p < end && *p == ' ')
 		p++;
@@ -282,8 +284,12 @@ bool kl_split_tag(const char *p, const char *end, struct slice *host, struct sli
 		if (b)
 			tag->n = (size_t)(b - tag->p);
 	}
-	if (w2 < end && *w2 == ' ')
+	/* w2 is the blank after the tag's ':' (blank_at found it) or end */
+	if (w2 < end && *w2 == ' ') {
 		w2++;
+		if (tagged)
+			*tagged = true;
+	}
 	*msg_at = w2;
 	return true;
 }

@@ -76,9 +76,12 @@ bool kl_parse_iso(const char **pp, const char *end, int64_t *t_ns, bool *zoned);
  * After the time: "host tag[pid]: message", "tag: message" (no host) or
  * "host message" (no tag, e.g. "-- MARK --").  tag is without "[pid]" and
  * ':'.  *msg_at points at the message.  false when nothing follows.
+ * *tagged (when not NULL): the message follows a tag and a blank, and no
+ * byte at or past *msg_at was read (the answer is the same for any line
+ * with the same bytes before *msg_at).
  */
 bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
-		  const char **msg_at);
+		  const char **msg_at, bool *tagged);
 
 /* A printk stamp "[   52.031082]" at *pp (and the blank after it): its ns. */
 bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns);

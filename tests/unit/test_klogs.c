@@ -240,6 +240,94 @@ static void test_bsd_memo(void **unused)
 	run_release(&r);
 }
 
+/* kl_split_tag() as written before its blanks were found by SSE2, with a
+ * plain search for them: the definition. */
+static const char *blank_ref(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	return p < end ? p : NULL;
+}
+
+static bool split_ref(const char *p, const char *end, struct slice *host, struct slice *tag,
+		      const char **msg_at)
+{
+	const char *w1, *w1e, *w2, *w2e;
+
+	*host = *tag = (struct slice){ p, 0 };
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end)
+		return false;
+	w1 = p;
+	if (!(p = blank_ref(p, end)))
+		p = end;
+	w1e = p;
+	if (w1e[-1] == ':') {
+		*tag = (struct slice){ w1, (size_t)(w1e - 1 - w1) };
+		w2 = w1e;
+	} else {
+		*host = (struct slice){ w1, (size_t)(w1e - w1) };
+		while (p < end && *p == ' ')
+			p++;
+		w2 = p;
+		if (!(p = blank_ref(p, end)))
+			p = end;
+		w2e = p;
+		if (w2e > w2 && w2e[-1] == ':') {
+			*tag = (struct slice){ w2, (size_t)(w2e - 1 - w2) };
+		} else {
+			*msg_at = w2;
+			return true;
+		}
+		w2 = w2e;
+	}
+	{
+		const char *b = tag->n ? memchr(tag->p, '[', tag->n) : NULL;
+		if (b && tag->p[tag->n - 1] == ']')
+			tag->n = (size_t)(b - tag->p);
+	}
+	if (w2 < end && *w2 == ' ')
+		w2++;
+	*msg_at = w2;
+	return true;
+}
+
+/* Random envelopes of blanks, words, ':', '[pid]' up to 70 bytes (the SSE2
+ * blocks of 16 meet the end everywhere), against the definition. */
+static void test_split_tag(void **unused)
+{
+	static const char *const part[] = { " ", "  ", "host", "node-0123456789abcdef", "kernel:", "sshd[12]:",
+					    "[", "]", ":", "a[1]", "x:y", "tag[:", "msg" };
+	uint64_t x = 31337;
+	char buf[96];
+	unsigned tagged = 0;
+
+	(void)unused;
+	for (int i = 0; i < 200000; i++) {
+		size_t n = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		for (int k = 0; k < (int)(x % 9); k++) {
+			const char *w = part[(x >> (4 * k + 8)) % 13];
+			size_t wl = strlen(w);
+			if (n + wl > 70)
+				break;
+			memcpy(buf + n, w, wl);
+			n += wl;
+		}
+		{
+			struct slice h1, t1, h2, t2;
+			const char *m1 = NULL, *m2 = NULL;
+			bool tg, r1 = split_ref(buf, buf + n, &h1, &t1, &m1), r2 = kl_split_tag(buf, buf + n, &h2, &t2, &m2, &tg);
+			if (r1 != r2 || (r1 && (m1 != m2 || h1.p != h2.p || h1.n != h2.n || t1.p != t2.p || t1.n != t2.n)))
+				fail_msg("'%.*s': got %d msg +%td, want %d msg +%td", (int)n, buf, r2, m2 - buf, r1,
+					 m1 - buf);
+			tagged += r2 && tg;
+		}
+	}
+	assert_true(tagged > 10000);
+}
+
 /* kl_printk_stamp() as written before it read digits by eights: the
  * definition, a byte at a time. */
 static bool printk_ref(const char **pp, const char *end, int64_t *ns)
@@ -352,6 +440,116 @@ static void test_syslog_memo_lines(void **unused)
 	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 2)->name), "no such date: 02-30");
 	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 3)->name), "no such date: 02-30");
 	run_release(&r);
+
+	/* a year written on the line (the envelope memo keeps it): the basis says so */
+	run_init(&r, "syslog", t_s * NS_PER_S);
+	feed(&r, "Dec 31 2025 23:59:58 node kernel: [    1.000000] x");
+	feed(&r, "Dec 31 2025 23:59:58 node kernel: [    1.500000] y");
+	assert_string_equal(r.b.time_basis, "timestamps in the file, local time (--tz)");
+	run_release(&r);
+}
+
+/*
+ * The envelope memo of fmt_syslog.c (a line that begins with the bytes
+ * before the last line's message has its envelope): every line of a random
+ * sequence must give, in one run, the records (but anchors) that it gives
+ * alone in a fresh run, where nothing is remembered.  Prefixes: a few
+ * stamps (one with a fraction, one with a year, a bad date), hosts, tags
+ * with and without "[pid]", no tag, doubled blanks, a "<PRI>", one byte
+ * changed anywhere, lines cut anywhere.  Each message is an Xid on its own
+ * PCI bus, so no two fold into one.
+ */
+static void test_syslog_prefix_memo(void **unused)
+{
+	static const char *const stamp[] = { "Nov  1 00:00:00", "Nov  1 00:00:01", "Nov 01 00:00:01",
+					     "Nov  1 00:00:01.25", "Nov  1 2025 00:00:01", "Feb 30 00:00:01",
+					     "<6>Nov  1 00:00:01", "Dec 31 23:59:59", "Jan  1 00:00:00" };
+	static const char *const host[] = { "h", "node-7", "h  ", "" };
+	static const char *const tag[] = { "kernel:", "kernel[3]:", "sshd[12]:", "kernel", ":", "k: ", "" };
+	struct run all, one;
+	uint64_t x = 4242;
+	char prev[160];
+	size_t prev_n = 0, same = 0, compared = 0;
+	int64_t t_s;
+	char (*lines)[160] = xcalloc(6000, 160);
+	size_t *len = xcalloc(6000, sizeof(size_t));
+
+	(void)unused;
+	assert_int_equal(time_local_to_utc(2026, 12, 31, 23, 59, 59, &t_s), 0);
+	run_init(&all, "syslog", t_s * NS_PER_S);
+	for (int i = 0; i < 6000; i++) {
+		char *line = lines[i];
+		size_t n;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (prev_n && x % 3) {
+			/* the last line's prefix with a new message */
+			const char *m = memmem(prev, prev_n, "NVRM", 4);
+			size_t k = m ? (size_t)(m - prev) : prev_n;
+			if (x % 3 == 2 && k) {
+				/* or a part of it, then a tag or none */
+				k = (size_t)(x >> 48) % (k + 1);
+				memcpy(line, prev, k);
+				n = k + (size_t)snprintf(line + k, 160 - k, "%s NVRM: Xid (PCI:0000:%02x:00): 13, x",
+							 tag[(x >> 52) % 7], (unsigned)i % 256);
+			} else {
+				memcpy(line, prev, k);
+				n = k + (size_t)snprintf(line + k, 160 - k, "NVRM: Xid (PCI:0000:%02x:00): 13, x",
+							 (unsigned)i % 256);
+			}
+			same++;
+		} else {
+			n = (size_t)snprintf(line, 160, "%s %s %s NVRM: Xid (PCI:0000:%02x:00): 13, x",
+					     stamp[(x >> 8) % 9], host[(x >> 12) % 4], tag[(x >> 16) % 7],
+					     (unsigned)i % 256);
+		}
+		memcpy(prev, line, n);
+		prev_n = n;
+		if ((x >> 20) % 8 == 0) {
+			/* in the envelope: a changed PCI bus could fold two events */
+			const char *m = memmem(line, n, "NVRM", 4);
+			size_t k = m ? (size_t)(m - line) : n;
+			if (k)
+				line[(x >> 24) % k] = (x >> 32) % 2 ? ' ' : (char)('0' + (x >> 36) % 10);
+		}
+		if ((x >> 40) % 8 == 0)
+			n = (size_t)(x >> 44) % (n + 1);
+		line[n] = '\0';
+		len[i] = n;
+		all.ctx.line++;
+		all.f->line(&all.ctx, line, n);
+	}
+	for (int i = 0; i < 6000; i++) {
+		size_t a = 0, k = 0;
+		run_init(&one, "syslog", t_s * NS_PER_S);
+		one.ctx.line = (uint64_t)i + 1;
+		one.f->line(&one.ctx, lines[i], len[i]);
+		for (size_t j = 0; j < one.b.nr; j++) {
+			const struct rec *w = &one.b.recs[j], *g = NULL;
+			if (w->kind == REC_ANCHOR)
+				continue;
+			while (a < all.b.nr && (all.b.recs[a].kind == REC_ANCHOR || all.b.recs[a].line < w->line))
+				a++;
+			g = a < all.b.nr ? &all.b.recs[a++] : NULL;
+			if (!g || g->line != w->line || g->kind != w->kind || g->t_ns != w->t_ns || g->col != w->col ||
+			    strcmp(batch_str(&all.b, g->name), batch_str(&one.b, w->name))) {
+				fail_msg("line %d '%s': in the run %s (line %" PRIu64 " col %u), alone %s (col %u) at %" PRId64,
+					 i + 1, lines[i], g ? batch_str(&all.b, g->name) : "nothing", g ? g->line : 0,
+					 g ? g->col : 0, batch_str(&one.b, w->name), w->col, w->t_ns);
+			}
+			k++;
+		}
+		/* nothing else in the run for this line */
+		while (a < all.b.nr && all.b.recs[a].line == (uint64_t)i + 1)
+			if (all.b.recs[a++].kind != REC_ANCHOR)
+				fail_msg("line %d '%s': a record in the run, none alone", i + 1, lines[i]);
+		compared += k;
+		run_release(&one);
+	}
+	assert_true(same > 3000 && compared > 4000);
+	assert_true(count(&all, REC_BAD) > 500 && count(&all, REC_EVENT) > 1500);
+	run_release(&all);
+	free(lines);
+	free(len);
 }
 
 /* Repeats fold into the previous event's count (kev.count), or carry it. */
@@ -633,6 +831,8 @@ int main(void)
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_bsd_memo),
 		cmocka_unit_test(test_printk_stamp),
+		cmocka_unit_test(test_split_tag),
+		cmocka_unit_test(test_syslog_prefix_memo),
 		cmocka_unit_test(test_syslog_memo_lines),
 	};
 
