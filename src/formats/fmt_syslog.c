@@ -47,6 +47,7 @@ struct sl_state {
 	struct kl_year year;
 	struct kl_bsd_memo memo;	/* the last line's stamp and time */
 	struct sl_prefix pre;		/* the last line's envelope */
+	const char *basis;		/* kl_bsd_basis(ctx, false), once known */
 };
 
 enum sl_style { SL_BSD, SL_ISO, SL_5424 };
@@ -152,7 +153,13 @@ static bool sl_parse(const char *line, size_t n, const struct kl_bsd_memo *memo,
 {
 	const char *p = line, *end = line + n;
 
-	memset(e, 0, sizeof(*e));
+	/* not memset: this runs on every line; bsd is set by its parse, and
+	 * read only for SL_BSD */
+	e->memo_hit = e->zoned = e->tagged = false;
+	e->t_ns = 0;
+	e->bsd_at = e->bsd_end = NULL;
+	e->host = e->tag = (struct slice){ line, 0 };
+	e->msg = line;
 	*at = line;
 	if (p < end && *p == '<') {
 		const char *q = p + 1;
@@ -236,8 +243,15 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 			memcpy(st->pre.b, line, st->pre.n);
 		}
 		/* the inferred year is what a reader must know: it wins */
-		if (!e.bsd.year || !ctx->out->time_basis)
-			ctx->out->time_basis = kl_bsd_basis(ctx, e.bsd.year != 0);
+		if (e.bsd.year) {
+			if (!ctx->out->time_basis)
+				ctx->out->time_basis = kl_bsd_basis(ctx, true);
+		} else {
+			/* the same context, the same words: asked once */
+			if (!st->basis)
+				st->basis = kl_bsd_basis(ctx, false);
+			ctx->out->time_basis = st->basis;
+		}
 	} else {
 		t_ns = e.t_ns;
 		if (!ctx->out->time_basis)
@@ -248,7 +262,8 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (slice_eq(e.tag, "kernel") && kl_printk_stamp(&m, end, &mono))
 		kl_anchor(ctx, &st->anc, t_ns, mono, (struct slice){ NULL, 0 }, 1, SL_ANCHOR_TOL);
 	/* a journalctl short export read as syslog (the same shape) */
-	if (kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
+	if (end - m >= 13 && (*m == '[' || *m == ' ') &&	/* kl_blob()'s first test */
+	    kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
 		return;
 	kl_emit(ctx, &st->ks, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, ctx_col(line, m));
 }

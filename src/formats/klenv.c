@@ -393,8 +393,8 @@ bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 	return true;
 }
 
-void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
-	       struct slice boot_id, uint8_t quality, int64_t tol_ns)
+void kl_anchor_check(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+		     struct slice boot_id, uint8_t quality, int64_t tol_ns)
 {
 	int64_t off = wall_ns - mono_ns;
 	struct rec *r;
@@ -561,7 +561,8 @@ void kl_emit(struct parse_ctx *ctx, struct kl_state *ks, struct slice msg, struc
 		}
 		ks->boot_rec = 0;
 	}
-	if (!kl_repeat(msg, &n, &text)) {
+	/* kl_repeat()'s first test here: nearly no line is a repeat */
+	if (msg.n < 17 || (msg.p[0] != 'm' && msg.p[0] != 'l') || !kl_repeat(msg, &n, &text)) {
 		/* the cheap test first: nearly every line of a kernel log is noise */
 		if (!kmsg_maybe(msg.p, msg.n)) {
 			if (msg.n >= 14 && msg.p[0] == 'L')

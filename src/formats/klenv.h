@@ -98,8 +98,19 @@ struct kl_anchors {
 	int64_t off_ns;
 	char boot_id[40];
 };
-void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
-	       struct slice boot_id, uint8_t quality, int64_t tol_ns);
+void kl_anchor_check(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+		     struct slice boot_id, uint8_t quality, int64_t tol_ns);
+/* Inline, the common answer of a kernel log's every line (no boot ids, the
+ * offset where it was: nothing); kl_anchor_check() decides the rest. */
+static inline void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns,
+			     int64_t mono_ns, struct slice boot_id, uint8_t quality, int64_t tol_ns)
+{
+	int64_t off = wall_ns - mono_ns;
+
+	if (a->have && !boot_id.n && !a->boot_id[0] && off - a->off_ns <= tol_ns && a->off_ns - off <= tol_ns)
+		return;
+	kl_anchor_check(ctx, a, wall_ns, mono_ns, boot_id, quality, tol_ns);
+}
 
 /*
  * journalctl writes "[133B blob data]" for a message that is not printable

@@ -719,6 +719,16 @@ static bool maybe_at(const char *msg, size_t n, size_t i)
 	return i >= w->at && i - w->at + w->len <= n && !memcmp(msg + i - w->at, w->w, w->len);
 }
 
+/* Does a word start at some candidate j + bit of m?  Out of line: the block
+ * loops keep their vector constants in registers across no call. */
+static __attribute__((noinline)) bool maybe_any(const char *msg, size_t n, size_t j, uint32_t m)
+{
+	for (; m; m &= m - 1)
+		if (maybe_at(msg, n, j + (size_t)__builtin_ctz(m)))
+			return true;
+	return false;
+}
+
 #ifdef __SSE2__
 /* each word's pair bytes, sixteen times over: the compares' second operands */
 #define REP16(c) { c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c }
@@ -805,9 +815,8 @@ __attribute__((target("avx2"))) static bool maybe_words_avx2(const char *msg, si
 		}
 		if (j < i)
 			m &= 0xFFFFFFFFu << (i - j);
-		for (; m; m &= m - 1)
-			if (maybe_at(msg, n, j + (size_t)__builtin_ctz(m)))
-				return true;
+		if (m && maybe_any(msg, n, j, m))
+			return true;
 		if (j + 33 >= n)
 			return false;
 	}
