@@ -388,7 +388,9 @@ bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 	frac *= pow10_9[9 - nd];
 	if (p < end && *p == ' ')
 		p++;
-	*ns = (int64_t)sec * NS_PER_S + (int64_t)frac;
+	/* 13 digits of seconds may pass INT64_MAX ns: wrapped as before, but
+	 * in unsigned arithmetic (defined) */
+	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + frac);
 	*pp = p;
 	return true;
 }

@@ -357,7 +357,7 @@ static bool printk_ref(const char **pp, const char *end, int64_t *ns)
 		frac *= 10;
 	if (p < end && *p == ' ')
 		p++;
-	*ns = (int64_t)sec * NS_PER_S + frac;
+	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + (uint64_t)frac);	/* wraps, as -O2 did */
 	*pp = p;
 	return true;
 }
