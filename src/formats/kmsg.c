@@ -791,9 +791,15 @@ static const uint8_t maybe_nib[4][32] __attribute__((aligned(32))) = {
 #undef NIB_HI2
 
 #define NIB_TAB(k) _mm256_load_si256((const __m256i *)(const void *)maybe_nib[k])
-/* the words whose pair byte (tables lo, hi) is each byte of x */
+/* The words whose pair byte (tables lo, hi) is each byte of x.  The low
+ * nibble is not masked: vpshufb reads an index's low four bits and gives 0
+ * for one with its top bit set, a byte of 0x80 or more, and such a byte is
+ * no word's (they are ASCII, checked below), as the high table says too. */
+#define ASCII_PAIR(y, k, w, at, a, b) &&(a) < 0x80 && (b) < 0x80
+_Static_assert(1 MAYBE_WORDS(ASCII_PAIR, 0), "kmsg_maybe's pair bytes are ASCII");
+#undef ASCII_PAIR
 #define NIB_WORDS(x, lo, hi) \
-	_mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(x, low4)), \
+	_mm256_and_si256(_mm256_shuffle_epi8(lo, x), \
 			 _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)))
 
 /* positions 0 .. n - 2 for n >= 33: blocks of 32, the last one overlapping
