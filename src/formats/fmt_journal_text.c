@@ -150,7 +150,7 @@ static void jt_parse(const char *line, size_t n, struct jt_env *e, const char **
 		return;
 	}
 	*at = p;
-	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg) || !e->tag.n) {
+	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg, NULL) || !e->tag.n) {
 		e->mode = JT_BAD;
 		*why = "journalctl line without 'identifier: ' after its time stamp";
 	}

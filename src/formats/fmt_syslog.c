@@ -26,10 +26,28 @@
  * wobble by up to 1 s. */
 #define SL_ANCHOR_TOL (2 * NS_PER_S)
 
+/*
+ * The bytes before the message of the last BSD line whose envelope ended in
+ * a tag and a blank ("Nov  1 00:00:00 gpu-node-07 kernel: "), and what they
+ * parsed to: a line that begins with the same bytes has the same envelope
+ * (sl_parse() read no byte past them: kl_split_tag()'s tagged) and time.
+ */
+#define SL_PREFIX_MAX 64
+struct sl_prefix {
+	uint32_t n;		/* 0: empty */
+	uint32_t tag_off, tag_n;
+	int year;		/* kl_bsd.year */
+	int64_t t_ns;
+	char b[SL_PREFIX_MAX];
+};
+
 struct sl_state {
 	struct kl_anchors anc;
 	struct kl_state ks;
 	struct kl_year year;
+	struct kl_bsd_memo memo;	/* the last line's stamp and time */
+	struct sl_prefix pre;		/* the last line's envelope */
+	const char *basis;		/* kl_bsd_basis(ctx, false), once known */
 };
 
 enum sl_style { SL_BSD, SL_ISO, SL_5424 };
@@ -37,10 +55,13 @@ enum sl_style { SL_BSD, SL_ISO, SL_5424 };
 struct sl_env {
 	enum sl_style style;
 	struct kl_bsd bsd;	/* SL_BSD */
-	int64_t t_ns;		/* SL_ISO, SL_5424 */
+	const char *bsd_at, *bsd_end;	/* SL_BSD: where the stamp is */
+	bool memo_hit;		/* SL_BSD: bsd and t_ns are the memo's */
+	int64_t t_ns;		/* SL_ISO, SL_5424; SL_BSD when memo_hit */
 	bool zoned;
 	struct slice host, tag;
 	const char *msg;
+	bool tagged;		/* kl_split_tag()'s */
 };
 
 /* "[id k="v\"]" ...: past the structured data of an RFC 5424 record. */
@@ -125,13 +146,20 @@ static bool parse_5424(const char *p, const char *end, struct sl_env *e, const c
 	return true;
 }
 
-/* The envelope of one line; false with *why and *at when it has none. */
-static bool sl_parse(const char *line, size_t n, struct sl_env *e, const char **why,
-		     const char **at)
+/* The envelope of one line; false with *why and *at when it has none.  A
+ * BSD stamp equal to the memo's (when given) is not parsed again. */
+static bool sl_parse(const char *line, size_t n, const struct kl_bsd_memo *memo, struct sl_env *e,
+		     const char **why, const char **at)
 {
 	const char *p = line, *end = line + n;
 
-	memset(e, 0, sizeof(*e));
+	/* not memset: this runs on every line; bsd is set by its parse, and
+	 * read only for SL_BSD */
+	e->memo_hit = e->zoned = e->tagged = false;
+	e->t_ns = 0;
+	e->bsd_at = e->bsd_end = NULL;
+	e->host = e->tag = (struct slice){ line, 0 };
+	e->msg = line;
 	*at = line;
 	if (p < end && *p == '<') {
 		const char *q = p + 1;
@@ -152,13 +180,18 @@ static bool sl_parse(const char *line, size_t n, struct sl_env *e, const char **
 		}
 	} else {
 		e->style = SL_BSD;
-		if (!kl_parse_bsd(&p, end, &e->bsd)) {
+		e->bsd_at = p;
+		if (memo && kl_bsd_memo_get(memo, p, end, &e->bsd, &e->t_ns)) {
+			e->memo_hit = true;
+			p += 15;
+		} else if (!kl_parse_bsd(&p, end, &e->bsd)) {
 			*why = "not a syslog line: no time stamp (Mmm dd HH:MM:SS or RFC 3339)";
 			return false;
 		}
+		e->bsd_end = p;
 	}
 	*at = p;
-	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg)) {
+	if (p >= end || *p != ' ' || !kl_split_tag(p, end, &e->host, &e->tag, &e->msg, &e->tagged)) {
 		*why = "syslog line cut after its time stamp";
 		return false;
 	}
@@ -177,18 +210,48 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 		kl_marker(ctx, &st->ks, line, n);
 		return;
 	}
-	if (!sl_parse(line, n, &e, &why, &at)) {
+	if (st->pre.n && n >= st->pre.n && !memcmp(line, st->pre.b, st->pre.n)) {
+		/* the last line's envelope (struct sl_prefix) */
+		e.style = SL_BSD;
+		e.tagged = false;
+		e.memo_hit = true;
+		e.bsd.year = st->pre.year;
+		e.t_ns = st->pre.t_ns;
+		e.tag = (struct slice){ line + st->pre.tag_off, st->pre.tag_n };
+		e.msg = line + st->pre.n;
+	} else if (!sl_parse(line, n, &st->memo, &e, &why, &at)) {
 		ctx_bad(ctx, ctx_col(line, at), "%s", why);
 		return;
 	}
 	if (e.style == SL_BSD) {
-		if (!kl_bsd_time(ctx, &st->year, &e.bsd, &t_ns)) {
+		if (e.memo_hit) {
+			t_ns = e.t_ns;
+		} else if (!kl_bsd_time(ctx, &st->year, &e.bsd, &t_ns)) {
 			ctx_bad(ctx, 1, "no such date: %02d-%02d", e.bsd.mon, e.bsd.day);
 			return;
+		} else {
+			kl_bsd_memo_put(&st->memo, e.bsd_at, e.bsd_end, end, &e.bsd, t_ns);
+			e.t_ns = t_ns;
+		}
+		if (e.tagged && e.msg - line <= SL_PREFIX_MAX) {
+			/* a new envelope to remember (tagged: a hit leaves it false) */
+			st->pre.n = (uint32_t)(e.msg - line);
+			st->pre.tag_off = (uint32_t)(e.tag.p - line);
+			st->pre.tag_n = (uint32_t)e.tag.n;
+			st->pre.year = e.bsd.year;
+			st->pre.t_ns = t_ns;
+			memcpy(st->pre.b, line, st->pre.n);
 		}
 		/* the inferred year is what a reader must know: it wins */
-		if (!e.bsd.year || !ctx->out->time_basis)
-			ctx->out->time_basis = kl_bsd_basis(ctx, e.bsd.year != 0);
+		if (e.bsd.year) {
+			if (!ctx->out->time_basis)
+				ctx->out->time_basis = kl_bsd_basis(ctx, true);
+		} else {
+			/* the same context, the same words: asked once */
+			if (!st->basis)
+				st->basis = kl_bsd_basis(ctx, false);
+			ctx->out->time_basis = st->basis;
+		}
 	} else {
 		t_ns = e.t_ns;
 		if (!ctx->out->time_basis)
@@ -199,7 +262,8 @@ static void sl_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (slice_eq(e.tag, "kernel") && kl_printk_stamp(&m, end, &mono))
 		kl_anchor(ctx, &st->anc, t_ns, mono, (struct slice){ NULL, 0 }, 1, SL_ANCHOR_TOL);
 	/* a journalctl short export read as syslog (the same shape) */
-	if (kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
+	if (end - m >= 13 && (*m == '[' || *m == ' ') &&	/* kl_blob()'s first test */
+	    kl_blob(ctx, (struct slice){ m, (size_t)(end - m) }, ctx_col(line, m)))
 		return;
 	kl_emit(ctx, &st->ks, (struct slice){ m, (size_t)(end - m) }, e.tag, t_ns, TK_ABS, ctx_col(line, m));
 }
@@ -230,7 +294,7 @@ static int sl_sniff(const char *head, size_t n, const char *name)
 			return 0;
 		if (len) {
 			lines++;
-			if (sl_parse(p, len, &e, &why, &at)) {
+			if (sl_parse(p, len, NULL, &e, &why, &at)) {
 				ok++;
 				kernel += slice_eq(e.tag, "kernel");
 			}

@@ -3,6 +3,9 @@
 #include "formats/klenv.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "formats/kmsg.h"
 #include "util/timeutil.h"
@@ -109,6 +112,37 @@ bool kl_parse_bsd(const char **pp, const char *end, struct kl_bsd *t)
 	return true;
 }
 
+#define KL_MEMO_LEN 15	/* "Mmm dd HH:MM:SS" */
+
+bool kl_bsd_memo_get(const struct kl_bsd_memo *m, const char *p, const char *end, struct kl_bsd *t,
+		     int64_t *t_ns)
+{
+	uint64_t a, b;
+
+	if (!m->have || end - p < KL_MEMO_LEN + 1)
+		return false;
+	memcpy(&a, p, 8);
+	memcpy(&b, p + 8, 8);
+	if (((a ^ m->key[0]) | (b ^ m->key[1])) != 0)
+		return false;
+	*t = m->t;
+	*t_ns = m->t_ns;
+	return true;
+}
+
+void kl_bsd_memo_put(struct kl_bsd_memo *m, const char *p, const char *q, const char *end,
+		     const struct kl_bsd *t, int64_t t_ns)
+{
+	/* the fraction test read p[15] (a blank stops it); nothing else past q */
+	if (q - p != KL_MEMO_LEN || end - p < KL_MEMO_LEN + 1 || *q != ' ' || t->year || t->frac_ns)
+		return;
+	memcpy(&m->key[0], p, 8);
+	memcpy(&m->key[1], p + 8, 8);
+	m->t = *t;
+	m->t_ns = t_ns;
+	m->have = true;
+}
+
 static bool bsd_at(const struct kl_bsd *t, int y, int64_t *t_ns)
 {
 	int64_t t_s;
@@ -190,20 +224,39 @@ bool kl_parse_iso(const char **pp, const char *end, int64_t *t_ns, bool *zoned)
 	return true;
 }
 
+/* The first blank at or after p, or end: memchr() without its call, for
+ * the short words of the envelope (SSE2 is part of x86-64). */
+static inline const char *blank_at(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' ');
+
+	for (; end - p >= 16; p += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), sp));
+		if (m)
+			return p + __builtin_ctz(m);
+	}
+#endif
+	while (p < end && *p != ' ')
+		p++;
+	return p;
+}
+
 bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
-		  const char **msg_at)
+		  const char **msg_at, bool *tagged)
 {
 	const char *w1, *w1e, *w2, *w2e;
 
+	if (tagged)
+		*tagged = false;
 	*host = *tag = (struct slice){ p, 0 };
 	while (p < end && *p == ' ')
 		p++;
 	if (p >= end)
 		return false;
 	w1 = p;
-	p = memchr(p, ' ', (size_t)(end - p));
-	if (!p)
-		p = end;
+	p = blank_at(p, end);
 	w1e = p;
 	if (w1e[-1] == ':') {
 		/* "tag: message" without a host */
@@ -214,8 +267,7 @@ bool kl_split_tag(const char *p, const char *end, struct slice *host, struct sli
 		while (p < end && *p == ' ')
 			p++;
 		w2 = p;
-		if (!(p = memchr(p, ' ', (size_t)(end - p))))
-			p = end;
+		p = blank_at(p, end);
 		w2e = p;
 		if (w2e > w2 && w2e[-1] == ':') {
 			*tag = (struct slice){ w2, (size_t)(w2e - 1 - w2) };
@@ -227,13 +279,17 @@ bool kl_split_tag(const char *p, const char *end, struct slice *host, struct sli
 		w2 = w2e;
 	}
 	/* "sshd[123]" -> "sshd" */
-	{
-		const char *b = tag->n ? memchr(tag->p, '[', tag->n) : NULL;
-		if (b && tag->p[tag->n - 1] == ']')
+	if (tag->n && tag->p[tag->n - 1] == ']') {
+		const char *b = memchr(tag->p, '[', tag->n);
+		if (b)
 			tag->n = (size_t)(b - tag->p);
 	}
-	if (w2 < end && *w2 == ' ')
+	/* w2 is the blank after the tag's ':' (blank_at found it) or end */
+	if (w2 < end && *w2 == ' ') {
 		w2++;
+		if (tagged)
+			*tagged = true;
+	}
 	*msg_at = w2;
 	return true;
 }
@@ -253,40 +309,94 @@ bool kl_blob(struct parse_ctx *ctx, struct slice msg, uint32_t col)
 	return true;
 }
 
+static const uint64_t pow10_9[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				      100000000, 1000000000 };
+
+/*
+ * The decimal digits at p, at most 8 of them: how many, and their value in
+ * *v.  Eight bytes at once where eight can be read (a little-endian load:
+ * a byte is a digit when its value less '0' is at most 9; the digits are
+ * shifted to the top of the word, under leading zeros, and summed in pairs,
+ * fours and the eight), else one at a time; the same answer both ways.
+ */
+static inline __attribute__((always_inline)) int digits8(const char *p, const char *end, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - p >= 8) {
+		uint64_t x, d, bad;
+		int nd;
+		memcpy(&x, p, 8);
+		/* a borrow from a byte below '0' reaches only the bytes above it,
+		 * past the first non-digit */
+		d = x - UINT64_C(0x3030303030303030);
+		bad = (d | (d + UINT64_C(0x7676767676767676))) & UINT64_C(0x8080808080808080);
+		nd = bad ? __builtin_ctzll(bad) >> 3 : 8;
+		if (!nd) {
+			*v = 0;
+			return 0;
+		}
+		d <<= 8 * (8 - nd);
+		d = (d * 10 + (d >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
+		d = (d * 100 + (d >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
+		*v = (d * 10000 + (d >> 32)) & UINT64_C(0xFFFFFFFF);
+		return nd;
+	}
+#endif
+	{
+		uint64_t acc = 0;
+		int nd = 0;
+		for (; nd < 8 && p + nd < end && digit(p[nd]); nd++)
+			acc = acc * 10 + (uint64_t)(p[nd] - '0');
+		*v = acc;
+		return nd;
+	}
+}
+
+/* The run of digits at *pp, by eights: its length (counted past 8 only as
+ * far as 16) and, when at most 13, its value in *v. */
+static inline __attribute__((always_inline)) int digit_run(const char **pp, const char *end, uint64_t *v)
+{
+	uint64_t part;
+	int nd = digits8(*pp, end, v), k;
+
+	*pp += nd;
+	if (nd < 8)
+		return nd;
+	k = digits8(*pp, end, &part);
+	*v = *v * pow10_9[k] + part;
+	*pp += k;
+	return nd + k;
+}
+
 bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 {
 	const char *p = *pp;
-	uint64_t sec = 0;
-	int64_t frac = 0;
-	int nd = 0;
+	uint64_t sec, frac;
+	int nd;
 
 	if (p >= end || *p++ != '[')
 		return false;
 	while (p < end && *p == ' ')
 		p++;
-	for (; p < end && digit(*p); p++, nd++) {
-		if (nd > 12)
-			return false;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (!nd || p >= end || *p++ != '.')
+	/* at most 13 digits of seconds, 1 to 9 of the fraction */
+	nd = digit_run(&p, end, &sec);
+	if (!nd || nd > 13 || p >= end || *p++ != '.')
 		return false;
-	for (nd = 0; p < end && digit(*p); p++, nd++)
-		if (nd < 9)
-			frac = frac * 10 + (*p - '0');
+	nd = digit_run(&p, end, &frac);
 	if (!nd || nd > 9 || p >= end || *p++ != ']')
 		return false;
-	for (int k = nd; k < 9; k++)
-		frac *= 10;
+	frac *= pow10_9[9 - nd];
 	if (p < end && *p == ' ')
 		p++;
-	*ns = (int64_t)sec * NS_PER_S + frac;
+	/* 13 digits of seconds may pass INT64_MAX ns: wrapped as before, but
+	 * in unsigned arithmetic (defined) */
+	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + frac);
 	*pp = p;
 	return true;
 }
 
-void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
-	       struct slice boot_id, uint8_t quality, int64_t tol_ns)
+void kl_anchor_check(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+		     struct slice boot_id, uint8_t quality, int64_t tol_ns)
 {
 	int64_t off = wall_ns - mono_ns;
 	struct rec *r;
@@ -294,7 +404,8 @@ void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int
 	if (boot_id.n >= sizeof(a->boot_id))
 		boot_id.n = sizeof(a->boot_id) - 1;
 	if (a->have && off - a->off_ns <= tol_ns && a->off_ns - off <= tol_ns &&
-	    strlen(a->boot_id) == boot_id.n && (!boot_id.n || !memcmp(a->boot_id, boot_id.p, boot_id.n)))
+	    (boot_id.n ? strlen(a->boot_id) == boot_id.n && !memcmp(a->boot_id, boot_id.p, boot_id.n)
+		       : !a->boot_id[0]))
 		return;
 	if (!(r = ctx_rec(ctx, REC_ANCHOR)))
 		return;
@@ -452,7 +563,8 @@ void kl_emit(struct parse_ctx *ctx, struct kl_state *ks, struct slice msg, struc
 		}
 		ks->boot_rec = 0;
 	}
-	if (!kl_repeat(msg, &n, &text)) {
+	/* kl_repeat()'s first test here: nearly no line is a repeat */
+	if (msg.n < 17 || (msg.p[0] != 'm' && msg.p[0] != 'l') || !kl_repeat(msg, &n, &text)) {
 		/* the cheap test first: nearly every line of a kernel log is noise */
 		if (!kmsg_maybe(msg.p, msg.n)) {
 			if (msg.n >= 14 && msg.p[0] == 'L')

@@ -41,6 +41,30 @@ struct kl_year {
 };
 bool kl_bsd_time(const struct parse_ctx *ctx, struct kl_year *c, const struct kl_bsd *t, int64_t *t_ns);
 
+/*
+ * The last stamp of the common shape, "Mmm dd HH:MM:SS" (15 bytes, no year,
+ * no fraction, English or one-byte month) followed by a blank, and its UTC
+ * time: consecutive lines of a log mostly share their second.  A line whose
+ * first 16 bytes equal the memo's parses to the same kl_bsd (kl_parse_bsd()
+ * reads no byte past them on such a stamp) and, for the same chunk state and
+ * context, converts to the same time.  Only stamps that parsed and converted
+ * are kept.  Zeroed: empty.
+ */
+struct kl_bsd_memo {
+	uint64_t key[2];	/* the 16 bytes */
+	bool have;
+	struct kl_bsd t;
+	int64_t t_ns;
+};
+/* true with *t and *t_ns when the 16 bytes at p are the memo's (then the
+ * stamp is the 15 bytes at p) */
+bool kl_bsd_memo_get(const struct kl_bsd_memo *m, const char *p, const char *end, struct kl_bsd *t,
+		     int64_t *t_ns);
+/* Keep the stamp at [p, q) (kl_parse_bsd() moved p to q) and its time, when
+ * it has the shape above. */
+void kl_bsd_memo_put(struct kl_bsd_memo *m, const char *p, const char *q, const char *end,
+		     const struct kl_bsd *t, int64_t t_ns);
+
 /* The time_basis words for such stamps (static strings). */
 const char *kl_bsd_basis(const struct parse_ctx *ctx, bool has_year);
 
@@ -52,9 +76,12 @@ bool kl_parse_iso(const char **pp, const char *end, int64_t *t_ns, bool *zoned);
  * After the time: "host tag[pid]: message", "tag: message" (no host) or
  * "host message" (no tag, e.g. "-- MARK --").  tag is without "[pid]" and
  * ':'.  *msg_at points at the message.  false when nothing follows.
+ * *tagged (when not NULL): the message follows a tag and a blank, and no
+ * byte at or past *msg_at was read (the answer is the same for any line
+ * with the same bytes before *msg_at).
  */
 bool kl_split_tag(const char *p, const char *end, struct slice *host, struct slice *tag,
-		  const char **msg_at);
+		  const char **msg_at, bool *tagged);
 
 /* A printk stamp "[   52.031082]" at *pp (and the blank after it): its ns. */
 bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns);
@@ -71,8 +98,19 @@ struct kl_anchors {
 	int64_t off_ns;
 	char boot_id[40];
 };
-void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
-	       struct slice boot_id, uint8_t quality, int64_t tol_ns);
+void kl_anchor_check(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns, int64_t mono_ns,
+		     struct slice boot_id, uint8_t quality, int64_t tol_ns);
+/* Inline, the common answer of a kernel log's every line (no boot ids, the
+ * offset where it was: nothing); kl_anchor_check() decides the rest. */
+static inline void kl_anchor(struct parse_ctx *ctx, struct kl_anchors *a, int64_t wall_ns,
+			     int64_t mono_ns, struct slice boot_id, uint8_t quality, int64_t tol_ns)
+{
+	int64_t off = wall_ns - mono_ns;
+
+	if (a->have && !boot_id.n && !a->boot_id[0] && off - a->off_ns <= tol_ns && a->off_ns - off <= tol_ns)
+		return;
+	kl_anchor_check(ctx, a, wall_ns, mono_ns, boot_id, quality, tol_ns);
+}
 
 /*
  * journalctl writes "[133B blob data]" for a message that is not printable

@@ -11,6 +11,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MAYBE_AVX2 1	/* behind a run-time CPU check */
+#endif
 
 #define N_(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -674,31 +678,31 @@ static bool classify_container(struct slice m, struct kmsg *k)
  */
 /* Each word once: its bit, the word, the offset of its pair, and the pair's
  * two bytes (word[at], word[at + 1]); the tables below are made from it. */
-#define MAYBE_WORDS(X) \
-	X(0, "NVRM: ", 1, 'V', 'R') \
-	X(1, "[10de:", 2, '0', 'd') \
-	X(2, "ac_adapter", 1, 'c', '_') \
-	X(3, "button/lid", 5, 'n', '/') \
-	X(4, "The system will", 0, 'T', 'h') \
-	X(5, "System is ", 0, 'S', 'y') \
-	X(6, "key pressed", 0, 'k', 'e') \
-	X(7, "msg=\"", 2, 'g', '=')
+#define MAYBE_WORDS(X, y) \
+	X(y, 0, "NVRM: ", 1, 'V', 'R') \
+	X(y, 1, "[10de:", 2, '0', 'd') \
+	X(y, 2, "ac_adapter", 1, 'c', '_') \
+	X(y, 3, "button/lid", 5, 'n', '/') \
+	X(y, 4, "The system will", 0, 'T', 'h') \
+	X(y, 5, "System is ", 0, 'S', 'y') \
+	X(y, 6, "key pressed", 0, 'k', 'e') \
+	X(y, 7, "msg=\"", 2, 'g', '=')
 static const struct maybe_word {
 	const char *w;
 	unsigned char len, at;
 } maybe_words_tab[] = {
-#define WORD(k, w, at, a, b) { w, sizeof(w) - 1, at },
-	MAYBE_WORDS(WORD)
+#define WORD(y, k, w, at, a, b) { w, sizeof(w) - 1, at },
+	MAYBE_WORDS(WORD, 0)
 #undef WORD
 };
 static const uint8_t maybe_first[256] = {
-#define FIRST(k, w, at, a, b) [a] = 1 << k,
-	MAYBE_WORDS(FIRST)
+#define FIRST(y, k, w, at, a, b) [a] = 1 << k,
+	MAYBE_WORDS(FIRST, 0)
 #undef FIRST
 };
 static const uint8_t maybe_second[256] = {
-#define SECOND(k, w, at, a, b) [b] = 1 << k,
-	MAYBE_WORDS(SECOND)
+#define SECOND(y, k, w, at, a, b) [b] = 1 << k,
+	MAYBE_WORDS(SECOND, 0)
 #undef SECOND
 };
 
@@ -715,13 +719,23 @@ static bool maybe_at(const char *msg, size_t n, size_t i)
 	return i >= w->at && i - w->at + w->len <= n && !memcmp(msg + i - w->at, w->w, w->len);
 }
 
+/* Does a word start at some candidate j + bit of m?  Out of line: the block
+ * loops keep their vector constants in registers across no call. */
+static __attribute__((noinline)) bool maybe_any(const char *msg, size_t n, size_t j, uint32_t m)
+{
+	for (; m; m &= m - 1)
+		if (maybe_at(msg, n, j + (size_t)__builtin_ctz(m)))
+			return true;
+	return false;
+}
+
 #ifdef __SSE2__
 /* each word's pair bytes, sixteen times over: the compares' second operands */
 #define REP16(c) { c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c }
-#define VF(k, w, at, a, b) REP16(a),
-#define VS(k, w, at, a, b) REP16(b),
-static const uint8_t maybe_vf[8][16] __attribute__((aligned(16))) = { MAYBE_WORDS(VF) };
-static const uint8_t maybe_vs[8][16] __attribute__((aligned(16))) = { MAYBE_WORDS(VS) };
+#define VF(y, k, w, at, a, b) REP16(a),
+#define VS(y, k, w, at, a, b) REP16(b),
+static const uint8_t maybe_vf[8][16] __attribute__((aligned(16))) = { MAYBE_WORDS(VF, 0) };
+static const uint8_t maybe_vs[8][16] __attribute__((aligned(16))) = { MAYBE_WORDS(VS, 0) };
 #undef VF
 #undef VS
 #undef REP16
@@ -744,34 +758,145 @@ static unsigned maybe_block(const char *msg)
 }
 #endif
 
-static bool maybe_words(const char *msg, size_t n)
+#ifdef MAYBE_AVX2
+/*
+ * Thirty-two positions at a time where the CPU has AVX2, by nibbles: the
+ * words whose first (second) byte has a byte's low nibble, and those whose
+ * first (second) byte has its high nibble, are two 16-entry tables each; a
+ * byte's words are the two entries' common bits, exactly maybe_first[] and
+ * maybe_second[] (a word has one bit, so its byte has both nibbles).  Bit j
+ * of the block is set where maybe_first[msg[j]] & maybe_second[msg[j + 1]]
+ * is not 0, the tables' test.  The same tables in both 128-bit lanes:
+ * vpshufb looks up within a lane.
+ */
+#define NIB_LO(y, k, w, at, a, b) | ((((unsigned)(a) & 15) == (y)) ? 1 << (k) : 0)
+#define NIB_HI(y, k, w, at, a, b) | ((((unsigned)(a) >> 4) == (y)) ? 1 << (k) : 0)
+#define NIB_LO2(y, k, w, at, a, b) | ((((unsigned)(b) & 15) == (y)) ? 1 << (k) : 0)
+#define NIB_HI2(y, k, w, at, a, b) | ((((unsigned)(b) >> 4) == (y)) ? 1 << (k) : 0)
+#define NIB16(X) \
+	(0 MAYBE_WORDS(X, 0)), (0 MAYBE_WORDS(X, 1)), (0 MAYBE_WORDS(X, 2)), (0 MAYBE_WORDS(X, 3)), \
+	(0 MAYBE_WORDS(X, 4)), (0 MAYBE_WORDS(X, 5)), (0 MAYBE_WORDS(X, 6)), (0 MAYBE_WORDS(X, 7)), \
+	(0 MAYBE_WORDS(X, 8)), (0 MAYBE_WORDS(X, 9)), (0 MAYBE_WORDS(X, 10)), (0 MAYBE_WORDS(X, 11)), \
+	(0 MAYBE_WORDS(X, 12)), (0 MAYBE_WORDS(X, 13)), (0 MAYBE_WORDS(X, 14)), (0 MAYBE_WORDS(X, 15))
+static const uint8_t maybe_nib[4][32] __attribute__((aligned(32))) = {
+	{ NIB16(NIB_LO), NIB16(NIB_LO) },
+	{ NIB16(NIB_HI), NIB16(NIB_HI) },
+	{ NIB16(NIB_LO2), NIB16(NIB_LO2) },
+	{ NIB16(NIB_HI2), NIB16(NIB_HI2) },
+};
+#undef NIB16
+#undef NIB_LO
+#undef NIB_HI
+#undef NIB_LO2
+#undef NIB_HI2
+
+#define NIB_TAB(k) _mm256_load_si256((const __m256i *)(const void *)maybe_nib[k])
+/* The words whose pair byte (tables lo, hi) is each byte of x.  The low
+ * nibble is not masked: vpshufb reads an index's low four bits and gives 0
+ * for one with its top bit set, a byte of 0x80 or more, and such a byte is
+ * no word's (they are ASCII, checked below), as the high table says too. */
+#define ASCII_PAIR(y, k, w, at, a, b) &&(a) < 0x80 && (b) < 0x80
+_Static_assert(1 MAYBE_WORDS(ASCII_PAIR, 0), "kmsg_maybe's pair bytes are ASCII");
+#undef ASCII_PAIR
+#define NIB_WORDS(x, lo, hi) \
+	_mm256_and_si256(_mm256_shuffle_epi8(lo, x), \
+			 _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4)))
+
+/* positions 0 .. n - 2 for n >= 33: blocks of 32, the last one overlapping
+ * the one before it with the positions already read masked off */
+__attribute__((target("avx2"))) static bool maybe_words_avx2(const char *msg, size_t n)
+{
+	const __m256i lo1 = NIB_TAB(0), hi1 = NIB_TAB(1), lo2 = NIB_TAB(2), hi2 = NIB_TAB(3);
+	const __m256i low4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
+	size_t i = 0, j;
+
+	for (;; i += 32) {
+		uint32_t m;
+		j = i + 33 <= n ? i : n - 33;	/* the last block: positions j .. n - 2 */
+		{
+			__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(msg + j));
+			__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(msg + j + 1));
+			__m256i w = _mm256_and_si256(NIB_WORDS(a, lo1, hi1), NIB_WORDS(b, lo2, hi2));
+			m = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(w, zero));
+		}
+		if (j < i)
+			m &= 0xFFFFFFFFu << (i - j);
+		if (m && maybe_any(msg, n, j, m))
+			return true;
+		if (j + 33 >= n)
+			return false;
+	}
+}
+#undef NIB_WORDS
+#undef NIB_TAB
+#endif
+
+#ifdef __SSE2__
+static bool maybe_words_sse2(const char *msg, size_t n)
 {
 	size_t i = 0;
 
-#ifdef __SSE2__
 	/*
 	 * Sixteen positions at a time (SSE2 is part of x86-64), the last block
 	 * overlapping the one before it with the positions already read masked
 	 * off: the candidates, and so the answer, are the scalar loop's.
 	 */
-	if (n >= 17) {
-		for (; i + 17 <= n; i += 16)
-			for (unsigned m = maybe_block(msg + i); m; m &= m - 1)
-				if (maybe_at(msg, n, i + (size_t)__builtin_ctz(m)))
-					return true;
-		if (i + 1 < n) {
-			size_t j = n - 17;	/* positions j .. n - 2; those below i are done */
-			for (unsigned m = maybe_block(msg + j) & (0xFFFFu << (i - j)); m; m &= m - 1)
-				if (maybe_at(msg, n, j + (size_t)__builtin_ctz(m)))
-					return true;
-		}
-		return false;
+	for (; i + 17 <= n; i += 16)
+		for (unsigned m = maybe_block(msg + i); m; m &= m - 1)
+			if (maybe_at(msg, n, i + (size_t)__builtin_ctz(m)))
+				return true;
+	if (i + 1 < n) {
+		size_t j = n - 17;	/* positions j .. n - 2; those below i are done */
+		for (unsigned m = maybe_block(msg + j) & (0xFFFFu << (i - j)); m; m &= m - 1)
+			if (maybe_at(msg, n, j + (size_t)__builtin_ctz(m)))
+				return true;
 	}
+	return false;
+}
 #endif
-	for (; i + 1 < n; i++)
+
+static bool maybe_words_scalar(const char *msg, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
 		if (maybe_at(msg, n, i))
 			return true;
 	return false;
+}
+
+int kmsg_maybe_words_with(const char *msg, size_t n, enum kmsg_simd simd)
+{
+	switch (simd) {
+	case KMSG_SIMD_NONE:
+		return maybe_words_scalar(msg, n);
+	case KMSG_SIMD_SSE2:
+#ifdef __SSE2__
+		return n >= 17 ? maybe_words_sse2(msg, n) : maybe_words_scalar(msg, n);
+#else
+		return -1;
+#endif
+	case KMSG_SIMD_AVX2:
+#ifdef MAYBE_AVX2
+		if (!__builtin_cpu_supports("avx2"))
+			return -1;
+		return n >= 33 ? maybe_words_avx2(msg, n) : -1;
+#else
+		return -1;
+#endif
+	}
+	return -1;
+}
+
+static bool maybe_words(const char *msg, size_t n)
+{
+#ifdef MAYBE_AVX2
+	if (n >= 33 && __builtin_cpu_supports("avx2"))
+		return maybe_words_avx2(msg, n);
+#endif
+#ifdef __SSE2__
+	if (n >= 17)
+		return maybe_words_sse2(msg, n);
+#endif
+	return maybe_words_scalar(msg, n);
 }
 
 /* ---- the entry points ----------------------------------------------------- */

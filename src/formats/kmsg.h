@@ -84,6 +84,16 @@ const char *xid_recovery_label(unsigned c);
 bool kmsg_maybe(const char *msg, size_t n);
 
 /*
+ * For the unit tests: kmsg_maybe()'s search for its words anywhere in msg
+ * (past the first-byte switch) by one of its ways: the table loop, SSE2
+ * blocks of 16 (n >= 17; shorter: the loop), or AVX2 blocks of 32 (n >= 33).
+ * 1 or 0; -1 when that way is not built in, not on this CPU, or n is too
+ * short for it.  kmsg_maybe() takes the widest that applies.
+ */
+enum kmsg_simd { KMSG_SIMD_NONE, KMSG_SIMD_SSE2, KMSG_SIMD_AVX2 };
+int kmsg_maybe_words_with(const char *msg, size_t n, enum kmsg_simd simd);
+
+/*
  * Classify one message (without the envelope's prefix).  tag is the
  * syslog identifier / journal SYSLOG_IDENTIFIER ("kernel", "systemd-logind",
  * "acpid", "dockerd" ...), empty when the envelope has none.  Returns false

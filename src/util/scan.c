@@ -37,22 +37,10 @@ struct slice slice_trim(struct slice s)
 	return s;
 }
 
-bool slice_eq(struct slice s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.n == n && memcmp(s.p, lit, n) == 0;
-}
-
 bool slice_eq_nocase(struct slice s, const char *lit)
 {
 	size_t n = strlen(lit);
 	return s.n == n && strncasecmp(s.p, lit, n) == 0;
-}
-
-bool slice_starts_with(struct slice s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.n >= n && memcmp(s.p, lit, n) == 0;
 }
 
 char *slice_copy(char *dst, size_t cap, struct slice s)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A borrowed, non-owning byte range. */
 struct slice {
@@ -39,9 +40,19 @@ bool scan_token(const char **pp, const char *end, struct slice *tok);
 
 /* Trim ASCII whitespace on both sides. */
 struct slice slice_trim(struct slice s);
-bool slice_eq(struct slice s, const char *lit);
+/* Inline: nearly every caller passes a literal, whose strlen() and short
+ * memcmp() the compiler then folds (the envelopes call them on every line). */
+static inline bool slice_eq(struct slice s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n == n && memcmp(s.p, lit, n) == 0;
+}
 bool slice_eq_nocase(struct slice s, const char *lit);
-bool slice_starts_with(struct slice s, const char *lit);
+static inline bool slice_starts_with(struct slice s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n >= n && memcmp(s.p, lit, n) == 0;
+}
 /* Copy into dst (size cap, always NUL-terminated); returns dst. */
 char *slice_copy(char *dst, size_t cap, struct slice s);
 

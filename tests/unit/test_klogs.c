@@ -10,6 +10,7 @@
  */
 #include "test.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,413 @@ static void test_syslog_year_from_mtime(void **unused)
 	/* Feb 29 after the reference: 2026, 2025 have none; 2024-02-29 is day 19782 */
 	assert_int_equal(nth(&r, REC_EVENT, 2)->t_ns, (INT64_C(19782) * 86400 + 36000) * NS_PER_S);
 	run_release(&r);
+}
+
+/*
+ * The stamp memo (klenv.h) must give what parsing and converting the stamp
+ * again gives, on every line: random stamps of every month (and the German
+ * names), days zero- and space-padded and unpadded, impossible dates (Feb 30,
+ * Apr 31, Feb 29 of 2025), hours past 23, a fraction or a year after some,
+ * Dec 31 and Jan 1 around a reference on 2027-01-01, lines cut anywhere;
+ * most lines repeat the one before with one byte changed or none, so that
+ * the memo is asked about near misses.  The slow path is the reference.
+ */
+static void test_bsd_memo(void **unused)
+{
+	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug",
+					   "Sep", "Oct", "Nov", "Dec", "M\xc3\xa4r", "Okt", "Dez", "Mai",
+					   "Xyz" };
+	static const char tail[] = " .5x:\t";
+	struct run r;
+	struct kl_year ys = { 0 }, yf = { 0 };
+	struct kl_bsd_memo memo = { 0 };
+	char line[64], prev[64];
+	size_t prev_n = 0;
+	uint64_t x = 2718281;
+	unsigned hits = 0, slow_ok = 0, bad_dates = 0;
+	int64_t t_s;
+
+	(void)unused;
+	assert_int_equal(time_local_to_utc(2027, 1, 1, 0, 30, 0, &t_s), 0);
+	run_init(&r, "syslog", t_s * NS_PER_S);
+	for (int i = 0; i < 200000; i++) {
+		size_t n;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (prev_n && x % 10 < 7) {
+			/* the previous line again, perhaps with one byte changed */
+			memcpy(line, prev, prev_n);
+			n = prev_n;
+			if (x % 10 < 3) {
+				size_t k = (size_t)(x >> 16) % n;
+				line[k] = (x >> 24) % 4 == 0 ? tail[(x >> 28) % 6] : (char)('0' + (x >> 28) % 10);
+				if ((x >> 32) % 4 == 0 && k + 1 < n)
+					line[k] = '.', line[k + 1] = (char)('0' + (x >> 36) % 10);	/* a fraction */
+			}
+		} else {
+			unsigned m = (unsigned)(x >> 8) % 17, d = (unsigned)(x >> 16) % 33;
+			unsigned h = (unsigned)(x >> 24) % 25, mi = (unsigned)(x >> 32) % 61, sec = (unsigned)(x >> 40) % 62;
+			int style = (int)((x >> 48) % 3), extra = (int)((x >> 52) % 8);
+			if (x % 5 == 0) {	/* around New Year's Eve */
+				m = (x >> 9) % 2 ? 11 : 0;
+				d = m ? 31 : 1;
+			}
+			n = (size_t)snprintf(line, sizeof(line), style == 0 ? "%s %2u " : style == 1 ? "%s %02u " : "%s %u ",
+					     mon[m], d);
+			if (extra == 0)
+				n += (size_t)snprintf(line + n, sizeof(line) - n, "%u ", 2024 + (unsigned)(x >> 56) % 3);
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%02u:%02u:%02u", h, mi, sec);
+			if (extra == 1)
+				n += (size_t)snprintf(line + n, sizeof(line) - n, ".%u", (unsigned)(x >> 56) % 1000);
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%c host kernel: m",
+					      (x >> 58) % 2 ? ' ' : tail[(x >> 59) % 6]);
+		}
+		memcpy(prev, line, n);
+		prev_n = n;
+		/* cut the line sometimes: the end may fall inside the stamp */
+		if ((x >> 60) % 4 == 0)
+			n = (size_t)(x >> 20) % (n + 1);
+		{
+			const char *p0 = line, *end = line + n, *ps = p0, *pf = p0;
+			struct kl_bsd ts, tf;
+			int64_t ns_s = 0, ns_f = 0;
+			bool ok_s, tok_s = false, ok_f, tok_f = false;
+
+			ok_s = kl_parse_bsd(&ps, end, &ts);
+			if (ok_s) {
+				tok_s = kl_bsd_time(&r.ctx, &ys, &ts, &ns_s);
+				slow_ok++;
+				bad_dates += !tok_s;
+			}
+			if (kl_bsd_memo_get(&memo, pf, end, &tf, &ns_f)) {
+				ok_f = tok_f = true;
+				pf += 15;
+				hits++;
+			} else {
+				ok_f = kl_parse_bsd(&pf, end, &tf);
+				if (ok_f && (tok_f = kl_bsd_time(&r.ctx, &yf, &tf, &ns_f)))
+					kl_bsd_memo_put(&memo, p0, pf, end, &tf, ns_f);
+			}
+			if (ok_s != ok_f || tok_s != tok_f || (ok_s && (ps != pf || memcmp(&ts, &tf, sizeof(ts)))) ||
+			    (tok_s && ns_s != ns_f))
+				fail_msg("'%.*s': slow %d %d +%td %" PRId64 ", memo %d %d +%td %" PRId64, (int)n, line,
+					 ok_s, tok_s, ps - p0, ns_s, ok_f, tok_f, pf - p0, ns_f);
+		}
+	}
+	/* each kind of answer was tried */
+	assert_true(hits > 10000 && slow_ok > 50000 && bad_dates > 1000);
+	run_release(&r);
+}
+
+/* kl_split_tag() as written before its blanks were found by SSE2, with a
+ * plain search for them: the definition. */
+static const char *blank_ref(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	return p < end ? p : NULL;
+}
+
+static bool split_ref(const char *p, const char *end, struct slice *host, struct slice *tag,
+		      const char **msg_at)
+{
+	const char *w1, *w1e, *w2, *w2e;
+
+	*host = *tag = (struct slice){ p, 0 };
+	while (p < end && *p == ' ')
+		p++;
+	if (p >= end)
+		return false;
+	w1 = p;
+	if (!(p = blank_ref(p, end)))
+		p = end;
+	w1e = p;
+	if (w1e[-1] == ':') {
+		*tag = (struct slice){ w1, (size_t)(w1e - 1 - w1) };
+		w2 = w1e;
+	} else {
+		*host = (struct slice){ w1, (size_t)(w1e - w1) };
+		while (p < end && *p == ' ')
+			p++;
+		w2 = p;
+		if (!(p = blank_ref(p, end)))
+			p = end;
+		w2e = p;
+		if (w2e > w2 && w2e[-1] == ':') {
+			*tag = (struct slice){ w2, (size_t)(w2e - 1 - w2) };
+		} else {
+			*msg_at = w2;
+			return true;
+		}
+		w2 = w2e;
+	}
+	{
+		const char *b = tag->n ? memchr(tag->p, '[', tag->n) : NULL;
+		if (b && tag->p[tag->n - 1] == ']')
+			tag->n = (size_t)(b - tag->p);
+	}
+	if (w2 < end && *w2 == ' ')
+		w2++;
+	*msg_at = w2;
+	return true;
+}
+
+/* Random envelopes of blanks, words, ':', '[pid]' up to 70 bytes (the SSE2
+ * blocks of 16 meet the end everywhere), against the definition. */
+static void test_split_tag(void **unused)
+{
+	static const char *const part[] = { " ", "  ", "host", "node-0123456789abcdef", "kernel:", "sshd[12]:",
+					    "[", "]", ":", "a[1]", "x:y", "tag[:", "msg" };
+	uint64_t x = 31337;
+	char buf[96];
+	unsigned tagged = 0;
+
+	(void)unused;
+	for (int i = 0; i < 200000; i++) {
+		size_t n = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		for (int k = 0; k < (int)(x % 9); k++) {
+			const char *w = part[(x >> (4 * k + 8)) % 13];
+			size_t wl = strlen(w);
+			if (n + wl > 70)
+				break;
+			memcpy(buf + n, w, wl);
+			n += wl;
+		}
+		{
+			struct slice h1, t1, h2, t2;
+			const char *m1 = NULL, *m2 = NULL;
+			bool tg, r1 = split_ref(buf, buf + n, &h1, &t1, &m1), r2 = kl_split_tag(buf, buf + n, &h2, &t2, &m2, &tg);
+			if (r1 != r2 || (r1 && (m1 != m2 || h1.p != h2.p || h1.n != h2.n || t1.p != t2.p || t1.n != t2.n)))
+				fail_msg("'%.*s': got %d msg +%td, want %d msg +%td", (int)n, buf, r2, m2 - buf, r1,
+					 m1 - buf);
+			tagged += r2 && tg;
+		}
+	}
+	assert_true(tagged > 10000);
+}
+
+/* kl_printk_stamp() as written before it read digits by eights: the
+ * definition, a byte at a time. */
+static bool printk_ref(const char **pp, const char *end, int64_t *ns)
+{
+	const char *p = *pp;
+	uint64_t sec = 0;
+	int64_t frac = 0;
+	int nd = 0;
+
+	if (p >= end || *p++ != '[')
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	for (; p < end && *p >= '0' && *p <= '9'; p++, nd++) {
+		if (nd > 12)
+			return false;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (!nd || p >= end || *p++ != '.')
+		return false;
+	for (nd = 0; p < end && *p >= '0' && *p <= '9'; p++, nd++)
+		if (nd < 9)
+			frac = frac * 10 + (*p - '0');
+	if (!nd || nd > 9 || p >= end || *p++ != ']')
+		return false;
+	for (int k = nd; k < 9; k++)
+		frac *= 10;
+	if (p < end && *p == ' ')
+		p++;
+	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + (uint64_t)frac);	/* wraps, as -O2 did */
+	*pp = p;
+	return true;
+}
+
+/* Random stamps: 0 to 16 digits of seconds, 0 to 12 of fraction, a byte
+ * below '0' or above '9' after the digits, the line cut anywhere (so the
+ * eight-byte reads meet the end at every offset). */
+static void test_printk_stamp(void **unused)
+{
+	static const char other[] = " ]./:[x\x7f\x80\xff\x00" "0123456789";
+	uint64_t x = 161803;
+	char line[64];
+	unsigned ok = 0, tried = 0;
+
+	(void)unused;
+	for (int i = 0; i < 300000; i++) {
+		size_t n = 0;
+		int ds, df;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ds = (int)(x % 17);
+		df = (int)((x >> 8) % 13);
+		line[n++] = (x >> 16) % 16 ? '[' : '(';
+		for (int k = (int)((x >> 20) % 4); k > 0; k--)
+			line[n++] = ' ';
+		for (int k = 0; k < ds; k++)
+			line[n++] = (char)('0' + (x >> (k * 3 % 60)) % 10);
+		line[n++] = (x >> 24) % 16 ? '.' : other[(x >> 28) % (sizeof(other) - 1)];
+		for (int k = 0; k < df; k++)
+			line[n++] = (char)('0' + (x >> (k * 5 % 60)) % 10);
+		line[n++] = (x >> 32) % 16 ? ']' : other[(x >> 36) % (sizeof(other) - 1)];
+		for (int k = (int)((x >> 40) % 12); k > 0; k--)
+			line[n++] = other[(x >> (k * 4)) % (sizeof(other) - 1)];
+		if ((x >> 44) % 3 == 0)
+			n = (size_t)(x >> 46) % (n + 1);
+		{
+			const char *pr = line, *pg = line;
+			int64_t want = -1, got = -1;
+			bool w = printk_ref(&pr, line + n, &want), g = kl_printk_stamp(&pg, line + n, &got);
+			if (w != g || (w && (pr != pg || want != got)))
+				fail_msg("'%.*s': got %d +%td %" PRId64 ", want %d +%td %" PRId64, (int)n, line, g,
+					 pg - line, got, w, pr - line, want);
+			ok += w;
+			tried++;
+		}
+	}
+	assert_true(ok > 30000 && tried - ok > 30000);
+}
+
+/* Through the syslog format: lines in the same second share the memo, a
+ * fraction, a bad date and a cut line after such a line are still read
+ * (and reported) as they are.  2026-12-31 is day 20818. */
+static void test_syslog_memo_lines(void **unused)
+{
+	struct run r;
+	int64_t t_s, day = INT64_C(20818) * 86400;
+
+	(void)unused;
+	assert_int_equal(time_local_to_utc(2027, 1, 2, 8, 0, 0, &t_s), 0);
+	run_init(&r, "syslog", t_s * NS_PER_S);
+	feed(&r, "Dec 31 23:59:58 node kernel: NVRM: Xid (PCI:0000:01:00): 13, a");
+	feed(&r, "Dec 31 23:59:58 node kernel: NVRM: Xid (PCI:0000:01:00): 31, b");
+	feed(&r, "Dec 31 23:59:58.5 node kernel: NVRM: Xid (PCI:0000:01:00): 43, c");
+	feed(&r, "Dec 31 23:59:58");
+	feed(&r, "Dec 31 23:59:58 ");
+	feed(&r, "Jan  1 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 13, d");
+	feed(&r, "Feb 30 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 13, e");
+	feed(&r, "Feb 30 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 13, f");
+	feed(&r, "Jan  1 00:00:01 node kernel: NVRM: Xid (PCI:0000:01:00): 31, g");
+	assert_int_equal(count(&r, REC_EVENT), 5);
+	assert_int_equal(count(&r, REC_BAD), 4);
+	assert_int_equal(nth(&r, REC_EVENT, 0)->t_ns, (day + 86398) * NS_PER_S);
+	assert_int_equal(nth(&r, REC_EVENT, 1)->t_ns, (day + 86398) * NS_PER_S);
+	assert_int_equal(nth(&r, REC_EVENT, 2)->t_ns, (day + 86398) * NS_PER_S + NS_PER_S / 2);
+	assert_int_equal(nth(&r, REC_EVENT, 3)->t_ns, (day + 86401) * NS_PER_S);
+	assert_int_equal(nth(&r, REC_EVENT, 4)->t_ns, (day + 86401) * NS_PER_S);
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 0)->name), "syslog line cut after its time stamp");
+	assert_int_equal(nth(&r, REC_BAD, 0)->col, 16);
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 1)->name), "syslog line cut after its time stamp");
+	assert_int_equal(nth(&r, REC_BAD, 1)->col, 16);
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 2)->name), "no such date: 02-30");
+	assert_string_equal(batch_str(&r.b, nth(&r, REC_BAD, 3)->name), "no such date: 02-30");
+	run_release(&r);
+
+	/* a year written on the line (the envelope memo keeps it): the basis says so */
+	run_init(&r, "syslog", t_s * NS_PER_S);
+	feed(&r, "Dec 31 2025 23:59:58 node kernel: [    1.000000] x");
+	feed(&r, "Dec 31 2025 23:59:58 node kernel: [    1.500000] y");
+	assert_string_equal(r.b.time_basis, "timestamps in the file, local time (--tz)");
+	run_release(&r);
+}
+
+/*
+ * The envelope memo of fmt_syslog.c (a line that begins with the bytes
+ * before the last line's message has its envelope): every line of a random
+ * sequence must give, in one run, the records (but anchors) that it gives
+ * alone in a fresh run, where nothing is remembered.  Prefixes: a few
+ * stamps (one with a fraction, one with a year, a bad date), hosts, tags
+ * with and without "[pid]", no tag, doubled blanks, a "<PRI>", one byte
+ * changed anywhere, lines cut anywhere.  Each message is an Xid on its own
+ * PCI bus, so no two fold into one.
+ */
+static void test_syslog_prefix_memo(void **unused)
+{
+	static const char *const stamp[] = { "Nov  1 00:00:00", "Nov  1 00:00:01", "Nov 01 00:00:01",
+					     "Nov  1 00:00:01.25", "Nov  1 2025 00:00:01", "Feb 30 00:00:01",
+					     "<6>Nov  1 00:00:01", "Dec 31 23:59:59", "Jan  1 00:00:00" };
+	static const char *const host[] = { "h", "node-7", "h  ", "" };
+	static const char *const tag[] = { "kernel:", "kernel[3]:", "sshd[12]:", "kernel", ":", "k: ", "" };
+	struct run all, one;
+	uint64_t x = 4242;
+	char prev[160];
+	size_t prev_n = 0, same = 0, compared = 0;
+	int64_t t_s;
+	char (*lines)[160] = xcalloc(6000, 160);
+	size_t *len = xcalloc(6000, sizeof(size_t));
+
+	(void)unused;
+	assert_int_equal(time_local_to_utc(2026, 12, 31, 23, 59, 59, &t_s), 0);
+	run_init(&all, "syslog", t_s * NS_PER_S);
+	for (int i = 0; i < 6000; i++) {
+		char *line = lines[i];
+		size_t n;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (prev_n && x % 3) {
+			/* the last line's prefix with a new message */
+			const char *m = memmem(prev, prev_n, "NVRM", 4);
+			size_t k = m ? (size_t)(m - prev) : prev_n;
+			if (x % 3 == 2 && k) {
+				/* or a part of it, then a tag or none */
+				k = (size_t)(x >> 48) % (k + 1);
+				memcpy(line, prev, k);
+				n = k + (size_t)snprintf(line + k, 160 - k, "%s NVRM: Xid (PCI:0000:%02x:00): 13, x",
+							 tag[(x >> 52) % 7], (unsigned)i % 256);
+			} else {
+				memcpy(line, prev, k);
+				n = k + (size_t)snprintf(line + k, 160 - k, "NVRM: Xid (PCI:0000:%02x:00): 13, x",
+							 (unsigned)i % 256);
+			}
+			same++;
+		} else {
+			n = (size_t)snprintf(line, 160, "%s %s %s NVRM: Xid (PCI:0000:%02x:00): 13, x",
+					     stamp[(x >> 8) % 9], host[(x >> 12) % 4], tag[(x >> 16) % 7],
+					     (unsigned)i % 256);
+		}
+		memcpy(prev, line, n);
+		prev_n = n;
+		if ((x >> 20) % 8 == 0) {
+			/* in the envelope: a changed PCI bus could fold two events */
+			const char *m = memmem(line, n, "NVRM", 4);
+			size_t k = m ? (size_t)(m - line) : n;
+			if (k)
+				line[(x >> 24) % k] = (x >> 32) % 2 ? ' ' : (char)('0' + (x >> 36) % 10);
+		}
+		if ((x >> 40) % 8 == 0)
+			n = (size_t)(x >> 44) % (n + 1);
+		line[n] = '\0';
+		len[i] = n;
+		all.ctx.line++;
+		all.f->line(&all.ctx, line, n);
+	}
+	for (int i = 0; i < 6000; i++) {
+		size_t a = 0, k = 0;
+		run_init(&one, "syslog", t_s * NS_PER_S);
+		one.ctx.line = (uint64_t)i + 1;
+		one.f->line(&one.ctx, lines[i], len[i]);
+		for (size_t j = 0; j < one.b.nr; j++) {
+			const struct rec *w = &one.b.recs[j], *g = NULL;
+			if (w->kind == REC_ANCHOR)
+				continue;
+			while (a < all.b.nr && (all.b.recs[a].kind == REC_ANCHOR || all.b.recs[a].line < w->line))
+				a++;
+			g = a < all.b.nr ? &all.b.recs[a++] : NULL;
+			if (!g || g->line != w->line || g->kind != w->kind || g->t_ns != w->t_ns || g->col != w->col ||
+			    strcmp(batch_str(&all.b, g->name), batch_str(&one.b, w->name))) {
+				fail_msg("line %d '%s': in the run %s (line %" PRIu64 " col %u), alone %s (col %u) at %" PRId64,
+					 i + 1, lines[i], g ? batch_str(&all.b, g->name) : "nothing", g ? g->line : 0,
+					 g ? g->col : 0, batch_str(&one.b, w->name), w->col, w->t_ns);
+			}
+			k++;
+		}
+		/* nothing else in the run for this line */
+		while (a < all.b.nr && all.b.recs[a].line == (uint64_t)i + 1)
+			if (all.b.recs[a++].kind != REC_ANCHOR)
+				fail_msg("line %d '%s': a record in the run, none alone", i + 1, lines[i]);
+		compared += k;
+		run_release(&one);
+	}
+	assert_true(same > 3000 && compared > 4000);
+	assert_true(count(&all, REC_BAD) > 500 && count(&all, REC_EVENT) > 1500);
+	run_release(&all);
+	free(lines);
+	free(len);
 }
 
 /* Repeats fold into the previous event's count (kev.count), or carry it. */
@@ -532,6 +940,11 @@ int main(void)
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_syslog_megabyte_line),
 		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_bsd_memo),
+		cmocka_unit_test(test_printk_stamp),
+		cmocka_unit_test(test_split_tag),
+		cmocka_unit_test(test_syslog_prefix_memo),
+		cmocka_unit_test(test_syslog_memo_lines),
 	};
 
 	setenv("TZ", "UTC", 1);

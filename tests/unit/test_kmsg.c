@@ -508,6 +508,69 @@ static void test_maybe_words(void **s)
 	assert_true(hits > 1000 && agree - hits > 1000);	/* both answers were tried */
 }
 
+/*
+ * Each way kmsg_maybe() searches for its words (the table loop, SSE2 blocks
+ * of 16, AVX2 blocks of 32 where the CPU has it) on random text up to 200
+ * bytes, so that every block count, every overlap of the last block and
+ * every cut of a word at the end is tried, against memmem().
+ */
+static bool words_ref(const char *m, size_t n)
+{
+	static const char *const words[] = { "NVRM: ", "[10de:", "ac_adapter", "button/lid",
+					     "The system will", "System is ", "key pressed", "msg=\"" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(m, n, words[i], strlen(words[i])))
+			return true;
+	return false;
+}
+
+static void test_maybe_simd(void **s)
+{
+	static const char *const words[] = { "NVRM: ", "[10de:", "ac_adapter", "button/lid",
+					     "The system will", "System is ", "key pressed", "msg=\"" };
+	static const char alphabet[] = "VR0dc_n/ThSykeg= NVRM:[10de:acdptrbuolisywmkx\"\x80\xff\xe0";
+	uint64_t x = 99991;
+	char buf[208];
+	unsigned tried[3] = { 0 }, hits = 0;
+
+	(void)s;
+	for (int round = 0; round < 60; round++) {
+		for (size_t n = 0; n <= 200; n++) {
+			size_t w = (size_t)(x % 8), wl = strlen(words[w]), off;
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				buf[i] = alphabet[x % (sizeof(alphabet) - 1)];
+			}
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* a word (or its cut prefix at the end) at a random place, in
+			 * two rounds of three; none in the third */
+			off = (size_t)(x >> 8) % (n + 1);
+			if (round % 3 != 2)
+				for (size_t i = 0; i < wl && off + i < n; i++)
+					buf[off + i] = words[w][i];
+			bool want = words_ref(buf, n);
+			hits += want;
+			for (int simd = KMSG_SIMD_NONE; simd <= KMSG_SIMD_AVX2; simd++) {
+				int got = kmsg_maybe_words_with(buf, n, (enum kmsg_simd)simd);
+				if (got < 0)
+					continue;
+				if (got != want)
+					fail_msg("way %d on '%.*s' (n %zu) = %d, want %d", simd, (int)n, buf, n,
+						 got, want);
+				tried[simd]++;
+			}
+		}
+	}
+	assert_true(hits > 2000 && tried[0] - hits > 2000);
+	assert_int_equal(tried[0], 60 * 201);
+#ifdef __SSE2__
+	assert_int_equal(tried[1], 60 * 201);
+#endif
+	if (tried[2] == 0)
+		printf("# AVX2 way not tried: not on this CPU\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_boots),
 		cmocka_unit_test(test_plans),
 		cmocka_unit_test(test_maybe_words),
+		cmocka_unit_test(test_maybe_simd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
