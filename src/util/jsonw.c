@@ -2,7 +2,9 @@
 #include "util/jsonw.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/timeutil.h"
@@ -130,6 +132,15 @@ static inline uint64_t needs_escape8(const char *s)
 	       zero_bytes(x ^ BYTES(0x7f));
 }
 
+/* The bytes a JSON string cannot hold as they are: controls, '"', '\\', DEL. */
+static const unsigned char needs_esc[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+	[0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+	[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+	[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+	['"'] = 1, ['\\'] = 1, [0x7f] = 1,
+};
+
 static void put_escaped(struct jsonw *w, const char *s, size_t n)
 {
 	size_t run = 0;	/* bytes since the last escape, written in one go */
@@ -141,14 +152,15 @@ static void put_escaped(struct jsonw *w, const char *s, size_t n)
 		const char *esc;
 		char ubuf[8];
 
-		/* eight plain bytes at a time, then one by one */
+		/* eight plain bytes at a time, then one by one to the next
+		 * byte that needs an escape */
 		while (n - i >= 8 && !needs_escape8(s + i))
 			i += 8;
+		while (i < n && !needs_esc[(unsigned char)s[i]])
+			i++;
 		if (i >= n)
 			break;
 		c = (unsigned char)s[i++];
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-			continue;
 		switch (c) {
 		case '"': esc = "\\\""; break;
 		case '\\': esc = "\\\\"; break;
@@ -199,12 +211,95 @@ void jsonw_int(struct jsonw *w, int64_t v)
 	end_scalar(w);
 }
 
+/*
+ * What snprintf("%.*f") then the trimming below give, without printf: a
+ * finite v below 2^53 is m * 2^e exactly (m < 2^53, e <= 0), so v * 10^d
+ * is m * 10^d (below 2^93) shifted right by -e, which unsigned __int128
+ * holds; the shifted-out bits round it to nearest, ties to even, as glibc
+ * rounds the exact value.  false (and buf untouched) for what it does not
+ * cover: d over 12, |v| from 2^53, a quotient over 64 bits, a short buf.
+ * Reports print one number per field of every segment.
+ */
+static bool fmt_num_exact(char *buf, size_t cap, double v, int d)
+{
+	static const uint64_t pow10[13] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					    1000000000, 10000000000ULL, 100000000000ULL, 1000000000000ULL };
+	uint64_t bits, m, q, ip, fp;
+	int e, x;
+	unsigned __int128 p;
+	char tmp[48], *t = tmp + sizeof(tmp);
+	bool neg;
+	size_t n;
+
+	if (d < 0 || d > 12)
+		return false;
+	memcpy(&bits, &v, sizeof(bits));
+	neg = bits >> 63;
+	x = (int)((bits >> 52) & 0x7ff);
+	m = bits & ((UINT64_C(1) << 52) - 1);
+	if (x == 0x7ff)
+		return false;	/* NaN, Inf */
+	if (x) {
+		m |= UINT64_C(1) << 52;
+		e = x - 1075;
+	} else {
+		e = -1074;
+	}
+	if (e > 0)
+		return false;
+	p = (unsigned __int128)m * pow10[d];
+	if (-e >= 120) {
+		q = 0;	/* p < 2^93: below half of one unit */
+	} else if (e == 0) {
+		if (p >> 64)
+			return false;
+		q = (uint64_t)p;
+	} else {
+		unsigned s = (unsigned)-e;
+		unsigned __int128 qq = p >> s, rem = p & ((((unsigned __int128)1) << s) - 1),
+				  half = ((unsigned __int128)1) << (s - 1);
+		if (rem > half || (rem == half && (qq & 1)))
+			qq++;
+		if (qq >> 64)
+			return false;
+		q = (uint64_t)qq;
+	}
+	ip = q / pow10[d];
+	fp = q % pow10[d];
+	*--t = '\0';
+	if (fp) {
+		int k = d;
+		while (fp % 10 == 0) {
+			fp /= 10;
+			k--;
+		}
+		for (; k > 0; k--) {
+			*--t = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		*--t = '.';
+	}
+	do {
+		*--t = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	if (neg && q)
+		*--t = '-';	/* a value that rounds to 0 is "0", never "-0" */
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	if (n > cap)
+		return false;
+	memcpy(buf, t, n);
+	return true;
+}
+
 char *fmt_num(char *buf, size_t cap, double v, int decimals)
 {
 	char *dot;
 	size_t n;
 	int len;
 
+	if (fmt_num_exact(buf, cap, v, decimals))
+		return buf;
 	if (v == 0)
 		v = 0; /* no "-0" */
 	len = snprintf(buf, cap, "%.*f", decimals, v);
@@ -257,7 +352,14 @@ void jsonw_null(struct jsonw *w)
 void jsonw_time(struct jsonw *w, int64_t t_ns)
 {
 	char buf[40];
-	jsonw_str(w, time_rfc3339(buf, sizeof(buf), t_ns));
+	const char *t = time_rfc3339(buf, sizeof(buf), t_ns);
+
+	/* digits, '-', ':', 'T', '.', 'Z' (or a number): nothing to escape */
+	before_value(w);
+	putch(w, '"');
+	put(w, t, strlen(t));
+	putch(w, '"');
+	end_scalar(w);
 }
 
 void jsonw_kstr(struct jsonw *w, const char *k, const char *s) { jsonw_key(w, k); jsonw_str(w, s); }

@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,77 @@ static void test_time(void **state)
 	mem_free(&m);
 }
 
+/* fmt_num() as printf gives it: "%.*f", zeros after the point trimmed, no "-0". */
+static const char *fmt_num_printf(char *buf, size_t cap, double v, int d)
+{
+	char *dot;
+	size_t n;
+
+	snprintf(buf, cap, "%.*f", d, v == 0 ? 0.0 : v);
+	dot = strchr(buf, '.');
+	if (dot) {
+		n = strlen(buf);
+		while (n > 0 && buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (n > 0 && buf[n - 1] == '.')
+			buf[--n] = '\0';
+	}
+	if (!strcmp(buf, "-0"))
+		strcpy(buf, "0");
+	return buf;
+}
+
+static uint64_t xs_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t xs(void)
+{
+	xs_state ^= xs_state << 13;
+	xs_state ^= xs_state >> 7;
+	xs_state ^= xs_state << 17;
+	return xs_state;
+}
+
+/*
+ * fmt_num()'s exact path against printf on 2.6 million numbers, 0 to 12
+ * decimals: random bit patterns over the exponents it takes (subnormals to
+ * 2^53 and past), decimal values k / 10^j as reports have them, and exact
+ * binary ties at every decimal (k + 1/2) / 10^d, which printf rounds to
+ * even; each sign.
+ */
+static void test_fmt_num_exact(void **state)
+{
+	char got[400], want[400];
+	long bad = 0;
+
+	(void)state;
+	for (int i = 0; i < 2600000; i++) {
+		double v;
+		int d = (int)(xs() % 13), kind = i % 4;
+		uint64_t r = xs();
+		if (kind == 0) {
+			/* any mantissa, an exponent from subnormal to 2^60 */
+			uint64_t ex = (xs() % 1100) + (i % 7 == 0 ? 0 : 0);
+			uint64_t bits = (r & ((UINT64_C(1) << 52) - 1)) | ((ex > 1083 ? 1083 : ex) << 52);
+			memcpy(&v, &bits, sizeof(v));
+		} else if (kind == 1) {
+			v = (double)(r % 100000000) / pow(10, (double)(xs() % 10));
+		} else if (kind == 2) {
+			double scale = pow(10, d);
+			v = ((double)(r % 2000000) + 0.5) / scale;	/* a tie when exact in binary */
+		} else {
+			v = ldexp((double)(r % 4096) + 0.5, -(int)(xs() % 12));	/* exact binary ties */
+		}
+		if (r & (UINT64_C(1) << 63))
+			v = -v;
+		fmt_num(got, sizeof(got), v, d);
+		fmt_num_printf(want, sizeof(want), v, d);
+		if (strcmp(got, want)) {
+			if (bad++ < 5)
+				print_error("v=%a d=%d got %s want %s\n", v, d, got, want);
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_num_null),
 		cmocka_unit_test(test_fmt_num),
 		cmocka_unit_test(test_fmt_num_huge),
+		cmocka_unit_test(test_fmt_num_exact),
 		cmocka_unit_test(test_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
