@@ -103,18 +103,24 @@ static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 /* ---- segments and per-state totals -------------------------------------- */
 
 /* Close the GPU's open segment (kept while under the cap) and open one at iv. */
+/* Keep the GPU's open segment, while under the cap (else count it dropped). */
+static void close_segment(struct analysis *an, struct gpu_work *w)
+{
+	if (!w->seg_open)
+		return;
+	if (an->nsegs < an->cfg.max_segments) {
+		ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
+		an->segs[an->nsegs++] = w->seg;
+	} else {
+		an->segs_dropped++;
+	}
+}
+
 static void new_segment(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_work *w = an->work[gi];
 
-	if (w->seg_open) {
-		if (an->nsegs < an->cfg.max_segments) {
-			ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
-			an->segs[an->nsegs++] = w->seg;
-		} else {
-			an->segs_dropped++;
-		}
-	}
+	close_segment(an, w);
 	w->seg_open = true;
 	w->seg.t0_ns = iv->t0_ns;
 	w->seg.t1_ns = iv->t1_ns;
@@ -1185,14 +1191,7 @@ void analysis_finish(struct analysis *an)
 		if (!w)
 			continue;
 		drain(an, gi, true);
-		if (w->seg_open) {
-			if (an->nsegs < an->cfg.max_segments) {
-				ALLOC_GROW(an->segs, an->nsegs + 1, an->segs_alloc);
-				an->segs[an->nsegs++] = w->seg;
-			} else {
-				an->segs_dropped++;
-			}
-		}
+		close_segment(an, w);
 		idle_floors(an, gi);
 		trace_join_gpu(an, gi);
 		det_finish_gpu(an, gi, w->det);
