@@ -16,6 +16,14 @@
 #define QUOTE_MAX 40
 /* header lines up to this long are remembered (struct mon_state) */
 #define HDR_CACHE 512
+/* x86-64 with GCC or clang: a row's shape is checked with AVX2 where the
+ * CPU has it (row_shape_ok), field by field elsewhere */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ROW_SHAPE_AVX2 1
+#endif
+/* rows of 32 bytes up to this long are checked 32 bytes at a time (row_shape_ok) */
+#define FW_WORDS 4
+#define FW_BITS (64 * FW_WORDS)
 
 enum col_kind {
 	COL_NUM,	/* a number that is checked but not kept */
@@ -62,6 +70,14 @@ struct mon_state {
 		uint16_t end;		/* where its token ends */
 		uint8_t kind, slot;	/* as in cols[] */
 	} fw[MAX_COLS];
+	/* the same layout as bit masks over the line's bytes, for the check of
+	 * a whole row at once (row_shape_ok): set when the row fits FW_BITS */
+	bool fw_masks;
+	uint64_t fw_area[FW_WORDS];	/* the fields' bytes */
+	uint64_t fw_last[FW_WORDS];	/* each field's last byte: a digit */
+	uint64_t fw_first[FW_WORDS];	/* each field's first byte: a blank */
+	uint16_t fw_nkeep;		/* the fields kept (GPU and metrics), in order */
+	uint8_t fw_keep[MAX_COLS];
 };
 
 _Static_assert(sizeof(struct mon_state) <= SMI_MON_STATE_SIZE, "SMI_MON_STATE_SIZE too small");
@@ -634,6 +650,41 @@ static inline bool fast_number(const char **pp, const char *end, double *v, bool
 	return true;
 }
 
+static void set_bit(uint64_t *m, unsigned i)
+{
+	m[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+/*
+ * The masks of row_shape_ok(): a field i covers bytes (ends[i-1], ends[i]]
+ * after the leading time columns; a row of 16 to FW_BITS bytes only.  The
+ * first field of a row without time columns needs no blank before it.
+ */
+static void learn_masks(struct mon_state *st, int lead, const uint16_t *ends, size_t n)
+{
+	st->fw_masks = false;
+#ifndef ROW_SHAPE_AVX2
+	return;
+#else
+	if (!__builtin_cpu_supports("avx2"))
+		return;
+#endif
+	if (n < 32 || n > FW_BITS || (!lead && ends[0] >= 8))
+		return;	/* (a first field that ends at byte 8 goes by fixed_field's rule) */
+	memset(st->fw_area, 0, sizeof(st->fw_area));
+	memset(st->fw_last, 0, sizeof(st->fw_last));
+	memset(st->fw_first, 0, sizeof(st->fw_first));
+	for (int i = lead; i < st->ncols; i++) {
+		unsigned b = i ? ends[i - 1] : 0, e = ends[i];
+		for (unsigned k = b; k < e; k++)
+			set_bit(st->fw_area, k);
+		set_bit(st->fw_last, e - 1);
+		if (i)
+			set_bit(st->fw_first, b);
+	}
+	st->fw_masks = true;
+}
+
 /*
  * Remember where the tokens of a row read token by token ended, for the
  * fixed-width path: date and time first, then numbers in columns of 2 to 8
@@ -662,6 +713,11 @@ static void learn_layout(struct mon_state *st, int lead, const uint16_t *ends, s
 		f->slot = st->cols[i].slot;
 	}
 	st->fw_n = (uint16_t)(st->ncols - lead);
+	st->fw_nkeep = 0;
+	for (int i = 0; i < st->fw_n; i++)
+		if (st->fw[i].kind != COL_NUM)
+			st->fw_keep[st->fw_nkeep++] = (uint8_t)i;
+	learn_masks(st, lead, ends, n);
 	st->fw_lead = (uint8_t)lead;
 	st->fw_date_end = lead == 2 ? ends[0] : 0;
 	st->fw_time_end = lead ? ends[lead - 1] : 0;
@@ -871,6 +927,68 @@ static int first_field(const char *line, int e, uint64_t *val)
 	return 1;
 }
 
+#ifdef ROW_SHAPE_AVX2
+#include <immintrin.h>
+
+/*
+ * Is every field of the row (its fw_len bytes, from 32 up, after the time
+ * columns) blanks then digits, with a blank first: fixed_field()'s rule
+ * for a number, which nearly every row meets?  A byte that is neither, a
+ * "-", a digit before a blank inside a field: false, and the row goes
+ * field by field.  Thirty-two bytes at a time (AVX2, where the CPU has it:
+ * learn_masks); the last load overlaps the one before, so nothing past the
+ * row is read.
+ */
+__attribute__((target("avx2"))) static bool row_shape_ok(const struct mon_state *st, const char *line)
+{
+	const __m256i lo = _mm256_set1_epi8('0' - 1), hi = _mm256_set1_epi8('9' + 1),
+		      blank = _mm256_set1_epi8(' ');
+	uint64_t dg[FW_WORDS] = { 0 }, sp[FW_WORDS] = { 0 }, bad = 0;
+	unsigned n = st->fw_len, i = 0;
+
+	for (;;) {
+		unsigned at = i + 32 <= n ? i : n - 32, back = i - at;
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(line + at));
+		uint64_t d = (uint32_t)_mm256_movemask_epi8(
+			_mm256_and_si256(_mm256_cmpgt_epi8(x, lo), _mm256_cmpgt_epi8(hi, x)));
+		uint64_t s = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, blank));
+		/* i is a multiple of 32: its bits stay in one word */
+		dg[i / 64] |= d >> back << (i % 64);
+		sp[i / 64] |= s >> back << (i % 64);
+		i += 32;
+		if (i >= n)
+			break;
+	}
+	for (unsigned w = 0; w < FW_WORDS; w++) {
+		/* a digit followed by a blank: the blank's bit one place down */
+		uint64_t sp_next = (sp[w] >> 1) | (w + 1 < FW_WORDS ? sp[w + 1] << 63 : 0);
+		bad |= st->fw_area[w] & ~(dg[w] | sp[w]);
+		bad |= st->fw_last[w] & ~dg[w];
+		bad |= st->fw_first[w] & ~sp[w];
+		bad |= st->fw_area[w] & dg[w] & sp_next & ~st->fw_last[w];
+	}
+	return !bad;
+}
+#endif
+
+/* A field's number, when row_shape_ok() said it is blanks then digits. */
+static inline uint64_t field_value(const char *line, const struct fw_col *f)
+{
+	uint64_t x = load8(line + f->end - 8), z;
+	/* its first byte is a blank: the digits are the bytes after the last
+	 * non-digit, as in fixed_field() */
+	int k = __builtin_clzll(f->field & BYTES(0x80) & ~digit_bytes(x)) >> 3;
+	uint64_t full = ~UINT64_C(0) << (8 * (8 - k));
+
+	z = (x & full) - (BYTES(0x30) & full);
+	z = (z * 10 + (z >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	z = (z * 100 + (z >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	z = (z * 10000 + (z >> 32)) & UINT64_C(0xffffffff);
+	return z;
+}
+
+bool smi_dmon_row_shape = true;	/* tests only (smi.h) */
+
 static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const char *line,
 			   const char *end)
 {
@@ -894,6 +1012,26 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 	/* blanks after the last field */
 	if (skip_spaces(line + st->fw[st->fw_n - 1].end, end) != end)
 		return false;
+#ifdef ROW_SHAPE_AVX2
+	if (st->fw_masks && smi_dmon_row_shape && row_shape_ok(st, line)) {
+		/* every field is a number: read the kept ones */
+		for (unsigned j = 0; j < st->fw_nkeep; j++) {
+			const struct fw_col *f = &st->fw[st->fw_keep[j]];
+			uint64_t x = 0;
+			if (f->end >= 8)
+				x = field_value(line, f);
+			else if (first_field(line, f->end, &x) != 1)
+				return false;
+			if (f->kind == COL_METRIC) {
+				v[f->slot] = (double)x;
+				present |= 1u << f->slot;
+			} else {
+				gpu = (int32_t)x;
+			}
+		}
+		goto timed;
+	}
+#endif
 	for (const struct fw_col *f = st->fw, *fe = st->fw + st->fw_n; f < fe; f++) {
 		uint64_t x = 0;
 		int r = f->end >= 8 ? fixed_field(line + f->end, f->field, f->kind != COL_NUM, &x) :
@@ -909,6 +1047,9 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 			return false;
 		}
 	}
+#ifdef ROW_SHAPE_AVX2
+timed:
+#endif
 	if (gpu < 0 || !row_time(st, lead, dt, dt_end, &t_ns))
 		return false;
 	emit_sample(ctx, gpu, t_ns, lead_time_kind[lead], present, v);

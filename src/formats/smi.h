@@ -25,6 +25,9 @@ void smi_mon_init_pmon(void *state, const struct ingest_opts *o);
 /* A `#` header line (names or units): replayed at each chunk start. */
 bool smi_mon_is_context(const char *line, size_t n);
 void smi_mon_line(struct parse_ctx *ctx, const char *line, size_t n);
+/* Tests only: false sends every fixed-width row field by field instead of
+ * checking its shape at once (row_shape_ok in fmt_smi_dmon.c). */
+extern bool smi_dmon_row_shape;
 
 /* ---- nvidia-smi CSV (fmt_smi_query.c) ---- */
 
