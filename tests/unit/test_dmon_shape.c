@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_run.h"
 #include "formats/driver.h"
 #include "formats/smi.h"
 #include "util/xalloc.h"
@@ -23,43 +24,6 @@ static const char *const header[] = {
 	"     %   bool     MB     MB     MB   errs   errs   errs   MB/s   MB/s ",
 };
 #define NFIELDS 22	/* after date and time: gpu in 8 bytes, then 21 right-aligned in 7 */
-
-struct run {
-	struct ingest_opts o;
-	struct batch b;
-	struct parse_ctx ctx;
-	const struct format *f;
-};
-
-static void run_init(struct run *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->o.date_days = INT64_MIN;
-	r->o.interval_ns = 1000000000;
-	for (int i = 0; i < 4; i++)
-		r->b.last_str[i] = STR_NONE;
-	r->f = format_find("smi-dmon");
-	assert_non_null(r->f);
-	r->ctx.opts = &r->o;
-	r->ctx.src = "test";
-	r->ctx.out = &r->b;
-	r->ctx.state = xcalloc(1, r->f->state_size);
-	if (r->f->init)
-		r->f->init(r->ctx.state, &r->o);
-}
-
-static void feed(struct run *r, const char *line)
-{
-	r->ctx.line++;
-	r->f->line(&r->ctx, line, strlen(line));
-}
-
-static void run_release(struct run *r)
-{
-	free(r->ctx.state);
-	free(r->b.recs);
-	free(r->b.strs);
-}
 
 static uint64_t xs_state = 0x243f6a8885a308d3ULL;
 static uint64_t xs(void)
@@ -123,8 +87,8 @@ static void test_shape_same_records(void **state)
 	size_t fast = 0;
 
 	(void)state;
-	run_init(&on);
-	run_init(&off);
+	run_init(&on, "smi-dmon", 0);
+	run_init(&off, "smi-dmon", 0);
 	for (int h = 0; h < 2; h++) {
 		smi_dmon_row_shape = true;
 		feed(&on, header[h]);

@@ -18,50 +18,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "fmt_run.h"
 #include "formats/driver.h"
 #include "formats/klenv.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
 #define T_224609 INT64_C(1795992369)
-
-struct run {
-	struct ingest_opts o;
-	struct batch b;
-	struct parse_ctx ctx;
-	const struct format *f;
-};
-
-static void run_init(struct run *r, const char *id, int64_t mtime_ns)
-{
-	memset(r, 0, sizeof(*r));
-	r->o.date_days = INT64_MIN;
-	r->o.interval_ns = NS_PER_S;
-	for (int i = 0; i < 4; i++)
-		r->b.last_str[i] = STR_NONE;
-	r->f = format_find(id);
-	assert_non_null(r->f);
-	r->ctx.opts = &r->o;
-	r->ctx.src = "test";
-	r->ctx.out = &r->b;
-	r->ctx.mtime_ns = mtime_ns;
-	r->ctx.state = xcalloc(1, r->f->state_size ? r->f->state_size : 1);
-	if (r->f->init)
-		r->f->init(r->ctx.state, &r->o);
-}
-
-static void feed(struct run *r, const char *line)
-{
-	r->ctx.line++;
-	r->f->line(&r->ctx, line, strlen(line));
-}
-
-static void run_release(struct run *r)
-{
-	free(r->ctx.state);
-	free(r->b.recs);
-	free(r->b.strs);
-}
 
 /* The i-th record of kind k, or NULL. */
 static const struct rec *nth(const struct run *r, int kind, size_t i)
