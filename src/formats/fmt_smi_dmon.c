@@ -656,8 +656,8 @@ static void set_bit(uint64_t *m, unsigned i)
 }
 
 /*
- * The masks of row_shape_ok(): a field i covers bytes (ends[i-1], ends[i]]
- * after the leading time columns; a row of 16 to FW_BITS bytes only.  The
+ * The masks of row_shape_ok(): a field i covers bytes [ends[i-1], ends[i])
+ * after the leading time columns; a row of 32 to FW_BITS bytes only.  The
  * first field of a row without time columns needs no blank before it.
  */
 static void learn_masks(struct mon_state *st, int lead, const uint16_t *ends, size_t n)
@@ -874,11 +874,22 @@ static inline uint64_t digit_bytes(uint64_t x)
  * end at `e`: blanks then 1 to w-1 digits, or blanks then "-".  Returns 1
  * with *val set (when `want`), 2 for "-", 0 for anything else.
  */
+/* The number in the top `full` bytes of x (digits; the lower bytes masked off). */
+static inline uint64_t digits_value(uint64_t x, uint64_t full)
+{
+	uint64_t z = (x & full) - (BYTES(0x30) & full);	/* digit values, leading zeros */
+
+	/* pairs, then fours, then eight: byte 0 is the most significant digit */
+	z = (z * 10 + (z >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	z = (z * 100 + (z >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	return (z * 10000 + (z >> 32)) & UINT64_C(0xffffffff);
+}
+
 static inline int fixed_field(const char *e, uint64_t field, bool want, uint64_t *val)
 {
 	uint64_t x = load8(e - 8);
 	uint64_t nd = field & BYTES(0x80) & ~digit_bytes(x);	/* its non-digits, 0x80 each */
-	uint64_t full, z;
+	uint64_t full;
 	int k;
 
 	if (!nd)
@@ -894,12 +905,7 @@ static inline int fixed_field(const char *e, uint64_t field, bool want, uint64_t
 		return 0;	/* something other than blanks before the digits */
 	if (!want)
 		return 1;
-	z = (x & full) - (BYTES(0x30) & full);	/* digit values, leading zeros */
-	/* pairs, then fours, then eight: byte 0 is the most significant digit */
-	z = (z * 10 + (z >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
-	z = (z * 100 + (z >> 16)) & UINT64_C(0x0000ffff0000ffff);
-	z = (z * 10000 + (z >> 32)) & UINT64_C(0xffffffff);
-	*val = z;
+	*val = digits_value(x, full);
 	return 1;
 }
 
@@ -974,17 +980,12 @@ __attribute__((target("avx2"))) static bool row_shape_ok(const struct mon_state 
 /* A field's number, when row_shape_ok() said it is blanks then digits. */
 static inline uint64_t field_value(const char *line, const struct fw_col *f)
 {
-	uint64_t x = load8(line + f->end - 8), z;
+	uint64_t x = load8(line + f->end - 8);
 	/* its first byte is a blank: the digits are the bytes after the last
 	 * non-digit, as in fixed_field() */
 	int k = __builtin_clzll(f->field & BYTES(0x80) & ~digit_bytes(x)) >> 3;
-	uint64_t full = ~UINT64_C(0) << (8 * (8 - k));
 
-	z = (x & full) - (BYTES(0x30) & full);
-	z = (z * 10 + (z >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
-	z = (z * 100 + (z >> 16)) & UINT64_C(0x0000ffff0000ffff);
-	z = (z * 10000 + (z >> 32)) & UINT64_C(0xffffffff);
-	return z;
+	return digits_value(x, ~UINT64_C(0) << (8 * (8 - k)));
 }
 
 bool smi_dmon_row_shape = true;	/* tests only (smi.h) */
