@@ -811,16 +811,16 @@ static uint64_t event_key(const struct tl_event *e)
 }
 
 /*
- * A fatal event that is the last one's copy from another input: folded by
- * the analysis (copy_of), so it puts nothing down again, even when a
- * healthy sample came between the two.
+ * A fatal event that is a copy, from another input, of one of the GPU's
+ * last TL_FATAL_KEEP fatal events: folded by the analysis (copy_of), so it
+ * puts nothing down again, even when a healthy sample came between the two.
  */
 static bool fatal_copy(struct tl_gpu *g, const struct tl_event *e)
 {
 	uint64_t key = event_key(e);
-	unsigned k = g->nfatal % 4;
+	unsigned k = g->nfatal % TL_FATAL_KEEP;
 
-	for (unsigned i = 0; i < 4 && i < g->nfatal; i++) {
+	for (unsigned i = 0; i < TL_FATAL_KEEP && i < g->nfatal; i++) {
 		int64_t d = e->t_ns - g->fatal[i].t_ns;
 		if (g->fatal[i].src && e->src && strcmp(g->fatal[i].src, e->src) && g->fatal[i].key == key &&
 		    d <= TL_EVENT_COPY_NS && d >= -TL_EVENT_COPY_NS)

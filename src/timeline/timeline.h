@@ -105,6 +105,8 @@ struct gpu_ident {
 /* One input's view of one GPU: used to pick, per metric, the input with the
  * finest sampling, so that readings of two logs never interleave. */
 #define TL_MAX_SOURCES 16
+/* Fatal events kept per GPU to know their copies in other inputs (fatal_copy). */
+#define TL_FATAL_KEEP 4
 struct tl_source {
 	const void *key;
 	int64_t last_ns;
@@ -149,14 +151,14 @@ struct tl_gpu {
 	/* down since a fatal event (down_since_ns), until a healthy sample */
 	bool down;
 	int64_t down_since_ns;
-	/* the last fatal events of other inputs, to know a copy in another
+	/* the last fatal events, to know a copy in another
 	 * input (TL_EVENT_COPY_NS): a healthy sample between the two must not
 	 * make the copy a second outage */
 	struct {
 		int64_t t_ns;
 		const char *src;
 		uint64_t key;	/* kind, code, PCI address and message (event_key) */
-	} fatal[4];		/* the last four, a ring */
+	} fatal[TL_FATAL_KEEP];	/* the last ones, a ring */
 	unsigned nfatal;
 };
 
