@@ -102,7 +102,6 @@ static double median_hist(const uint32_t *h, const float *sum, uint64_t n)
 
 /* ---- segments and per-state totals -------------------------------------- */
 
-/* Close the GPU's open segment (kept while under the cap) and open one at iv. */
 /* Keep the GPU's open segment, while under the cap (else count it dropped). */
 static void close_segment(struct analysis *an, struct gpu_work *w)
 {
@@ -116,6 +115,7 @@ static void close_segment(struct analysis *an, struct gpu_work *w)
 	}
 }
 
+/* Close the GPU's open segment and open one at iv. */
 static void new_segment(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_work *w = an->work[gi];
@@ -323,6 +323,15 @@ static void win_push(struct gpu_work *w, const struct ival *iv)
 	}
 }
 
+/* A window's figures from its sums (tot > 0): utilization x time, its square, time, active time. */
+static void window_set(struct state_window *sw, double sum, double sum2, double tot, double act)
+{
+	sw->valid = true;
+	sw->util_mean = sum / tot;
+	sw->util_cv = sw->util_mean > 0 ? sqrt(fmax(0, sum2 / tot - sw->util_mean * sw->util_mean)) / sw->util_mean : 0;
+	sw->active_frac = act / tot;
+}
+
 /* The window by scanning the ring: any order of entries, any utilization. */
 static void window_scan(const struct gpu_work *w, int idx, int64_t half, struct state_window *sw)
 {
@@ -350,12 +359,8 @@ static void window_scan(const struct gpu_work *w, int idx, int64_t half, struct 
 				sw->active_after = true;
 		}
 	}
-	if (tot <= 0)
-		return;
-	sw->valid = true;
-	sw->util_mean = sum / tot;
-	sw->util_cv = sw->util_mean > 0 ? sqrt(fmax(0, sum2 / tot - sw->util_mean * sw->util_mean)) / sw->util_mean : 0;
-	sw->active_frac = act / tot;
+	if (tot > 0)
+		window_set(sw, sum, sum2, tot, act);
 }
 
 /*
@@ -373,7 +378,6 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 	int64_t lo_t = c->t0_ns - half, hi_t = c->t1_ns + half;
 	int mask = w->ring_cap - 1, lo = idx, hi = idx + 1;
 	const struct win_sum *a, *b, *m0, *m1;
-	double sum, sum2, tot;
 
 	if (w->unsorted || half < 0) {
 		window_scan(w, idx, half, sw);
@@ -396,13 +400,8 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 	m1 = pre_at(w, idx + 1);	/* ... and c */
 	sw->active_before = m0->nact != a->nact;
 	sw->active_after = b->nact != m1->nact;
-	sum = (double)(b->s1 - a->s1);
-	sum2 = (double)(b->s2 - a->s2);
-	tot = (double)(b->tot - a->tot);
-	sw->valid = true;
-	sw->util_mean = sum / tot;
-	sw->util_cv = sw->util_mean > 0 ? sqrt(fmax(0, sum2 / tot - sw->util_mean * sw->util_mean)) / sw->util_mean : 0;
-	sw->active_frac = (double)(b->act - a->act) / tot;
+	window_set(sw, (double)(b->s1 - a->s1), (double)(b->s2 - a->s2), (double)(b->tot - a->tot),
+		   (double)(b->act - a->act));
 }
 
 static void account(struct analysis *an, int gi, const struct ival *iv, int st)
