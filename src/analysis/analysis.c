@@ -950,8 +950,7 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 			prev->also[prev->nalso++] = (struct an_event_also){ te->src, te->line, te->t_ns };
 		/* a copy cut to whole seconds (dmesg -T) first: the finer time
 		 * and its source are the ones listed (what was fed stays) */
-		if (!prev->copies++ && prev->t_ns % NS_PER_S == 0 && te->t_ns % NS_PER_S != 0 && te->t_ns > prev->t_ns &&
-		    te->t_ns - prev->t_ns < NS_PER_S) {
+		if (!prev->copies++ && event_time_finer(prev->t_ns, te->t_ns)) {
 			struct an_event_also was = { prev->src, prev->line, prev->t_ns };
 			prev->t_ns = te->t_ns;
 			prev->src = te->src;

@@ -14,6 +14,7 @@
 
 #include "analysis/states.h"
 #include "timeline/timeline.h"
+#include "util/timeutil.h"
 
 enum severity { SEV_INFO, SEV_WARNING, SEV_CRITICAL };
 extern const char *const severity_name[3];
@@ -95,6 +96,12 @@ double ser_mean(const struct ser_bucket *b, int m);
  * to whole seconds): folded into it, not counted (docs/kernel-events.md). */
 #define EVENT_COPY_NS TL_EVENT_COPY_NS	/* 2 s */
 #define EVENT_ALSO 4			/* other inputs' copies named per event */
+/* A copy's time that replaces the kept event's: the kept one cut to whole
+ * seconds (dmesg -T), the copy finer and less than a second after it. */
+static inline bool event_time_finer(int64_t kept_ns, int64_t copy_ns)
+{
+	return kept_ns % NS_PER_S == 0 && copy_ns % NS_PER_S != 0 && copy_ns > kept_ns && copy_ns - kept_ns < NS_PER_S;
+}
 struct an_event_also {
 	const char *src;	/* borrowed from the ingest, or analysis_str() */
 	uint64_t line;

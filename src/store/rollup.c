@@ -745,8 +745,7 @@ static void store_events(struct store_writer *w)
 				/* a row cut to whole seconds (dmesg -T) with no copy
 				 * yet takes this copy's finer time and source, as the
 				 * analysis does (on_event) */
-				bool finer = !(ralso && *ralso) && t % NS_PER_S == 0 && e->t_ns % NS_PER_S != 0 &&
-					     e->t_ns > t && e->t_ns - t < NS_PER_S;
+				bool finer = !(ralso && *ralso) && event_time_finer(t, e->t_ns);
 				if (finer) {
 					snprintf(src_row, sizeof(src_row), "%s", rsrc ? rsrc : "?");
 					kept.src = src_row;
