@@ -18,4 +18,13 @@
 				 got_, want_, tol_);                            \
 	} while (0)
 
+/* xorshift64: a fixed, repeatable sequence of pseudo-random numbers from *s (not 0) */
+static inline uint64_t test_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 #endif

@@ -28,10 +28,7 @@ static const char *const header[] = {
 static uint64_t xs_state = 0x243f6a8885a308d3ULL;
 static uint64_t xs(void)
 {
-	xs_state ^= xs_state << 13;
-	xs_state ^= xs_state >> 7;
-	xs_state ^= xs_state << 17;
-	return xs_state;
+	return test_xorshift(&xs_state);
 }
 
 /* A good row: the date, the time, then each field right-aligned in 7. */

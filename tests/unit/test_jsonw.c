@@ -387,10 +387,7 @@ static const char *fmt_num_printf(char *buf, size_t cap, double v, int d)
 static uint64_t xs_state = 0x9e3779b97f4a7c15ULL;
 static uint64_t xs(void)
 {
-	xs_state ^= xs_state << 13;
-	xs_state ^= xs_state >> 7;
-	xs_state ^= xs_state << 17;
-	return xs_state;
+	return test_xorshift(&xs_state);
 }
 
 /*
@@ -412,7 +409,7 @@ static void test_fmt_num_exact(void **state)
 		uint64_t r = xs();
 		if (kind == 0) {
 			/* any mantissa, an exponent from subnormal to 2^60 */
-			uint64_t ex = (xs() % 1100) + (i % 7 == 0 ? 0 : 0);
+			uint64_t ex = xs() % 1100;
 			uint64_t bits = (r & ((UINT64_C(1) << 52) - 1)) | ((ex > 1083 ? 1083 : ex) << 52);
 			memcpy(&v, &bits, sizeof(v));
 		} else if (kind == 1) {
