@@ -902,6 +902,10 @@ static int64_t tick_time(const struct source *s, uint64_t k, const struct ingest
 	return st->placed_ns[st->nplaced - 1] + (int64_t)(k - st->nplaced) * o->interval_ns;
 }
 
+/* A step back in absolute time smaller than this is left as it is; a larger
+ * one (up to three hours) may be the repeated hour of a clock change. */
+#define DST_STEP_MIN_NS (600 * NS_PER_S)
+
 static void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts *o)
 {
 	if (r->kind == REC_ANCHOR) {
@@ -985,7 +989,7 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 	if (s->dst_shift_ns && r->t_ns >= s->dst_until_ns) {
 		s->dst_shift_ns = 0;		/* past the repeated hour */
 	} else if (!s->dst_shift_ns && s->last_t_ns != INT64_MIN &&
-		   r->t_ns < s->last_t_ns - 600 * NS_PER_S &&
+		   r->t_ns < s->last_t_ns - DST_STEP_MIN_NS &&
 		   r->t_ns + 3 * 3600 * NS_PER_S >= s->last_t_ns) {
 		int64_t lo = r->t_ns / NS_PER_S, hi = lo + 3 * 3600;
 		long off = time_utc_offset_s(lo), later = time_utc_offset_s(hi);
@@ -1017,7 +1021,7 @@ static inline void resolve_time(struct source *s, struct rec *r, const struct in
 	 * resolve_time_slow() would do comes down to this */
 	if (r->time_kind == TK_ABS && r->kind != REC_ANCHOR && r->kind != REC_BAD &&
 	    r->t_ns != INT64_MIN && !s->dst_shift_ns &&
-	    (s->last_t_ns == INT64_MIN || r->t_ns >= s->last_t_ns - 600 * NS_PER_S)) {
+	    (s->last_t_ns == INT64_MIN || r->t_ns >= s->last_t_ns - DST_STEP_MIN_NS)) {
 		s->last_t_ns = r->t_ns;
 		return;
 	}
@@ -1261,6 +1265,15 @@ static void source_start(struct source *s, unsigned window, struct pool *pl, siz
 	source_fill(s, pl, chunk_bytes, err);
 }
 
+/* The next record of the chunk being read (s->head_batch) is s's head. */
+static inline void take_record(struct source *s, const struct ingest_opts *o)
+{
+	s->next = &s->head_batch->recs[s->rec_pos++];
+	s->next->line += s->lines_before;
+	resolve_time(s, s->next, o);
+	s->have_head = true;
+}
+
 /* source_peek() past the chunk being read: find the next chunk, wait for it. */
 static bool source_peek_slow(struct source *s, struct pool *pl, size_t chunk_bytes,
 			     const struct ingest_opts *o, struct gl_err *err)
@@ -1280,11 +1293,8 @@ static bool source_peek_slow(struct source *s, struct pool *pl, size_t chunk_byt
 		if (s->rec_pos == 0)
 			pool_wait(pl, c);
 		if (s->rec_pos < c->batch.nr) {
-			s->next = &c->batch.recs[s->rec_pos++];
-			s->next->line += s->lines_before;
 			s->head_batch = &c->batch;
-			resolve_time(s, s->next, o);
-			s->have_head = true;
+			take_record(s, o);
 			break;
 		}
 		/* chunk consumed */
@@ -1312,10 +1322,7 @@ static inline bool source_peek(struct source *s, struct pool *pl, size_t chunk_b
 	/* the next record of the chunk being read (known parsed: its first
 	 * record was taken), without finding its slot again */
 	if (s->rec_pos > 0 && s->head_batch && s->rec_pos < s->head_batch->nr) {
-		s->next = &s->head_batch->recs[s->rec_pos++];
-		s->next->line += s->lines_before;
-		resolve_time(s, s->next, o);
-		s->have_head = true;
+		take_record(s, o);
 		return true;
 	}
 	return source_peek_slow(s, pl, chunk_bytes, o, err);
