@@ -24,6 +24,11 @@
 /* rows of 32 bytes up to this long are checked 32 bytes at a time (row_shape_ok) */
 #define FW_WORDS 4
 #define FW_BITS (64 * FW_WORDS)
+/* where read_kept() puts a GPU index, and a padding field's value */
+#define FW_TO_GPU M__COUNT
+#define FW_TO_NONE (M__COUNT + 1)
+/* the byte b in each of a word's eight */
+#define BYTES(b) (UINT64_C(0x0101010101010101) * (b))
 
 enum col_kind {
 	COL_NUM,	/* a number that is checked but not kept */
@@ -78,6 +83,15 @@ struct mon_state {
 	uint64_t fw_first[FW_WORDS];	/* each field's first byte: a blank */
 	uint16_t fw_nkeep;		/* the fields kept (GPU and metrics), in order */
 	uint8_t fw_keep[MAX_COLS];
+	/* the kept fields four at a time, for read_kept(): set with fw_masks
+	 * when every kept field ends at byte 8 or later */
+	uint8_t fw_ngroups;
+	uint32_t fw_present;		/* the metrics they set */
+	struct fw_group {
+		uint64_t mask[4];	/* 0x0f in the field's bytes among its 8 */
+		uint16_t at[4];		/* where those 8 bytes start */
+		uint8_t to[4];		/* into read_kept's values: a slot, FW_TO_GPU, FW_TO_NONE */
+	} fw_group[MAX_COLS / 4];
 };
 
 _Static_assert(sizeof(struct mon_state) <= SMI_MON_STATE_SIZE, "SMI_MON_STATE_SIZE too small");
@@ -656,6 +670,39 @@ static void set_bit(uint64_t *m, unsigned i)
 }
 
 /*
+ * The kept fields of fw_keep in groups of four for read_kept(): where each
+ * one's 8 bytes start, the mask of its digits' low nibbles, and where its
+ * value goes.  None when a kept field ends before byte 8 (a first field
+ * without time columns: first_field() reads it).
+ */
+static void learn_groups(struct mon_state *st)
+{
+	st->fw_ngroups = 0;
+	st->fw_present = 0;
+	for (unsigned j = 0; j < st->fw_nkeep; j++)
+		if (st->fw[st->fw_keep[j]].end < 8)
+			return;
+	for (unsigned j = 0; j < (st->fw_nkeep + 3u) / 4 * 4; j++) {
+		struct fw_group *g = &st->fw_group[j / 4];
+		unsigned k = j % 4;
+		if (j < st->fw_nkeep) {
+			const struct fw_col *f = &st->fw[st->fw_keep[j]];
+			g->at[k] = (uint16_t)(f->end - 8);
+			g->mask[k] = f->field & BYTES(0x0f);
+			g->to[k] = f->kind == COL_METRIC ? f->slot : FW_TO_GPU;
+			if (f->kind == COL_METRIC)
+				st->fw_present |= 1u << f->slot;
+		} else {
+			/* padding: any 8 bytes of the row, the value dropped */
+			g->at[k] = g->at[0];
+			g->mask[k] = 0;
+			g->to[k] = FW_TO_NONE;
+		}
+	}
+	st->fw_ngroups = (uint8_t)((st->fw_nkeep + 3u) / 4);
+}
+
+/*
  * The masks of row_shape_ok(): a field i covers bytes [ends[i-1], ends[i])
  * after the leading time columns; a row of 32 to FW_BITS bytes only.  The
  * first field of a row without time columns needs no blank before it.
@@ -683,6 +730,7 @@ static void learn_masks(struct mon_state *st, int lead, const uint16_t *ends, si
 			set_bit(st->fw_first, b);
 	}
 	st->fw_masks = true;
+	learn_groups(st);
 }
 
 /*
@@ -852,8 +900,6 @@ static bool read_row_fast(struct parse_ctx *ctx, struct mon_state *st, const cha
  * row is checked; anything else (a wider number, a '.', a tab, junk) answers
  * false, having emitted nothing, and the row takes the token path.
  */
-#define BYTES(b) (UINT64_C(0x0101010101010101) * (b))
-
 static inline uint64_t load8(const char *p)
 {
 	uint64_t x;
@@ -977,6 +1023,43 @@ __attribute__((target("avx2"))) static bool row_shape_ok(const struct mon_state 
 }
 #endif
 
+#ifdef ROW_SHAPE_AVX2
+/*
+ * The kept fields of a row that row_shape_ok() passed, four at a time: in
+ * each field's 8 bytes a blank's low nibble is 0 and a digit's is its value,
+ * so blanks read as leading zeros once the bytes of the field before are
+ * masked off.  Digit pairs, then fours, then eight make the number, as in
+ * digits_value().  Values go to v[slot], the GPU index to v[FW_TO_GPU].
+ */
+__attribute__((target("avx2"))) static void read_kept(const struct mon_state *st,
+						       const char *line, double *v)
+{
+	const __m256i by10 = _mm256_set1_epi16(0x010a), by100 = _mm256_set1_epi32(0x00010064),
+		      by10000 = _mm256_set1_epi64x(10000),
+		      low32 = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+
+	for (unsigned i = 0; i < st->fw_ngroups; i++) {
+		const struct fw_group *g = &st->fw_group[i];
+		double d[4];
+		__m256i x = _mm256_setr_epi64x((long long)load8(line + g->at[0]),
+					       (long long)load8(line + g->at[1]),
+					       (long long)load8(line + g->at[2]),
+					       (long long)load8(line + g->at[3]));
+		x = _mm256_and_si256(x, _mm256_loadu_si256((const __m256i *)(const void *)g->mask));
+		/* bytes b0 b1 (b0 the higher digit): 10 * b0 + b1, then pairs of those */
+		x = _mm256_madd_epi16(_mm256_maddubs_epi16(x, by10), by100);
+		/* each 64-bit lane: its first four digits' value below, the last four above */
+		x = _mm256_add_epi64(_mm256_mul_epu32(x, by10000), _mm256_srli_epi64(x, 32));
+		x = _mm256_permutevar8x32_epi32(x, low32);
+		_mm256_storeu_pd(d, _mm256_cvtepi32_pd(_mm256_castsi256_si128(x)));
+		v[g->to[0]] = d[0];
+		v[g->to[1]] = d[1];
+		v[g->to[2]] = d[2];
+		v[g->to[3]] = d[3];
+	}
+}
+#endif
+
 /* A field's number, when row_shape_ok() said it is blanks then digits. */
 static inline uint64_t field_value(const char *line, const struct fw_col *f)
 {
@@ -994,7 +1077,7 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 			   const char *end)
 {
 	const char *dt = NULL, *dt_end = NULL;
-	double v[M__COUNT];
+	double v[M__COUNT + 2];	/* read_kept() also puts the GPU there, and padding */
 	uint32_t present = 0;
 	int32_t gpu = -1;
 	int64_t t_ns;
@@ -1015,6 +1098,13 @@ static bool read_row_fixed(struct parse_ctx *ctx, struct mon_state *st, const ch
 		return false;
 #ifdef ROW_SHAPE_AVX2
 	if (st->fw_masks && smi_dmon_row_shape && row_shape_ok(st, line)) {
+		if (st->fw_ngroups) {
+			v[FW_TO_GPU] = -1;
+			read_kept(st, line, v);
+			gpu = (int32_t)v[FW_TO_GPU];
+			present = st->fw_present;
+			goto timed;
+		}
 		/* every field is a number: read the kept ones */
 		for (unsigned j = 0; j < st->fw_nkeep; j++) {
 			const struct fw_col *f = &st->fw[st->fw_keep[j]];

@@ -17,7 +17,7 @@
 /* ---- dmon / pmon (fmt_smi_dmon.c) ---- */
 
 /* The engine's state fits in this many bytes (checked at compile time). */
-#define SMI_MON_STATE_SIZE 6144
+#define SMI_MON_STATE_SIZE 8192
 /* Sniff score for a dmon (want_proc false) or pmon (true) header. */
 int smi_mon_sniff(const char *head, size_t n, bool want_proc);
 void smi_mon_init_dmon(void *state, const struct ingest_opts *o);
