@@ -315,7 +315,8 @@ struct analysis {
 void analysis_cfg_default(struct analysis_cfg *cfg);
 /* A copy of s that lives as long as an (one per distinct string); NULL for NULL. */
 const char *analysis_str(struct analysis *an, const char *s);
-/* an is large: allocate it (xcalloc) rather than put it on the stack. */
+/* an is large and must start as all zero bytes: allocate it with xcalloc,
+ * which hands over pages never touched, rather than put it on the stack. */
 void analysis_init(struct analysis *an, const struct analysis_cfg *cfg);
 /* Feed one record, in the time order the ingest driver delivers. */
 void analysis_add(struct analysis *an, const struct rec *r, const struct batch *b, const char *src);

@@ -14,7 +14,6 @@
 
 void timeline_init(struct timeline *tl, const struct timeline_consumer *c)
 {
-	memset(tl, 0, sizeof(*tl));
 	tl->c = *c;
 	tl->last_event_ns = INT64_MIN;
 }

@@ -188,6 +188,7 @@ struct timeline {
 	uint64_t driver_loads;		/* EV_DRIVER_LOAD / EV_BOOT seen: counter runs ended */
 };
 
+/* tl must be all zero bytes (part of an xcalloc'd struct analysis). */
 void timeline_init(struct timeline *tl, const struct timeline_consumer *c);
 /*
  * Feed one record (TK_ABS); strings are looked up in b.  src names the input
