@@ -146,6 +146,26 @@ static void put_escaped(struct jsonw *w, const char *s, size_t n)
 	size_t run = 0;	/* bytes since the last escape, written in one go */
 	size_t i = 0;
 
+	/* nearly always: room in buf and nothing to escape, so copy and check
+	 * in one pass; bytes past w->n count only once the string is done */
+	if (n + 2 <= JSONW_BUF - w->n) {
+		char *o = w->buf + w->n + 1;
+		while (n - i >= 8 && !needs_escape8(s + i)) {
+			memcpy(o + i, s + i, 8);
+			i += 8;
+		}
+		while (i < n && !needs_esc[(unsigned char)s[i]]) {
+			o[i] = s[i];
+			i++;
+		}
+		if (i == n) {
+			o[-1] = '"';
+			o[n] = '"';
+			w->n += n + 2;
+			return;
+		}
+		i = 0;
+	}
 	putch(w, '"');
 	for (;;) {
 		unsigned char c;

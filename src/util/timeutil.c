@@ -124,10 +124,17 @@ static char *put_digits(char *p, unsigned v, int n)
 	return p + n;
 }
 
+/* two digits of v < 100 */
+static inline char *put2(char *p, unsigned v)
+{
+	p[0] = (char)('0' + v / 10);
+	p[1] = (char)('0' + v % 10);
+	return p + 2;
+}
+
 static char *rfc3339(char *buf, size_t cap, int64_t t_ns, bool micro)
 {
 	int64_t sec, frac, days, rem;
-	int y, m, d;
 	char tmp[40], *p = tmp;
 
 	/* by hand: reports print one of these per segment, and snprintf is slow */
@@ -139,32 +146,37 @@ static char *rfc3339(char *buf, size_t cap, int64_t t_ns, bool micro)
 		days--;
 	}
 	{
-		/* consecutive times share their day: one conversion per day per thread */
+		/* consecutive times share their day: "YYYY-MM-DDT" is made once
+		 * per day per thread (c_ok false: a year past 9999 or before 0) */
 		static __thread int64_t c_days = INT64_MIN;
-		static __thread int c_y, c_m, c_d;
+		static __thread bool c_ok;
+		static __thread char c_day[11];
 		if (days != c_days) {
-			civil_from_days(days, &c_y, &c_m, &c_d);
+			int y, m, d;
+			civil_from_days(days, &y, &m, &d);
 			c_days = days;
+			c_ok = y >= 0 && y <= 9999;
+			if (c_ok) {
+				char *q = put2(put2(c_day, (unsigned)y / 100), (unsigned)y % 100);
+				*q++ = '-';
+				q = put2(q, (unsigned)m);
+				*q++ = '-';
+				q = put2(q, (unsigned)d);
+				*q = 'T';
+			}
 		}
-		y = c_y;
-		m = c_m;
-		d = c_d;
+		if (!c_ok) {
+			snprintf(buf, cap, "%lld", (long long)t_ns);
+			return buf;
+		}
+		memcpy(p, c_day, sizeof(c_day));
+		p += sizeof(c_day);
 	}
-	if (y < 0 || y > 9999) {
-		snprintf(buf, cap, "%lld", (long long)t_ns);
-		return buf;
-	}
-	p = put_digits(p, (unsigned)y, 4);
-	*p++ = '-';
-	p = put_digits(p, (unsigned)m, 2);
-	*p++ = '-';
-	p = put_digits(p, (unsigned)d, 2);
-	*p++ = 'T';
-	p = put_digits(p, (unsigned)(rem / 3600), 2);
+	p = put2(p, (unsigned)(rem / 3600));
 	*p++ = ':';
-	p = put_digits(p, (unsigned)(rem / 60 % 60), 2);
+	p = put2(p, (unsigned)(rem / 60 % 60));
 	*p++ = ':';
-	p = put_digits(p, (unsigned)(rem % 60), 2);
+	p = put2(p, (unsigned)(rem % 60));
 	if (micro) {
 		*p++ = '.';
 		p = put_digits(p, (unsigned)(frac / 1000), 6);
