@@ -2,9 +2,12 @@
 /* The JSON rendering of a report; keys are documented in docs/report-json.md. */
 #include "report/report.h"
 
-#include <math.h>
 #include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/kmsg.h"
@@ -554,9 +557,58 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_obj_end(w);
 }
 
+/* What follows the segments: bounded by the caps on findings and events. */
+static void tail_members(struct jsonw *w, const struct report *r)
+{
+	findings(w, r);
+	events(w, r);
+	power_events(w, r);
+	processes(w, r);
+	traces(w, r);
+	cost(w, r);
+	report_fleet_json(w, r);
+}
+
+struct tail {
+	const struct report *r;
+	char *text;
+	size_t n;
+	bool ok;
+};
+
+static void *tail_job(void *arg)
+{
+	struct tail *t = arg;
+	FILE *f = open_memstream(&t->text, &t->n);
+	struct jsonw w;
+
+	if (!f)
+		return NULL;
+	jsonw_init_members(&w, f, true, 1);
+	tail_members(&w, t->r);
+	jsonw_flush(&w);
+	t->ok = !ferror(f);
+	if (fclose(f))
+		t->ok = false;
+	return NULL;
+}
+
+size_t report_json_split_min = 4096;
+
+/*
+ * A report with many segments is written by two threads: this one writes
+ * everything up to the segments to `out`, while another writes what follows
+ * them into memory (a few MB at most: findings and events are capped), and
+ * that is spliced after the segments.  The segments are the part that grows
+ * with the input, so they go out as they are made.  The bytes are the same
+ * either way.
+ */
 void report_json(FILE *out, const struct report *r)
 {
 	struct jsonw w;
+	struct tail tail = { .r = r };
+	pthread_t th;
+	bool split;
 
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
@@ -584,13 +636,19 @@ void report_json(FILE *out, const struct report *r)
 	}
 	jsonw_arr_end(&w);
 	gpus(&w, r);
+	split = r->an->nsegs >= report_json_split_min && !pthread_create(&th, NULL, tail_job, &tail);
 	segments(&w, r);
-	findings(&w, r);
-	events(&w, r);
-	power_events(&w, r);
-	processes(&w, r);
-	traces(&w, r);
-	cost(&w, r);
-	report_fleet_json(&w, r);
+	if (split) {
+		pthread_join(th, NULL);
+		if (tail.ok) {
+			jsonw_splice(&w, tail.text, tail.n);
+			free(tail.text);
+		} else {
+			free(tail.text);
+			tail_members(&w, r);
+		}
+	} else {
+		tail_members(&w, r);
+	}
 	jsonw_obj_end(&w);
 }

@@ -115,6 +115,9 @@ void report_fleet_json(struct jsonw *w, const struct report *r);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
+/* From this many segments on, report_json writes the part after them on a
+ * second thread (tests set 0 or SIZE_MAX to take one way or the other). */
+extern size_t report_json_split_min;
 /* One self-contained page (no network, charts as inline SVG); see docs/report-html.md. */
 void report_html(FILE *out, const struct report *r);
 /* GitHub-flavoured Markdown, no HTML inside. */

@@ -17,6 +17,13 @@ void jsonw_init(struct jsonw *w, FILE *out, bool pretty)
 	w->pretty = pretty;
 }
 
+void jsonw_init_members(struct jsonw *w, FILE *out, bool pretty, int depth)
+{
+	jsonw_init(w, out, pretty);
+	w->depth = depth;
+	w->need_comma[depth] = true;
+}
+
 void jsonw_flush(struct jsonw *w)
 {
 	if (w->n)
@@ -42,6 +49,11 @@ static void putch(struct jsonw *w, char c)
 	if (w->n == JSONW_BUF)
 		jsonw_flush(w);
 	w->buf[w->n++] = c;
+}
+
+void jsonw_splice(struct jsonw *w, const char *members, size_t n)
+{
+	put(w, members, n);
 }
 
 /* A value written outside any container is complete: hand it over. */

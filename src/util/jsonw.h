@@ -53,6 +53,16 @@ void jsonw_knum(struct jsonw *w, const char *k, double v, int decimals);
 void jsonw_kbool(struct jsonw *w, const char *k, bool v);
 void jsonw_ktime(struct jsonw *w, const char *k, int64_t t_ns);
 
+/*
+ * Members of an object written by another writer, for one thread to write
+ * the end of a document while another writes its start: jsonw_init_members
+ * starts a writer inside an object at `depth` that already has members, and
+ * jsonw_splice puts what it wrote (after its jsonw_flush) into w, which is
+ * at the same place; the bytes are those w would have written itself.
+ */
+void jsonw_init_members(struct jsonw *w, FILE *out, bool pretty, int depth);
+void jsonw_splice(struct jsonw *w, const char *members, size_t n);
+
 /* Format v like jsonw_num into buf (also used by the text report). */
 char *fmt_num(char *buf, size_t cap, double v, int decimals);
 
