@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "report/report.h"
+#include "sample_rec.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -24,14 +25,8 @@ static const char src[] = "dmon.log";
 /* GPU gpu at second t: util %, power W, memory MiB. */
 static void feed(struct analysis *an, int t, int gpu, double util, double power, double mem)
 {
-	struct rec r;
+	struct rec r = sample_rec((T0_S + t) * NS_PER_S, gpu);
 
-	memset(&r, 0, sizeof(r));
-	r.kind = REC_SAMPLE;
-	r.time_kind = TK_ABS;
-	r.t_ns = (T0_S + t) * NS_PER_S;
-	r.gpu_index = gpu;
-	r.uuid = r.name = STR_NONE;
 	r.present = 1u << M_UTIL_GPU | 1u << M_POWER | 1u << M_MEM_USED;
 	r.v[M_UTIL_GPU] = util;
 	r.v[M_POWER] = power;

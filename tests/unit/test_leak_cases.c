@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "sample_rec.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -36,14 +37,8 @@ static double uniform(void)	/* xorshift64*, [0, 1) */
 
 static void sample(struct analysis *an, int64_t t, int gpu, double mem_mib)
 {
-	struct rec r;
+	struct rec r = sample_rec((T0_S + t) * NS_PER_S, gpu);
 
-	memset(&r, 0, sizeof(r));
-	r.kind = REC_SAMPLE;
-	r.time_kind = TK_ABS;
-	r.t_ns = (T0_S + t) * NS_PER_S;
-	r.gpu_index = gpu;
-	r.uuid = r.name = STR_NONE;
 	r.present = 1u << M_UTIL_GPU | 1u << M_MEM_USED | 1u << M_MEM_TOTAL | 1u << M_POWER;
 	r.v[M_UTIL_GPU] = 10;
 	r.v[M_POWER] = 300;
