@@ -12,6 +12,7 @@
 
 #include "formats/kmsg.h"
 #include "util/jsonw.h"
+#include "util/timeutil.h"
 
 static void knum_or_null(struct jsonw *w, const char *k, double v, int d)
 {
@@ -163,11 +164,17 @@ static void gpus(struct jsonw *w, const struct report *r)
 	jsonw_arr_end(w);
 }
 
-static void segments(struct jsonw *w, const struct report *r)
+static char *put_text(char *o, const char *s, size_t n)
 {
-	jsonw_key(w, "segments");
-	jsonw_arr_begin(w);
-	for (size_t i = 0; i < r->an->nsegs; i++) {
+	memcpy(o, s, n);
+	return o + n;
+}
+
+bool report_json_plain_segments;
+
+static void segment_range_plain(struct jsonw *w, const struct report *r, size_t i0, size_t i1)
+{
+	for (size_t i = i0; i < i1; i++) {
 		const struct segment *s = &r->an->segs[i];
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "gpu", s->gpu);
@@ -176,8 +183,64 @@ static void segments(struct jsonw *w, const struct report *r)
 		jsonw_kstr(w, "state", state_name[s->state]);
 		jsonw_obj_end(w);
 	}
-	jsonw_arr_end(w);
-	jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
+}
+
+/*
+ * Segments [i0, i1) as members of the segments array.  There are hundreds
+ * of thousands on a long log, all of one shape, so each is formatted here
+ * as segment_range_plain's calls would write it and handed over whole
+ * (tests/unit/test_json_split.c compares the two ways byte for byte).
+ * The state names are this program's own identifiers: nothing to escape.
+ */
+static void segment_range(struct jsonw *w, const struct report *r, size_t i0, size_t i1)
+{
+	size_t nin, nout, ksep = w->pretty ? 2 : 1;
+	const char *in = jsonw_indent(w, w->depth + 1, &nin);	/* the members' lines */
+	const char *out = jsonw_indent(w, w->depth, &nout);	/* the closing brace's */
+
+	if (report_json_plain_segments) {
+		segment_range_plain(w, r, i0, i1);
+		return;
+	}
+	for (size_t i = i0; i < i1; i++) {
+		const struct segment *s = &r->an->segs[i];
+		char buf[5 * (2 * JSONW_MAX_DEPTH + 2) + 256], tb[40], num[8], *o = buf, *n = num + sizeof(num);
+		const char *t, *name = state_name[s->state];
+		unsigned g = s->gpu;
+
+		do
+			*--n = (char)('0' + g % 10);
+		while (g /= 10);
+		*o++ = '{';
+		o = put_text(o, in, nin);
+		o = put_text(o, "\"gpu\"", 5);
+		o = put_text(o, ": ", ksep);
+		o = put_text(o, n, (size_t)(num + sizeof(num) - n));
+		*o++ = ',';
+		o = put_text(o, in, nin);
+		o = put_text(o, "\"start\"", 7);
+		o = put_text(o, ": ", ksep);
+		*o++ = '"';
+		t = time_rfc3339(tb, sizeof(tb), s->t0_ns);
+		o = put_text(o, t, strlen(t));
+		o = put_text(o, "\",", 2);
+		o = put_text(o, in, nin);
+		o = put_text(o, "\"end\"", 5);
+		o = put_text(o, ": ", ksep);
+		*o++ = '"';
+		t = time_rfc3339(tb, sizeof(tb), s->t1_ns);
+		o = put_text(o, t, strlen(t));
+		o = put_text(o, "\",", 2);
+		o = put_text(o, in, nin);
+		o = put_text(o, "\"state\"", 7);
+		o = put_text(o, ": ", ksep);
+		*o++ = '"';
+		o = put_text(o, name, strlen(name));
+		*o++ = '"';
+		o = put_text(o, out, nout);
+		*o++ = '}';
+		jsonw_raw_value(w, buf, (size_t)(o - buf));
+	}
 }
 
 static void source(struct jsonw *w, const char *src, uint64_t line)
@@ -569,46 +632,155 @@ static void tail_members(struct jsonw *w, const struct report *r)
 	report_fleet_json(w, r);
 }
 
-struct tail {
-	const struct report *r;
+/*
+ * A report with many segments is written by two threads.  This one writes
+ * everything up to the segments to `out`, then the segments from the first
+ * block on; the other writes what follows the segments into memory (a few
+ * MB at most: findings and events are capped), then blocks of segments from
+ * the last one back, each into memory, until the two meet.  This one then
+ * splices the other's blocks and the rest in order.  The bytes are the same
+ * either way (tests/unit/test_json_split.c).
+ */
+#define SEG_BLOCK 512
+
+struct piece {
 	char *text;
 	size_t n;
 	bool ok;
 };
 
-static void *tail_job(void *arg)
+struct split {
+	const struct report *r;
+	pthread_mutex_t mu;
+	size_t lo, hi;		/* blocks [0, lo) are this thread's, [hi, nblk) the other's */
+	struct piece tail;
+	struct piece *blk;	/* the other's blocks, by block */
+};
+
+/* Render into memory what fn writes as members at depth. */
+static void render_piece(struct piece *p, int depth, const struct report *r,
+			 void (*fn)(struct jsonw *, const struct report *, size_t), size_t arg)
 {
-	struct tail *t = arg;
-	FILE *f = open_memstream(&t->text, &t->n);
-	struct jsonw w;
+	FILE *f = open_memstream(&p->text, &p->n);
+	struct jsonw *w;
 
 	if (!f)
-		return NULL;
-	jsonw_init_members(&w, f, true, 1);
-	tail_members(&w, t->r);
-	jsonw_flush(&w);
-	t->ok = !ferror(f);
+		return;
+	w = malloc(sizeof(*w));
+	if (w) {
+		jsonw_init_members(w, f, true, depth);
+		fn(w, r, arg);
+		jsonw_flush(w);
+		free(w);
+	}
+	p->ok = w && !ferror(f);
 	if (fclose(f))
-		t->ok = false;
-	return NULL;
+		p->ok = false;
+}
+
+static void block(struct jsonw *w, const struct report *r, size_t b)
+{
+	size_t i0 = b * SEG_BLOCK, i1 = i0 + SEG_BLOCK;
+
+	segment_range(w, r, i0, i1 < r->an->nsegs ? i1 : r->an->nsegs);
+}
+
+static void tail_piece(struct jsonw *w, const struct report *r, size_t unused)
+{
+	(void)unused;
+	tail_members(w, r);
+}
+
+static void *split_job(void *arg)
+{
+	struct split *sp = arg;
+
+	render_piece(&sp->tail, 1, sp->r, tail_piece, 0);
+	for (;;) {
+		size_t b;
+		pthread_mutex_lock(&sp->mu);
+		b = sp->hi > sp->lo ? --sp->hi : SIZE_MAX;
+		pthread_mutex_unlock(&sp->mu);
+		if (b == SIZE_MAX)
+			return NULL;
+		render_piece(&sp->blk[b], 2, sp->r, block, b);
+	}
+}
+
+/* This thread's blocks, from the first on, until it meets the other's. */
+static void front_blocks(struct jsonw *w, struct split *sp)
+{
+	for (;;) {
+		size_t b;
+		pthread_mutex_lock(&sp->mu);
+		b = sp->lo < sp->hi ? sp->lo++ : SIZE_MAX;
+		pthread_mutex_unlock(&sp->mu);
+		if (b == SIZE_MAX)
+			return;
+		block(w, sp->r, b);
+	}
+}
+
+static void splice_piece(struct jsonw *w, struct piece *p)
+{
+	jsonw_splice(w, p->text, p->n);
+	free(p->text);
 }
 
 size_t report_json_split_min = 4096;
 
-/*
- * A report with many segments is written by two threads: this one writes
- * everything up to the segments to `out`, while another writes what follows
- * them into memory (a few MB at most: findings and events are capped), and
- * that is spliced after the segments.  The segments are the part that grows
- * with the input, so they go out as they are made.  The bytes are the same
- * either way.
- */
+static void segments_and_rest(struct jsonw *w, const struct report *r)
+{
+	size_t nsegs = r->an->nsegs, nblk = (nsegs + SEG_BLOCK - 1) / SEG_BLOCK;
+	struct split sp = { .r = r, .lo = 1, .hi = nblk };
+	pthread_t th;
+	bool split = false;
+
+	jsonw_key(w, "segments");
+	jsonw_arr_begin(w);
+	if (nsegs >= report_json_split_min && nsegs > 0) {
+		sp.blk = calloc(nblk, sizeof(*sp.blk));
+		if (sp.blk && !pthread_mutex_init(&sp.mu, NULL)) {
+			split = !pthread_create(&th, NULL, split_job, &sp);
+			if (!split)
+				pthread_mutex_destroy(&sp.mu);
+		}
+	}
+	if (!split) {
+		free(sp.blk);
+		segment_range(w, r, 0, nsegs);
+		jsonw_arr_end(w);
+		jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
+		tail_members(w, r);
+		return;
+	}
+	/* block 0 is this thread's, so the array has its first member here */
+	block(w, r, 0);
+	front_blocks(w, &sp);
+	pthread_join(th, NULL);
+	pthread_mutex_destroy(&sp.mu);
+	for (size_t b = sp.lo; b < nblk; b++) {
+		if (sp.blk[b].ok)
+			splice_piece(w, &sp.blk[b]);
+		else {
+			free(sp.blk[b].text);
+			block(w, r, b);
+		}
+	}
+	free(sp.blk);
+	jsonw_arr_end(w);
+	jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
+	if (sp.tail.ok)
+		splice_piece(w, &sp.tail);
+	else {
+		free(sp.tail.text);
+		tail_members(w, r);
+	}
+}
+
 void report_json(FILE *out, const struct report *r)
 {
 	struct jsonw w;
-	struct tail tail = { .r = r };
-	pthread_t th;
-	bool split;
 
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
@@ -636,19 +808,6 @@ void report_json(FILE *out, const struct report *r)
 	}
 	jsonw_arr_end(&w);
 	gpus(&w, r);
-	split = r->an->nsegs >= report_json_split_min && !pthread_create(&th, NULL, tail_job, &tail);
-	segments(&w, r);
-	if (split) {
-		pthread_join(th, NULL);
-		if (tail.ok) {
-			jsonw_splice(&w, tail.text, tail.n);
-			free(tail.text);
-		} else {
-			free(tail.text);
-			tail_members(&w, r);
-		}
-	} else {
-		tail_members(&w, r);
-	}
+	segments_and_rest(&w, r);
 	jsonw_obj_end(&w);
 }

@@ -115,9 +115,13 @@ void report_fleet_json(struct jsonw *w, const struct report *r);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);
-/* From this many segments on, report_json writes the part after them on a
- * second thread (tests set 0 or SIZE_MAX to take one way or the other). */
+/* From this many segments on, report_json writes the part after them, and
+ * blocks of segments from the last one back, on a second thread (tests set
+ * 0 or SIZE_MAX to take one way or the other). */
 extern size_t report_json_split_min;
+/* Segments written through jsonw's calls one by one rather than formatted
+ * whole (tests compare the two ways). */
+extern bool report_json_plain_segments;
 /* One self-contained page (no network, charts as inline SVG); see docs/report-html.md. */
 void report_html(FILE *out, const struct report *r);
 /* GitHub-flavoured Markdown, no HTML inside. */

@@ -63,12 +63,23 @@ static void end_scalar(struct jsonw *w)
 		jsonw_flush(w);
 }
 
+static const char spaces[2 * JSONW_MAX_DEPTH + 2] =
+	"\n                                                                ";
+
+const char *jsonw_indent(const struct jsonw *w, int depth, size_t *n)
+{
+	if (depth < 0)
+		depth = 0;
+	if (depth > JSONW_MAX_DEPTH - 1)
+		depth = JSONW_MAX_DEPTH - 1;
+	*n = w->pretty ? (size_t)(2 * depth + 1) : 0;
+	return spaces;
+}
+
 static void newline(struct jsonw *w)
 {
 	if (!w->pretty)
 		return;
-	static const char spaces[2 * JSONW_MAX_DEPTH + 2] =
-		"\n                                                                ";
 	put(w, spaces, (size_t)(2 * w->depth + 1));
 }
 
@@ -364,6 +375,13 @@ void jsonw_num(struct jsonw *w, double v, int decimals)
 	before_value(w);
 	fmt_num(buf, sizeof(buf), v, decimals);
 	put(w, buf, strlen(buf));
+	end_scalar(w);
+}
+
+void jsonw_raw_value(struct jsonw *w, const char *text, size_t n)
+{
+	before_value(w);
+	put(w, text, n);
 	end_scalar(w);
 }
 

@@ -63,6 +63,16 @@ void jsonw_ktime(struct jsonw *w, const char *k, int64_t t_ns);
 void jsonw_init_members(struct jsonw *w, FILE *out, bool pretty, int depth);
 void jsonw_splice(struct jsonw *w, const char *members, size_t n);
 
+/*
+ * A value the caller formatted itself, exactly as this writer would have
+ * written it at its depth (for a long array of objects of one shape, whose
+ * calls would cost more than their bytes): the comma and the new line
+ * before it are this writer's.  jsonw_indent gives the text that starts a
+ * line at a depth ("\n" and two blanks a level; "" when not pretty).
+ */
+void jsonw_raw_value(struct jsonw *w, const char *text, size_t n);
+const char *jsonw_indent(const struct jsonw *w, int depth, size_t *n);
+
 /* Format v like jsonw_num into buf (also used by the text report). */
 char *fmt_num(char *buf, size_t cap, double v, int decimals);
 

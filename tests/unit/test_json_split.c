@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_json on two threads (the part after the segments written into
- * memory and spliced) against one: the same bytes, on a report with
- * segments, findings and events, and on one with none of them.
+ * report_json on two threads (the part after the segments and blocks of
+ * segments from the last one back written into memory by the second
+ * thread, and spliced) against one: the same bytes, on a report with many
+ * blocks of segments, findings and events, on one with fewer segments than
+ * a block, and on one with none of them.  Where the two threads meet is up
+ * to the scheduler, so the long report is written several times.  And the
+ * segments formatted whole (segment_range) against the same written through
+ * jsonw's calls one by one.
  */
 #include "test.h"
 
@@ -48,7 +53,7 @@ static char *render(const struct report *rep, size_t split_min, size_t *n)
 	return text;
 }
 
-static void check_same(int seconds)
+static void check_same(int seconds, int times)
 {
 	struct analysis *an = xcalloc(1, sizeof(*an));
 	struct ingest_result res = { 0 };
@@ -75,35 +80,53 @@ static void check_same(int seconds)
 	cost_params_init(&rep.params);
 	report_compute(&rep);
 	if (seconds)
-		assert_true(an->nsegs > 100 && an->nfinds > 0);
+		assert_true(an->nsegs > (size_t)seconds / 8 && an->nfinds > 0);
 	one = render(&rep, SIZE_MAX, &n1);
-	two = render(&rep, 0, &n2);
 	assert_true(n1 > 0);
+	for (int k = 0; k < times; k++) {
+		two = render(&rep, 0, &n2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(one, two, n1);
+		free(two);
+	}
+	/* segments written call by call: the same bytes as formatted whole */
+	report_json_plain_segments = true;
+	two = render(&rep, SIZE_MAX, &n2);
+	report_json_plain_segments = false;
 	assert_int_equal(n1, n2);
 	assert_memory_equal(one, two, n1);
-	free(one);
 	free(two);
+	free(one);
 	report_release(&rep);
 	analysis_release(an);
 	free(an);
 }
 
+/* about 9,000 segments: 18 blocks */
 static void test_split_same_bytes(void **state)
 {
 	(void)state;
-	check_same(3000);
+	check_same(30000, 8);
+}
+
+/* fewer segments than a block: the second thread writes the rest only */
+static void test_split_one_block(void **state)
+{
+	(void)state;
+	check_same(500, 2);
 }
 
 static void test_split_empty_report(void **state)
 {
 	(void)state;
-	check_same(0);
+	check_same(0, 1);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_same_bytes),
+		cmocka_unit_test(test_split_one_block),
 		cmocka_unit_test(test_split_empty_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -432,6 +432,56 @@ static void test_fmt_num_exact(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A value formatted by the caller with jsonw_indent's text, in an array of
+ * objects: the same bytes as the calls, compact and pretty. */
+static void test_raw_value(void **state)
+{
+	(void)state;
+	for (int pretty = 0; pretty < 2; pretty++) {
+		struct mem a, b;
+		char raw[256];
+		size_t nin, nout, n = 0;
+		const char *in, *out;
+
+		mem_open(&a, pretty);
+		jsonw_obj_begin(&a.w);
+		jsonw_key(&a.w, "list");
+		jsonw_arr_begin(&a.w);
+		for (int i = 0; i < 2; i++) {
+			jsonw_obj_begin(&a.w);
+			jsonw_kint(&a.w, "k", i);
+			jsonw_kstr(&a.w, "s", "v");
+			jsonw_obj_end(&a.w);
+		}
+		jsonw_arr_end(&a.w);
+		jsonw_obj_end(&a.w);
+
+		mem_open(&b, pretty);
+		jsonw_obj_begin(&b.w);
+		jsonw_key(&b.w, "list");
+		jsonw_arr_begin(&b.w);
+		for (int i = 0; i < 2; i++) {
+			in = jsonw_indent(&b.w, b.w.depth + 1, &nin);
+			out = jsonw_indent(&b.w, b.w.depth, &nout);
+			n = (size_t)snprintf(raw, sizeof(raw), "{%.*s\"k\":%s%d,%.*s\"s\":%s\"v\"%.*s}",
+					     (int)nin, in, pretty ? " " : "", i, (int)nin, in,
+					     pretty ? " " : "", (int)nout, out);
+			jsonw_raw_value(&b.w, raw, n);
+		}
+		jsonw_arr_end(&b.w);
+		jsonw_obj_end(&b.w);
+
+		assert_string_equal(mem_text(&a), mem_text(&b));
+		if (pretty)
+			assert_string_equal(a.buf, "{\n  \"list\": [\n    {\n      \"k\": 0,\n      \"s\": \"v\"\n    },"
+						   "\n    {\n      \"k\": 1,\n      \"s\": \"v\"\n    }\n  ]\n}\n");
+		else
+			assert_string_equal(a.buf, "{\"list\":[{\"k\":0,\"s\":\"v\"},{\"k\":1,\"s\":\"v\"}]}");
+		mem_free(&a);
+		mem_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_num_huge),
 		cmocka_unit_test(test_fmt_num_exact),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_raw_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
