@@ -78,7 +78,7 @@ awk -v r="$rr" -v lim="$RSS_LIMIT_KIB" 'BEGIN {
 	else printf "  FAIL kernel log: peak RSS %.1f MB >= 64 MB\n", r / 1024 }'
 
 # The planted Xids, counted by the generator and by grep, against the report's kernel events
-# (not its findings: the analysis makes one finding of close Xids on one GPU).
+# (not its findings: repeats of one Xid code on one GPU within a minute are one finding).
 planted=$(awk '$1 == "xids" { print $2 }' "$F.counts")
 grepped=$(cat "$D/kl.grep.out")
 found=$(grep -c '"message": "NVRM: Xid' "$D/kl.report.json" || true)

@@ -38,6 +38,7 @@ struct finding {
 	 * (0: unknown or never) */
 	double fit_mib0, fit_mib1;
 	int64_t full_ns;
+	int32_t code;		/* an event finding's code (the Xid); -1 none; 0 others */
 };
 
 /* Per-GPU process bookkeeping (attribution of time, busy time and energy). */
