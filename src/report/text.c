@@ -117,7 +117,7 @@ static void inputs_summary(FILE *out, const struct report *r)
 			bad += in->bad;
 		}
 		if (n)
-			fprintf(out, "    %-12s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
+			fprintf(out, "    %-19s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
 				" records %8" PRIu64 " skipped\n", format_at(f)->id, n,
 				n == 1 ? " " : "s", lines, recs, bad);
 	}
@@ -152,6 +152,10 @@ static void inputs_summary(FILE *out, const struct report *r)
 
 static void inputs(FILE *out, const struct report *r)
 {
+	/* columns as wide as the longest path (up to 80) and format name, at
+	 * least 44 and 12, so that a long name does not push its row out */
+	int pw = 44, fw = 12;
+
 	fprintf(out, "\nInputs\n");
 	if (r->inputs->nr > INPUTS_LISTED) {
 		inputs_summary(out, r);
@@ -159,15 +163,23 @@ static void inputs(FILE *out, const struct report *r)
 	}
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
+		int n = (int)strlen(in->path);
+		if (n > pw)
+			pw = n > 80 ? 80 : n;
+		if (in->format && (int)strlen(in->format->id) > fw)
+			fw = (int)strlen(in->format->id);
+	}
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
 		if (in->skip_reason[0] && !in->format) {
-			fprintf(out, "  %-44s not read: %s\n", in->path, in->skip_reason);
+			fprintf(out, "  %-*s not read: %s\n", pw, in->path, in->skip_reason);
 			continue;
 		}
-		fprintf(out, "  %-44s %-12s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64 " skipped",
-			in->path, in->format->id, in->lines, in->records, in->bad);
+		fprintf(out, "  %-*s %-*s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64 " skipped",
+			pw, in->path, fw, in->format->id, in->lines, in->records, in->bad);
 		if (strcmp(in->compression, "plain"))
 			fprintf(out, " (%s)", in->compression);
-		fprintf(out, "\n  %-44s time: %s%s", "", in->time_basis ? in->time_basis : "no timed records",
+		fprintf(out, "\n  %-*s time: %s%s", pw, "", in->time_basis ? in->time_basis : "no timed records",
 			!in->partial_last_line ? "" : in->partial_last_read ?
 			"; last line has no newline (read: a whole row)" : "; last line has no newline");
 		if (in->dst_repeats)
@@ -175,9 +187,9 @@ static void inputs(FILE *out, const struct report *r)
 				in->dst_repeats);
 		fputc('\n', out);
 		if (in->skip_reason[0])
-			fprintf(out, "  %-44s %s\n", "", in->skip_reason);
+			fprintf(out, "  %-*s %s\n", pw, "", in->skip_reason);
 		if (in->columns_note[0])
-			fprintf(out, "  %-44s %s\n", "", in->columns_note);
+			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
 	}
 }
 
