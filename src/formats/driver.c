@@ -1040,6 +1040,15 @@ static void source_release(struct source *s);
 static bool open_source(struct source *s, struct input_stat *st, const struct ingest_opts *o,
 			bool map, size_t in_cap);
 
+/* A pre-pass leaves an input's statistics as they were, but not what was
+ * learnt of the file itself: its sniffed format. */
+static void keep_sniffed(struct input_stat *before, const struct input_stat *st)
+{
+	before->sniffed = st->sniffed;
+	before->sniff_format = st->sniff_format;
+	before->sniff_score = st->sniff_score;
+}
+
 static void scan_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
 		       size_t max_bytes, struct pl_collect *pc)
 {
@@ -1051,6 +1060,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	/* a by_path format (SQLite) has absolute times: nothing to place */
 	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0) || s.fmt->by_path) {
 		source_release(&s);
+		keep_sniffed(&before, st);
 		*st = before;
 		return;
 	}
@@ -1079,6 +1089,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	before.columns = st->columns;
 	before.columns_tried = st->columns_tried;
 	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
+	keep_sniffed(&before, st);
 	*st = before;
 }
 
@@ -1133,6 +1144,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 		before.columns = st->columns;
 		before.columns_tried = st->columns_tried;
 		memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
+	keep_sniffed(&before, st);
 		*st = before;
 		return false;
 	}
@@ -1162,6 +1174,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 	before.columns = st->columns;
 	before.columns_tried = st->columns_tried;
 	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
+	keep_sniffed(&before, st);
 	*st = before;
 	return true;
 }
@@ -1412,7 +1425,12 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 		snprintf(st->why, sizeof(st->why), "--columns: a headerless %s row of as many fields",
 			 s->fmt->id);
 	} else {
-		s->fmt = format_sniff(head, head_n, name, &score);
+		if (!st->sniffed) {
+			st->sniff_format = format_sniff(head, head_n, name, &st->sniff_score);
+			st->sniffed = true;
+		}
+		s->fmt = st->sniff_format;
+		score = st->sniff_score;
 		if (s->fmt)
 			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id, score);
 	}
@@ -1510,6 +1528,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			int64_t t_first = s->t_first;
 			const struct format *fmt = st->format;
 			memset(s, 0, sizeof(*s));
+			keep_sniffed(&before, st);
 			*st = before;	/* read again from the start when opened */
 			st->format = fmt;	/* known now (sink->begin), set again then */
 			s->st = st;

@@ -47,6 +47,11 @@ struct input_stat {
 	 * NULL when nothing places it; its records that stayed TK_BOOT */
 	struct anc_plan *anchor;
 	uint64_t unplaced;
+	/* what sniffing the file's head found, once: the pre-passes and the
+	 * run open a file up to three times (driver.c) */
+	bool sniffed;
+	const struct format *sniff_format;	/* NULL: no format took it */
+	int sniff_score;
 };
 
 struct ingest_result {

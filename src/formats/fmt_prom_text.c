@@ -170,8 +170,11 @@ struct pm_labels {
 
 static const struct pm_map *pm_find_exact(const char *p, size_t n)
 {
+	if (!n)
+		return NULL;
 	for (size_t i = 0; i < PM_NTABLE; i++)
-		if (strlen(pm_table[i].name) == n && !memcmp(pm_table[i].name, p, n))
+		if (pm_table[i].name[0] == p[0] && strlen(pm_table[i].name) == n &&
+		    !memcmp(pm_table[i].name, p, n))
 			return &pm_table[i];
 	return NULL;
 }
