@@ -54,8 +54,9 @@ say "store after $DAYS day(s): $(wc -c <"$D/ingest.db" | tr -d ' ') bytes; load 
 
 # ---- a year of minutes of 8 GPUs ------------------------------------------------
 # The schema from a real ingest, then 365 x 1440 x 8 rows made by SQL (a busy day shape);
-# the hours are then made by the program itself: the store is marked v2 without its hours
-# table, and the next ingest migrates it (v3 fills the hours from the minutes).
+# the hours are then made by the program itself: the store is marked v2 without what v3 and v4
+# added (the hours table and four files columns; the events and outages tables), and the next
+# ingest migrates it (v3 fills the hours from the minutes).
 "$GT" ingest -q --db "$D/year.db" examples/h200-training >/dev/null
 t0=$(now)
 sqlite3 "$D/year.db" "
@@ -78,7 +79,7 @@ SELECT 1798761600 + i * 60, k, (1798761600 + i * 60) * 1000000000, (1798761600 +
   CASE WHEN (i / 60) % 24 BETWEEN 8 AND 18 THEN 0 ELSE 60 * 420.5 END
 FROM m, g;
 INSERT OR IGNORE INTO gpus (id, idx) SELECT k, k - 1 FROM (WITH RECURSIVE g(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM g WHERE k < 8) SELECT k FROM g);
-DROP TABLE hours; PRAGMA user_version = 2;
+DROP TABLE events; DROP TABLE outages; DROP TABLE hours; PRAGMA user_version = 2;
 ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines;
 ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped;
 PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
