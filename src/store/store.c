@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -330,73 +332,105 @@ static size_t check_short(const unsigned char *head, size_t nhead, const struct 
 	return i;
 }
 
+/* The state of store_check_file's one pass. */
+struct check_walk {
+	struct store *s;
+	struct file_check *fc;
+	struct fp_state fp;
+	struct candidate *cand;
+	size_t ncand, next;
+	bool have_cand;
+	unsigned char head[FP_HEAD_BYTES];
+};
+
+/* The next n bytes of the file into the fingerprint, and the prefixes on the way. */
+static void check_bytes(struct check_walk *cw, const unsigned char *p, size_t n)
+{
+	size_t off = 0;
+
+	while (off < n) {
+		size_t take = n - off;
+		if (!cw->have_cand && cw->fp.n + take > FP_HEAD_BYTES)
+			take = (size_t)(FP_HEAD_BYTES - cw->fp.n);
+		if (cw->have_cand && cw->next < cw->ncand && cw->cand[cw->next].size - cw->fp.n < take)
+			take = (size_t)(cw->cand[cw->next].size - cw->fp.n);
+		if (!cw->have_cand)
+			memcpy(cw->head + cw->fp.n, p + off, take);
+		fp_update(&cw->fp, p + off, take);
+		off += take;
+		if (!cw->have_cand && cw->fp.n == FP_HEAD_BYTES) {
+			fp_hex(&cw->fp, cw->fc->head);
+			cw->ncand = load_candidates(cw->s, cw->fc->head, UINT64_MAX / 2, &cw->cand);
+			cw->have_cand = true;
+			cw->next = check_short(cw->head, FP_HEAD_BYTES, cw->cand, cw->ncand, cw->fc);
+		}
+		/* a candidate whose length we reached: is it our prefix? */
+		while (cw->have_cand && cw->next < cw->ncand && cw->cand[cw->next].size <= cw->fp.n) {
+			char h[FP_HEX];
+			fp_hex(&cw->fp, h);
+			if (cw->cand[cw->next].size == cw->fp.n && !strcmp(h, cw->cand[cw->next].hash))
+				take_prefix(cw->fc, &cw->cand[cw->next]);
+			cw->next++;
+		}
+	}
+}
+
 /*
  * One pass over the decompressed bytes: the fingerprint of the first block
  * (to find the stored contents this one may extend), then of every such
- * content's length on the way, then of the whole.
+ * content's length on the way, then of the whole.  A plain file is mapped,
+ * not copied, and each megabyte's pages handed back once hashed, so that
+ * resident memory stays flat.
  */
 int store_check_file(struct store *s, const char *path, struct file_check *fc)
 {
 	struct reader r;
 	struct gl_err e = { 0 };
-	struct fp_state fp;
-	struct candidate *cand = NULL;
-	size_t ncand = 0, next = 0;
-	bool have_cand = false;
-	static unsigned char buf[1 << 16], head[FP_HEAD_BYTES];
-	long got;
+	struct check_walk *cw;
+	static unsigned char buf[1 << 16];
+	long got = 0;
 
 	memset(fc, 0, sizeof(*fc));
-	if (reader_open_opt(&r, path, false, 0, &e)) {
+	if (reader_open_opt(&r, path, true, 0, &e)) {
 		fc->status = FILE_UNREADABLE;
 		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);
 		return -1;
 	}
-	fp_init(&fp);
-	while ((got = reader_read(&r, (char *)buf, sizeof(buf), &e)) > 0) {
-		size_t off = 0, n = (size_t)got;
-		while (off < n) {
-			size_t take = n - off;
-			if (!have_cand && fp.n + take > FP_HEAD_BYTES)
-				take = (size_t)(FP_HEAD_BYTES - fp.n);
-			if (have_cand && next < ncand && cand[next].size - fp.n < take)
-				take = (size_t)(cand[next].size - fp.n);
-			if (!have_cand)
-				memcpy(head + fp.n, buf + off, take);
-			fp_update(&fp, buf + off, take);
-			off += take;
-			if (!have_cand && fp.n == FP_HEAD_BYTES) {
-				fp_hex(&fp, fc->head);
-				ncand = load_candidates(s, fc->head, UINT64_MAX / 2, &cand);
-				have_cand = true;
-				next = check_short(head, FP_HEAD_BYTES, cand, ncand, fc);
-			}
-			/* a candidate whose length we reached: is it our prefix? */
-			while (have_cand && next < ncand && cand[next].size <= fp.n) {
-				char h[FP_HEX];
-				fp_hex(&fp, h);
-				if (cand[next].size == fp.n && !strcmp(h, cand[next].hash))
-					take_prefix(fc, &cand[next]);
-				next++;
-			}
+	cw = xcalloc(1, sizeof(*cw));
+	cw->s = s;
+	cw->fc = fc;
+	fp_init(&cw->fp);
+	if (r.kind == READER_MAP) {
+		const unsigned char *m = (const unsigned char *)r.map;
+		const size_t step = 1 << 20;
+		for (size_t off = 0; off < r.map_len; off += step) {
+			size_t n = r.map_len - off < step ? r.map_len - off : step;
+			check_bytes(cw, m + off, n);
+			if (n == step)	/* whole pages: map and step are page-aligned */
+				madvise((void *)(uintptr_t)(m + off), n, MADV_DONTNEED);
 		}
+	} else {
+		while ((got = reader_read(&r, (char *)buf, sizeof(buf), &e)) > 0)
+			check_bytes(cw, buf, (size_t)got);
 	}
 	reader_close(&r);
 	if (got < 0) {
-		free(cand);
+		free(cw->cand);
+		free(cw);
 		fc->status = FILE_UNREADABLE;
 		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);
 		return -1;
 	}
-	fc->size = fp.n;
-	fp_hex(&fp, fc->hash);
-	if (!have_cand) {
+	fc->size = cw->fp.n;
+	fp_hex(&cw->fp, fc->hash);
+	if (!cw->have_cand) {
 		/* shorter than one block: its head is the whole of it */
 		snprintf(fc->head, sizeof(fc->head), "%s", fc->hash);
-		ncand = load_candidates(s, fc->head, fp.n, &cand);
-		check_short(head, (size_t)fp.n, cand, ncand, fc);
+		cw->ncand = load_candidates(s, fc->head, cw->fp.n, &cw->cand);
+		check_short(cw->head, (size_t)cw->fp.n, cw->cand, cw->ncand, fc);
 	}
-	free(cand);
+	free(cw->cand);
+	free(cw);
 	if (lookup_hash(s, fc->hash, fc->size, fc))
 		fc->status = FILE_KNOWN;
 	else
