@@ -170,6 +170,25 @@ static char *put_text(char *o, const char *s, size_t n)
 	return o + n;
 }
 
+/* A member's start: its line's indentation, "key" and the colon. */
+static inline char *put_key(char *o, const char *in, size_t nin, const char *key, size_t ksep)
+{
+	o = put_text(o, in, nin);
+	*o++ = '"';
+	o = put_text(o, key, strlen(key));
+	*o++ = '"';
+	return put_text(o, ": ", ksep);
+}
+
+/* A string that needs no escape, quoted. */
+static inline char *put_quoted(char *o, const char *s)
+{
+	*o++ = '"';
+	o = put_text(o, s, strlen(s));
+	*o++ = '"';
+	return o;
+}
+
 bool report_json_plain_segments;
 
 static void segment_range_plain(struct jsonw *w, const struct report *r, size_t i0, size_t i1)
@@ -205,38 +224,23 @@ static void segment_range(struct jsonw *w, const struct report *r, size_t i0, si
 	for (size_t i = i0; i < i1; i++) {
 		const struct segment *s = &r->an->segs[i];
 		char buf[5 * (2 * JSONW_MAX_DEPTH + 2) + 256], tb[40], num[8], *o = buf, *n = num + sizeof(num);
-		const char *t, *name = state_name[s->state];
 		unsigned g = s->gpu;
 
 		do
 			*--n = (char)('0' + g % 10);
 		while (g /= 10);
 		*o++ = '{';
-		o = put_text(o, in, nin);
-		o = put_text(o, "\"gpu\"", 5);
-		o = put_text(o, ": ", ksep);
+		o = put_key(o, in, nin, "gpu", ksep);
 		o = put_text(o, n, (size_t)(num + sizeof(num) - n));
 		*o++ = ',';
-		o = put_text(o, in, nin);
-		o = put_text(o, "\"start\"", 7);
-		o = put_text(o, ": ", ksep);
-		*o++ = '"';
-		t = time_rfc3339(tb, sizeof(tb), s->t0_ns);
-		o = put_text(o, t, strlen(t));
-		o = put_text(o, "\",", 2);
-		o = put_text(o, in, nin);
-		o = put_text(o, "\"end\"", 5);
-		o = put_text(o, ": ", ksep);
-		*o++ = '"';
-		t = time_rfc3339(tb, sizeof(tb), s->t1_ns);
-		o = put_text(o, t, strlen(t));
-		o = put_text(o, "\",", 2);
-		o = put_text(o, in, nin);
-		o = put_text(o, "\"state\"", 7);
-		o = put_text(o, ": ", ksep);
-		*o++ = '"';
-		o = put_text(o, name, strlen(name));
-		*o++ = '"';
+		o = put_key(o, in, nin, "start", ksep);
+		o = put_quoted(o, time_rfc3339(tb, sizeof(tb), s->t0_ns));
+		*o++ = ',';
+		o = put_key(o, in, nin, "end", ksep);
+		o = put_quoted(o, time_rfc3339(tb, sizeof(tb), s->t1_ns));
+		*o++ = ',';
+		o = put_key(o, in, nin, "state", ksep);
+		o = put_quoted(o, state_name[s->state]);
 		o = put_text(o, out, nout);
 		*o++ = '}';
 		jsonw_raw_value(w, buf, (size_t)(o - buf));
