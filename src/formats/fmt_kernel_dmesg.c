@@ -65,7 +65,9 @@ static bool kd_mono(const char **pp, const char *e, int64_t *t_ns)
 	}
 	if (!nd || p >= e || *p != ']')
 		return false;
-	*t_ns = (int64_t)s * NS_PER_S + frac;
+	/* 11 or 12 digits of seconds pass INT64_MAX ns: wrapped in unsigned
+	 * arithmetic (defined), as kl_printk_stamp() does */
+	*t_ns = (int64_t)(s * (uint64_t)NS_PER_S + (uint64_t)frac);
 	*pp = p + 1;
 	return true;
 }
