@@ -239,7 +239,7 @@ FUZZ_TIME ?= 60
 fuzz: $(GEN_HDRS)
 	@sh scripts/install-deps.sh fuzz
 	@mkdir -p build-fuzz
-	clang $(CSTD) -O1 -g -Isrc -Ibuild/gen -fsanitize=fuzzer,address,undefined \
+	clang $(CSTD) -O1 -g -Isrc -Ibuild/gen -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o build-fuzz/fuzz_formats fuzz/fuzz_formats.c $(LIB_SRCS) $(PKG_LIBS) -lm -pthread
 	@mkdir -p build-fuzz/corpus
 	build-fuzz/fuzz_formats -max_total_time=$(FUZZ_TIME) -max_len=4096 build-fuzz/corpus fuzz/corpus tests/formats
