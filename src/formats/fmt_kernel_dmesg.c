@@ -52,7 +52,7 @@ static bool kd_mono(const char **pp, const char *e, int64_t *t_ns)
 		s = s * 10 + (uint64_t)(*p++ - '0');
 		nd++;
 	}
-	if (!nd || p >= e || *p != '.')
+	if (!nd || s > KMSG_STAMP_MAX_S || p >= e || *p != '.')
 		return false;
 	p++;
 	nd = 0;
@@ -65,9 +65,7 @@ static bool kd_mono(const char **pp, const char *e, int64_t *t_ns)
 	}
 	if (!nd || p >= e || *p != ']')
 		return false;
-	/* 11 or 12 digits of seconds pass INT64_MAX ns: wrapped in unsigned
-	 * arithmetic (defined), as kl_printk_stamp() does */
-	*t_ns = (int64_t)(s * (uint64_t)NS_PER_S + (uint64_t)frac);
+	*t_ns = (int64_t)s * NS_PER_S + frac;	/* fits: KMSG_STAMP_MAX_S */
 	*pp = p + 1;
 	return true;
 }

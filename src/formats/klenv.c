@@ -380,7 +380,7 @@ bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 		p++;
 	/* at most 13 digits of seconds, 1 to 9 of the fraction */
 	nd = digit_run(&p, end, &sec);
-	if (!nd || nd > 13 || p >= end || *p++ != '.')
+	if (!nd || nd > 13 || sec > KMSG_STAMP_MAX_S || p >= end || *p++ != '.')
 		return false;
 	nd = digit_run(&p, end, &frac);
 	if (!nd || nd > 9 || p >= end || *p++ != ']')
@@ -388,9 +388,7 @@ bool kl_printk_stamp(const char **pp, const char *end, int64_t *ns)
 	frac *= pow10_9[9 - nd];
 	if (p < end && *p == ' ')
 		p++;
-	/* 13 digits of seconds may pass INT64_MAX ns: wrapped as before, but
-	 * in unsigned arithmetic (defined) */
-	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + frac);
+	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + frac);	/* fits: KMSG_STAMP_MAX_S */
 	*pp = p;
 	return true;
 }

@@ -129,6 +129,14 @@ struct kmsg_fold {
 #define KMSG_BURST_NS (10 * INT64_C(1000000))
 
 /*
+ * The most seconds a printk stamp "[sssss.uuuuuu]" may hold: the largest
+ * whose nanoseconds, fraction included, fit int64 (292 years of uptime).
+ * A longer stamp is no real kernel's: the parsers do not take it as a time
+ * (before, it wrapped to a time of nonsense).
+ */
+#define KMSG_STAMP_MAX_S ((INT64_MAX - 999999999) / 1000000000)
+
+/*
  * kmsg_emit() with folding: a message that continues the event before it
  * (the same Xid code and PCI address within KMSG_BURST_NS, a crash-dump
  * notice's next lines, the lines of a three-line fall-off) bumps that

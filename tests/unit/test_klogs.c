@@ -292,7 +292,8 @@ static void test_split_tag(void **unused)
 }
 
 /* kl_printk_stamp() as written before it read digits by eights: the
- * definition, a byte at a time. */
+ * definition, a byte at a time (and no more seconds than KMSG_STAMP_MAX_S,
+ * whose nanoseconds fit int64). */
 static bool printk_ref(const char **pp, const char *end, int64_t *ns)
 {
 	const char *p = *pp;
@@ -309,7 +310,7 @@ static bool printk_ref(const char **pp, const char *end, int64_t *ns)
 			return false;
 		sec = sec * 10 + (uint64_t)(*p - '0');
 	}
-	if (!nd || p >= end || *p++ != '.')
+	if (!nd || sec > KMSG_STAMP_MAX_S || p >= end || *p++ != '.')
 		return false;
 	for (nd = 0; p < end && *p >= '0' && *p <= '9'; p++, nd++)
 		if (nd < 9)
@@ -320,7 +321,7 @@ static bool printk_ref(const char **pp, const char *end, int64_t *ns)
 		frac *= 10;
 	if (p < end && *p == ' ')
 		p++;
-	*ns = (int64_t)(sec * (uint64_t)NS_PER_S + (uint64_t)frac);	/* wraps, as -O2 did */
+	*ns = (int64_t)sec * NS_PER_S + frac;
 	*pp = p;
 	return true;
 }
@@ -367,6 +368,16 @@ static void test_printk_stamp(void **unused)
 		}
 	}
 	assert_true(ok > 30000 && tried - ok > 30000);
+	/* the edge: the last second whose nanoseconds fit int64, and the next */
+	{
+		const char *edge = "[9223372035.999999999] x", *past = "[9223372036.000000] x";
+		const char *p = edge;
+		int64_t ns = 0;
+		assert_true(kl_printk_stamp(&p, edge + strlen(edge), &ns));
+		assert_true(ns == INT64_C(9223372035999999999));
+		p = past;
+		assert_false(kl_printk_stamp(&p, past + strlen(past), &ns));
+	}
 }
 
 /* Through the syslog format: lines in the same second share the memo, a
@@ -821,7 +832,7 @@ static void test_syslog_megabyte_line(void **unused)
 	struct ingest_opts o = { 0 };
 	struct ingest_result res = { 0 };
 	struct one got = { 0 };
-	struct ingest_sink sink = { &got, one_rec };
+	struct ingest_sink sink = { .ud = &got, .rec = one_rec };
 	char *line = xmalloc(big);
 	FILE *f;
 	int fd;
@@ -861,7 +872,7 @@ static void test_stdin(void **unused)
 	struct ingest_opts o = { 0 };
 	struct ingest_result res = { 0 };
 	struct one got = { 0 };
-	struct ingest_sink sink = { &got, one_rec };
+	struct ingest_sink sink = { .ud = &got, .rec = one_rec };
 	int fd, saved;
 	FILE *f;
 
