@@ -54,9 +54,9 @@ say "store after $DAYS day(s): $(wc -c <"$D/ingest.db" | tr -d ' ') bytes; load 
 
 # ---- a year of minutes of 8 GPUs ------------------------------------------------
 # The schema from a real ingest, then 365 x 1440 x 8 rows made by SQL (a busy day shape);
-# the hours are then made by the program itself: the store is marked v2 without what v3 and v4
-# added (the hours table and four files columns; the events and outages tables), and the next
-# ingest migrates it (v3 fills the hours from the minutes).
+# the hours are then made by the program itself: the store is marked v2 without what v3 to v5
+# added (the hours table and four files columns; the events and outages tables; the findings'
+# code), and the next ingest migrates it (v3 fills the hours from the minutes).
 "$GT" ingest -q --db "$D/year.db" examples/h200-training >/dev/null
 t0=$(now)
 sqlite3 "$D/year.db" "
@@ -79,6 +79,10 @@ SELECT 1798761600 + i * 60, k, (1798761600 + i * 60) * 1000000000, (1798761600 +
   CASE WHEN (i / 60) % 24 BETWEEN 8 AND 18 THEN 0 ELSE 60 * 420.5 END
 FROM m, g;
 INSERT OR IGNORE INTO gpus (id, idx) SELECT k, k - 1 FROM (WITH RECURSIVE g(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM g WHERE k < 8) SELECT k FROM g);
+CREATE TABLE f4 (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER,
+  severity INTEGER, value REAL, message TEXT, evidence TEXT, PRIMARY KEY (gpu, kind, t0_ns)) WITHOUT ROWID;
+INSERT INTO f4 SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings;
+DROP TABLE findings; ALTER TABLE f4 RENAME TO findings;
 DROP TABLE events; DROP TABLE outages; DROP TABLE hours; PRAGMA user_version = 2;
 ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines;
 ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped;

@@ -1055,7 +1055,10 @@ static int cmp_find(const void *a, const void *b)
 		return x->t0_ns < y->t0_ns ? -1 : 1;
 	if (x->gpu != y->gpu)
 		return x->gpu - y->gpu;
-	return strcmp(x->kind, y->kind);
+	if (strcmp(x->kind, y->kind))
+		return strcmp(x->kind, y->kind);
+	/* two Xids of one instant on one GPU: by code, as report --db reads them */
+	return x->code < y->code ? -1 : x->code > y->code;
 }
 
 /*

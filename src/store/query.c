@@ -316,8 +316,8 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 	sqlite3_stmt *st;
 
 	st = window_stmt(s,
-			 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings"
-			 " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind",
+			 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code FROM findings"
+			 " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind, code",
 			 t0_ns, t1_ns);
 	if (!st)
 		return;
@@ -343,6 +343,7 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 			 sqlite3_column_text(st, 6) ? (const char *)sqlite3_column_text(st, 6) : "");
 		snprintf(f->evidence, sizeof(f->evidence), "%s",
 			 sqlite3_column_text(st, 7) ? (const char *)sqlite3_column_text(st, 7) : "");
+		f->code = sqlite3_column_int(st, 8);
 	}
 	sqlite3_finalize(st);
 }

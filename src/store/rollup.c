@@ -569,23 +569,40 @@ struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 
 static void store_findings(struct store_writer *w)
 {
-	sqlite3_stmt *get, *put;
+	sqlite3_stmt *get, *put, *del;
 
-	/* the same finding: same GPU and kind, overlapping in time (another log
-	 * of the same minutes finds it a few milliseconds apart); the same start
-	 * first, else the latest one starting before it ends (two index probes) */
+	/* the same finding: same GPU, kind and code (a row stored before codes
+	 * were, code -2, matches any), overlapping in time (another log of the
+	 * same minutes finds it a few milliseconds apart); the same start
+	 * first, else the latest one starting before it ends: for each of the
+	 * two codes, two index probes (an IN on the code would sort instead) */
 	if (sqlite3_prepare_v2(w->s->db,
-			       "SELECT t0_ns, t1_ns FROM (SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1 AND kind = ?2"
-			       " AND t0_ns = ?3 UNION ALL SELECT * FROM (SELECT t0_ns, t1_ns FROM findings WHERE gpu = ?1"
-			       " AND kind = ?2 AND t0_ns <= ?4 ORDER BY t0_ns DESC LIMIT 1)) WHERE t1_ns >= ?3 OR t0_ns = ?3"
-			       " LIMIT 1",
+			       "SELECT t0_ns, t1_ns, code FROM ("
+			       "SELECT t0_ns, t1_ns, code FROM findings WHERE gpu = ?1 AND kind = ?2 AND code = ?5"
+			       " AND t0_ns = ?3"
+			       " UNION ALL SELECT t0_ns, t1_ns, code FROM findings WHERE gpu = ?1 AND kind = ?2"
+			       " AND code = -2 AND t0_ns = ?3"
+			       " UNION ALL SELECT * FROM (SELECT t0_ns, t1_ns, code FROM findings WHERE gpu = ?1"
+			       " AND kind = ?2 AND code = ?5 AND t0_ns <= ?4 ORDER BY t0_ns DESC LIMIT 1)"
+			       " UNION ALL SELECT * FROM (SELECT t0_ns, t1_ns, code FROM findings WHERE gpu = ?1"
+			       " AND kind = ?2 AND code = -2 AND t0_ns <= ?4 ORDER BY t0_ns DESC LIMIT 1))"
+			       " WHERE t1_ns >= ?3 OR t0_ns = ?3 LIMIT 1",
 			       -1, &get, NULL) != SQLITE_OK) {
 		fail(w);
 		return;
 	}
-	if (sqlite3_prepare_v2(w->s->db, "INSERT OR REPLACE INTO findings VALUES (?,?,?,?,?,?,?,?)", -1, &put,
-			       NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(w->s->db,
+			       "INSERT OR REPLACE INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message,"
+			       " evidence, code) VALUES (?,?,?,?,?,?,?,?,?)",
+			       -1, &put, NULL) != SQLITE_OK) {
 		sqlite3_finalize(get);
+		fail(w);
+		return;
+	}
+	if (sqlite3_prepare_v2(w->s->db, "DELETE FROM findings WHERE gpu = ? AND kind = ? AND code = ? AND t0_ns = ?",
+			       -1, &del, NULL) != SQLITE_OK) {
+		sqlite3_finalize(get);
+		sqlite3_finalize(put);
 		fail(w);
 		return;
 	}
@@ -593,7 +610,7 @@ static void store_findings(struct store_writer *w)
 		const struct finding *f = &w->an->finds[i];
 		int64_t gpu = -1;
 		bool exists = false;
-		int64_t have = 0, have_t0 = 0;
+		int64_t have = 0, have_t0 = 0, have_code = 0;
 		if (f->gpu >= 0 && f->gpu < TL_MAX_GPUS) {
 			rows_of(w, f->gpu);
 			gpu = gpu_row(w, f->gpu);
@@ -602,16 +619,28 @@ static void store_findings(struct store_writer *w)
 		sqlite3_bind_text(get, 2, f->kind, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(get, 3, f->t0_ns);
 		sqlite3_bind_int64(get, 4, f->t1_ns);
+		sqlite3_bind_int64(get, 5, f->code);
 		if (sqlite3_step(get) == SQLITE_ROW) {
 			exists = true;
 			have_t0 = sqlite3_column_int64(get, 0);
 			have = sqlite3_column_int64(get, 1);
+			have_code = sqlite3_column_int64(get, 2);
 		}
 		sqlite3_reset(get);
 		/* kept, unless it is the same start and now lasts longer (a grown log) */
 		if (exists && (have_t0 != f->t0_ns || f->t1_ns <= have)) {
 			w->c.findings_kept++;
 			continue;
+		}
+		if (exists && have_code != f->code) {
+			/* a row of before v5 replaced by one with its code */
+			sqlite3_bind_int64(del, 1, gpu);
+			sqlite3_bind_text(del, 2, f->kind, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(del, 3, have_code);
+			sqlite3_bind_int64(del, 4, have_t0);
+			if (sqlite3_step(del) != SQLITE_DONE)
+				fail(w);
+			sqlite3_reset(del);
 		}
 		sqlite3_bind_int64(put, 1, gpu);
 		sqlite3_bind_text(put, 2, f->kind, -1, SQLITE_STATIC);
@@ -621,6 +650,7 @@ static void store_findings(struct store_writer *w)
 		bind_real(put, 6, f->value);
 		sqlite3_bind_text(put, 7, f->message, -1, SQLITE_STATIC);
 		sqlite3_bind_text(put, 8, f->evidence, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(put, 9, f->code);
 		if (sqlite3_step(put) != SQLITE_DONE)
 			fail(w);
 		sqlite3_reset(put);
@@ -631,6 +661,7 @@ static void store_findings(struct store_writer *w)
 	}
 	sqlite3_finalize(get);
 	sqlite3_finalize(put);
+	sqlite3_finalize(del);
 }
 
 /* ---- events and outages ----------------------------------------------- */

@@ -107,6 +107,17 @@ static const char *const migrations[STORE_VERSION] = {
 	"CREATE INDEX events_t ON events (t_ns);\n"
 	"CREATE TABLE outages (gpu INTEGER NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER NOT NULL,\n"
 	"  kind TEXT, code INTEGER, src TEXT, line INTEGER, PRIMARY KEY (gpu, t0_ns)) WITHOUT ROWID;\n",
+	/* v5: a finding's code (an xid_error's Xid; -1 for an event without
+	 * one, 0 for the kinds that have none) is part of what makes two
+	 * findings the same, so that Xid 13 and Xid 63 overlapping in time on
+	 * one GPU are two rows; rows stored before v5 get -2, not recorded */
+	"CREATE TABLE findings_v5 (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL,\n"
+	"  t1_ns INTEGER, severity INTEGER, value REAL, message TEXT, evidence TEXT, code INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (gpu, kind, code, t0_ns)) WITHOUT ROWID;\n"
+	"INSERT INTO findings_v5 (gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code)\n"
+	"  SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, -2 FROM findings;\n"
+	"DROP TABLE findings;\n"
+	"ALTER TABLE findings_v5 RENAME TO findings;\n",
 };
 
 const char *store_migration_sql(int v)

@@ -21,7 +21,7 @@
 #include "formats/driver.h"
 #include "util/err.h"
 
-#define STORE_VERSION 4
+#define STORE_VERSION 5
 #define STORE_APP_ID 0x47505554	/* "GPUT" */
 
 struct sqlite3;

@@ -119,11 +119,17 @@ done
 printf 'not a database at all\n' >"$T/text.db"
 if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
 
-# ---- 5. migration: v1, v2 and v3 stores (made by hand from a v4 one) are upgraded ------
+# ---- 5. migration: v1 to v4 stores (made by hand from a v5 one) are upgraded ------
 hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
 hours_now=$(hours_of "$T/h.db")
-check "v4 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
-v4drop="DROP TABLE events; DROP TABLE outages;"
+check "v5 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+finds_now=$(count "$T/h.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")
+# the findings table as it was before v5 (no code column, not in the key)
+v5drop="CREATE TABLE f4 (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER,
+  severity INTEGER, value REAL, message TEXT, evidence TEXT, PRIMARY KEY (gpu, kind, t0_ns)) WITHOUT ROWID;
+  INSERT INTO f4 SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings;
+  DROP TABLE findings; ALTER TABLE f4 RENAME TO findings;"
+v4drop="$v5drop DROP TABLE events; DROP TABLE outages;"
 v3drop="DROP TABLE hours; ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines; ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped;"
 cp "$T/h.db" "$T/v1.db"
 sqlite3 "$T/v1.db" "$v4drop $v3drop DROP TABLE runs; ALTER TABLE files DROP COLUMN run; PRAGMA user_version = 1"
@@ -131,22 +137,29 @@ cp "$T/h.db" "$T/v2.db"
 sqlite3 "$T/v2.db" "$v4drop $v3drop PRAGMA user_version = 2"
 cp "$T/h.db" "$T/v3.db"
 sqlite3 "$T/v3.db" "$v4drop PRAGMA user_version = 3"
-for v in 1 2 3; do
+cp "$T/h.db" "$T/v4.db"
+sqlite3 "$T/v4.db" "$v5drop PRAGMA user_version = 4"
+for v in 1 2 3 4; do
 	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
 	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
 	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
-	check "v$v -> v4: user_version 4" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 4
-	check "v$v -> v4: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
-	check "v$v -> v4: events and outages tables, empty (no file was read again)" test \
-		"$(count "$T/v$v.db" "SELECT count(*) FROM events; SELECT count(*) FROM outages")" = "$(printf '0\n0')"
-	check "v$v -> v4: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
-	check "v$v -> v4: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	check "v$v -> v5: user_version 5" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 5
+	check "v$v -> v5: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	if [ "$v" -lt 4 ]; then
+		check "v$v -> v5: events and outages tables, empty (no file was read again)" test \
+			"$(count "$T/v$v.db" "SELECT count(*) FROM events; SELECT count(*) FROM outages")" = "$(printf '0\n0')"
+	fi
+	check "v$v -> v5: the findings kept, their code not recorded (-2)" test \
+		"$(count "$T/v$v.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")" = "$finds_now" -a \
+		"$(count "$T/v$v.db" "SELECT DISTINCT code FROM findings")" = -2
+	check "v$v -> v5: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
+	check "v$v -> v5: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
 	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
-	check "v$v -> v4: report --db unchanged" python3 -c "
+	check "v$v -> v5: report --db unchanged" python3 -c "
 import json,sys
 a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
 assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
-	check "v$v -> v4: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+	check "v$v -> v5: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
 done
 
 # ---- 5b. events and outages: report --db lists what report on the files does ------
@@ -223,6 +236,40 @@ for e in d['events']:
     s = sorted([e['source'].rsplit('/', 1)[1].split(':')[0], e['also_in'].rsplit('/', 1)[1].split(':')[0]])
     assert e['copies'] == 1, e
     assert s == ['dmesg_T_end.txt', 'dmesg_raw_end.txt'], s"
+
+# ---- 5c. findings of one kind and GPU that overlap in time, different codes ------
+# tests/golden/5035: Xid 13 at 03:12:05, :30 and 03:13:20 is one finding (value 3)
+# and Xid 63 at 03:12:40 another, inside its span; Xid 13 at 03:14:30 a third.
+# The store keeps the three as report finds them (before v5 it kept two).
+X=tests/golden/5035-report-xid-repeats
+"$BIN" ingest --db "$T/xid.db" "$X/node7.csv" "$X/kern.log" >/dev/null
+"$BIN" report --json "$X/node7.csv" "$X/kern.log" >"$T/xid-files.json"
+"$BIN" report --db "$T/xid.db" --json >"$T/xid-db.json"
+check "overlapping findings of two Xid codes: report --db has the three report has" python3 - "$T/xid-files.json" "$T/xid-db.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+fa, fb = ([(f["start"], f["end"], f["value"]) for f in d["findings"] if f["kind"] == "xid_error"] for d in (a, b))
+want = [("2026-11-29T03:12:05Z", "2026-11-29T03:13:20Z", 3), ("2026-11-29T03:12:40Z", "2026-11-29T03:12:40Z", 1),
+        ("2026-11-29T03:14:30Z", "2026-11-29T03:14:30Z", 1)]
+assert fa == want, fa
+assert fb == want, fb
+EOF
+# the same events in other files (one more row, one more line: new contents)
+cp "$X/node7.csv" "$T/node7b.csv"
+sed -n '$p' "$X/node7.csv" | sed 's/03:15:59/03:16:00/' >>"$T/node7b.csv"
+cp "$X/kern.log" "$T/kern2.log"
+echo "2026-11-29T03:15:30,000000+00:00 usb 1-1: new high-speed USB device number 3" >>"$T/kern2.log"
+"$BIN" ingest --db "$T/xid.db" "$T/node7b.csv" "$T/kern2.log" >"$T/xid-again.txt"
+check "the same events from other files: no new finding, still three Xid rows" sh -c \
+	"grep -q 'findings 0 new' $T/xid-again.txt && test \"\$(sqlite3 $T/xid.db \"SELECT count(*) FROM findings WHERE kind = 'xid_error'\")\" = 3"
+check "their codes stored" test "$(count "$T/xid.db" "SELECT code FROM findings WHERE kind = 'xid_error' ORDER BY t0_ns")" = \
+	"$(printf '13\n63\n13')"
+# rows of a store from before v5 (code -2) are the same findings as the new ones
+"$BIN" ingest --db "$T/xid4.db" "$X/node7.csv" "$X/kern.log" >/dev/null
+sqlite3 "$T/xid4.db" "$v5drop PRAGMA user_version = 4"
+"$BIN" ingest --db "$T/xid4.db" "$T/node7b.csv" "$T/kern2.log" >"$T/xid4-again.txt"
+check "after a v4 -> v5 upgrade the same events add no finding" sh -c \
+	"grep -q 'findings 0 new' $T/xid4-again.txt && test \"\$(sqlite3 $T/xid4.db \"SELECT group_concat(code) FROM findings WHERE kind = 'xid_error'\")\" = '-2,-2,-2'"
 
 # ---- 6. trend against a recount of the input ------------------------------------
 "$GEN" -o "$T/days.log" --seconds 180000 --gpus 2 --start 2026-11-01
