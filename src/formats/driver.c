@@ -1041,12 +1041,21 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 			bool map, size_t in_cap);
 
 /* A pre-pass leaves an input's statistics as they were, but not what was
- * learnt of the file itself: its sniffed format. */
+ * learnt of the file itself: its sniffed format ... */
 static void keep_sniffed(struct input_stat *before, const struct input_stat *st)
 {
 	before->sniffed = st->sniffed;
 	before->sniff_format = st->sniff_format;
 	before->sniff_score = st->sniff_score;
+}
+
+/* ... and the column list of a headerless query CSV. */
+static void keep_learnt(struct input_stat *before, const struct input_stat *st)
+{
+	before->columns = st->columns;
+	before->columns_tried = st->columns_tried;
+	memcpy(before->columns_note, st->columns_note, sizeof(before->columns_note));
+	keep_sniffed(before, st);
 }
 
 static void scan_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
@@ -1085,11 +1094,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	free(c.owned);
 	batch_release(&c.batch);
 	source_release(&s);
-	/* the column decision is the file's, not a statistic: keep it */
-	before.columns = st->columns;
-	before.columns_tried = st->columns_tried;
-	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
-	keep_sniffed(&before, st);
+	keep_learnt(&before, st);
 	*st = before;
 }
 
@@ -1141,10 +1146,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 	}
 	if (!opened) {
 		source_release(&s);
-		before.columns = st->columns;
-		before.columns_tried = st->columns_tried;
-		memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
-	keep_sniffed(&before, st);
+		keep_learnt(&before, st);
 		*st = before;
 		return false;
 	}
@@ -1171,10 +1173,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 	free(c.owned);
 	batch_release(&c.batch);
 	source_release(&s);
-	before.columns = st->columns;
-	before.columns_tried = st->columns_tried;
-	memcpy(before.columns_note, st->columns_note, sizeof(before.columns_note));
-	keep_sniffed(&before, st);
+	keep_learnt(&before, st);
 	*st = before;
 	return true;
 }
@@ -1380,7 +1379,6 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 	const char *name = strrchr(st->path, '/');
 	const char *head;
 	size_t head_n;
-	int score = 0;
 
 	name = name ? name + 1 : st->path;
 	s->st = st;
@@ -1430,9 +1428,9 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 			st->sniffed = true;
 		}
 		s->fmt = st->sniff_format;
-		score = st->sniff_score;
 		if (s->fmt)
-			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id, score);
+			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id,
+				 st->sniff_score);
 	}
 	if (s->fmt == &format_smi_query && !o->columns && !st->columns_tried) {
 		/* issue 14: a headerless loop beside the same query with its header */
