@@ -100,10 +100,36 @@ static bool input_noteworthy(const struct input_stat *in)
 	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0];
 }
 
+/*
+ * The Inputs table's columns: as wide as the longest path (up to 80) and
+ * format name of the inputs listed, at least 44 and 12, so that a long
+ * name does not push its row out.
+ */
+static void input_widths(const struct report *r, bool noteworthy_only, int *pw, int *fw)
+{
+	*pw = 44;
+	*fw = 12;
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		int n = (int)strlen(in->path);
+		if (noteworthy_only && !input_noteworthy(in))
+			continue;
+		if (n > *pw)
+			*pw = n > 80 ? 80 : n;
+		if (in->format && (int)strlen(in->format->id) > *fw)
+			*fw = (int)strlen(in->format->id);
+	}
+}
+
 static void inputs_summary(FILE *out, const struct report *r)
 {
 	size_t shown = 0, more = 0;
+	int pw, fw, idw = 0;
 
+	input_widths(r, true, &pw, &fw);
+	for (size_t f = 0; f < format_count(); f++)	/* the longest format name */
+		if ((int)strlen(format_at(f)->id) > idw)
+			idw = (int)strlen(format_at(f)->id);
 	fprintf(out, "  %zu inputs; by format:\n", r->inputs->nr);
 	for (size_t f = 0; f < format_count(); f++) {
 		uint64_t n = 0, lines = 0, recs = 0, bad = 0;
@@ -117,8 +143,8 @@ static void inputs_summary(FILE *out, const struct report *r)
 			bad += in->bad;
 		}
 		if (n)
-			fprintf(out, "    %-19s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
-				" records %8" PRIu64 " skipped\n", format_at(f)->id, n,
+			fprintf(out, "    %-*s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
+				" records %8" PRIu64 " skipped\n", idw, format_at(f)->id, n,
 				n == 1 ? " " : "s", lines, recs, bad);
 	}
 	for (size_t i = 0; i < r->inputs->nr; i++) {
@@ -132,18 +158,18 @@ static void inputs_summary(FILE *out, const struct report *r)
 		if (!shown++)
 			fprintf(out, "  worth a look (not read, lines skipped, cut short or without time):\n");
 		if (!in->format)
-			fprintf(out, "  %-44s not read: %s\n", in->path, in->skip_reason);
+			fprintf(out, "  %-*s not read: %s\n", pw, in->path, in->skip_reason);
 		else
-			fprintf(out, "  %-44s %-12s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64
-				" skipped%s%s%s\n", in->path, in->format->id, in->lines, in->records,
+			fprintf(out, "  %-*s %-*s %8" PRIu64 " lines %8" PRIu64 " records %6" PRIu64
+				" skipped%s%s%s\n", pw, in->path, fw, in->format->id, in->lines, in->records,
 				in->bad, !in->partial_last_line ? "" : in->partial_last_read ?
 				"; last line has no newline (read: a whole row)" :
 				"; last line has no newline",
 				in->skip_reason[0] ? "; " : "", in->skip_reason);
 		if (in->format && in->basis[0])
-			fprintf(out, "  %-44s time: %s\n", "", in->basis);
+			fprintf(out, "  %-*s time: %s\n", pw, "", in->basis);
 		if (in->format && in->columns_note[0])
-			fprintf(out, "  %-44s %s\n", "", in->columns_note);
+			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
 	}
 	if (more)
 		fprintf(out, "  ... and %zu more worth a look\n", more);
@@ -152,23 +178,14 @@ static void inputs_summary(FILE *out, const struct report *r)
 
 static void inputs(FILE *out, const struct report *r)
 {
-	/* columns as wide as the longest path (up to 80) and format name, at
-	 * least 44 and 12, so that a long name does not push its row out */
-	int pw = 44, fw = 12;
+	int pw, fw;
 
 	fprintf(out, "\nInputs\n");
 	if (r->inputs->nr > INPUTS_LISTED) {
 		inputs_summary(out, r);
 		return;
 	}
-	for (size_t i = 0; i < r->inputs->nr; i++) {
-		const struct input_stat *in = &r->inputs->inputs[i];
-		int n = (int)strlen(in->path);
-		if (n > pw)
-			pw = n > 80 ? 80 : n;
-		if (in->format && (int)strlen(in->format->id) > fw)
-			fw = (int)strlen(in->format->id);
-	}
+	input_widths(r, false, &pw, &fw);
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
 		if (in->skip_reason[0] && !in->format) {
