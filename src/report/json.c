@@ -725,9 +725,14 @@ static void front_blocks(struct jsonw *w, struct split *sp)
 	}
 }
 
-static void splice_piece(struct jsonw *w, struct piece *p)
+/* What the other thread rendered, or, where it could not, the same here. */
+static void take_piece(struct jsonw *w, struct piece *p, const struct report *r,
+		       void (*fn)(struct jsonw *, const struct report *, size_t), size_t arg)
 {
-	jsonw_splice(w, p->text, p->n);
+	if (p->ok)
+		jsonw_splice(w, p->text, p->n);
+	else
+		fn(w, r, arg);
 	free(p->text);
 }
 
@@ -750,36 +755,24 @@ static void segments_and_rest(struct jsonw *w, const struct report *r)
 				pthread_mutex_destroy(&sp.mu);
 		}
 	}
-	if (!split) {
-		free(sp.blk);
+	if (split) {
+		/* block 0 is this thread's, so the array has its first member here */
+		block(w, r, 0);
+		front_blocks(w, &sp);
+		pthread_join(th, NULL);
+		pthread_mutex_destroy(&sp.mu);
+		for (size_t b = sp.lo; b < nblk; b++)
+			take_piece(w, &sp.blk[b], r, block, b);
+	} else {
 		segment_range(w, r, 0, nsegs);
-		jsonw_arr_end(w);
-		jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
-		tail_members(w, r);
-		return;
-	}
-	/* block 0 is this thread's, so the array has its first member here */
-	block(w, r, 0);
-	front_blocks(w, &sp);
-	pthread_join(th, NULL);
-	pthread_mutex_destroy(&sp.mu);
-	for (size_t b = sp.lo; b < nblk; b++) {
-		if (sp.blk[b].ok)
-			splice_piece(w, &sp.blk[b]);
-		else {
-			free(sp.blk[b].text);
-			block(w, r, b);
-		}
 	}
 	free(sp.blk);
 	jsonw_arr_end(w);
 	jsonw_kint(w, "segments_dropped", (int64_t)r->an->segs_dropped);
-	if (sp.tail.ok)
-		splice_piece(w, &sp.tail);
-	else {
-		free(sp.tail.text);
+	if (split)
+		take_piece(w, &sp.tail, r, tail_piece, 0);
+	else
 		tail_members(w, r);
-	}
 }
 
 void report_json(FILE *out, const struct report *r)
