@@ -1051,12 +1051,13 @@ static void idle_floors(struct analysis *an, int gi)
 static int cmp_find(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
+	int k;
 	if (x->t0_ns != y->t0_ns)
 		return x->t0_ns < y->t0_ns ? -1 : 1;
 	if (x->gpu != y->gpu)
 		return x->gpu - y->gpu;
-	if (strcmp(x->kind, y->kind))
-		return strcmp(x->kind, y->kind);
+	if ((k = strcmp(x->kind, y->kind)))
+		return k;
 	/* two Xids of one instant on one GPU: by code, as report --db reads them */
 	return x->code < y->code ? -1 : x->code > y->code;
 }

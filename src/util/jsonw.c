@@ -78,9 +78,11 @@ const char *jsonw_indent(const struct jsonw *w, int depth, size_t *n)
 
 static void newline(struct jsonw *w)
 {
-	if (!w->pretty)
-		return;
-	put(w, spaces, (size_t)(2 * w->depth + 1));
+	size_t n;
+	const char *s = jsonw_indent(w, w->depth, &n);
+
+	if (n)
+		put(w, s, n);
 }
 
 static void before_value(struct jsonw *w)
