@@ -52,6 +52,19 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_kstr(w, "time_basis", in->time_basis);
 		if (in->columns_note[0])	/* a headerless CSV: where its columns came from */
 			jsonw_kstr(w, "columns", in->columns_note);
+		if (in->columns_unread[0]) {	/* header columns that map to no field, as written */
+			const char *c = in->columns_unread;
+			jsonw_key(w, "columns_not_understood");
+			jsonw_arr_begin(w);
+			for (;;) {
+				const char *e = strstr(c, ", ");
+				jsonw_strn(w, c, e ? (size_t)(e - c) : strlen(c));
+				if (!e)
+					break;
+				c = e + 2;
+			}
+			jsonw_arr_end(w);
+		}
 		jsonw_kstr(w, "placed_against", in->place_ref);
 		jsonw_knum(w, "placement_fit_r", in->place_r, 3);
 		jsonw_knum(w, "placement_uncertainty_s", in->place_uncertain_s, 3);
@@ -559,7 +572,7 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_knum(w, "local_jobs", r->win.local_jobs, 6);
 	jsonw_knum(w, "cloud_cost", r->win.cloud_cost, 6);
 	jsonw_knum(w, "premium_pct", r->win.premium_pct, 2);
-	jsonw_knum(w, "u_obs", r->win.u_obs, 6);
+	jsonw_knum(w, "u_obs", r->busy_unknown ? NAN : r->win.u_obs, 6);	/* null: no utilization read */
 	jsonw_knum(w, "local_cost_per_useful_hour", r->c_local_obs, 6);
 	jsonw_obj_end(w);
 

@@ -41,6 +41,7 @@ static void window_totals(struct report *r)
 		r->covered_h += g->covered_s / 3600;
 		r->busy_h += analysis_useful_s(an, i, &out_s, &in_s) / 3600;
 		r->util_busy_h += g->busy_s / 3600;
+		r->util_known_h += g->util_known_s / 3600;
 		r->trace_out_h += out_s / 3600;
 		r->trace_in_h += in_s / 3600;
 		r->gaps_h += g->gaps_s / 3600;
@@ -129,6 +130,13 @@ static void verdict(struct report *r)
 		snprintf(r->verdict, sizeof(r->verdict), "No covered GPU time in the inputs: nothing to price.");
 		return;
 	}
+	if (r->busy_unknown) {
+		/* unknown is not 0 %: a column that could not be read is no idle GPU */
+		snprintf(r->verdict, sizeof(r->verdict),
+			 "No verdict: no utilization was read in the covered time (busy: unknown); "
+			 "see the inputs' columns.");
+		return;
+	}
 	if (r->params.cloud_hourly_rate <= 0) {
 		snprintf(r->verdict, sizeof(r->verdict),
 			 "The GPU was busy %.1f %% of the covered time; set cloud_hourly_rate (a profile or --set) to compare with renting.",
@@ -188,6 +196,7 @@ void report_compute(struct report *r)
 
 	measured_power(r);
 	window_totals(r);
+	r->busy_unknown = r->covered_h > 0 && !(r->util_known_h > 0);
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
 	memset(&in, 0, sizeof(in));

@@ -78,6 +78,8 @@ struct report {
 	 * and the window's local cost split by its share of all busy time */
 	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[400];
+	double util_known_h;	/* covered hours with a utilization reading */
+	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
