@@ -489,7 +489,7 @@ struct alert_episode {
 };
 
 /*
- * util_below: busy and utilization-known seconds per wall-clock minute, in a
+ * util_below: useful and utilization-known seconds per wall-clock minute, in a
  * ring just long enough for the rule's window, so that memory does not grow
  * with the length of the log and time with no utilization reading counts as
  * unknown, not as idle.
@@ -532,9 +532,12 @@ static void ring_add(struct alert_util_ring *u, int64_t m, double busy, double k
 	u->known[slot] += (float)known;
 }
 
-static void ring_feed(struct alert_util_ring *u, const struct ival *iv)
+/* The useful share (docs/states.md "Busy"): useful-state seconds over the
+ * seconds with a utilization reading. */
+static void ring_feed(struct alert_util_ring *u, const struct ival *iv, int st)
 {
 	double util = iv->v[M_UTIL_GPU];
+	bool useful = state_is_useful(st);
 
 	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)) || isnan(util))
 		return;
@@ -542,7 +545,7 @@ static void ring_feed(struct alert_util_ring *u, const struct ival *iv)
 		int64_t m = minute_of(t0), end = (m + 1) * MIN_NS;
 		int64_t t1 = iv->t1_ns < end ? iv->t1_ns : end;
 		double dt = (double)(t1 - t0) / 1e9;
-		ring_add(u, m, dt * util / 100, dt);
+		ring_add(u, m, useful ? dt : 0, dt);
 		t0 = t1;
 	}
 }
@@ -655,7 +658,7 @@ static void on_interval(void *ud, int gpu, const struct ival *iv, int st)
 				ev->ur[gpu] = xcalloc(rs->n, sizeof(*ev->ur[gpu]));
 			if (!ev->ur[gpu][i].cap)
 				ev->ur[gpu][i].cap = (size_t)(r->window_ns / MIN_NS) + 2;
-			ring_feed(&ev->ur[gpu][i], iv);
+			ring_feed(&ev->ur[gpu][i], iv, st);
 			continue;
 		}
 		if (r->kind != AK_TEMP_ABOVE && r->kind != AK_MEM_FREE_BELOW &&
@@ -854,7 +857,7 @@ static void eval_stale(struct alert_eval *ev, const struct alert_rule *r, int64_
 	}
 }
 
-/* Busy over utilization-known seconds of the minutes that end inside the
+/* Useful over utilization-known seconds of the minutes that end inside the
  * window [last sample - window, last sample]. */
 static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t ri)
 {
@@ -891,7 +894,7 @@ static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t 
 			continue;
 		time_human_dur(dur, sizeof(dur), r->window_ns);
 		snprintf(a->message, sizeof(a->message),
-			 "utilization %.2f %% over the last %s of data is below %s %.2f %%", pct, dur,
+			 "useful share %.2f %% over the last %s of data is below %s %.2f %%", pct, dur,
 			 r->use_ustar ? "the break-even u* =" : "the threshold", thr);
 	}
 }

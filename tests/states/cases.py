@@ -20,6 +20,11 @@ capture"); nothing here is taken from gputally's code.
              input_starved finding.
   long       55 minutes of clean phases with the bursty phase among them: at
              least 95 % of all seconds right, and of the bursty phase's.
+  busy       the capture itself with the h200-vs-cloud profile: the headline,
+             u_obs and the verdict use the useful share (time in compute,
+             memory-bound and throttled states, recounted from segments[]),
+             not mean utilization, which is shown under its own name; the
+             verdict says the window's saving comes from the per-job charge.
   header     a hand-written header over noheader,nounits query rows
              (timestamp,index,name,gpu_utilization[%],memory_used[MiB],
              temperature[°C]): all three read; an extra column that maps to
@@ -355,13 +360,48 @@ def case_header(tmp):
     check(bool(verdict) and "no verdict" in verdict[0].lower(), "header: no verdict drawn (%s)" % verdict)
 
 
+# ---- one definition of busy, on the capture itself ------------------------------------
+
+USEFUL = ("compute_bound", "memory_bound", "throttled")
+
+
+def case_busy():
+    r = subprocess.run([BIN, "report", "--json", "--profile", "h200-vs-cloud", CAP], capture_output=True, text=True)
+    rep = json.loads(r.stdout)
+    use = cov = 0.0
+    for sg in rep["segments"]:
+        d = ts(sg["end"]) - ts(sg["start"])
+        if sg["state"] != "gap":
+            cov += d
+            use += d if sg["state"] in USEFUL else 0
+    w = rep["cost"]["window"]
+    g = rep["gpus"][0]
+    check(abs(w["u_obs"] - use / cov) < 1e-4, "busy: u_obs %.4f is the useful share %.4f (%.1f of %.1f s)"
+          % (w["u_obs"], use / cov, use, cov))
+    mu = w.get("mean_utilization_pct", float("nan"))
+    check(abs(mu - g["util_mean_pct"]) < 0.01 and abs(w["u_obs"] * 100 - g["util_mean_pct"]) > 3,
+          "busy: mean utilization %.2f %% kept apart" % mu)
+    rate, eff = rep["cost"]["params"]["cloud_hourly_rate"]["value"], rep["cost"]["params"]["cloud_efficiency"]["value"]
+    hours = rate * w["busy_h"] / eff
+    check(abs(w.get("cloud_hours_cost", -1) - hours) < 1e-5 and
+          abs(w.get("cloud_job_charges", -1) - (w["cloud_cost"] - hours)) < 1e-5,
+          "busy: cloud %.4f = hours %.4f + per-job %.4f" % (w["cloud_cost"], hours, w["cloud_cost"] - hours))
+    txt = subprocess.run([BIN, "report", "--profile", "h200-vs-cloud", CAP], capture_output=True, text=True).stdout
+    head = txt.split("Inputs")[0]
+    pct = "%.1f %%" % (100 * use / cov)
+    check(("How busy:  " + pct) in head and ("busy " + pct) in head, "busy: headline and verdict say " + pct)
+    check("mean utilization %.1f %%" % g["util_mean_pct"] in head, "busy: mean utilization named as such")
+    check("per-job charge" in head and "per-hour comparison" in head, "busy: the verdict says which comparison drives it")
+
+
 def main():
     rows = dmon_rows()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TZ"] = "UTC"
         os.environ["LC_ALL"] = "C"
         for name, fn in [("throttle", lambda: case_throttle(tmp)), ("bursty", lambda: case_bursty(tmp, rows)),
-                         ("long", lambda: case_long(tmp, rows)), ("header", lambda: case_header(tmp))]:
+                         ("long", lambda: case_long(tmp, rows)), ("busy", case_busy),
+                         ("header", lambda: case_header(tmp))]:
             if not ONLY or name in ONLY:
                 fn()
     if fails:
