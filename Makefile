@@ -183,9 +183,11 @@ scale-tests: $(BIN)
 state-accuracy: $(BIN)
 	@sh tests/states/run.sh $(BIN)
 
-# gputally alert on hand-made logs, the Prometheus rules (promtool) and the Grafana dashboard
+# gputally alert on hand-made logs, the Prometheus rules (promtool), the Grafana dashboard, and
+# delivery to a real Alertmanager and a local webhook receiver (tests/alert/deliver.sh)
 alert-tests: $(BIN)
 	@sh tests/alert/run.sh $(BIN)
+	@sh tests/alert/deliver.sh $(BIN)
 
 # Kernel logs on the real H200 capture and generated bad input, times against a Python recount
 kernel-tests: $(BIN)
