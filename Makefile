@@ -52,7 +52,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-tests check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
+        unit formats golden corpus check-layers check-tests check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests worked-examples bench-record device-bin \
         state-accuracy alert-tests issue15 store-tests kernel-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
@@ -179,6 +179,10 @@ trace-check: $(BIN)
 scale-tests: $(BIN)
 	@sh tests/scale/run.sh $(BIN)
 
+# the articles' numbers in docs/worked-examples.md, each command run and its output checked
+worked-examples: $(BIN)
+	@python3 tests/worked/check.py $(BIN) docs/worked-examples.md
+
 # per-second states on the bundled capture against its app log (within and around phases)
 state-accuracy: $(BIN)
 	@sh tests/states/run.sh $(BIN)
@@ -205,7 +209,7 @@ prom-tests: $(BIN) $(FAKE_NVML)
 # Every tier of `make test`, in order (a new test suite is one more name here).
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-tests check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests state-accuracy alert-tests issue15 \
+	scale-tests worked-examples state-accuracy alert-tests issue15 \
 	store-tests prom-tests kernel-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
