@@ -202,11 +202,18 @@ static void prom_rule(FILE *out, const struct alert_rule *r, double u_star)
 			return;
 		}
 		prom_dur(dur, sizeof(dur), r->window_ns);
-		snprintf(expr, sizeof(expr), "avg_over_time(gputally_gpu_utilization_percent[%s]) < %.4f",
-			 dur, thr);
+		/* while a job runs: the minutes in which the GPU holds more than
+		 * 512 MiB (the recorder exports no process count) */
+		if (r->during_job)
+			snprintf(expr, sizeof(expr),
+				 "avg_over_time((gputally_gpu_utilization_percent and on(gpu, uuid, host)"
+				 " gputally_gpu_memory_used_bytes > 536870912)[%s:1m]) < %.4f", dur, thr);
+		else
+			snprintf(expr, sizeof(expr), "avg_over_time(gputally_gpu_utilization_percent[%s]) < %.4f",
+				 dur, thr);
 		rule_head(out, r, expr);
-		snprintf(text, sizeof(text), ON_GPU ": utilization {{ $value }} %% over %s, below %s %.4f %%",
-			 dur, r->use_ustar ? "the break-even u* =" : "", thr);
+		snprintf(text, sizeof(text), ON_GPU ": utilization {{ $value }} %% %sover %s, below %s %.4f %%",
+			 r->during_job ? "while a job held it " : "", dur, r->use_ustar ? "the break-even u* =" : "", thr);
 		summary(out, text);
 		return;
 	case AK_STALE:
