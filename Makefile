@@ -53,7 +53,7 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy alert-tests issue15 store-tests kernel-tests
+        state-accuracy alert-tests issue15 store-tests kernel-tests stream-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
 help:
@@ -192,6 +192,10 @@ kernel-tests: $(BIN)
 store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 
+# Issue 33: FIFOs and pipes, two writers of one store, bounds on reads, terminal escapes
+stream-tests: $(BIN)
+	@sh tests/streams/run.sh $(BIN)
+
 .PHONY: prom-tests bench-prom
 # report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
 prom-tests: $(BIN) $(FAKE_NVML)
@@ -201,7 +205,7 @@ prom-tests: $(BIN) $(FAKE_NVML)
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
 	scale-tests state-accuracy alert-tests issue15 \
-	store-tests prom-tests kernel-tests
+	store-tests prom-tests kernel-tests stream-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)

@@ -801,6 +801,7 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		if (depth > 16 || !(d = opendir(path))) {
 			add_input(res, path);
+			res->inputs[res->nr - 1].named = depth == 0;
 			snprintf(res->inputs[res->nr - 1].skip_reason,
 				 sizeof(res->inputs[0].skip_reason), "cannot read directory");
 			return;
@@ -825,6 +826,7 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 		return;
 	}
 	add_input(res, path);
+	res->inputs[res->nr - 1].named = depth == 0;
 }
 
 /* ---- time resolution ----------------------------------------------------- */
