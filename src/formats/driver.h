@@ -53,6 +53,12 @@ struct input_stat {
 	const struct format *sniff_format;	/* NULL: no format took it */
 	int sniff_score;
 	bool named;		/* given by name, not found in a directory */
+	/* a stream (standard input, a pipe, a FIFO): read once into a copy
+	 * (spool.h) that every pass reads by read_path, owned */
+	bool stream;
+	bool spool_cut;		/* longer than the copy's limit: read up to it */
+	int spool_fd;
+	char *read_path;
 };
 
 struct ingest_result {
