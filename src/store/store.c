@@ -400,8 +400,19 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc)
 	struct check_walk *cw;
 	static unsigned char buf[1 << 16];
 	long got = 0;
+	struct stat sb;
 
 	memset(fc, 0, sizeof(*fc));
+	/* a stream has no end to wait for (/dev/zero) and cannot be read a
+	 * second time to parse it: decided from stat(), before any open()
+	 * (which would wait for a FIFO's writer) */
+	if (strcmp(path, "-") && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		fc->status = FILE_UNREADABLE;
+		snprintf(fc->why, sizeof(fc->why),
+			 "not a regular file (a pipe, FIFO or device): ingest keeps a file's fingerprint to "
+			 "know it again; save the stream to a file first");
+		return -1;
+	}
 	if (reader_open_opt(&r, path, true, 0, &e)) {
 		fc->status = FILE_UNREADABLE;
 		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);
