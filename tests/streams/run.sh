@@ -99,5 +99,37 @@ for dev in /dev/zero "$T/fifo"; do
 	rm -f "$T/z.db"
 done
 
+# ---- 2. two to four writers into one new store ------------------------------
+# each round: four ingests of four logs of the capture start at once into a
+# store that does not exist yet; all must store their file (no "table meta
+# already exists"), and the store must cover what one-at-a-time ingests cover
+set -- dmon_pucvmet_DT.log query_gpu_units_500ms.csv pmon_um_DT.log gpu_monitor_h200_capture_20261129.csv
+for f in "$@"; do "$BIN" ingest -q --db "$T/seq.db" "$EX/$f" >/dev/null 2>&1; done
+"$BIN" trend --db "$T/seq.db" --csv | cut -d, -f1-4 >"$T/seq.csv"
+rounds=0 good=0
+for r in 1 2 3 4 5 6 7 8; do
+	rm -f "$T/par.db" "$T/par.db-wal" "$T/par.db-shm" "$T"/par?.out
+	w=4
+	[ $((r % 3)) = 0 ] && w=2	# some rounds with two writers
+	n=0
+	for f in "$@"; do
+		[ $n = $w ] && break
+		n=$((n + 1))
+		lim "$BIN" ingest -q --db "$T/par.db" "$EX/$f" >"$T/par$n.out" 2>&1 &
+	done
+	wait
+	rounds=$((rounds + 1))
+	nfiles=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from files").fetchone()[0])' "$T/par.db" 2>/dev/null)
+	if grep -q 'error' "$T"/par?.out || [ "$nfiles" != "$w" ]; then
+		echo "round $r ($w writers): $nfiles file(s) stored"; grep -h error "$T"/par?.out
+	elif [ $w = 4 ] && ! "$BIN" trend --db "$T/par.db" --csv | cut -d, -f1-4 | cmp -s - "$T/seq.csv"; then
+		echo "round $r: the store covers other hours than one-at-a-time ingests"
+	else
+		good=$((good + 1))
+	fi
+done
+if [ $good = $rounds ]; then ok "concurrent ingests into a new store: $good of $rounds rounds stored every file"
+else bad "concurrent ingests into a new store: $good of $rounds rounds stored every file"; fi
+
 echo "streams: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
