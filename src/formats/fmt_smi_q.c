@@ -43,54 +43,55 @@ static const struct qkey {
 	const char *key;
 	uint8_t what;		/* enum qf */
 	uint16_t arg;
+	const char *unit;	/* what follows the number ("" none) */
 } qkeys[] = {
-	{ "FB Memory Usage", "Total", QF_METRIC, M_MEM_TOTAL },
-	{ "FB Memory Usage", "Reserved", QF_METRIC, M_MEM_RESERVED },
-	{ "FB Memory Usage", "Used", QF_METRIC, M_MEM_USED },
-	{ "Utilization", "GPU", QF_METRIC, M_UTIL_GPU },
-	{ "Utilization", "Gpu", QF_METRIC, M_UTIL_GPU },
-	{ "Utilization", "Memory", QF_METRIC, M_UTIL_MEM },
-	{ "Temperature", "GPU Current Temp", QF_METRIC, M_TEMP },
-	{ "Temperature", "Memory Current Temp", QF_METRIC, M_MEM_TEMP },
-	{ "Clocks", "SM", QF_METRIC, M_SM_CLOCK },
-	{ "Clocks", "Memory", QF_METRIC, M_MEM_CLOCK },
-	{ "Max Clocks", "SM", QF_METRIC, M_SM_CLOCK_MAX },
-	{ "Power Readings", "Power Draw", QF_POWER, 0 },
-	{ "Power Readings", "Average Power Draw", QF_POWER, 1 },
-	{ "Power Readings", "Instantaneous Power Draw", QF_POWER, 2 },
-	{ "Power Readings", "Enforced Power Limit", QF_LIMIT, 0 },
-	{ "Power Readings", "Current Power Limit", QF_LIMIT, 0 },
-	{ "Power Readings", "Power Limit", QF_LIMIT, 1 },
-	{ "Power Readings", "Requested Power Limit", QF_LIMIT, 1 },
-	{ "GPU Power Readings", "Power Draw", QF_POWER, 0 },
-	{ "GPU Power Readings", "Average Power Draw", QF_POWER, 1 },
-	{ "GPU Power Readings", "Instantaneous Power Draw", QF_POWER, 2 },
-	{ "GPU Power Readings", "Enforced Power Limit", QF_LIMIT, 0 },
-	{ "GPU Power Readings", "Current Power Limit", QF_LIMIT, 0 },
-	{ "GPU Power Readings", "Power Limit", QF_LIMIT, 1 },
-	{ "GPU Power Readings", "Requested Power Limit", QF_LIMIT, 1 },
-	{ "PCIe Generation", "Current", QF_METRIC, M_PCIE_GEN },
-	{ "PCIe Generation", "Max", QF_METRIC, M_PCIE_GEN_MAX },
-	{ "Link Width", "Current", QF_METRIC, M_PCIE_WIDTH },
-	{ "Link Width", "Max", QF_METRIC, M_PCIE_WIDTH_MAX },
-	{ "Retired Pages", "Single Bit ECC", QF_RETIRED, 0 },
-	{ "Retired Pages", "Double Bit ECC", QF_RETIRED, 0 },
-	{ "Retired Pages", "Pending Page Blacklist", QF_PENDING, 0 },
-	{ "Retired Pages", "Pending", QF_PENDING, 0 },
-	{ "Remapped Rows", "Correctable Error", QF_REMAPPED, 0 },
-	{ "Remapped Rows", "Uncorrectable Error", QF_REMAPPED, 0 },
-	{ "Remapped Rows", "Pending", QF_PENDING, 0 },
+	{ "FB Memory Usage", "Total", QF_METRIC, M_MEM_TOTAL, "MiB" },
+	{ "FB Memory Usage", "Reserved", QF_METRIC, M_MEM_RESERVED, "MiB" },
+	{ "FB Memory Usage", "Used", QF_METRIC, M_MEM_USED, "MiB" },
+	{ "Utilization", "GPU", QF_METRIC, M_UTIL_GPU, "%" },
+	{ "Utilization", "Gpu", QF_METRIC, M_UTIL_GPU, "%" },
+	{ "Utilization", "Memory", QF_METRIC, M_UTIL_MEM, "%" },
+	{ "Temperature", "GPU Current Temp", QF_METRIC, M_TEMP, "C" },
+	{ "Temperature", "Memory Current Temp", QF_METRIC, M_MEM_TEMP, "C" },
+	{ "Clocks", "SM", QF_METRIC, M_SM_CLOCK, "MHz" },
+	{ "Clocks", "Memory", QF_METRIC, M_MEM_CLOCK, "MHz" },
+	{ "Max Clocks", "SM", QF_METRIC, M_SM_CLOCK_MAX, "MHz" },
+	{ "Power Readings", "Power Draw", QF_POWER, 0, "W" },
+	{ "Power Readings", "Average Power Draw", QF_POWER, 1, "W" },
+	{ "Power Readings", "Instantaneous Power Draw", QF_POWER, 2, "W" },
+	{ "Power Readings", "Enforced Power Limit", QF_LIMIT, 0, "W" },
+	{ "Power Readings", "Current Power Limit", QF_LIMIT, 0, "W" },
+	{ "Power Readings", "Power Limit", QF_LIMIT, 1, "W" },
+	{ "Power Readings", "Requested Power Limit", QF_LIMIT, 1, "W" },
+	{ "GPU Power Readings", "Power Draw", QF_POWER, 0, "W" },
+	{ "GPU Power Readings", "Average Power Draw", QF_POWER, 1, "W" },
+	{ "GPU Power Readings", "Instantaneous Power Draw", QF_POWER, 2, "W" },
+	{ "GPU Power Readings", "Enforced Power Limit", QF_LIMIT, 0, "W" },
+	{ "GPU Power Readings", "Current Power Limit", QF_LIMIT, 0, "W" },
+	{ "GPU Power Readings", "Power Limit", QF_LIMIT, 1, "W" },
+	{ "GPU Power Readings", "Requested Power Limit", QF_LIMIT, 1, "W" },
+	{ "PCIe Generation", "Current", QF_METRIC, M_PCIE_GEN, "" },
+	{ "PCIe Generation", "Max", QF_METRIC, M_PCIE_GEN_MAX, "" },
+	{ "Link Width", "Current", QF_METRIC, M_PCIE_WIDTH, "x" },
+	{ "Link Width", "Max", QF_METRIC, M_PCIE_WIDTH_MAX, "x" },
+	{ "Retired Pages", "Single Bit ECC", QF_RETIRED, 0, "" },
+	{ "Retired Pages", "Double Bit ECC", QF_RETIRED, 0, "" },
+	{ "Retired Pages", "Pending Page Blacklist", QF_PENDING, 0, "" },
+	{ "Retired Pages", "Pending", QF_PENDING, 0, "" },
+	{ "Remapped Rows", "Correctable Error", QF_REMAPPED, 0, "" },
+	{ "Remapped Rows", "Uncorrectable Error", QF_REMAPPED, 0, "" },
+	{ "Remapped Rows", "Pending", QF_PENDING, 0, "" },
 	/* formats.md 7.6: the reason bits; HW Thermal and HW Power Brake
 	 * Slowdown sit one level deeper, under HW Slowdown */
-	{ "Reasons", "Idle", QF_REASON, 0x1 },
-	{ "Reasons", "Applications Clocks Setting", QF_REASON, 0x2 },
-	{ "Reasons", "SW Power Cap", QF_REASON, 0x4 },
-	{ "Reasons", "HW Slowdown", QF_REASON, 0x8 },
-	{ "Reasons", "Sync Boost", QF_REASON, 0x10 },
-	{ "Reasons", "SW Thermal Slowdown", QF_REASON, 0x20 },
-	{ "Reasons", "HW Thermal Slowdown", QF_REASON, 0x40 },
-	{ "Reasons", "HW Power Brake Slowdown", QF_REASON, 0x80 },
-	{ "Reasons", "Display Clock Setting", QF_REASON, 0x100 },
+	{ "Reasons", "Idle", QF_REASON, 0x1, "" },
+	{ "Reasons", "Applications Clocks Setting", QF_REASON, 0x2, "" },
+	{ "Reasons", "SW Power Cap", QF_REASON, 0x4, "" },
+	{ "Reasons", "HW Slowdown", QF_REASON, 0x8, "" },
+	{ "Reasons", "Sync Boost", QF_REASON, 0x10, "" },
+	{ "Reasons", "SW Thermal Slowdown", QF_REASON, 0x20, "" },
+	{ "Reasons", "HW Thermal Slowdown", QF_REASON, 0x40, "" },
+	{ "Reasons", "HW Power Brake Slowdown", QF_REASON, 0x80, "" },
+	{ "Reasons", "Display Clock Setting", QF_REASON, 0x100, "" },
 };
 
 struct qproc {
@@ -271,13 +272,13 @@ static void gpu_key(struct parse_ctx *ctx, struct smi_q *q, const char *line, in
 			if (!smi_missing_token(val, &st))
 				slice_copy(q->uuid, sizeof(q->uuid), val);
 		} else if (slice_eq(key, "Fan Speed")) {
-			if (smi_value_number(val, &v, &st))
+			if (smi_value_unit(val, "%", &v, &st))
 				set_metric(q, M_FAN, v);
 			else if (!smi_missing_token(val, &st))
 				bad_value(ctx, line, key, val, "a percentage");
 		} else if (slice_eq(key, "Performance State")) {
 			if (val.n >= 2 && val.p[0] == 'P' &&
-			    smi_value_number((struct slice){ val.p + 1, val.n - 1 }, &v, &st) &&
+			    smi_value_unit((struct slice){ val.p + 1, val.n - 1 }, "", &v, &st) &&
 			    v >= 0 && v <= 15)
 				set_metric(q, M_PSTATE, v);
 			else if (!smi_missing_token(val, &st))
@@ -309,7 +310,7 @@ static void gpu_key(struct parse_ctx *ctx, struct smi_q *q, const char *line, in
 		if (slice_eq(key, "Name") || slice_eq(key, "Process Name")) {
 			slice_copy(p->name, sizeof(p->name), val);
 		} else if (slice_eq(key, "Used GPU Memory")) {
-			if (smi_value_number(val, &v, &st)) {
+			if (smi_value_unit(val, "MiB", &v, &st)) {
 				p->fb = v;
 				p->has_fb = true;
 			} else if (!smi_missing_token(val, &st)) {
@@ -344,7 +345,7 @@ static void gpu_key(struct parse_ctx *ctx, struct smi_q *q, const char *line, in
 		}
 		break;
 	default:
-		if (!smi_value_number(val, &v, &st)) {
+		if (!smi_value_unit(val, k->unit, &v, &st)) {
 			if (!smi_missing_token(val, &st))
 				bad_value(ctx, line, key, val, "a number");
 			break;

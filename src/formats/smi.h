@@ -86,10 +86,10 @@ void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
 /* "Sun Nov 29 22:46:33 2026" (C ctime, day padded with a space), local time,
  * to UTC ns: 0, or -1 when s is not such a time. */
 int smi_ctime(struct slice s, int64_t *t_ns);
-/* A number with an optional unit ("18.00 W", "143771 MiB", "16x", "3072
- * bank(s)"); false for anything else, and for the tokens of
- * smi_missing_token() (which set *status bits). */
-bool smi_value_number(struct slice v, double *out, uint8_t *status);
+/* A number, bare or followed by exactly `unit` ("18.00 W" with "W", "16x"
+ * with "x", "127W" with "W"); false for anything else ("59kW"), and for the
+ * tokens of smi_missing_token() (which set *status bits). */
+bool smi_value_unit(struct slice v, const char *unit, double *out, uint8_t *status);
 
 /* ---- text split into lines for stream() formats (textlines.c) ---- */
 

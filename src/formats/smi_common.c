@@ -89,7 +89,7 @@ int smi_ctime(struct slice s, int64_t *t_ns)
 	return 0;
 }
 
-bool smi_value_number(struct slice v, double *out, uint8_t *status)
+bool smi_value_unit(struct slice v, const char *unit, double *out, uint8_t *status)
 {
 	const char *p, *end;
 	double d;
@@ -102,10 +102,7 @@ bool smi_value_number(struct slice v, double *out, uint8_t *status)
 	if (scan_double(&p, end, &d))
 		return false;
 	scan_skip_space(&p, end);
-	while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '%' ||
-			   *p == '/' || *p == '(' || *p == ')'))
-		p++;
-	if (p != end)
+	if (p != end && !slice_eq((struct slice){ p, (size_t)(end - p) }, unit))
 		return false;
 	*out = d;
 	return true;

@@ -173,6 +173,9 @@ static void test_sniff_capture(void **st)
 	} files[] = {
 		{ "tests/formats/smi-q/y_h200_start.txt", "smi-q" },
 		{ "tests/formats/smi-q/y_h200_pids.txt", "smi-q" },
+		{ "tests/formats/smi-table/y_basic.txt", "smi-table" },
+		{ "tests/formats/smi-table/y_h200_idle.txt", "smi-table" },
+		{ "tests/formats/smi-table/y_gtx680_331_3gpu.txt", "smi-table" },
 	};
 
 	(void)st;
@@ -186,11 +189,97 @@ static void test_sniff_capture(void **st)
 	}
 }
 
+/* Lines of a table fed to smi-table's line(): the records it made. */
+static void table_lines(const char *const *lines, size_t n, struct batch *b)
+{
+	const struct format *f = format_find("smi-table");
+	struct ingest_opts o;
+	struct parse_ctx ctx;
+	void *state;
+
+	assert_non_null(f);
+	state = xcalloc(1, f->state_size);
+	memset(&o, 0, sizeof(o));
+	memset(b, 0, sizeof(*b));
+	for (int i = 0; i < 4; i++)
+		b->last_str[i] = STR_NONE;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.opts = &o;
+	ctx.src = "t.txt";
+	ctx.state = state;
+	ctx.out = b;
+	f->init(state, &o);
+	for (size_t i = 0; i < n; i++) {
+		ctx.line = i + 1;
+		f->line(&ctx, lines[i], strlen(lines[i]));
+	}
+	free(state);
+}
+
+/*
+ * A `watch nvidia-smi` redraw: the date is at the end of watch's header, and
+ * a second redraw with other figures gets its own time.  The rows are the
+ * capture's (smi_default_mid.txt); the header is the shape watch prints.
+ */
+static void test_table_watch(void **st)
+{
+	static const char *const lines[] = {
+		"Every 1.0s: nvidia-smi                              vm: Sun Nov 29 22:47:13 2026",
+		"",
+		"+-----------------------------------------------------------------------------------------+",
+		"| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |",
+		"+-----------------------------------------+------------------------+----------------------+",
+		"| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+		"| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+		"|                                         |                        |               MIG M. |",
+		"|=========================================+========================+======================|",
+		"|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |",
+		"| N/A   55C    P0            599W /  700W |    9497MiB / 143771MiB |     92%      Default |",
+		"|                                         |                        |             Disabled |",
+		"+-----------------------------------------+------------------------+----------------------+",
+		"Every 1.0s: nvidia-smi                              vm: Sun Nov 29 22:47:14 2026",
+		"+-----------------------------------------------------------------------------------------+",
+		"| NVIDIA-SMI 580.159.04             Driver Version: 580.159.04     CUDA Version: 13.0     |",
+		"+-----------------------------------------+------------------------+----------------------+",
+		"| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+		"| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+		"|                                         |                        |               MIG M. |",
+		"|=========================================+========================+======================|",
+		"|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |",
+		"| N/A   56C    P0            620W /  700W |    9497MiB / 143771MiB |     99%      Default |",
+		"|                                         |                        |             Disabled |",
+		"+-----------------------------------------+------------------------+----------------------+",
+	};
+	struct batch b;
+
+	(void)st;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	table_lines(lines, sizeof(lines) / sizeof(lines[0]), &b);
+	assert_int_equal(b.nr, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct rec *r = &b.recs[i];
+		assert_int_equal(r->kind, REC_SAMPLE);
+		assert_int_equal(r->time_kind, TK_ABS);
+		assert_int_equal(r->t_ns, (T0_S + 40 + i) * INT64_C(1000000000));
+		assert_int_equal(r->gpu_index, 0);
+		assert_string_equal(batch_str(&b, r->name), "NVIDIA H200");
+		assert_near(r->v[M_UTIL_GPU], i ? 99 : 92, 0);
+		assert_near(r->v[M_POWER], i ? 620 : 599, 0);
+		assert_near(r->v[M_MEM_USED], 9497, 0);
+		/* fan N/A: unknown, not 0 */
+		assert_false(r->present & (1u << M_FAN));
+	}
+	free(b.recs);
+	free(b.strs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_q_pieces),
 		cmocka_unit_test(test_sniff_capture),
+		cmocka_unit_test(test_table_watch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
