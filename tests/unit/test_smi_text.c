@@ -176,6 +176,11 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/smi-table/y_basic.txt", "smi-table" },
 		{ "tests/formats/smi-table/y_h200_idle.txt", "smi-table" },
 		{ "tests/formats/smi-table/y_gtx680_331_3gpu.txt", "smi-table" },
+		{ "tests/formats/dev-holders/y_basic.txt", "dev-holders" },
+		{ "tests/formats/dev-holders/y_fuser_v.txt", "dev-holders" },
+		{ "tests/formats/dev-holders/y_ls_proc_fd.txt", "dev-holders" },
+		{ "tests/formats/dev-holders/y_maps.txt", "dev-holders" },
+		{ "tests/formats/dev-holders/y_lsof.txt", "dev-holders" },
 	};
 
 	(void)st;
