@@ -207,7 +207,8 @@ const char *format_identify(const char *head, size_t n, const char *name)
 		return "a bare version number (as /sys/module/nvidia/version holds): not telemetry";
 	if (all(&ls, is_number))
 		return "a column of bare numbers with no header and no time: not telemetry gputally can place";
-	if (first.n && (first.p[0] == '{' || first.p[0] == '[')) {
+	if (first.n && (first.p[0] == '{' || first.p[0] == '[') &&
+	    (first.n == 1 || strchr("{[\"] \t", first.p[1]) || first.p[0] == '{')) {
 		if (ls.n >= 2 && all(&ls, is_json_object_line))
 			return "JSON lines in no format gputally reads (an application's own log?): not telemetry";
 		return "a JSON document in no format gputally reads (not a Kineto trace, a journal or "

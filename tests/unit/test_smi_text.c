@@ -181,6 +181,8 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/dev-holders/y_ls_proc_fd.txt", "dev-holders" },
 		{ "tests/formats/dev-holders/y_maps.txt", "dev-holders" },
 		{ "tests/formats/dev-holders/y_lsof.txt", "dev-holders" },
+		{ "tests/formats/gpustat/y_basic.txt", "gpustat" },
+		{ "tests/formats/gpustat/y_mock_full_process.txt", "gpustat" },
 	};
 
 	(void)st;
