@@ -183,6 +183,7 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/dev-holders/y_lsof.txt", "dev-holders" },
 		{ "tests/formats/gpustat/y_basic.txt", "gpustat" },
 		{ "tests/formats/gpustat/y_mock_full_process.txt", "gpustat" },
+		{ "tests/formats/dcgmi-dmon/y_basic.txt", "dcgmi-dmon" },
 	};
 
 	(void)st;
