@@ -14,6 +14,7 @@
  * compressed files are decompressed by the main thread into chunk buffers.
  */
 #include "formats/driver.h"
+#include "formats/identify.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -1451,7 +1452,10 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 						      sizeof(st->columns_note));
 	}
 	if (!s->fmt) {
-		snprintf(st->skip_reason, sizeof(st->skip_reason), "not a recognised format");
+		/* issue 36: a file that is something else is named as what it is */
+		const char *what = format_identify(head, head_n, name);
+		snprintf(st->skip_reason, sizeof(st->skip_reason), "%s",
+			 what ? what : "not a recognised format");
 		st->bytes = 0;	/* the sniffed head does not count: the file is not read */
 		return false;
 	}
