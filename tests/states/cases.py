@@ -10,7 +10,9 @@ of each phase is docs/states.md's table ("How the rules hold on the real
 capture"); nothing here is taken from gputally's code.
 
   throttle   query-gpu rows of the compute phase: 20 s as captured (1980 MHz),
-             32 s at 1950-1965 MHz with clock-event reason 0x4 (SW power cap),
+             then two processes (compute-apps rows of the capture, a second
+             pid beside the first) at 1950-1965 MHz for 32 s with clock-event
+             reason 0x4 (SW power cap),
              32 s at 1650-1700 MHz with 0x4, then the idle_end rows.  The
              first 52 s are compute_bound (the 1-2 % loss noted, not a state),
              the 32 s that lost 15 % are throttled, and the finding says so.
@@ -289,7 +291,17 @@ def case_throttle(tmp):
     path = os.path.join(tmp, "throttle.csv")
     with open(path, "w") as o:
         o.write(", ".join(head) + "\n" + "\n".join(out) + "\n")
-    rep = report([path])
+    # two processes share the GPU from the start of the capped stretch: the
+    # capture's own compute-apps row, replayed once a second, and a second pid
+    apps = open(os.path.join(CAP, "query_apps.csv")).read().splitlines()
+    arow = [c.strip() for c in apps[200].split(",")]
+    apath = os.path.join(tmp, "throttle_apps.csv")
+    with open(apath, "w") as o:
+        o.write(apps[0] + "\n")
+        for k in range(20, 84):
+            for pid in (arow[2], str(int(arow[2]) + 1)):
+                o.write(", ".join([qstamp(T0 + k)] + [arow[1], pid] + arow[3:]) + "\n")
+    rep = report([path, apath])
     if rep is None:
         return
     st = per_second(rep)
@@ -310,6 +322,7 @@ def case_throttle(tmp):
     nt = [f for f in rep["findings"] if f["kind"] == "clock_events_noted"]
     check(len(nt) == 1 and 30 <= nt[0]["value"] <= 34 and "SW power cap" in nt[0]["message"],
           "throttle: the reasons at full clocks noted once (%s)" % [f["message"] for f in nt])
+    check(len(rep.get("processes", [])) == 2, "throttle: two processes seen (%d)" % len(rep.get("processes", [])))
 
 
 # ---- a hand-written header over noheader,nounits rows ---------------------------------
