@@ -239,26 +239,14 @@ static double legend_states(struct hw *h, double y, const bool *which)
 
 /* ---- summary, inputs, GPUs --------------------------------------------- */
 
-static int cmp_find_weight(const void *a, const void *b)
-{
-	const struct finding *x = *(const struct finding *const *)a, *y = *(const struct finding *const *)b;
-	int64_t dx = x->t1_ns - x->t0_ns, dy = y->t1_ns - y->t0_ns;
-
-	if (x->severity != y->severity)
-		return y->severity - x->severity;
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* Findings by weight: severity first, then how long they lasted. */
+/* Findings in the analysis' one order (severity, the kinds that always
+ * appear, cost: analysis_rank_findings()); the writers never sort them. */
 static const struct finding **findings_by_weight(const struct analysis *an)
 {
 	const struct finding **v = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*v));
 
 	for (size_t i = 0; i < an->nfinds; i++)
 		v[i] = &an->finds[i];
-	qsort(v, an->nfinds, sizeof(*v), cmp_find_weight);
 	return v;
 }
 
@@ -1575,8 +1563,10 @@ static void findings(struct hw *h, const struct finding **byw)
 		const struct finding *f = byw[i];
 		fprintf(h->out, "<tr><td class=\"sev-%s\">%s</td><td>", severity_name[f->severity], severity_name[f->severity]);
 		esc(h, f->kind);
-		if (f->gpu >= 0)
-			fprintf(h->out, "</td><td>%d</td><td>", f->gpu);
+		if (f->gpu >= 0 && an->tl.gpus[f->gpu].id.index >= 0)
+			fprintf(h->out, "</td><td>%d</td><td>", an->tl.gpus[f->gpu].id.index);
+		else if (f->gpu >= 0)
+			fprintf(h->out, "</td><td>?</td><td>");
 		else
 			fprintf(h->out, "</td><td>-</td><td>");
 		when(h, f->t0_ns);

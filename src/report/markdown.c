@@ -209,24 +209,25 @@ static void findings(FILE *out, const struct report *r)
 		return;
 	}
 	fprintf(out, "| severity | kind | GPU | from | to | what | evidence |\n|---|---|--:|---|---|---|---|\n");
-	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
-		for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
-			const struct finding *f = &an->finds[i];
-			if (f->severity != sev)
-				continue;
-			fprintf(out, "| %s | ", severity_name[sev]);
-			md(out, f->kind);
-			if (f->gpu >= 0)
-				fprintf(out, " | %d | ", f->gpu);
-			else
-				fprintf(out, " | - | ");
-			fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
-			md(out, f->message);
-			fprintf(out, " | ");
-			md(out, f->evidence);
-			fprintf(out, " |\n");
-			shown++;
-		}
+	/* the analysis' one order: severity, the kinds that always appear, cost */
+	for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
+		const struct finding *f = &an->finds[i];
+		const struct gpu_ident *id = f->gpu >= 0 ? &an->tl.gpus[f->gpu].id : NULL;
+		fprintf(out, "| %s | ", severity_name[f->severity]);
+		md(out, f->kind);
+		if (id && id->index >= 0)
+			fprintf(out, " | %d | ", id->index);
+		else if (id)
+			fprintf(out, " | ? | ");
+		else
+			fprintf(out, " | - | ");
+		fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
+		md(out, f->message);
+		fprintf(out, " | ");
+		md(out, f->evidence);
+		fprintf(out, " |\n");
+		shown++;
+	}
 	if (an->nfinds > shown || an->finds_dropped)
 		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
 }

@@ -12,7 +12,6 @@
 #include "util/timeutil.h"
 
 #define MAX_TEXT_SEGMENTS 40
-#define MAX_TEXT_FINDINGS 60
 #define MAX_TEXT_BAD 20
 #define MAX_TEXT_EVENT_GROUPS 40
 
@@ -316,15 +315,71 @@ static void processes(FILE *out, const struct report *r)
 	}
 }
 
+/* "2423 stretches, 21h32m06s in all, 9494.7 kJ, 12.3 EUR": a summary's totals */
+static const char *stretch_totals(char *buf, size_t cap, const struct report *r, const struct finding *f)
+{
+	char d[32], e[32], c[48];
+	double cost = report_finding_cost(r, f);
+
+	time_human_dur(d, sizeof(d), (int64_t)(f->total_s * 1e9));
+	snprintf(buf, cap, "%llu %s, %s in all%s%s%s%s%s", (unsigned long long)f->nstretch,
+		 strcmp(f->kind, "log_gap") ? (f->nstretch == 1 ? "stretch" : "stretches") : (f->nstretch == 1 ? "gap" : "gaps"),
+		 d, isnan(f->energy_j) ? "" : ", ", isnan(f->energy_j) ? "" : num(e, sizeof(e), f->energy_j / 1e3, 1),
+		 isnan(f->energy_j) ? "" : " kJ", isnan(cost) ? "" : ", cost ",
+		 isnan(cost) ? "" : money(c, sizeof(c), r, cost));
+	return buf;
+}
+
+/* A finding in full: its line, message, evidence and, for a summary of
+ * several stretches, its totals and the longest ones.  Returns the lines. */
+static int finding_full(FILE *out, const struct report *r, const struct finding *f)
+{
+	const struct analysis *an = r->an;
+	char a[40], b[40], l[160], t[160];
+	int lines = 3;
+
+	fprintf(out, "  [%s] %s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
+		f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
+		when(b, sizeof(b), f->t1_ns), f->message, f->evidence);
+	if (f->nstretch > 1) {
+		fprintf(out, "    %s; longest:", stretch_totals(t, sizeof(t), r, f));
+		for (int i = 0; i < f->ndetail && i < 3; i++)
+			fprintf(out, "%s %s (%s)", i ? "," : "", when(a, sizeof(a), f->detail[i].t0_ns),
+				time_human_dur(b, sizeof(b), f->detail[i].t1_ns - f->detail[i].t0_ns));
+		fputc('\n', out);
+		lines++;
+	}
+	return lines;
+}
+
+/* A finding in one line. */
+static void finding_short(FILE *out, const struct report *r, const struct finding *f)
+{
+	char l[160], t[160], a[40];
+
+	fprintf(out, "  [%s] %s  %s: %s\n", severity_name[f->severity], f->kind,
+		f->gpu >= 0 ? analysis_gpu_name(r->an, f->gpu, l, sizeof(l)) : "host",
+		f->nstretch ? stretch_totals(t, sizeof(t), r, f) : when(a, sizeof(a), f->t0_ns));
+}
+
+/*
+ * The findings, in the analysis' one order (severity, the kinds that always
+ * appear, cost): in full while the section is short, then one line each;
+ * the first finding of each GPU and kind that always appears (or is a
+ * warning or worse) is never left out, the rest stop at TEXT_FINDING_SHORT.
+ */
+#define TEXT_FINDING_LINES 30
+#define TEXT_FINDING_SHORT 12
 static void findings(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	char a[40], b[40];
-	size_t shown = 0;
+	struct { const char *kind; int gpu; } seen[64];
+	size_t nseen = 0, left = 0, nshort = 0;
+	int lines = 0;
 
-	fprintf(out, "\nFindings (%zu)\n", an->nfinds + (size_t)an->finds_dropped);
+	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
-		/* a tally by kind first: on long logs the list itself is long */
+		/* a tally by kind first */
 		const char *kinds[32];
 		size_t counts[32], nk = 0;
 		for (size_t i = 0; i < an->nfinds; i++) {
@@ -343,18 +398,27 @@ static void findings(FILE *out, const struct report *r)
 			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
 		fputc('\n', out);
 	}
-	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
-		for (size_t i = 0; i < an->nfinds && shown < MAX_TEXT_FINDINGS; i++) {
-			const struct finding *f = &an->finds[i];
-			if (f->severity != sev)
-				continue;
-			fprintf(out, "  [%s] %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity],
-				f->kind, when(a, sizeof(a), f->t0_ns), when(b, sizeof(b), f->t1_ns), f->message,
-				f->evidence);
-			shown++;
+	for (size_t i = 0; i < an->nfinds; i++) {
+		const struct finding *f = &an->finds[i];
+		bool first = true;
+		for (size_t k = 0; k < nseen && first; k++)
+			first = !(seen[k].gpu == f->gpu && !strcmp(seen[k].kind, f->kind));
+		if (first && nseen < sizeof(seen) / sizeof(seen[0])) {
+			seen[nseen].kind = f->kind;
+			seen[nseen++].gpu = f->gpu;
 		}
-	if (an->nfinds > shown || an->finds_dropped)
-		fprintf(out, "  ... %zu more in --json\n", an->nfinds - shown + (size_t)an->finds_dropped);
+		if (lines < TEXT_FINDING_LINES) {
+			lines += finding_full(out, r, f);
+		} else if (nshort < TEXT_FINDING_SHORT ||
+			   (first && (finding_always(f->kind) || f->severity >= SEV_WARNING))) {
+			finding_short(out, r, f);
+			nshort++;
+		} else {
+			left++;
+		}
+	}
+	if (left || an->finds_dropped)
+		fprintf(out, "  ... %zu more in --json\n", left + (size_t)an->finds_dropped);
 }
 
 static void cost(FILE *out, const struct report *r)
