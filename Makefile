@@ -53,7 +53,7 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy alert-tests issue15 store-tests kernel-tests
+        state-accuracy alert-tests issue15 store-tests kernel-tests judge-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
 help:
@@ -165,6 +165,9 @@ check-timeless: $(BIN)
 	@sh tests/check-timeless.sh $(BIN)
 leak-e2e: $(BIN)
 	@sh tests/leak/run.sh $(BIN)
+# issue 29: findings, leaks, evidence and GPU names on generated long runs replaying the capture
+judge-tests: $(BIN)
+	@sh tests/judge/run.sh $(BIN)
 # gputally trace against figures recomputed in Python from the same traces
 trace-check: $(BIN)
 	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
@@ -201,7 +204,7 @@ prom-tests: $(BIN) $(FAKE_NVML)
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
 	scale-tests state-accuracy alert-tests issue15 \
-	store-tests prom-tests kernel-tests
+	store-tests prom-tests kernel-tests judge-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)

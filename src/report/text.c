@@ -352,37 +352,29 @@ static int finding_full(FILE *out, const struct report *r, const struct finding 
 	return lines;
 }
 
-/* A finding in one line. */
-static void finding_short(FILE *out, const struct report *r, const struct finding *f)
-{
-	char l[160], t[160], a[40];
-
-	fprintf(out, "  [%s] %s  %s: %s\n", severity_name[f->severity], f->kind,
-		f->gpu >= 0 ? analysis_gpu_name(r->an, f->gpu, l, sizeof(l)) : "host",
-		f->nstretch ? stretch_totals(t, sizeof(t), r, f) : when(a, sizeof(a), f->t0_ns));
-}
-
 /*
  * The findings, in the analysis' one order (severity, the kinds that always
- * appear, cost): in full while the section is short, then one line each;
- * the first finding of each GPU and kind that always appears (or is a
- * warning or worse) is never left out, the rest stop at TEXT_FINDING_SHORT.
+ * appear, cost): all in full when that takes at most TEXT_FINDING_ALL
+ * lines, else in full while the section is short (TEXT_FINDING_LINES), then
+ * the rest one line per severity and kind (a lone finding with its message), naming their GPUs and
+ * adding up their stretches, so that every kind found is on the screen
+ * whatever the number of GPUs and days.
  */
-#define TEXT_FINDING_LINES 30
-#define TEXT_FINDING_SHORT 12
+#define TEXT_FINDING_ALL 45
+#define TEXT_FINDING_LINES 24
+#define TEXT_GROUP_GPUS 8
 static void findings(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	struct { const char *kind; int gpu; } seen[64];
-	size_t nseen = 0, left = 0, nshort = 0;
-	int lines = 0;
+	size_t i;
+	int lines = 0, budget;
 
 	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
 		/* a tally by kind first */
 		const char *kinds[32];
 		size_t counts[32], nk = 0;
-		for (size_t i = 0; i < an->nfinds; i++) {
+		for (i = 0; i < an->nfinds; i++) {
 			size_t k;
 			for (k = 0; k < nk && strcmp(kinds[k], an->finds[i].kind); k++)
 				;
@@ -398,27 +390,57 @@ static void findings(FILE *out, const struct report *r)
 			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
 		fputc('\n', out);
 	}
-	for (size_t i = 0; i < an->nfinds; i++) {
-		const struct finding *f = &an->finds[i];
-		bool first = true;
-		for (size_t k = 0; k < nseen && first; k++)
-			first = !(seen[k].gpu == f->gpu && !strcmp(seen[k].kind, f->kind));
-		if (first && nseen < sizeof(seen) / sizeof(seen[0])) {
-			seen[nseen].kind = f->kind;
-			seen[nseen++].gpu = f->gpu;
+	/* all in full when that fits on a screen, else the first ones */
+	for (i = 0; i < an->nfinds; i++)
+		lines += 3 + (an->finds[i].nstretch > 1);
+	budget = lines <= TEXT_FINDING_ALL ? lines : TEXT_FINDING_LINES;
+	for (i = 0, lines = 0; i < an->nfinds && lines < budget; i++)
+		lines += finding_full(out, r, &an->finds[i]);
+	/* the rest: one line per severity and kind, in the order they first come */
+	for (size_t g = i; g < an->nfinds; g++) {
+		const struct finding *f = &an->finds[g];
+		uint64_t n = 0, stretches = 0;
+		double total_s = 0, cost = 0;
+		bool done = false, costed = false;
+		char l[48], d[32], c[48];
+		for (size_t k = i; k < g && !done; k++)
+			done = an->finds[k].severity == f->severity && !strcmp(an->finds[k].kind, f->kind);
+		if (done)
+			continue;
+		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
+		for (size_t k = g; k < an->nfinds; k++) {
+			const struct finding *o = &an->finds[k];
+			double oc = report_finding_cost(r, o);
+			if (o->severity != f->severity || strcmp(o->kind, f->kind))
+				continue;
+			if (n < TEXT_GROUP_GPUS)
+				fprintf(out, "%s%s", n ? ", " : " ", o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
+			n++;
+			stretches += o->nstretch;
+			total_s += o->total_s;
+			if (!isnan(oc)) {
+				cost += oc;
+				costed = true;
+			}
 		}
-		if (lines < TEXT_FINDING_LINES) {
-			lines += finding_full(out, r, f);
-		} else if (nshort < TEXT_FINDING_SHORT ||
-			   (first && (finding_always(f->kind) || f->severity >= SEV_WARNING))) {
-			finding_short(out, r, f);
-			nshort++;
-		} else {
-			left++;
-		}
+		if (n > TEXT_GROUP_GPUS)
+			fprintf(out, " and %llu more", (unsigned long long)(n - TEXT_GROUP_GPUS));
+		if (stretches)
+			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)stretches,
+				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",
+				time_human_dur(d, sizeof(d), (int64_t)(total_s * 1e9)), costed ? ", cost " : "",
+				costed ? money(c, sizeof(c), r, cost) : "");
+		else if (n > 1)
+			fprintf(out, ": %llu findings", (unsigned long long)n);
+		else
+			fprintf(out, ": %s", f->message);
+		fputc('\n', out);
 	}
-	if (left || an->finds_dropped)
-		fprintf(out, "  ... %zu more in --json\n", left + (size_t)an->finds_dropped);
+	if (an->finds_dropped)
+		fprintf(out, "  ... %llu more of the kinds above, not kept (the cap on findings)\n",
+			(unsigned long long)an->finds_dropped);
+	if (i < an->nfinds)
+		fprintf(out, "  (every finding in full, with the longest stretches of each, in --json)\n");
 }
 
 static void cost(FILE *out, const struct report *r)
