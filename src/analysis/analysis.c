@@ -1199,6 +1199,17 @@ const char *analysis_gpu_name(const struct analysis *an, int gi, char *buf, size
 	return buf;
 }
 
+const char *analysis_gpu_num(const struct analysis *an, int gi, char *buf, size_t cap)
+{
+	if (gi < 0)
+		snprintf(buf, cap, "-");
+	else if (gi < an->tl.ngpus && an->tl.gpus[gi].id.index >= 0)
+		snprintf(buf, cap, "%d", an->tl.gpus[gi].id.index);
+	else
+		snprintf(buf, cap, "?");
+	return buf;
+}
+
 bool finding_always(const char *kind)
 {
 	static const char *const kinds[] = { "memory_leak", "memory_leak_sawtooth", "gpu_down", "gpu_lost",

@@ -381,6 +381,9 @@ double gpu_energy_j(const struct gpu_stats *g, const char **source);
 /* How GPU gi is named in every message: "GPU 4" by its index, "GPU ?"
  * with its UUID (or the report's number) when the index is unknown. */
 const char *analysis_gpu_name(const struct analysis *an, int gi, char *buf, size_t cap);
+/* The same for a table's GPU column: "4", "?" when the index is unknown,
+ * "-" for no GPU (gi < 0). */
+const char *analysis_gpu_num(const struct analysis *an, int gi, char *buf, size_t cap);
 
 /*
  * The event a stretch of GPU gi starting at t0_ns is the effect of: an event

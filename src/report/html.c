@@ -1311,6 +1311,7 @@ static void processes(struct hw *h)
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
+	char gn[16];
 	size_t np = an->nprocs, nd, *ord;
 	double maxs = 0, maxc = 0;
 	int height, half, x1 = ML + 150, x2 = x1 + (W - MR - x1) / 2 + 10;
@@ -1346,7 +1347,7 @@ static void processes(struct hw *h)
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
 		double y = 28 + (double)i * 24, wd;
-		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %d)", p->name[0] ? p->name : "-", p->pid, p->gpu);
+		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %s)", p->name[0] ? p->name : "-", p->pid, analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
 		text_at(h, x1 - 6, y + 14, "end", NULL, b);
 		wd = maxs > 0 ? half * p->busy_s / maxs : 0;
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"18\" style=\"fill:var(--c-util)\"><title>", x1, y,
@@ -1384,7 +1385,7 @@ static void processes(struct hw *h)
 	for (size_t i = 0; i < np; i++) {
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
-		fprintf(h->out, "<tr><td>%d</td><td class=\"n\">%" PRId64 "</td><td><code>", p->gpu, p->pid);
+		fprintf(h->out, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td><code>", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		esc(h, p->name[0] ? p->name : "-");
 		fprintf(h->out, "</code></td><td class=\"n\">");
 		vnum(h, p->present_s, 3, 1, 1, "processes.%zu.present_s", k);
@@ -1588,6 +1589,7 @@ static void findings(struct hw *h, const struct finding **byw)
 static void events(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
+	char gn[16];
 	size_t n = an->nevs < MAX_FINDINGS_LISTED ? an->nevs : MAX_FINDINGS_LISTED;
 	char name[48];
 
@@ -1608,7 +1610,7 @@ static void events(struct hw *h)
 			"<th>after</th><th>source</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < an->noutages && i < MAX_FINDINGS_LISTED; i++) {
 			const struct outage *o = &an->outages[i];
-			fprintf(h->out, "<tr><td>%d</td><td>", o->gpu);
+			fprintf(h->out, "<tr><td>%s</td><td>", analysis_gpu_num(an, o->gpu, gn, sizeof(gn)));
 			when(h, o->t0_ns);
 			fprintf(h->out, "</td><td>");
 			when(h, o->t1_ns);
@@ -1634,7 +1636,7 @@ static void events(struct hw *h)
 			else
 				when(h, e->t_ns);
 			if (e->gpu >= 0)
-				fprintf(h->out, "</td><td>%d</td><td>", e->gpu);
+				fprintf(h->out, "</td><td>%s</td><td>", analysis_gpu_num(an, e->gpu, gn, sizeof(gn)));
 			else
 				fprintf(h->out, "</td><td>host</td><td>");
 			analysis_event_name(name, sizeof(name), e->ev, e->code);
@@ -1666,6 +1668,7 @@ static void events(struct hw *h)
 static void traces(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
+	char gn[16];
 
 	if (!an->trace)
 		return;
@@ -1678,7 +1681,7 @@ static void traces(struct hw *h)
 			"<th class=\"n\">median gap</th><th class=\"n\">useful</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(h->out, "<tr><td>%d</td><td>", j->gpu);
+		fprintf(h->out, "<tr><td>%s</td><td>", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)));
 		esc(h, j->file);
 		fprintf(h->out, "</td><td>%s and time</td><td>", j->matched_by);
 		when(h, j->t0_ns);

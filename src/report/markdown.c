@@ -179,6 +179,7 @@ static void cost(FILE *out, const struct report *r)
 static void processes(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[32], b[32], c[32], d[64], e[64];
 
 	if (!an->nprocs)
@@ -187,7 +188,7 @@ static void processes(FILE *out, const struct report *r)
 		"|--:|--:|---|--:|--:|--:|--:|--:|\n");
 	for (size_t i = 0; i < an->nprocs && i < MD_PROCS; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		fprintf(out, "| %d | %" PRId64 " | ", p->gpu, p->pid);
+		fprintf(out, "| %s | %" PRId64 " | ", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		md(out, p->name[0] ? p->name : "-");
 		fprintf(out, " | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), p->present_s, 1), num(b, sizeof(b), p->busy_s, 1),
 			num(c, sizeof(c), p->energy_j / 3.6e6, 4), money(d, sizeof(d), r, r->proc_local_cost[i]),
@@ -236,6 +237,7 @@ static void findings(FILE *out, const struct report *r)
 static void events(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[48], b[48], name[48], c[64];
 	size_t shown = 0;
 
@@ -262,7 +264,7 @@ static void events(FILE *out, const struct report *r)
 		analysis_event_name(name, sizeof(name), e->ev, e->code);
 		fprintf(out, "| %s | ", e->unplaced ? "unplaced" : time_rfc3339(a, sizeof(a), e->t_ns));
 		if (e->gpu >= 0)
-			fprintf(out, "%d | ", e->gpu);
+			fprintf(out, "%s | ", analysis_gpu_num(an, e->gpu, gn, sizeof(gn)));
 		else
 			fprintf(out, "host | ");
 		md(out, name);
@@ -286,6 +288,7 @@ static void events(FILE *out, const struct report *r)
 static void traces(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[48], b[32], c[32], d[32], e[32], f[32];
 
 	if (!an->trace)
@@ -295,7 +298,7 @@ static void traces(FILE *out, const struct report *r)
 		"|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(out, "| %d | ", j->gpu);
+		fprintf(out, "| %s | ", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)));
 		md(out, j->file);
 		fprintf(out, " | %s | %s | %s | %" PRIu64 " | %s | %s | %s | %s | %s |\n", j->matched_by,
 			time_rfc3339(a, sizeof(a), j->t0_ns), num(b, sizeof(b), j->span_s * 1e3, 1), j->kernels,

@@ -295,6 +295,7 @@ static void segments(FILE *out, const struct report *r)
 static void processes(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!an->nprocs)
@@ -306,7 +307,7 @@ static void processes(FILE *out, const struct report *r)
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
 		double gb = an->gpus[p->gpu].busy_s;
-		fprintf(out, "  %-4d %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", p->gpu, p->pid,
+		fprintf(out, "  %-4s %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid,
 			p->name[0] ? p->name : "-",
 			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
 			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
@@ -559,6 +560,7 @@ static void skipped(FILE *out, const struct report *r)
 static void traces(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char t[32], fill[32], kp[32], gp[32], u[32], us[32];
 
 	if (!an->trace)
@@ -566,7 +568,7 @@ static void traces(FILE *out, const struct report *r)
 	fprintf(out, "\nTraces (kernel time is what counts as useful over each stretch)\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(out, "  GPU %d  %s (device %d, matched by %s and time)\n", j->gpu, j->file, j->device,
+		fprintf(out, "  GPU %s  %s (device %d, matched by %s and time)\n", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)), j->file, j->device,
 			j->matched_by);
 		fprintf(out, "    %s for %.1f ms: kernels fill %s %% (%" PRIu64 " kernels, median %s us, median gap %s us)\n",
 			when(t, sizeof(t), j->t0_ns), j->span_s * 1e3,
