@@ -27,8 +27,12 @@ static void gap_interval(struct analysis *an, int gi, void *st, const struct iva
 	struct gap *w = st;
 
 	(void)state;
-	if (iv->kind != IV_GAP)
+	if (iv->kind != IV_GAP) {
+		/* closed at once: its cause is looked up while the healthy time
+		 * before it is still remembered (analysis_cause) */
+		close_gap(an, gi, w);
 		return;
+	}
 	if (w->open && w->t1_ns == iv->t0_ns) {
 		w->t1_ns = iv->t1_ns;
 	} else {
@@ -67,6 +71,5 @@ const struct detector detector_gap = {
 	.summary = "stretches with no sample for longer than 2.5 sample intervals, one finding per GPU",
 	.state_size = sizeof(struct gap),
 	.interval = gap_interval,
-	.interval_kinds = 1u << IV_GAP,
 	.finish = gap_finish,
 };

@@ -105,6 +105,16 @@ def evidence(js):
     print("judge-tests: case 7: no link across 47 s of compute or 7 s of idle; the Xid 2 s before is named")
 
 
+def gaplink(js):
+    j = load(js)
+    g = [f for f in j["findings"] if f["kind"] == "log_gap"]
+    want = "suspend at 2026-11-29T01:00:00Z, c7b-kern.log:1"
+    if len(g) != 1 or g[0]["stretches"]["count"] != 1 or "after " + want not in g[0]["evidence"] or \
+            g[0]["stretches"]["longest"][0]["after"] != want:
+        fail("case 7: the gap after the suspend: %s" % [f["evidence"] for f in g])
+    print("judge-tests: case 7: a gap after a suspend, 2 h before the end, names it")
+
+
 def imbalance(js, txt, idx):
     j = load(js)
     im = [f for f in j["findings"] if f["kind"] == "imbalance"]

@@ -19,6 +19,7 @@ says it is:
   --quiet G         GPU G replays only the capture's quiet rows (sm <= 30 %):
                     a GPU much less busy than its peers
   --offset G:K      start GPU G's replay K rows into the capture
+  --gap S:L         no rows from second S for L seconds (the logger stopped)
 Usage: gen.py [options] > dmon.log
 """
 import argparse
@@ -66,6 +67,7 @@ def main():
     ap.add_argument("--load", action="append")
     ap.add_argument("--quiet", action="append", type=int, default=[])
     ap.add_argument("--offset", action="append")
+    ap.add_argument("--gap", action="append")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--start", default="2026-11-29T00:00:00")
     a = ap.parse_args()
@@ -76,6 +78,7 @@ def main():
     creep = pairs(a.creep, 2)
     load = pairs(a.load, 3)
     off = {g: int(v[0]) for g, v in pairs(a.offset, 2).items()}
+    gaps = [tuple(int(x) for x in v.split(":")) for v in a.gap or []]
     t0 = int(time.mktime(time.strptime(a.start, "%Y-%m-%dT%H:%M:%S"))) - time.timezone
     n = int(a.hours * 3600 / a.step)
     out = sys.stdout
@@ -83,6 +86,8 @@ def main():
     fmt = " %s    %s" + " %7s" + " %6s" * 21 + " \n"
     for i in range(n):
         t = i * a.step
+        if any(g0 <= t < g0 + gl for g0, gl in gaps):
+            continue
         tm = time.gmtime(t0 + t)
         d, hms = time.strftime("%Y%m%d", tm), time.strftime("%H:%M:%S", tm)
         for g in gpus:

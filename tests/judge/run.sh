@@ -40,6 +40,14 @@ check rising "$T/c2b.json" 3
 (cd "$HERE/evidence" && "$BIN" report --json --gpu-map gpu-map.txt "$CAP" kern.log) >"$T/c7.json"
 check evidence "$T/c7.json"
 
+# case 7, on a long run: a suspend 1 s before a 2-minute gap an hour into
+# 3 hours of GPU 0 is named by the gap's finding, two hours of other
+# stretches later
+gen --gpus 0 --hours 3 --gap 3601:120 >"$T/c7b.log"
+printf '2026-11-29T01:00:00,000000+00:00 PM: suspend entry (deep)\n2026-11-29T01:02:00,500000+00:00 PM: suspend exit\n' >"$T/c7b-kern.log"
+(cd "$T" && "$BIN" report --json c7b.log c7b-kern.log) >"$T/c7b.json"
+check gaplink "$T/c7b.json"
+
 # case 8: GPUs 1 and 4, GPU 4 replaying only the capture's quiet rows
 gen --gpus 1,4 --hours 0.5 --quiet 4 >"$T/c8.log"
 "$BIN" report --json "$T/c8.log" >"$T/c8.json"
