@@ -26,7 +26,9 @@
  * state_size bytes, zeroed when the GPU is first seen, freed at the end.
  * A detector owns nothing else; everything it learns lives in st, so memory
  * grows with GPUs, never with samples.  Findings are added with
- * det_finding(); the analysis sorts them at the end.
+ * det_finding() (stretches of time through det_gather_*(), one finding per
+ * GPU and kind); the analysis ranks them once at the end
+ * (analysis_rank_findings()).
  *
  * Only the analysis layer includes this header: report/ sees findings.
  */
