@@ -52,7 +52,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
+        unit formats golden corpus check-layers check-tests check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests worked-examples bench-record device-bin \
         state-accuracy alert-tests issue15 store-tests kernel-tests judge-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
@@ -159,6 +159,9 @@ html-tests: $(BIN)
 	@sh tests/html/run.sh $(BIN) $(O)/html-test
 check-layers:
 	@sh scripts/check-layers.sh
+# shell test checks that cannot fail (a $$? read after a command substitution)
+check-tests:
+	@sh scripts/check-tests.sh
 check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
 check-timeless: $(BIN)
@@ -179,13 +182,19 @@ trace-check: $(BIN)
 scale-tests: $(BIN)
 	@sh tests/scale/run.sh $(BIN)
 
+# the articles' numbers in docs/worked-examples.md, each command run and its output checked
+worked-examples: $(BIN)
+	@python3 tests/worked/check.py $(BIN) docs/worked-examples.md
+
 # per-second states on the bundled capture against its app log (within and around phases)
 state-accuracy: $(BIN)
 	@sh tests/states/run.sh $(BIN)
 
-# gputally alert on hand-made logs, the Prometheus rules (promtool) and the Grafana dashboard
+# gputally alert on hand-made logs, the Prometheus rules (promtool), the Grafana dashboard, and
+# delivery to a real Alertmanager and a local webhook receiver (tests/alert/deliver.sh)
 alert-tests: $(BIN)
 	@sh tests/alert/run.sh $(BIN)
+	@sh tests/alert/deliver.sh $(BIN)
 
 # Kernel logs on the real H200 capture and generated bad input, times against a Python recount
 kernel-tests: $(BIN)
@@ -201,9 +210,9 @@ prom-tests: $(BIN) $(FAKE_NVML)
 	@sh tests/prom/run.sh $(BIN) $(O)
 
 # Every tier of `make test`, in order (a new test suite is one more name here).
-TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
+TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-tests check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests state-accuracy alert-tests issue15 \
+	scale-tests worked-examples state-accuracy alert-tests issue15 \
 	store-tests prom-tests kernel-tests judge-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
