@@ -168,9 +168,11 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 	}
 	for (size_t i = 0; i < res.nr; i++) {
 		records += res.inputs[i].records;
-		if (res.inputs[i].skip_reason[0])
+		if (res.inputs[i].skip_reason[0] && !(res.inputs[i].named && input_unread(&res.inputs[i])))
 			fprintf(stderr, "gputally: %s: %s\n", res.inputs[i].path, res.inputs[i].skip_reason);
 	}
+	if (ingest_named_unread(&res))
+		goto out;	/* a file given by name that cannot be read: exit 2 */
 	if (!records) {
 		error("no GPU data in the input: nothing to check (an empty log is not a healthy GPU)");
 		goto out;
