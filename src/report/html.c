@@ -732,28 +732,52 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 	}
 }
 
-static void markers(struct hw *h, int gi, double y, const struct finding **byw)
+/* One marker: a finding at x, or (d non-NULL) one of a summary's longest stretches. */
+static void marker(struct hw *h, double x, double y, const struct finding *f, const struct find_detail *d, int k)
+{
+	char t0[40], t1[40], dd[32];
+
+	fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
+		"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
+		f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
+	esc(h, f->kind);
+	fprintf(h->out, ": ");
+	esc(h, f->message);
+	fprintf(h->out, ". ");
+	esc(h, f->evidence);
+	if (d) {
+		fprintf(h->out, ". Stretch %d of the longest: %s to %s (%s)", k + 1, time_rfc3339(t0, sizeof(t0), d->t0_ns),
+			time_rfc3339(t1, sizeof(t1), d->t1_ns), time_human_dur(dd, sizeof(dd), d->t1_ns - d->t0_ns));
+		if (d->cause[0]) {
+			fprintf(h->out, ", after ");
+			esc(h, d->cause);
+		}
+	}
+	fprintf(h->out, "</title></g>");
+}
+
+/* Markers of a GPU's findings: one per finding, or per longest stretch of a
+ * summary of several, at most MAX_MARKERS in the findings' order. */
+static size_t markers(struct hw *h, int gi, double y, const struct finding **byw, bool draw)
 {
 	const struct report *r = h->r;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < r->an->nfinds && shown < MAX_MARKERS; i++) {
 		const struct finding *f = byw[i];
-		double x;
 		if (f->gpu != gi && f->gpu != -1)
 			continue;
-		x = xt(r, f->t0_ns);
-		fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
-			"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
-			f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
-		esc(h, f->kind);
-		fprintf(h->out, ": ");
-		esc(h, f->message);
-		fprintf(h->out, ". ");
-		esc(h, f->evidence);
-		fprintf(h->out, "</title></g>");
+		if (f->nstretch > 1 && f->ndetail > 0) {
+			for (int k = 0; k < f->ndetail && shown < MAX_MARKERS; k++, shown++)
+				if (draw)
+					marker(h, xt(r, f->detail[k].t0_ns), y, f, &f->detail[k], k);
+			continue;
+		}
+		if (draw)
+			marker(h, xt(r, f->t0_ns), y, f, NULL, 0);
 		shown++;
 	}
+	return shown;
 }
 
 static void timeline(struct hw *h, int gi, const struct finding **byw)
@@ -769,10 +793,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	size_t nmark = 0;
 
 	gpu_label(l, sizeof(l), r->an, gi);
-	for (size_t i = 0; i < r->an->nfinds; i++)
-		nmark += r->an->finds[i].gpu == gi || r->an->finds[i].gpu == -1;
-	if (nmark > MAX_MARKERS)
-		nmark = MAX_MARKERS;
+	nmark = markers(h, gi, 0, byw, false);
 	for (int m = 0; m < SER__COUNT; m++) {
 		c[m] = xcalloc(PW, sizeof(struct svg_col));
 		n[m] = svg_columns(&g->ser, m, c[m], PW, &merged);
@@ -791,7 +812,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		snprintf(note, sizeof(note), "every sample shown (%s samples, columns of %s)", d2, d1);
 	snprintf(title, sizeof(title), "%s: utilization, power, memory, temperature and SM clock against time", l);
 	snprintf(desc, sizeof(desc),
-		 "%s over the report window: %zu findings marked. Mean utilization %.1f %%, peak power %.0f W, "
+		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %.1f %%, peak power %.0f W, "
 		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
 		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
@@ -848,7 +869,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	}
 	text_at(h, ML - 4, y + 11, "end", "mut", "state");
 	state_band(h, gi, y, c[SER_UTIL], n[SER_UTIL]);
-	markers(h, gi, y - 1, byw);
+	markers(h, gi, y - 1, byw, true);
 	time_axis(h, 30, y + 18);
 	y = legend_states(h, y + 58, NULL) + 18;
 	fprintf(h->out, "<path d=\"M%d %.1fl-5 -9h10z\" fill=\"#F0E442\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>",
