@@ -404,6 +404,8 @@ static void findings(FILE *out, const struct report *r)
 		double total_s = 0, cost = 0;
 		bool done = false, costed = false;
 		char l[48], d[32], c[48];
+		bool seen[TL_MAX_GPUS + 1] = { false };	/* by GPU + 1: host first */
+		size_t ngpus = 0;
 		for (size_t k = i; k < g && !done; k++)
 			done = an->finds[k].severity == f->severity && !strcmp(an->finds[k].kind, f->kind);
 		if (done)
@@ -414,8 +416,14 @@ static void findings(FILE *out, const struct report *r)
 			double oc = report_finding_cost(r, o);
 			if (o->severity != f->severity || strcmp(o->kind, f->kind))
 				continue;
-			if (n < TEXT_GROUP_GPUS)
-				fprintf(out, "%s%s", n ? ", " : " ", o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
+			/* each GPU once, the first TEXT_GROUP_GPUS by name */
+			if (!seen[o->gpu + 1]) {
+				seen[o->gpu + 1] = true;
+				if (ngpus < TEXT_GROUP_GPUS)
+					fprintf(out, "%s%s", ngpus ? ", " : " ",
+						o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
+				ngpus++;
+			}
 			n++;
 			stretches += o->nstretch;
 			total_s += o->total_s;
@@ -424,8 +432,8 @@ static void findings(FILE *out, const struct report *r)
 				costed = true;
 			}
 		}
-		if (n > TEXT_GROUP_GPUS)
-			fprintf(out, " and %llu more", (unsigned long long)(n - TEXT_GROUP_GPUS));
+		if (ngpus > TEXT_GROUP_GPUS)
+			fprintf(out, " and %zu more GPUs", ngpus - TEXT_GROUP_GPUS);
 		if (stretches)
 			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)stretches,
 				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",

@@ -74,6 +74,23 @@ def summary(js, txt, leak_idx):
           % (len(j["findings"]), leak_idx, lk[0]["value"], len(t)))
 
 
+def flood(js, txt, leak_idx, xid_idx):
+    j = load(js)
+    t = findings_text(txt)
+    text = "\n".join(t)
+    lk = leaks(j)
+    xid = [f for f in j["findings"] if f["kind"] == "xid_error"]
+    if len(lk) != 1 or j["findings"][0]["kind"] != "memory_leak" or index_of(j, lk[0]["gpu"]) != int(leak_idx):
+        fail("flood: the leak is not first: %s" % j["findings"][0]["kind"])
+    if len(xid) < 100 or any(index_of(j, f["gpu"]) != int(xid_idx) for f in xid) or j["findings_dropped"]:
+        fail("flood: %d xid findings, %d dropped" % (len(xid), j["findings_dropped"]))
+    kinds = {f["kind"] for f in j["findings"]}
+    if len(t) > 50 or any(k not in text for k in kinds) or "xid_error  GPU %s:" % xid_idx not in text:
+        fail("flood: %d text lines:\n%s" % (len(t), text))
+    print("judge-tests: case 1 with 10000 Xids: %d findings, the leak first, every kind in %d text lines"
+          % (len(j["findings"]), len(t)))
+
+
 def noleak(js):
     j = load(js)
     if leaks(j):

@@ -20,6 +20,8 @@ says it is:
                     a GPU much less busy than its peers
   --offset G:K      start GPU G's replay K rows into the capture
   --gap S:L         no rows from second S for L seconds (the logger stopped)
+  --kern-xid N      write a kern.log instead: N Xid 13 lines at random times
+                    over the window on PCI 0000:01:00 (an Xid flood)
 Usage: gen.py [options] > dmon.log
 """
 import argparse
@@ -68,6 +70,7 @@ def main():
     ap.add_argument("--quiet", action="append", type=int, default=[])
     ap.add_argument("--offset", action="append")
     ap.add_argument("--gap", action="append")
+    ap.add_argument("--kern-xid", type=int, default=0)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--start", default="2026-11-29T00:00:00")
     a = ap.parse_args()
@@ -82,6 +85,12 @@ def main():
     t0 = int(time.mktime(time.strptime(a.start, "%Y-%m-%dT%H:%M:%S"))) - time.timezone
     n = int(a.hours * 3600 / a.step)
     out = sys.stdout
+    if a.kern_xid:
+        for t in sorted(rnd.uniform(0, a.hours * 3600) for _ in range(a.kern_xid)):
+            out.write(time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t0 + int(t))) +
+                      ",%06d+00:00 NVRM: Xid (PCI:0000:01:00): 13, pid=4242, name=python3, "
+                      "Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address\n" % int(t % 1 * 1e6))
+        return
     out.write(HDR)
     fmt = " %s    %s" + " %7s" + " %6s" * 21 + " \n"
     for i in range(n):

@@ -25,6 +25,15 @@ gen --gpus 2,5 --hours 72 --creep 5:58 >"$T/c1.log"
 "$BIN" report "$T/c1.log" >"$T/c1.txt"
 check summary "$T/c1.json" "$T/c1.txt" 5
 
+# case 1 with an Xid flood on GPU 2 (10000 Xid 13 over the three days,
+# 983 bursts of repeats within a minute): the leak still first, every
+# kind on the text screen
+gen --hours 72 --kern-xid 10000 >"$T/c1-kern.log"
+echo "0000:01:00.0 2" >"$T/c1-map.txt"
+"$BIN" report --json --gpu-map "$T/c1-map.txt" "$T/c1.log" "$T/c1-kern.log" >"$T/c1x.json"
+"$BIN" report --gpu-map "$T/c1-map.txt" "$T/c1.log" "$T/c1-kern.log" >"$T/c1x.txt"
+check flood "$T/c1x.json" "$T/c1x.txt" 5 2
+
 # case 2: a 58 GiB model loaded over 10 min and held 4 h is no leak;
 # the same load cut off after 9 min (still rising at the end) is one
 gen --gpus 3 --hours 4 --load 3:59392:600 >"$T/c2.log"
