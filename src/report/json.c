@@ -424,6 +424,31 @@ static void findings(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "value", f->value, 3);
 		jsonw_kstr(w, "message", f->message);
 		jsonw_kstr(w, "evidence", f->evidence);
+		if (f->nstretch) {
+			/* a summary: its totals and the longest few (the rest counted) */
+			jsonw_key(w, "stretches");
+			jsonw_obj_begin(w);
+			jsonw_kint(w, "count", (int64_t)f->nstretch);
+			jsonw_knum(w, "total_s", f->total_s, 3);
+			knum_or_null(w, "energy_j", f->energy_j, 1);
+			knum_or_null(w, "cost", report_finding_cost(r, f), 4);
+			jsonw_kint(w, "after_event", (int64_t)f->nlinked);
+			jsonw_key(w, "longest");
+			jsonw_arr_begin(w);
+			for (int k = 0; k < f->ndetail; k++) {
+				const struct find_detail *d = &f->detail[k];
+				jsonw_obj_begin(w);
+				jsonw_ktime(w, "start", d->t0_ns);
+				jsonw_ktime(w, "end", d->t1_ns);
+				jsonw_knum(w, "seconds", (double)(d->t1_ns - d->t0_ns) / 1e9, 3);
+				knum_or_null(w, "energy_j", d->energy_j, 1);
+				jsonw_kstr(w, "after", d->cause[0] ? d->cause : NULL);
+				jsonw_obj_end(w);
+			}
+			jsonw_arr_end(w);
+			jsonw_kint(w, "longest_cut", (int64_t)(f->nstretch - f->ndetail));
+			jsonw_obj_end(w);
+		}
 		if (isfinite(f->fit_mib0)) {
 			jsonw_key(w, "fit");
 			jsonw_obj_begin(w);

@@ -287,6 +287,13 @@ double report_state_share(const struct report *r, int gpu, int st)
 	return total > 0 ? s[st] / total : NAN;
 }
 
+double report_finding_cost(const struct report *r, const struct finding *f)
+{
+	if (!f->nstretch || !strcmp(f->kind, "log_gap") || !(r->cost_per_gpu_hour > 0))
+		return NAN;
+	return f->total_s / 3600 * r->cost_per_gpu_hour;
+}
+
 void report_release(struct report *r)
 {
 	free(r->job_useful_h);

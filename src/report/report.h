@@ -109,6 +109,10 @@ void report_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
+/* What a stretch summary's time cost: its GPU-hours at the window's local
+ * cost per covered GPU-hour (cost_per_gpu_hour); NAN for a finding that is
+ * not a summary, for gaps (not covered time) and when no price is known. */
+double report_finding_cost(const struct report *r, const struct finding *f);
 
 /* fleet.c: the per-node/namespace/pod rows, and their renderings */
 #define FLEET_PODS_LISTED 200	/* in Markdown and HTML; every pod is in --json */
