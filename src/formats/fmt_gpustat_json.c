@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/docbuf.h"
 #include "util/json.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -44,9 +45,7 @@ struct gproc {
 };
 
 struct gsj {
-	char *buf;
-	size_t n, cap;
-	bool too_big;
+	struct docbuf doc;
 	struct gproc procs[MAX_PROCS];
 	size_t nprocs;
 };
@@ -54,8 +53,7 @@ struct gsj {
 static void gsj_fini(void *state)
 {
 	struct gsj *j = state;
-	free(j->buf);
-	j->buf = NULL;
+	docbuf_release(&j->doc);
 }
 
 static uint64_t line_of(const char *buf, const char *p, uint32_t *col)
@@ -150,7 +148,7 @@ static int gpu(struct parse_ctx *ctx, struct gsj *j, struct json_lex *lx, bool h
 				if (t != JT_OBJ)
 					return -1;
 				if (j->nprocs < MAX_PROCS) {
-					if (proc(lx, &j->procs[j->nprocs], j->buf))
+					if (proc(lx, &j->procs[j->nprocs], j->doc.buf))
 						return -1;
 					j->nprocs++;
 				} else if (json_skip(lx, t) != 1) {
@@ -180,15 +178,15 @@ static int gpu(struct parse_ctx *ctx, struct gsj *j, struct json_lex *lx, bool h
 						char why[80];
 						snprintf(why, sizeof(why), "%s is neither a number nor null",
 							 gkeys[i].key);
-						bad(ctx, j->buf, lx->tok.p, why);
+						bad(ctx, j->doc.buf, lx->tok.p, why);
 					}
 				}
 	}
 	if (idx < 0) {
-		bad(ctx, j->buf, at, "a GPU with no \"index\"");
+		bad(ctx, j->doc.buf, at, "a GPU with no \"index\"");
 		return 0;
 	}
-	ctx->line = line_of(j->buf, at, NULL);
+	ctx->line = line_of(j->doc.buf, at, NULL);
 	if (!(r = ctx_rec(ctx, REC_SAMPLE)))
 		return 0;
 	r->t_ns = has_time ? t_ns : 0;
@@ -233,7 +231,7 @@ static int gpu(struct parse_ctx *ctx, struct gsj *j, struct json_lex *lx, bool h
 
 static void read_all(struct parse_ctx *ctx, struct gsj *j)
 {
-	const char *p = j->buf, *end = j->buf + j->n;
+	const char *p = j->doc.buf, *end = j->doc.buf + j->doc.n;
 
 	for (;;) {
 		struct json_lex lx;
@@ -249,7 +247,7 @@ static void read_all(struct parse_ctx *ctx, struct gsj *j)
 			return;
 		json_lex_init(&lx, p, end, true);
 		if (json_next(&lx) != JT_OBJ) {
-			bad(ctx, j->buf, p, "not a gpustat --json document (an object with \"gpus\")");
+			bad(ctx, j->doc.buf, p, "not a gpustat --json document (an object with \"gpus\")");
 			return;
 		}
 		/* query_time may come after gpus: a first pass finds it */
@@ -269,7 +267,7 @@ static void read_all(struct parse_ctx *ctx, struct gsj *j)
 				if (!time_parse_iso(lx.tok.p, lx.tok.n, &t_ns))
 					has_time = true;
 				else
-					bad(ctx, j->buf, lx.tok.p, "query_time is not an ISO time");
+					bad(ctx, j->doc.buf, lx.tok.p, "query_time is not an ISO time");
 			} else if (slice_eq(key, "gpus")) {
 				gpus_at = key.p;
 			}
@@ -302,10 +300,10 @@ static void read_all(struct parse_ctx *ctx, struct gsj *j)
 				goto broken;
 		}
 		if (!gpus_at)
-			bad(ctx, j->buf, p, "a document with no \"gpus\"");
+			bad(ctx, j->doc.buf, p, "a document with no \"gpus\"");
 		continue;
 broken:
-		bad(ctx, j->buf, lx.err ? lx.p : gl.p, lx.err ? lx.err : gl.err ? gl.err : "a document cut short");
+		bad(ctx, j->doc.buf, lx.err ? lx.p : gl.p, lx.err ? lx.err : gl.err ? gl.err : "a document cut short");
 		ctx->out->recs[ctx->out->nr - 1].ev = BAD_FATAL;
 		return;
 	}
@@ -314,30 +312,19 @@ broken:
 static void gsj_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 {
 	struct gsj *j = ctx->state;
-	uint64_t lines = 0;
 
-	if (!j->too_big) {
-		if (j->n + n > MAX_BYTES) {
-			j->too_big = true;
-		} else if (n) {
-			ALLOC_GROW(j->buf, j->n + n + 1, j->cap);
-			memcpy(j->buf + j->n, p, n);
-			j->n += n;
-		}
-	}
+	docbuf_add(&j->doc, p, n, MAX_BYTES);
 	if (!last)
 		return;
-	if (j->too_big) {
+	if (j->doc.too_big) {
 		ctx->line = 1;
 		ctx_bad(ctx, 1, "not read: more than 64 MiB of gpustat --json");
 		ctx->out->recs[ctx->out->nr - 1].ev = BAD_FATAL;
 		return;
 	}
-	if (j->n)
+	if (j->doc.n)
 		read_all(ctx, j);
-	for (size_t i = 0; i < j->n; i++)
-		lines += j->buf[i] == '\n';
-	ctx->line = lines + (j->n && j->buf[j->n - 1] != '\n');
+	ctx->line = docbuf_lines(&j->doc);
 }
 
 static int gsj_sniff(const char *head, size_t n, const char *name)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "formats/smi.h"
+#include "formats/docbuf.h"
 #include "util/json.h"
 #include "util/xalloc.h"
 
@@ -57,16 +58,13 @@ static const struct {
 };
 
 struct rsj {
-	char *buf;
-	size_t n, cap;
-	bool too_big;
+	struct docbuf doc;
 };
 
 static void rsj_fini(void *state)
 {
 	struct rsj *j = state;
-	free(j->buf);
-	j->buf = NULL;
+	docbuf_release(&j->doc);
 }
 
 static int quote_len(struct slice s)
@@ -188,7 +186,7 @@ static int card(struct parse_ctx *ctx, const char *buf, struct json_lex *lx, int
 
 static void read_all(struct parse_ctx *ctx, struct rsj *j)
 {
-	const char *p = j->buf, *end = j->buf + j->n;
+	const char *p = j->doc.buf, *end = j->doc.buf + j->doc.n;
 
 	for (;;) {
 		struct json_lex lx;
@@ -201,7 +199,7 @@ static void read_all(struct parse_ctx *ctx, struct rsj *j)
 		json_lex_init(&lx, p, end, true);
 		t = json_next(&lx);
 		if (t != JT_OBJ) {
-			bad_at(ctx, j->buf, p, "not a rocm-smi --json document (an object of cards)",
+			bad_at(ctx, j->doc.buf, p, "not a rocm-smi --json document (an object of cards)",
 			       (struct slice){ NULL, 0 });
 			return;
 		}
@@ -221,11 +219,11 @@ static void read_all(struct parse_ctx *ctx, struct rsj *j)
 			if (t == JT_OBJ && key.n > 4 && !memcmp(key.p, "card", 4) &&
 			    !slice_to_i64((struct slice){ key.p + 4, key.n - 4 }, &idx) && idx >= 0 &&
 			    idx < 65536) {
-				int rc = card(ctx, j->buf, &lx, (int)idx, at);
+				int rc = card(ctx, j->doc.buf, &lx, (int)idx, at);
 				if (rc == -1)
 					goto broken;
 				if (rc == -2) {
-					bad_at(ctx, j->buf, lx.p, "a card's value is not a label: string pair",
+					bad_at(ctx, j->doc.buf, lx.p, "a card's value is not a label: string pair",
 					       (struct slice){ NULL, 0 });
 					return;
 				}
@@ -243,7 +241,7 @@ static void read_all(struct parse_ctx *ctx, struct rsj *j)
 		p = lx.p;
 		continue;
 broken:
-		bad_at(ctx, j->buf, lx.p, lx.err ? lx.err : "a document cut short",
+		bad_at(ctx, j->doc.buf, lx.p, lx.err ? lx.err : "a document cut short",
 		       (struct slice){ NULL, 0 });
 		ctx->out->recs[ctx->out->nr - 1].ev = BAD_FATAL;
 		return;
@@ -254,31 +252,18 @@ static void rsj_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last
 {
 	struct rsj *j = ctx->state;
 
-	if (!j->too_big) {
-		if (j->n + n > MAX_DOC_BYTES) {
-			j->too_big = true;
-		} else if (n) {
-			ALLOC_GROW(j->buf, j->n + n + 1, j->cap);
-			memcpy(j->buf + j->n, p, n);
-			j->n += n;
-		}
-	}
+	docbuf_add(&j->doc, p, n, MAX_DOC_BYTES);
 	if (!last)
 		return;
-	if (j->too_big) {
+	if (j->doc.too_big) {
 		ctx->line = 1;
 		ctx_bad(ctx, 1, "not read: more than 64 MiB of rocm-smi --json");
 		ctx->out->recs[ctx->out->nr - 1].ev = BAD_FATAL;
 		return;
 	}
-	if (j->n)
+	if (j->doc.n)
 		read_all(ctx, j);
-	{
-		uint64_t lines = 0;
-		for (size_t i = 0; i < j->n; i++)
-			lines += j->buf[i] == '\n';
-		ctx->line = lines + (j->n && j->buf[j->n - 1] != '\n');
-	}
+	ctx->line = docbuf_lines(&j->doc);
 }
 
 static int rsj_sniff(const char *head, size_t n, const char *name)
