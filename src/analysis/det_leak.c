@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 struct leak {
@@ -27,6 +28,7 @@ static void leak_eval(struct analysis *an, int gi, struct leak *w)
 	double rise = w->mlast - w->m0;
 	double min_rise = 512;
 	struct finding *f;
+	char sz[32], rate[32];
 
 	w->open = false;
 	if (g->mem_total_mib > 0 && g->mem_total_mib * 0.02 > min_rise)
@@ -38,8 +40,8 @@ static void leak_eval(struct analysis *an, int gi, struct leak *w)
 		return;
 	det_leak_fit(f, g->mem_total_mib, w->m0, w->mlast);
 	snprintf(f->message, sizeof(f->message),
-		 "GPU %d memory rose steadily by %.0f MiB in %.0f s (%.0f MiB/h): a leak or an unbounded cache",
-		 gi, rise, dur_s, rise / (dur_s / 3600));
+		 "GPU %d memory rose steadily by %s in %.0f s (%s): a leak or an unbounded cache",
+		 gi, nf_mib(sz, sizeof(sz), rise), dur_s, nf_mib_rate(rate, sizeof(rate), rise / (dur_s / 3600)));
 	snprintf(f->evidence, sizeof(f->evidence),
 		 "memory used %.0f -> %.0f MiB in %d rises, no fall and no pause longer than 10 s",
 		 w->m0, w->mlast, w->ups);

@@ -21,6 +21,7 @@
 
 #include "report/svg.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -77,8 +78,7 @@ vnum(struct hw *h, double val, int jdec, double scale, int sdec, const char *fmt
 
 static int money_dec(double v)
 {
-	/* small windows cost cents: about three significant digits (as text.c) */
-	return fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
+	return nf_money_decimals(v);	/* util/numfmt.h, as every writer */
 }
 
 static const char *cur(const struct report *r)
@@ -987,7 +987,7 @@ static void time_split(struct hw *h)
 
 static void money_text(char *buf, size_t cap, const struct report *r, double v)
 {
-	snprintf(buf, cap, "%.*f %s", money_dec(v), v, cur(r));
+	nf_money(buf, cap, v, cur(r));
 }
 
 static void waterfall(struct hw *h)
@@ -996,14 +996,16 @@ static void waterfall(struct hw *h)
 	int steps[ST__COUNT], ns = 0, height = 250, bw;
 	double top = 20, bot = 190, run, lo = 0, hi = r->win.local_cost;
 	struct svg_scale ys;
-	char b[96], desc[400];
+	char b[96], desc[400], m1[64], m2[64];
 
 	for (int s = 0; s < ST__COUNT; s++)
 		if (s != ST_GAP && !state_is_useful(s) && r->state_cost[s] > 0)
 			steps[ns++] = s;
+	money_text(m1, sizeof(m1), r, r->win.local_cost);
+	money_text(m2, sizeof(m2), r, r->useful_cost);
 	snprintf(desc, sizeof(desc),
-		 "From the owned cost of the window, %.4g %s, the cost of the time in each state that bought no work is taken "
-		 "away in turn, leaving the useful cost, %.4g %s.", r->win.local_cost, cur(r), r->useful_cost, cur(r));
+		 "From the owned cost of the window, %s, the cost of the time in each state that bought no work is taken "
+		 "away in turn, leaving the useful cost, %s.", m1, m2);
 	fprintf(h->out, "<h3>From the window's cost to its useful cost</h3>\n");
 	if (!(r->win.local_cost > 0)) {
 		fprintf(h->out, "<p class=\"mut\">No waterfall: the window has no owned cost (no prices, or no covered time).</p>\n");
@@ -1086,7 +1088,7 @@ static void breakeven(struct hw *h)
 	int height = 300;
 	double top = 24, bot = 250, ymax, lo = 0, t[12];
 	struct svg_scale xs = { 0, 100, ML, ML + PW }, ys;
-	char b[160], desc[400];
+	char b[160], desc[400], m1[64], m2[64];
 	size_t n;
 	bool open = false;
 
@@ -1103,11 +1105,12 @@ static void breakeven(struct hw *h)
 		ymax = 12 * r->lr.c_cloud;
 	n = svg_ticks(&lo, &ymax, 5, t, 12);
 	ys = (struct svg_scale){ 0, ymax, bot, top };
+	money_text(m1, sizeof(m1), r, r->lr.c_cloud);
+	money_text(m2, sizeof(m2), r, r->c_local_obs);
 	snprintf(desc, sizeof(desc),
-		 "Owned cost per useful hour falls as utilization rises; the cloud's is flat at %.4g %s. "
-		 "Observed utilization %.1f %% (%.4g %s per useful hour owned); break-even %s.",
-		 r->lr.c_cloud, cur(r), 100 * r->win.u_obs, r->c_local_obs, cur(r),
-		 r->lr.status == COST_NEVER ? "does not exist" : "marked");
+		 "Owned cost per useful hour falls as utilization rises; the cloud's is flat at %s. "
+		 "Observed utilization %.1f %% (%s per useful hour owned); break-even %s.",
+		 m1, 100 * r->win.u_obs, m2, r->lr.status == COST_NEVER ? "does not exist" : "marked");
 	chart_begin(h, height, "Owned cost per useful hour against utilization, and the cloud's", desc);
 	for (size_t i = 0; i < n; i++) {
 		double y = svg_map(&ys, t[i]);
@@ -1155,7 +1158,8 @@ static void breakeven(struct hw *h)
 		fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-dasharray=\"2 2\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 			"y2=\"%.1f\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" style=\"fill:var(--c-own)\"><title>observed</title></circle>",
 			x, x, y, bot, x, y);
-		snprintf(b, sizeof(b), "observed %.1f %%: %.4g %s per useful hour%s", 100 * r->win.u_obs, c, cur(r),
+		money_text(m1, sizeof(m1), r, c);
+		snprintf(b, sizeof(b), "observed %.1f %%: %s per useful hour%s", 100 * r->win.u_obs, m1,
 			 isfinite(c) && c <= ymax ? "" : " (above the chart)");
 		text_at(h, x + (x > ML + PW * 0.6 ? -6 : 6), y + 18, x > ML + PW * 0.6 ? "end" : NULL, NULL, b);
 	}
@@ -1439,8 +1443,8 @@ static void leak_chart(struct hw *h, const struct finding *f)
 	struct svg_col *c = xcalloc(PW, sizeof(*c));
 	struct svg_scale xs, ys;
 	double lo = 0, hi = fmax(f->fit_mib1, g->mem_total_mib), t[12];
-	char l[128], title[200], desc[600], b1[96], b2[48], lab[96];
-	bool full_in = false, open = false;
+	char l[128], title[200], desc[600], b1[96], b2[48], lab[96], rate[32];
+	bool full_in = false, open = false, gib;
 	int64_t tt[64], step = 0;
 	size_t nt;
 
@@ -1466,9 +1470,10 @@ static void leak_chart(struct hw *h, const struct finding *f)
 		snprintf(b1, sizeof(b1), "%s", time_rfc3339(b2, sizeof(b2), f->full_ns));
 	else
 		snprintf(b1, sizeof(b1), "never (memory total unknown, or more than a century away)");
-	snprintf(desc, sizeof(desc), "Memory used on %s from %s for %s; the fitted line rises %.1f MiB/h from %.0f MiB "
+	snprintf(desc, sizeof(desc), "Memory used on %s from %s for %s; the fitted line rises %s from %.0f MiB "
 		 "to %.0f MiB. At that rate memory is full: %s.", l, time_rfc3339(b2, sizeof(b2), f->t0_ns),
-		 time_human_dur(lab, sizeof(lab), span), f->value, f->fit_mib0, f->fit_mib1, b1);
+		 time_human_dur(lab, sizeof(lab), span), nf_mib_rate(rate, sizeof(rate), f->value), f->fit_mib0,
+		 f->fit_mib1, b1);
 	chart_begin(h, LH + 70, title, desc);
 	nt = svg_ticks(&lo, &hi, 4, t, 12);
 	ys = (struct svg_scale){ lo, hi, 20 + LH, 20 };
@@ -1526,8 +1531,10 @@ static void leak_chart(struct hw *h, const struct finding *f)
 	chart_end(h, full_in ? "The dashed line runs to the moment the fitted line reaches the memory total."
 		  : "Where memory would be full lies beyond the chart (or is unknown): see the figures below.");
 	fprintf(h->out, "<p>Slope ");
-	vnum(h, f->value, 3, 1, 1, "findings.%zu.value", fi);
-	fprintf(h->out, " MiB/h, fitted ");
+	/* MiB/h or GiB/h as util/numfmt.h picks; the JSON value stays in MiB/h */
+	gib = strstr(nf_mib_rate(rate, sizeof(rate), f->value), "GiB") != NULL;
+	vnum(h, f->value, 3, gib ? 1.0 / 1024 : 1, 1, "findings.%zu.value", fi);
+	fprintf(h->out, gib ? " GiB/h, fitted " : " MiB/h, fitted ");
 	vnum(h, f->fit_mib0, 1, 1, 0, "findings.%zu.fit.mib_at_start", fi);
 	fprintf(h->out, " to ");
 	vnum(h, f->fit_mib1, 1, 1, 0, "findings.%zu.fit.mib_at_end", fi);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 #define MD_FINDINGS 60
@@ -26,22 +27,11 @@ static void md(FILE *out, const char *s)
 	}
 }
 
-static const char *num(char *buf, size_t cap, double v, int decimals)
-{
-	if (isnan(v))
-		return "n/a";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", decimals, v == 0 ? 0 : v);
-	return buf;
-}
+#define num nf_num
 
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
-	char n[48];
-	int d = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
-	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, d), r->params.currency[0] ? " " : "", r->params.currency);
-	return buf;
+	return nf_money(buf, cap, v, r->params.currency);
 }
 
 static bool have_prices(const struct report *r)

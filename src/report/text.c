@@ -9,6 +9,7 @@
 
 #include "formats/kmsg.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 #define MAX_TEXT_SEGMENTS 40
@@ -16,15 +17,7 @@
 #define MAX_TEXT_BAD 20
 #define MAX_TEXT_EVENT_GROUPS 40
 
-static const char *num(char *buf, size_t cap, double v, int decimals)
-{
-	if (isnan(v))
-		return "n/a";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", decimals, v);
-	return buf;
-}
+#define num nf_num
 
 static const char *when(char *buf, size_t cap, int64_t t_ns)
 {
@@ -33,12 +26,7 @@ static const char *when(char *buf, size_t cap, int64_t t_ns)
 
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
-	char n[40];
-	/* small windows cost cents: keep three significant digits or so */
-	int decimals = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
-	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, decimals), r->params.currency[0] ? " " : "",
-		 r->params.currency);
-	return buf;
+	return nf_money(buf, cap, v, r->params.currency);
 }
 
 static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
