@@ -489,6 +489,7 @@ render:
 	rep.nbad = c.nbad;
 	rep.bad_total = c.bad_total;
 	rep.now_ns = now_ns;
+	rep.assume_prices = profile == NULL;
 	rep.store = db;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);

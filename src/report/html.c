@@ -165,6 +165,7 @@ static const char css[] =
 	"@media print{.sw{print-color-adjust:exact;-webkit-print-color-adjust:exact}}\n"
 	".sw{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin-right:.3em;border:1px solid var(--mut)}\n"
 	"details{margin:.3em 0}summary{cursor:pointer;color:var(--mut)}code{font-size:.92em}\n"
+	".wide{overflow-x:auto;max-width:100%}td code,td.path{overflow-wrap:anywhere}.wide th.n{white-space:normal}\n"
 	"@media print{body{max-width:none;font-size:11pt;color:#000;background:#fff}"
 	"figure,table,.summary{break-inside:avoid}h2{break-after:avoid}details{display:block}"
 	"details>*{display:block}summary{display:none}}\n";
@@ -267,6 +268,80 @@ static size_t find_index(const struct analysis *an, const struct finding *f)
 	return (size_t)(f - an->finds);
 }
 
+/* The Prices row: the figures taken from docs/prices.md, or why there are none. */
+static void prices_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	static const int keys[] = { COST_HARDWARE_PRICE, COST_CLOUD_HOURLY_RATE, COST_ELECTRICITY_PRICE };
+	static const char *const what[] = { "purchase", "cloud, per hour", "electricity, per kWh" };
+	bool first = true;
+
+	if (r->prices.unknown) {
+		fprintf(h->out, "<tr><th>Prices</th><td>");
+		esc(h, r->prices.gpu_name);
+		fprintf(h->out, " is not in the built-in price table (docs/prices.md): no verdict. Give yours: "
+			"<code>--profile FILE</code> or <code>--set hardware_price=N --set cloud_hourly_rate=N "
+			"--set electricity_price=N</code></td></tr>\n");
+		return;
+	}
+	if (!r->prices.used)
+		return;
+	fprintf(h->out, "<tr><th>Prices</th><td><b>assumed</b>, not yours (docs/prices.md, row ");
+	esc(h, r->prices.row->model);
+	fprintf(h->out, "): ");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (r->params.origin[keys[i]] != COST_ASSUMED)
+			continue;
+		fprintf(h->out, "%s%s ", first ? "" : ", ", what[i]);
+		vmoney(h, cost_param_get(&r->params, (size_t)keys[i]), "cost.params.%s.value", cost_param_info((size_t)keys[i])->key);
+		first = false;
+	}
+	fprintf(h->out, "%s. Yours: <code>--profile FILE</code> or <code>--set KEY=VALUE</code>.</td></tr>\n",
+		r->prices.old ? "; some figures are more than a year old" : "");
+}
+
+/* Where the rest went: the three states that bought no work, with time and money; the files not read. */
+static void rest_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	char a[32];
+	size_t listed = 0;
+
+	if (r->ntop_causes) {
+		fprintf(h->out, "<tr><th>Not useful</th><td>");
+		for (int i = 0; i < r->ntop_causes; i++) {
+			int s = r->top_cause[i];
+			fprintf(h->out, "%s%s ", i ? "; " : "", state_label[s]);
+			esc(h, time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)));
+			if (have_prices(r)) {
+				fprintf(h->out, ", ");
+				int wk = 0;	/* its index in the JSON's cost.waterfall (no gap row there) */
+				for (int t = 0; t < s; t++)
+					wk += t != ST_GAP;
+				vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
+			}
+		}
+		fprintf(h->out, "</td></tr>\n");
+	}
+	if (!r->not_telemetry)
+		return;
+	fprintf(h->out, "<tr><th>Not telemetry</th><td>%zu file%s: ", r->not_telemetry, r->not_telemetry == 1 ? "" : "s");
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		const char *base = strrchr(in->path, '/');
+		if (in->format)
+			continue;
+		if (listed++ == 4) {
+			fprintf(h->out, ", ...");
+			break;
+		}
+		fprintf(h->out, "%s<code>", listed > 1 ? ", " : "");
+		esc(h, base ? base + 1 : in->path);
+		fprintf(h->out, "</code>");
+	}
+	fprintf(h->out, " (<a href=\"#inputs\">inputs</a>, at the end)</td></tr>\n");
+}
+
 static void summary(struct hw *h, const struct finding **byw)
 {
 	const struct report *r = h->r;
@@ -294,7 +369,17 @@ static void summary(struct hw *h, const struct finding **byw)
 	vnum(h, r->energy_j, 1, 1 / 3.6e6, 3, "cost.window.energy_j");
 	fprintf(h->out, " kWh (");
 	esc(h, r->energy_source);
-	fprintf(h->out, ")</td></tr>\n<tr><th>Cost</th><td>");
+	fprintf(h->out, ")");
+	if (!isnan(r->co2e_kg)) {
+		fprintf(h->out, ", ");
+		vnum(h, r->co2e_kg, 6, 1, nf_money_decimals(r->co2e_kg), "cost.window.co2e_kg");
+		fprintf(h->out, " kg CO2e at ");
+		vnum(h, r->params.grid_gco2_per_kwh, 6, 1, 0, "cost.params.grid_gco2_per_kwh.value");
+		fprintf(h->out, " g/kWh%s", r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
+	}
+	fprintf(h->out, "</td></tr>\n");
+	prices_row(h);
+	fprintf(h->out, "<tr><th>Cost</th><td>");
 	if (have_prices(r)) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");
 		fprintf(h->out, " to own for this window, ");
@@ -309,9 +394,12 @@ static void summary(struct hw *h, const struct finding **byw)
 	} else {
 		fprintf(h->out, "no prices given (<code>--profile NAME</code> or <code>--set KEY=VALUE</code>)");
 	}
-	fprintf(h->out, "</td></tr>\n<tr><th>Verdict</th><td class=\"verdict\">");
+	fprintf(h->out, "</td></tr>\n<tr><th>Verdict</th><td class=\"verdict\">%s",
+		r->prices.used ? "<b>(assumed prices)</b> " : "");
 	esc(h, r->verdict);
-	fprintf(h->out, "</td></tr>\n</table>\n");
+	fprintf(h->out, "</td></tr>\n");
+	rest_row(h);
+	fprintf(h->out, "</table>\n");
 	fprintf(h->out, "<h3>Largest findings</h3>\n");
 	if (!an->nfinds)
 		fprintf(h->out, "<p>None.</p>\n");
@@ -1329,7 +1417,8 @@ static void processes(struct hw *h)
 	const struct analysis *an = r->an;
 	size_t np = an->nprocs, nd, *ord;
 	double maxs = 0, maxc = 0;
-	int height, half, x1 = ML + 150, x2 = x1 + (W - MR - x1) / 2 + 10;
+	/* x1: room for a 20-character name and its pid and GPU; bars leave room for their label */
+	int height, half, x1 = ML + 214, x2 = x1 + (W - MR - x1) / 2 + 10;
 	char b[200];
 
 	fprintf(h->out, "<section id=\"processes\"><h2>Processes</h2>\n");
@@ -1362,9 +1451,10 @@ static void processes(struct hw *h)
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
 		double y = 28 + (double)i * 24, wd;
-		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %d)", p->name[0] ? p->name : "-", p->pid, p->gpu);
+		snprintf(b, sizeof(b), "%.20s%s (pid %" PRId64 ", GPU %d)", p->name[0] ? p->name : "-",
+			 strlen(p->name) > 20 ? "..." : "", p->pid, p->gpu);
 		text_at(h, x1 - 6, y + 14, "end", NULL, b);
-		wd = maxs > 0 ? half * p->busy_s / maxs : 0;
+		wd = maxs > 0 ? (half - 56) * p->busy_s / maxs : 0;
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"18\" style=\"fill:var(--c-util)\"><title>", x1, y,
 			fmax(wd, 0.5));
 		snprintf(b, sizeof(b), "%.64s: %.1f busy GPU-seconds", p->name, p->busy_s);
@@ -1442,7 +1532,7 @@ static void leak_chart(struct hw *h, const struct finding *f)
 	int64_t span = f->t1_ns - f->t0_ns, a, b;
 	struct svg_col *c = xcalloc(PW, sizeof(*c));
 	struct svg_scale xs, ys;
-	double lo = 0, hi = fmax(f->fit_mib1, g->mem_total_mib), t[12];
+	double lo = fmin(f->fit_mib0, f->fit_mib1), hi = fmax(f->fit_mib0, f->fit_mib1), pad, t[12];
 	char l[128], title[200], desc[600], b1[96], b2[48], lab[96], rate[32];
 	bool full_in = false, open = false, gib;
 	int64_t tt[64], step = 0;
@@ -1461,9 +1551,21 @@ static void leak_chart(struct hw *h, const struct finding *f)
 		a = g->first_ns;
 	xs = (struct svg_scale){ (double)a, (double)b, ML, ML + PW };
 	n = svg_columns(&g->ser, SER_MEM, c, PW, &merged);
+	/* the axis spans the data, the fitted line and its projection, and the
+	 * memory total only when the projection reaches it on the chart: a
+	 * 16 GiB rise must not be a flat line under a 141 GiB total */
 	for (size_t i = 0; i < n; i++)
-		if (c[i].t1_ns >= a && c[i].t0_ns <= b && !isnan(c[i].max))
+		if (c[i].t1_ns >= a && c[i].t0_ns <= b && !isnan(c[i].max)) {
 			hi = fmax(hi, c[i].max);
+			lo = fmin(lo, isnan(c[i].min) ? c[i].max : c[i].min);
+		}
+	if (full_in && g->mem_total_mib > 0)
+		hi = fmax(hi, g->mem_total_mib);
+	else if (f->full_ns > f->t1_ns)
+		hi = fmax(hi, f->fit_mib1 + (f->fit_mib1 - f->fit_mib0) * (double)(b - f->t1_ns) / (double)span);
+	pad = (hi - lo) * 0.05 + 1;
+	lo = fmax(0, lo - pad);
+	hi += pad;
 	gpu_label(l, sizeof(l), r->an, f->gpu);
 	snprintf(title, sizeof(title), "%s: memory used during the %s finding, with its fitted line", l, f->kind);
 	if (f->full_ns)
@@ -1508,7 +1610,7 @@ static void leak_chart(struct hw *h, const struct finding *f)
 			"stroke-dasharray=\"6 4\"/>", xl(&xs, f->t1_ns), svg_map(&ys, f->fit_mib1), xl(&xs, end),
 			svg_map(&ys, fmin(y_end, hi)));
 	}
-	if (g->mem_total_mib > 0) {
+	if (g->mem_total_mib > 0 && g->mem_total_mib <= hi) {
 		double y = svg_map(&ys, g->mem_total_mib);
 		fprintf(h->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"var(--c-pow)\" stroke-dasharray=\"3 3\"/>",
 			ML, ML + PW, y, y);
@@ -1689,15 +1791,19 @@ static void traces(struct hw *h)
 	fprintf(h->out, "<section id=\"traces\"><h2>Traces</h2>\n<p class=\"mut\">Over each traced stretch the "
 		"kernels' union counts as useful time, in place of what utilization.gpu counts there.</p>\n");
 	if (an->njoins)
-		fprintf(h->out, "<table><thead><tr><th>GPU</th><th>trace</th><th>matched by</th><th>from</th>"
+		fprintf(h->out, "<div class=\"wide\"><table><thead><tr><th>GPU</th><th>trace</th><th>matched by (and time)</th><th>from</th>"
 			"<th class=\"n\">span</th><th class=\"n\">kernels</th><th class=\"n\">kernels fill</th>"
-			"<th class=\"n\">utilization.gpu</th><th class=\"n\">median kernel</th>"
+			"<th class=\"n\">utilization .gpu</th><th class=\"n\">median kernel</th>"
 			"<th class=\"n\">median gap</th><th class=\"n\">useful</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(h->out, "<tr><td>%d</td><td>", j->gpu);
+		const char *base = strrchr(j->file, '/');
+		/* the file's name, its path on hover: a long path must not widen the page */
+		fprintf(h->out, "<tr><td>%d</td><td class=\"path\" title=\"", j->gpu);
 		esc(h, j->file);
-		fprintf(h->out, "</td><td>%s and time</td><td>", j->matched_by);
+		fprintf(h->out, "\">");
+		esc(h, base ? base + 1 : j->file);
+		fprintf(h->out, "</td><td>%s</td><td>", j->matched_by);
 		when(h, j->t0_ns);
 		fprintf(h->out, "</td><td class=\"n\">");
 		vnum(h, j->span_s, 9, 1e3, 1, "traces.joined.%zu.span_s", i);
@@ -1711,10 +1817,10 @@ static void traces(struct hw *h)
 		vnum(h, j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 3, 1, 2, "traces.joined.%zu.gap_p50_us", i);
 		fprintf(h->out, " us</td><td class=\"n\">");
 		vnum(h, j->overlaps ? j->util_busy_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
-		fprintf(h->out, " s from %s</td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
+		fprintf(h->out, " s<br><span class=\"mut\">from %s</span></td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
 	}
 	if (an->njoins)
-		fprintf(h->out, "</tbody></table>\n");
+		fprintf(h->out, "</tbody></table></div>\n");
 	for (size_t i = 0; i < an->nunjoined; i++) {
 		fprintf(h->out, "<p class=\"mut\">Not joined: ");
 		esc(h, an->unjoined[i].file);
@@ -1745,7 +1851,8 @@ void report_html(FILE *out, const struct report *r)
 		"Times are UTC; every figure is in <code>gputally report --json</code> under the same name "
 		"(hover a number's cell in a browser's inspector: <code>data-key</code>).</p></header>\n<main>\n");
 	summary(&h, byw);
-	inputs(&h);
+	if (r->t0_ns == INT64_MAX)
+		inputs(&h);
 	if (r->fleet)
 		fleet_section(&h);
 	if (r->t0_ns != INT64_MAX && r->t1_ns > r->t0_ns) {
@@ -1768,6 +1875,8 @@ void report_html(FILE *out, const struct report *r)
 	} else {
 		fprintf(out, "<p>No GPU samples were read, so there is nothing to chart: see the inputs above for why.</p>\n");
 	}
+	if (r->t0_ns != INT64_MAX)
+		inputs(&h);	/* the details last: the summary sums them up */
 	fprintf(out, "</main>\n<footer class=\"mut\"><p>Written by gputally");
 	if (r->now_ns) {
 		fprintf(out, " at ");

@@ -66,13 +66,28 @@ static void summary(FILE *out, const struct report *r)
 		num(b, sizeof(b), r->gaps_h, 3));
 	fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours) |\n", num(a, sizeof(a), 100 * r->win.u_obs, 1),
 		num(b, sizeof(b), r->busy_h, 3));
-	fprintf(out, "| Energy | %s kWh (%s) |\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	fprintf(out, "| Energy | %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	if (!isnan(r->co2e_kg))
+		fprintf(out, ", %s kg CO2e at %s g/kWh", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
+			num(c, sizeof(c), r->params.grid_gco2_per_kwh, 0));
+	fprintf(out, " |\n");
+	if (r->prices.unknown) {
+		fprintf(out, "| Prices | ");
+		md(out, r->prices.gpu_name);
+		fprintf(out, " is not in the built-in price table (docs/prices.md): set hardware\\_price, "
+			"cloud\\_hourly\\_rate and electricity\\_price |\n");
+	} else if (r->prices.used) {
+		fprintf(out, "| Prices | **assumed**, not yours: row ");
+		md(out, r->prices.row->model);
+		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
+			r->prices.old ? " (some figures more than a year old)" : "");
+	}
 	if (have_prices(r))
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
 	else
 		fprintf(out, "| Cost | no prices given (--profile NAME or --set KEY=VALUE) |\n");
-	fprintf(out, "\n**Verdict:** ");
+	fprintf(out, "\n**Verdict%s:** ", r->prices.used ? " (assumed prices)" : "");
 	md(out, r->verdict);
 	fprintf(out, "\n");
 	(void)c;

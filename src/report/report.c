@@ -2,10 +2,79 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/xalloc.h"
+
+/* Take a price key from the table unless the user gave it (profile or --set). */
+static void assume(struct report *r, int id, double v)
+{
+	if (r->params.origin[id] != COST_DEFAULT || !(v > 0))
+		return;
+	cost_param_put(&r->params, (size_t)id, v, COST_ASSUMED);
+	r->prices.used = true;
+}
+
+/*
+ * With no --profile, prices come from the built-in table (docs/prices.md),
+ * for the GPU model with the most covered time; only the keys still at
+ * their defaults, so that each --set makes one figure yours.  Board power
+ * stands in for busy power until measured_power() replaces it.
+ */
+static void assumed_prices(struct report *r)
+{
+	const struct analysis *an = r->an;
+	const struct price_table *t = prices_builtin();
+	double best = -1;
+
+	r->prices.age_purchase = r->prices.age_cloud = r->prices.age_electricity = r->prices.age_grid = -1;
+	r->prices.table = t;
+	if (!r->assume_prices)
+		return;
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const char *name = an->tl.gpus[i].id.name;
+		if (name[0] && an->gpus[i].covered_s > best) {
+			best = an->gpus[i].covered_s;
+			snprintf(r->prices.gpu_name, sizeof(r->prices.gpu_name), "%s", name);
+		}
+	}
+	r->prices.row = prices_match(t, r->prices.gpu_name);
+	if (!r->prices.row) {
+		r->prices.unknown = an->tl.ngpus > 0;
+		return;
+	}
+	assume(r, COST_HARDWARE_PRICE, r->prices.row->purchase.value);
+	assume(r, COST_BUSY_POWER_W, r->prices.row->power.value);
+	assume(r, COST_CLOUD_HOURLY_RATE, r->prices.row->cloud.value);
+	assume(r, COST_ELECTRICITY_PRICE, t->electricity.value);
+	assume(r, COST_GRID_GCO2_PER_KWH, t->grid.value);
+	if (r->prices.used && !r->params.currency[0])
+		snprintf(r->params.currency, sizeof(r->params.currency), "%s", t->currency);
+}
+
+/* How old each assumed figure is, against --now or else the logs' end. */
+static void price_ages(struct report *r)
+{
+	int64_t ref = r->now_ns ? r->now_ns : r->t1_ns;
+	const struct price_row *row = r->prices.row;
+	const struct price_table *t = r->prices.table;
+	const struct cost_params *p = &r->params;
+
+	if (!r->prices.used || ref == INT64_MIN)
+		return;
+	if (p->origin[COST_HARDWARE_PRICE] == COST_ASSUMED)
+		r->prices.age_purchase = prices_age_months(row->purchase.date, ref);
+	if (p->origin[COST_CLOUD_HOURLY_RATE] == COST_ASSUMED)
+		r->prices.age_cloud = prices_age_months(row->cloud.date, ref);
+	if (p->origin[COST_ELECTRICITY_PRICE] == COST_ASSUMED)
+		r->prices.age_electricity = prices_age_months(t->electricity.date, ref);
+	if (p->origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED)
+		r->prices.age_grid = prices_age_months(t->grid.date, ref);
+	r->prices.old = r->prices.age_purchase > 12 || r->prices.age_cloud > 12 ||
+			r->prices.age_electricity > 12 || r->prices.age_grid > 12;
+}
 
 static void measured_power(struct report *r)
 {
@@ -181,13 +250,48 @@ static void outage(struct report *r)
 	r->power_span_h = t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
 }
 
+/* The first screen's figures (report.h): where the rest went, the top findings, the files that are not telemetry. */
+static void first_screen(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->ntop_causes = 0;
+	for (int k = 0; k < 3; k++) {
+		int best = -1;
+		for (int s = 0; s < ST__COUNT; s++) {
+			bool taken = false;
+			if (s == ST_GAP || state_is_useful(s) || !(r->state_s[s] > 0))
+				continue;
+			for (int j = 0; j < r->ntop_causes; j++)
+				taken |= r->top_cause[j] == s;
+			if (!taken && (best < 0 || r->state_s[s] > r->state_s[best]))
+				best = s;
+		}
+		if (best < 0)
+			break;
+		r->top_cause[r->ntop_causes++] = best;
+	}
+	r->ntop_finds = 0;
+	for (int sev = SEV_CRITICAL; sev >= SEV_INFO && r->ntop_finds < 3; sev--)
+		for (size_t i = 0; i < an->nfinds && r->ntop_finds < 3; i++)
+			if (an->finds[i].severity == sev)
+				r->top_find[r->ntop_finds++] = i;
+	r->not_telemetry = 0;
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++)
+		r->not_telemetry += r->inputs->inputs[i].format == NULL;
+}
+
 void report_compute(struct report *r)
 {
 	struct cost_window_in in;
 	double covered_s = 0;
 
+	assumed_prices(r);
 	measured_power(r);
 	window_totals(r);
+	price_ages(r);
+	r->co2e_kg = r->params.grid_gco2_per_kwh > 0 ?
+		     r->energy_j / 3.6e6 * r->params.pue * r->params.grid_gco2_per_kwh / 1000 : NAN;
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
 	memset(&in, 0, sizeof(in));
@@ -216,6 +320,7 @@ void report_compute(struct report *r)
 	outage(r);
 	proc_costs(r);
 	verdict(r);
+	first_screen(r);
 	report_fleet_compute(r);
 }
 

@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "cost/model.h"
+#include "cost/prices.h"
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
 
@@ -78,6 +79,31 @@ struct report {
 	 * and the window's local cost split by its share of all busy time */
 	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[400];
+	/* input: no --profile was given, so price keys still at their default
+	 * are taken from the built-in table (docs/prices.md) for the GPU model
+	 * with the most covered time, with origin COST_ASSUMED */
+	bool assume_prices;
+	struct {
+		bool used;		/* some figure was assumed */
+		bool unknown;		/* assume_prices, but the model is not in the table */
+		char gpu_name[96];	/* the GPU name looked up */
+		const struct price_row *row;	/* its row (borrowed from the table) */
+		const struct price_table *table;
+		/* whole months from each figure's date to --now, else to the
+		 * logs' end (-1: not assumed); old: one of them is over 12 */
+		int age_purchase, age_cloud, age_electricity, age_grid;
+		bool old;
+	} prices;
+	/* the first screen: the (up to) three states that bought no work with
+	 * the most time, most first; the first three findings by severity (the
+	 * order the findings lists use); inputs that are not telemetry (no
+	 * format recognised them) */
+	int top_cause[3];
+	int ntop_causes;
+	size_t top_find[3];
+	int ntop_finds;
+	size_t not_telemetry;
+	double co2e_kg;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
