@@ -278,7 +278,7 @@ static void prices_row(struct hw *h)
 
 	if (r->prices.unknown) {
 		fprintf(h->out, "<tr><th>Prices</th><td>");
-		esc(h, r->prices.gpu_name);
+		esc(h, r->prices.gpu_name[0] ? r->prices.gpu_name : "The logs do not name the GPU model, which");
 		fprintf(h->out, " is not in the built-in price table (docs/prices.md): no verdict. Give yours: "
 			"<code>--profile FILE</code> or <code>--set hardware_price=N --set cloud_hourly_rate=N "
 			"--set electricity_price=N</code></td></tr>\n");
@@ -329,7 +329,7 @@ static void rest_row(struct hw *h)
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
 		const char *base = strrchr(in->path, '/');
-		if (in->format)
+		if (!report_not_telemetry(in))
 			continue;
 		if (listed++ == 4) {
 			fprintf(h->out, ", ...");

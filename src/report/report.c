@@ -276,9 +276,17 @@ static void first_screen(struct report *r)
 		for (size_t i = 0; i < an->nfinds && r->ntop_finds < 3; i++)
 			if (an->finds[i].severity == sev)
 				r->top_find[r->ntop_finds++] = i;
-	r->not_telemetry = 0;
-	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++)
-		r->not_telemetry += r->inputs->inputs[i].format == NULL;
+	r->not_telemetry = r->not_read = 0;
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		r->not_telemetry += report_not_telemetry(in);
+		r->not_read += !in->format && !report_not_telemetry(in);
+	}
+}
+
+bool report_not_telemetry(const struct input_stat *in)
+{
+	return !in->format && in->sniffed;
 }
 
 void report_compute(struct report *r)

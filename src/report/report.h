@@ -102,7 +102,8 @@ struct report {
 	int ntop_causes;
 	size_t top_find[3];
 	int ntop_finds;
-	size_t not_telemetry;
+	size_t not_telemetry;	/* opened and sniffed, but no format's (report_not_telemetry) */
+	size_t not_read;	/* could not be opened or read */
 	double co2e_kg;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
@@ -129,6 +130,9 @@ void report_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
+
+/* An input that was read but holds no telemetry (a README, lspci output). */
+bool report_not_telemetry(const struct input_stat *in);
 
 /* fleet.c: the per-node/namespace/pod rows, and their renderings */
 #define FLEET_PODS_LISTED 200	/* in Markdown and HTML; every pod is in --json */

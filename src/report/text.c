@@ -67,9 +67,13 @@ static void price_lines(FILE *out, const struct report *r)
 	int old = 0;
 
 	if (r->prices.unknown) {
-		fprintf(out, "Prices:    %s is not in the built-in price table (docs/prices.md), so there is no verdict;\n"
-			"           give yours: --profile FILE or --set hardware_price=N --set cloud_hourly_rate=N "
-			"--set electricity_price=N\n", r->prices.gpu_name[0] ? r->prices.gpu_name : "this GPU model");
+		if (r->prices.gpu_name[0])
+			fprintf(out, "Prices:    %s is not in the built-in price table (docs/prices.md), so there is no verdict;\n",
+				r->prices.gpu_name);
+		else
+			fprintf(out, "Prices:    the logs do not name the GPU model, so no price can be assumed (docs/prices.md);\n");
+		fprintf(out, "           give yours: --profile FILE or --set hardware_price=N --set cloud_hourly_rate=N "
+			"--set electricity_price=N\n");
 		return;
 	}
 	if (!r->prices.used)
@@ -123,13 +127,28 @@ static void first_screen(FILE *out, const struct report *r)
 		const struct finding *f = &an->finds[r->top_find[i]];
 		fprintf(out, "%s [%s] %s\n", i ? "          " : "Findings: ", severity_name[f->severity], f->message);
 	}
+	if (r->not_read) {
+		fprintf(out, "Not read:  %zu file%s:", r->not_read, r->not_read == 1 ? "" : "s");
+		for (size_t i = 0; i < r->inputs->nr; i++) {
+			const struct input_stat *in = &r->inputs->inputs[i];
+			if (in->format || report_not_telemetry(in))
+				continue;
+			if (listed++ == 2) {
+				fprintf(out, " ...");
+				break;
+			}
+			fprintf(out, "%s %s", listed > 1 ? ";" : "", in->skip_reason);
+		}
+		fputc('\n', out);
+		listed = 0;
+	}
 	if (!r->not_telemetry)
 		return;
 	fprintf(out, "Skipped:   %zu file%s not telemetry: ", r->not_telemetry, r->not_telemetry == 1 ? "" : "s");
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
 		const char *base = strrchr(in->path, '/');
-		if (in->format)
+		if (!report_not_telemetry(in))
 			continue;
 		if (listed++ == 4) {
 			fprintf(out, ", ...");
@@ -147,7 +166,7 @@ static void summary(FILE *out, const struct report *r)
 	size_t nread = 0;
 
 	for (size_t i = 0; i < r->inputs->nr; i++)
-		nread += r->inputs->inputs[i].format != NULL && !r->inputs->inputs[i].skip_reason[0];
+		nread += r->inputs->inputs[i].format != NULL;	/* a cut file read up to its cut too */
 	fprintf(out, "gputally report\n\n");
 	if (r->t0_ns == INT64_MAX) {
 		fprintf(out, "No GPU samples in %zu input(s).\n", r->inputs->nr);
