@@ -159,6 +159,10 @@ formats: $(BIN)
 TEST_TARGETS += golden
 golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
+.PHONY: machine-tests
+TEST_TARGETS += machine-tests
+machine-tests: $(BIN)
+	@sh tests/machine/run.sh $(BIN)
 .PHONY: corpus
 TEST_TARGETS += corpus
 corpus: $(BIN)

@@ -203,9 +203,15 @@ const struct price_table *prices_builtin(void)
 	return &builtin;
 }
 
-/* Is w (len n) a whole word of name, case-insensitively? */
+/*
+ * Is w (len n) a whole word of name, case-insensitively?  A vendor's name
+ * run into the model ("NVIDIAH200", as gpu_monitor writes it) counts as
+ * two words.
+ */
 static int has_word(const char *name, const char *w, size_t n)
 {
+	static const char *const vendors[] = { "nvidia", "amd" };
+
 	for (const char *p = name; *p;) {
 		size_t k = 0;
 
@@ -215,6 +221,11 @@ static int has_word(const char *name, const char *w, size_t n)
 			k++;
 		if (k == n && !strncasecmp(p, w, n))
 			return 1;
+		for (size_t v = 0; v < sizeof(vendors) / sizeof(vendors[0]); v++) {
+			size_t vl = strlen(vendors[v]);
+			if (k == vl + n && !strncasecmp(p, vendors[v], vl) && !strncasecmp(p + vl, w, n))
+				return 1;
+		}
 		p += k;
 	}
 	return 0;

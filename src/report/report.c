@@ -286,7 +286,9 @@ static void first_screen(struct report *r)
 
 bool report_not_telemetry(const struct input_stat *in)
 {
-	return !in->format && in->sniffed;
+	/* sniffed, and no format took it (one that did but could not be
+	 * placed in time is telemetry that was not read) */
+	return !in->format && in->sniffed && !in->sniff_format;
 }
 
 void report_compute(struct report *r)

@@ -137,7 +137,8 @@ static void first_screen(FILE *out, const struct report *r)
 				fprintf(out, " ...");
 				break;
 			}
-			fprintf(out, "%s %s", listed > 1 ? ";" : "", in->skip_reason);
+			fprintf(out, "%s %.90s%s", listed > 1 ? ";" : "", in->skip_reason,
+				strlen(in->skip_reason) > 90 ? "..." : "");
 		}
 		fputc('\n', out);
 		listed = 0;

@@ -38,6 +38,8 @@ static void names_pick_the_right_row(void **state)
 {
 	(void)state;
 	assert_string_equal(model_of("NVIDIA H200"), "H200");
+	assert_string_equal(model_of("NVIDIAH200"), "H200");	/* gpu_monitor's spelling */
+	assert_string_equal(model_of("NVIDIAH100"), "H100");
 	assert_string_equal(model_of("NVIDIA H100 80GB HBM3"), "H100");
 	assert_string_equal(model_of("NVIDIA H100 PCIe"), "H100 PCIe");
 	assert_string_equal(model_of("NVIDIA A100-SXM4-80GB"), "A100 80GB");
@@ -57,6 +59,7 @@ static void names_pick_the_right_row(void **state)
 	assert_string_equal(model_of("Tesla T4"), "(none)");
 	assert_string_equal(model_of("NVIDIA GeForce RTX 4060 Ti"), "(none)");
 	assert_string_equal(model_of("NVIDIA A1000"), "(none)");
+	assert_string_equal(model_of("XNVIDIAH200"), "(none)");
 	assert_string_equal(model_of(""), "(none)");
 }
 
