@@ -473,6 +473,111 @@ static void inputs(struct hw *h)
 	fprintf(h->out, "</section>\n");
 }
 
+static void money_text(char *buf, size_t cap, const struct report *r, double v)
+{
+	nf_money(buf, cap, v, cur(r));
+}
+
+#define MONTH_MAX_CELLS 6000	/* more GPU-days than this: the all-GPU row only */
+
+/*
+ * The month at a glance: a days x GPUs heatmap of the useful share (darker
+ * is busier, hatched is no data), each cell's figures in its title, and the
+ * owned cost of each day as bars under it.
+ */
+static void month(struct hw *h)
+{
+	const struct report *r = h->r;
+	size_t ng = (size_t)r->an->tl.ngpus, nd = r->ndays, rows, step;
+	double cw, maxc = 0, top = 24, base;
+	int cell_h, height, hm_h, bars_h = 60;
+	char b[200], m1[64], desc[300];
+	bool per_gpu;
+
+	if (nd < 2)
+		return;
+	per_gpu = nd * ng <= MONTH_MAX_CELLS;
+	rows = per_gpu ? ng : 1;
+	cell_h = rows <= 16 ? 18 : rows <= 64 ? 8 : 4;
+	hm_h = (int)rows * cell_h;
+	height = (int)top + hm_h + 24 + bars_h + 30;
+	cw = (double)PW / (double)nd;
+	for (size_t d = 0; d < nd; d++) {
+		double c = 0;
+		for (size_t g = 0; g < ng; g++)
+			c += r->day_cost[d * ng + g];
+		if (isfinite(c))
+			maxc = fmax(maxc, c);
+	}
+	snprintf(desc, sizeof(desc), "For each of %zu UTC days, the useful share of %s's covered time as the darkness "
+		 "of a cell, and the owned cost of the day as a bar.", nd, per_gpu ? "each GPU" : "all GPUs");
+	fprintf(h->out, "<section id=\"month\"><h2>By day</h2>\n");
+	chart_begin(h, height, "Useful share by day and GPU, and the owned cost of each day", desc);
+	for (size_t g = 0; g < rows && cell_h >= 12; g++) {
+		snprintf(b, sizeof(b), per_gpu ? "GPU %zu" : "all GPUs", g);
+		text_at(h, ML - 6, top + (double)g * cell_h + cell_h - 5, "end", "mut", b);
+	}
+	for (size_t d = 0; d < nd; d++) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		for (size_t g = 0; g < rows; g++) {
+			double cov = 0, use = 0, cost = 0;
+			for (size_t k = per_gpu ? g : 0; k < (per_gpu ? g + 1 : ng); k++) {
+				cov += r->day_covered_s[d * ng + k];
+				use += r->day_useful_s[d * ng + k];
+				cost += r->day_cost[d * ng + k];
+			}
+			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" ", ML + (double)d * cw,
+				top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1);
+			if (cov > 0)
+				fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
+			else
+				fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
+			if (have_prices(r))
+				money_text(m1, sizeof(m1), r, cost);
+			else
+				snprintf(m1, sizeof(m1), "no prices");
+			if (per_gpu)
+				snprintf(b, sizeof(b), "GPU %zu", g);
+			else
+				snprintf(b, sizeof(b), "all GPUs");
+			fprintf(h->out, "<title>%s, %04d-%02d-%02d: useful %.1f %% of %.1f h covered; owned %s</title></rect>", b,
+				y, m, dd, cov > 0 ? 100 * use / cov : 0, cov / 3600, m1);
+		}
+	}
+	/* the days' labels: about ten */
+	step = nd / 10 + 1;
+	for (size_t d = 0; d < nd; d += step) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+		text_at(h, ML + ((double)d + 0.5) * cw, top + hm_h + 14, "middle", "mut", b);
+	}
+	base = top + hm_h + 24 + bars_h;
+	if (maxc > 0) {
+		for (size_t d = 0; d < nd; d++) {
+			double c = 0, bh;
+			int y, m, dd;
+			for (size_t g = 0; g < ng; g++)
+				c += r->day_cost[d * ng + g];
+			bh = bars_h * c / maxc;
+			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+			money_text(m1, sizeof(m1), r, c);
+			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" style=\"fill:var(--c-own)\">"
+				"<title>%04d-%02d-%02d: owned %s</title></rect>", ML + (double)d * cw, base - bh,
+				cw > 1.5 ? cw - 1 : cw, bh, y, m, dd, m1);
+		}
+		money_text(m1, sizeof(m1), r, maxc);
+		snprintf(b, sizeof(b), "owned cost per day (highest %s)", m1);
+		text_at(h, ML, base + 16, NULL, "mut", b);
+	} else {
+		text_at(h, ML, base, NULL, "mut", "no prices: no cost per day (--profile or --set)");
+	}
+	chart_end(h, "Darker is busier (the share of covered time in useful states); hatched: no data that day. "
+		  "Hover a cell for its figures; --json has them under days.");
+	fprintf(h->out, "</section>\n");
+}
+
 static void gpus_table(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
@@ -918,9 +1023,12 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		}
 		if (pp->m == SER_UTIL || hi < 1)
 			hi = pp->m == SER_UTIL ? 100 : 1;
-		if (pp->m == SER_MEM && g->mem_total_mib > hi)
-			hi = g->mem_total_mib;
-		snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
+		/* memory scales to the data, not to the total: a 16 GiB leak on a
+		 * 141 GiB GPU must not be a flat line; the label names the total */
+		if (pp->m == SER_MEM && g->mem_total_mib > 0)
+			snprintf(lab, sizeof(lab), "%s (%s, of %.0f)", pp->label, pp->unit, g->mem_total_mib);
+		else
+			snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" class=\"ax\"/>", ML, y, PW, PH);
 		if (!any) {
 			snprintf(lab, sizeof(lab), r->store ? "the store keeps no %s" : "no %s readings in the inputs",
@@ -1073,10 +1181,6 @@ static void time_split(struct hw *h)
 
 /* ---- charts 3-5: the cost ----------------------------------------------- */
 
-static void money_text(char *buf, size_t cap, const struct report *r, double v)
-{
-	nf_money(buf, cap, v, cur(r));
-}
 
 static void waterfall(struct hw *h)
 {
@@ -1856,6 +1960,7 @@ void report_html(FILE *out, const struct report *r)
 	if (r->fleet)
 		fleet_section(&h);
 	if (r->t0_ns != INT64_MAX && r->t1_ns > r->t0_ns) {
+		month(&h);
 		gpus_table(&h);
 		fprintf(out, "<section id=\"timelines\"><h2>Timelines</h2>\n");
 		for (int i = 0; i < r->an->tl.ngpus; i++)

@@ -667,6 +667,36 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_obj_end(w);
 }
 
+/* days: per UTC day and GPU, covered and useful seconds and the owned cost (report.h). */
+static void days(struct jsonw *w, const struct report *r)
+{
+	size_t ng = (size_t)r->an->tl.ngpus;
+
+	jsonw_key(w, "days");
+	jsonw_arr_begin(w);
+	for (size_t d = 0; d < r->ndays; d++) {
+		char date[16];
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		snprintf(date, sizeof(date), "%04d-%02d-%02d", y, m, dd);
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "date", date);
+		jsonw_key(w, "gpus");
+		jsonw_arr_begin(w);
+		for (size_t g = 0; g < ng; g++) {
+			jsonw_obj_begin(w);
+			jsonw_kint(w, "gpu", (int64_t)g);
+			jsonw_knum(w, "covered_s", r->day_covered_s[d * ng + g], 3);
+			jsonw_knum(w, "useful_s", r->day_useful_s[d * ng + g], 3);
+			jsonw_knum(w, "cost", r->day_cost[d * ng + g], 6);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
 /* What follows the segments: bounded by the caps on findings and events. */
 static void tail_members(struct jsonw *w, const struct report *r)
 {
@@ -676,6 +706,7 @@ static void tail_members(struct jsonw *w, const struct report *r)
 	processes(w, r);
 	traces(w, r);
 	cost(w, r);
+	days(w, r);
 	report_fleet_json(w, r);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/timeutil.h"
 #include "util/xalloc.h"
 
 /* Take a price key from the table unless the user gave it (profile or --set). */
@@ -291,6 +292,47 @@ bool report_not_telemetry(const struct input_stat *in)
 	return !in->format && in->sniffed && !in->sniff_format;
 }
 
+/* The month at a glance: covered and useful seconds per UTC day and GPU, from the state segments. */
+static void by_day(struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t ng = (size_t)an->tl.ngpus, n;
+	int64_t d0, d1;
+
+	r->ndays = 0;
+	if (r->t0_ns == INT64_MAX || r->t1_ns <= r->t0_ns || !ng)
+		return;
+	d0 = r->t0_ns / NS_PER_DAY - (r->t0_ns < 0 && r->t0_ns % NS_PER_DAY);
+	d1 = (r->t1_ns - 1) / NS_PER_DAY - (r->t1_ns - 1 < 0 && (r->t1_ns - 1) % NS_PER_DAY);
+	if (d1 <= d0 || d1 - d0 + 1 > REPORT_MAX_DAYS)
+		return;
+	n = (size_t)(d1 - d0 + 1);
+	r->day_first = d0;
+	r->ndays = n;
+	r->day_covered_s = xcalloc(n * ng, sizeof(double));
+	r->day_useful_s = xcalloc(n * ng, sizeof(double));
+	r->day_cost = xcalloc(n * ng, sizeof(double));
+	for (size_t i = 0; i < an->nsegs; i++) {
+		const struct segment *s = &an->segs[i];
+		int64_t t = s->t0_ns;
+		if (s->state == ST_GAP || s->gpu >= ng)
+			continue;
+		while (t < s->t1_ns) {
+			int64_t day = t / NS_PER_DAY - (t < 0 && t % NS_PER_DAY);
+			int64_t end = (day + 1) * NS_PER_DAY < s->t1_ns ? (day + 1) * NS_PER_DAY : s->t1_ns;
+			if (day >= d0 && day <= d1) {
+				size_t k = (size_t)(day - d0) * ng + s->gpu;
+				r->day_covered_s[k] += (double)(end - t) / 1e9;
+				if (state_is_useful(s->state))
+					r->day_useful_s[k] += (double)(end - t) / 1e9;
+			}
+			t = end;
+		}
+	}
+	for (size_t k = 0; k < n * ng; k++)
+		r->day_cost[k] = r->win.local_cost > 0 ? r->day_covered_s[k] / 3600 * r->cost_per_gpu_hour : NAN;
+}
+
 void report_compute(struct report *r)
 {
 	struct cost_window_in in;
@@ -331,6 +373,7 @@ void report_compute(struct report *r)
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
+	by_day(r);
 	report_fleet_compute(r);
 }
 
@@ -354,5 +397,10 @@ void report_release(struct report *r)
 	free(r->proc_cloud_cost);
 	free(r->proc_local_cost);
 	r->proc_cloud_cost = r->proc_local_cost = NULL;
+	free(r->day_covered_s);
+	free(r->day_useful_s);
+	free(r->day_cost);
+	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
+	r->ndays = 0;
 	report_fleet_release(r);
 }

@@ -104,7 +104,15 @@ struct report {
 	int ntop_finds;
 	size_t not_telemetry;	/* opened and sniffed, but no format's (report_not_telemetry) */
 	size_t not_read;	/* could not be opened or read */
-	double co2e_kg;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
+	double co2e_kg;
+	/* by UTC day (only when the window touches two days or more, up to
+	 * REPORT_MAX_DAYS): day_first is days since 1970-01-01; per day d and
+	 * GPU g at [d * ngpus + g]: covered and useful seconds, and the GPU-day's
+	 * share of the window's owned cost (by covered time, as the waterfall;
+	 * NAN without prices) */
+	int64_t day_first;
+	size_t ndays;
+	double *day_covered_s, *day_useful_s, *day_cost;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
@@ -127,6 +135,8 @@ struct report {
  */
 void report_compute(struct report *r);
 void report_release(struct report *r);
+
+#define REPORT_MAX_DAYS 400
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);

@@ -323,6 +323,42 @@ static void inputs(FILE *out, const struct report *r)
 	}
 }
 
+#define TEXT_DAY_GPUS 16	/* more GPUs than this: the day's share of all of them only */
+#define TEXT_DAYS 62
+
+/* The month at a glance: per UTC day, each GPU's useful share and the day's owned cost. */
+static void by_day(FILE *out, const struct report *r)
+{
+	size_t ng = (size_t)r->an->tl.ngpus, cols = ng <= TEXT_DAY_GPUS ? ng : 0;
+	char a[32], b[64];
+
+	if (r->ndays < 2)
+		return;
+	fprintf(out, "\nBy day (UTC): time in useful states as a share of each GPU's covered time, and the day's owned cost\n  %-10s", "day");
+	for (size_t g = 0; g < cols; g++)
+		fprintf(out, " %6s", (snprintf(a, sizeof(a), "GPU %zu", g), a));
+	fprintf(out, " %6s %14s\n", "all", "cost");
+	for (size_t d = 0; d < r->ndays && d < TEXT_DAYS; d++) {
+		double cov = 0, use = 0, cost = 0;
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(out, "  %04d-%02d-%02d", y, m, dd);
+		for (size_t g = 0; g < ng; g++) {
+			size_t k = d * ng + g;
+			cov += r->day_covered_s[k];
+			use += r->day_useful_s[k];
+			cost += r->day_cost[k];
+			if (g < cols)
+				fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
+					(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
+		}
+		fprintf(out, " %6s %14s\n", cov > 0 ? (snprintf(a, sizeof(a), "%.0f %%", 100 * use / cov), a) : "-",
+			have_prices(r) ? money(b, sizeof(b), r, cost) : "-");
+	}
+	if (r->ndays > TEXT_DAYS)
+		fprintf(out, "  ... %zu more days in --json\n", r->ndays - TEXT_DAYS);
+}
+
 static void gpus(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
@@ -802,6 +838,7 @@ void report_text(FILE *out, const struct report *r)
 		return;
 	}
 	gpus(out, r);
+	by_day(out, r);
 	states(out, r);
 	findings(out, r);
 	outages(out, r);
