@@ -78,7 +78,13 @@ struct report {
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */
 	double *proc_cloud_cost, *proc_local_cost;
-	char verdict[400];
+	char verdict[640];
+	/* the window's cloud cost split: its useful hours at the hourly rate,
+	 * and the rest, charged per job (cold start, billing increment and
+	 * minimum); the verdict says which one drives it */
+	double cloud_hours_cost, cloud_job_charges;
+	double util_known_h;	/* covered hours with a utilization reading */
+	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	/* input: no --profile was given, so price keys still at their default
 	 * are taken from the built-in table (docs/prices.md) for the GPU model
 	 * with the most covered time, with origin COST_ASSUMED */
@@ -104,7 +110,7 @@ struct report {
 	int ntop_finds;
 	size_t not_telemetry;	/* opened and sniffed, but no format's (report_not_telemetry) */
 	size_t not_read;	/* could not be opened or read */
-	double co2e_kg;
+	double co2e_kg;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
 	/* by UTC day (only when the window touches two days or more, up to
 	 * REPORT_MAX_DAYS): day_first is days since 1970-01-01; per day d and
 	 * GPU g at [d * ngpus + g]: covered and useful seconds, and the GPU-day's
@@ -112,7 +118,7 @@ struct report {
 	 * NAN without prices) */
 	int64_t day_first;
 	size_t ndays;
-	double *day_covered_s, *day_useful_s, *day_cost;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
+	double *day_covered_s, *day_useful_s, *day_cost;
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;

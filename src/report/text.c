@@ -178,9 +178,15 @@ static void summary(FILE *out, const struct report *r)
 	time_human_dur(c, sizeof(c), (int64_t)(r->covered_h * 3600e9));
 	time_human_dur(d, sizeof(d), (int64_t)(r->gaps_h * 3600e9));
 	fprintf(out, "Coverage:  %s of GPU time covered, %s in gaps (not counted as idle)\n", c, d);
-	fprintf(out, "How busy:  %s %% of covered time (%s busy GPU-hours of %s)\n",
-		num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
-		num(e, sizeof(e), r->covered_h, 3));
+	if (r->busy_unknown)
+		fprintf(out, "How busy:  unknown: no utilization reading in the %s GPU-hours covered\n",
+			num(e, sizeof(e), r->covered_h, 3));
+	else
+		fprintf(out, "How busy:  %s %% of covered time in useful work (%s busy GPU-hours of %s); "
+			"mean utilization %s %%\n",
+			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
+			num(e, sizeof(e), r->covered_h, 3),
+			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
 	fprintf(out, "Energy:    %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (!isnan(r->co2e_kg))
 		fprintf(out, ", %s kg CO2e at %s g/kWh%s", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
@@ -210,7 +216,8 @@ static void summary(FILE *out, const struct report *r)
 static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
-	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0];
+	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0] ||
+	       in->columns_unread[0];
 }
 
 /*
@@ -283,6 +290,8 @@ static void inputs_summary(FILE *out, const struct report *r)
 			fprintf(out, "  %-*s time: %s\n", pw, "", in->basis);
 		if (in->format && in->columns_note[0])
 			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
+		if (in->format && in->columns_unread[0])
+			fprintf(out, "  %-*s columns not understood: %s\n", pw, "", in->columns_unread);
 	}
 	if (more)
 		fprintf(out, "  ... and %zu more worth a look\n", more);
@@ -320,6 +329,8 @@ static void inputs(FILE *out, const struct report *r)
 			fprintf(out, "  %-*s %s\n", pw, "", in->skip_reason);
 		if (in->columns_note[0])
 			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
+		if (in->columns_unread[0])
+			fprintf(out, "  %-*s columns not understood: %s\n", pw, "", in->columns_unread);
 	}
 }
 
@@ -538,7 +549,7 @@ static void cost(FILE *out, const struct report *r)
 		cost_status_name(r->lr.status));
 	if (r->lr.status == COST_OK)
 		fprintf(out, ", %s useful GPU-hours a month", num(b, sizeof(b), r->lr.useful_hours_per_month, 1));
-	fprintf(out, "\n  observed: utilization %s %%, local %s per useful hour\n",
+	fprintf(out, "\n  observed: useful share %s %%, local %s per useful hour\n",
 		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs));
 	{
 		char d[80], e[80];
@@ -638,7 +649,7 @@ static void traces(FILE *out, const struct report *r)
 			num(gp, sizeof(gp), j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 2));
 		fprintf(out, "    utilization.gpu %s %% over the %.1f s of samples around it; useful %s s from %s\n",
 			num(u, sizeof(u), j->util_pct, 1), (j->w1_ns - j->w0_ns) / 1e9,
-			num(us, sizeof(us), j->overlaps ? j->util_busy_s : j->kernel_s, 4),
+			num(us, sizeof(us), j->overlaps ? j->useful_state_s : j->kernel_s, 4),
 			j->overlaps ? "utilization.gpu (overlaps an earlier trace)" : "the trace's kernels");
 	}
 	for (size_t i = 0; i < an->nunjoined; i++)
