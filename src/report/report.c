@@ -313,7 +313,8 @@ static void first_screen(struct report *r)
 		int best = -1;
 		for (int s = 0; s < ST__COUNT; s++) {
 			bool taken = false;
-			if (s == ST_GAP || state_is_useful(s) || !(r->state_s[s] > 0))
+			/* unknown is not known to have bought nothing: not a cause */
+			if (s == ST_GAP || s == ST_UNKNOWN || state_is_useful(s) || !(r->state_s[s] > 0))
 				continue;
 			for (int j = 0; j < r->ntop_causes; j++)
 				taken |= r->top_cause[j] == s;
