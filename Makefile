@@ -43,7 +43,7 @@ FMT_SRCS  := $(sort $(wildcard src/formats/fmt_*.c))
 DET_SRCS  := $(sort $(wildcard src/analysis/det_*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
-GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/detectors_list.h $(O)/gen/presets.inc
+GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/detectors_list.h $(O)/gen/presets.inc $(O)/gen/prices.inc
 
 BIN = $(O)/gputally
 # Fake NVML libraries for the record tests: a current driver, and an old one without the newer symbols.
@@ -84,6 +84,10 @@ $(O)/gen/detectors_list.h: $(DET_SRCS) Makefile | $(DEPS_OK)
 $(O)/gen/presets.inc: $(wildcard profiles/*.ini) scripts/embed-profiles.sh
 	@mkdir -p $(@D)
 	@sh scripts/embed-profiles.sh profiles/*.ini >$@.tmp && mv $@.tmp $@
+# The built-in price table (docs/prices.md): data/gpu-prices.csv as one C string.
+$(O)/gen/prices.inc: data/gpu-prices.csv scripts/embed-prices.sh
+	@mkdir -p $(@D)
+	@sh scripts/embed-prices.sh data/gpu-prices.csv >$@.tmp && mv $@.tmp $@
 
 $(O)/%.o: %.c | $(DEPS_OK) $(GEN_HDRS)
 	@mkdir -p $(@D)
@@ -155,6 +159,10 @@ formats: $(BIN)
 TEST_TARGETS += golden
 golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
+.PHONY: machine-tests
+TEST_TARGETS += machine-tests
+machine-tests: $(BIN)
+	@sh tests/machine/run.sh $(BIN)
 .PHONY: corpus
 TEST_TARGETS += corpus
 corpus: $(BIN)

@@ -19,6 +19,7 @@
 #include "cost/profile.h"
 #include "store/store.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -123,13 +124,10 @@ static void bar(char *buf, size_t width, double frac)
 	buf[width] = 0;
 }
 
+/* a table cell: util/numfmt.h's rule, "-" where there is no figure */
 static const char *num(char *buf, size_t cap, double v, int dec)
 {
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%.*f", dec, v);
-	return buf;
+	return isnan(v) ? "-" : nf_num(buf, cap, v, dec);
 }
 
 /* A CSV cell: empty for a number that is not known (NaN), never "nan". */

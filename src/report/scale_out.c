@@ -9,16 +9,13 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
+/* a table cell: util/numfmt.h's rule, "-" where there is no figure */
 static const char *num(char *buf, size_t cap, double v, int dec)
 {
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", dec, v == 0 ? 0 : v);
-	return buf;
+	return isnan(v) ? "-" : nf_num(buf, cap, v, dec);
 }
 
 static const char *cur(const struct cost_params *p)
