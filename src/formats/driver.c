@@ -312,6 +312,7 @@ struct chunk {
 struct source {
 	struct input_stat *st;
 	const struct format *fmt;
+	const struct ingest_opts *opts;
 	struct reader rd;
 	size_t pos;		/* READER_MAP: next byte to cut */
 	bool huge_batches;	/* the only input: its batches may take huge pages */
@@ -364,10 +365,16 @@ struct pool {
 	int nthreads;
 };
 
+static size_t max_line(const struct ingest_opts *o)
+{
+	return o && o->max_line ? o->max_line : MAX_LINE;
+}
+
 static void parse_lines(const struct format *f, struct parse_ctx *ctx, const char *p,
 			size_t n, bool ends_partial, bool *read)
 {
 	const char *end = p + n;
+	const size_t limit = max_line(ctx->opts);
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -378,7 +385,10 @@ static void parse_lines(const struct format *f, struct parse_ctx *ctx, const cha
 		if (len && p[len - 1] == '\r')
 			len--;
 		ctx->last_line_partial = !nl && ends_partial;
-		if (len) {
+		if (len > limit) {
+			/* one bad line, however long (cut_chunk keeps only its head) */
+			ctx_bad(ctx, 0, "line longer than %zu bytes", limit);
+		} else if (len) {
 			size_t i = 0;
 			uint64_t bad = ctx->out->bad;
 			while (i < len && (p[i] == ' ' || p[i] == '\t'))
@@ -657,6 +667,38 @@ static void chunk_set_context(struct chunk *c, const struct source *s)
 	}
 }
 
+/*
+ * buf[0, cap) is the start of one line longer than the limit (no newline):
+ * keep its first `keep` bytes, enough for parse_lines() to see it is too
+ * long, read on and drop what follows up to its newline, and put that
+ * newline and whatever came after it behind the kept head.  So a 4 GiB
+ * line is one bad line, not 256 pieces each taken for a line (and every
+ * later line number off by 255).  Returns the bytes now in buf; *eof when
+ * the input ended (or failed) inside the line.
+ */
+static size_t drop_long_line(struct source *s, char *buf, size_t cap, size_t keep,
+			     struct gl_err *err, bool *eof)
+{
+	for (;;) {
+		long got = reader_read(&s->rd, buf + keep, cap - keep, err);
+		const char *nl;
+		if (got <= 0) {
+			if (got < 0)
+				snprintf(s->st->skip_reason, sizeof(s->st->skip_reason),
+					 "stopped early: %.160s", err ? err->msg : "read error");
+			*eof = true;
+			return keep;
+		}
+		s->st->bytes += (uint64_t)got;
+		nl = memchr(buf + keep, '\n', (size_t)got);
+		if (nl) {
+			size_t rest = (size_t)(buf + keep + got - nl);
+			memmove(buf + keep, nl, rest);
+			return keep + rest;
+		}
+	}
+}
+
 /* Cut the next chunk of s into c.  Returns false when nothing is left. */
 static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, struct gl_err *err)
 {
@@ -700,6 +742,7 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		}
 	} else {
 		size_t cap = chunk_bytes + s->carry_n + s->head_n, n = 0;
+		const size_t limit = max_line(s->opts);
 		char *buf = xmalloc(cap + 1);
 		bool eof = false;
 		if (s->carry_n)
@@ -718,9 +761,19 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 				if (s->fmt->stream)
 					break;	/* any cut will do */
 				if (s->fmt->whole_file || !memchr(buf, '\n', n)) {
-					if (cap >= MAX_LINE && !s->fmt->whole_file)
-						break;	/* cut an over-long line */
-					cap *= 2;
+					if (!s->fmt->whole_file && cap > limit) {
+						/* over-long: keep its head, drop the rest
+						 * (read behind the head, 64 KiB at least) */
+						if (cap < limit + 1 + 65536) {
+							cap = limit + 1 + 65536;
+							buf = xrealloc(buf, cap + 1);
+						}
+						n = drop_long_line(s, buf, cap, limit + 1, err, &eof);
+						if (eof)
+							break;
+						continue;
+					}
+					cap = cap * 2 > limit + 1 && cap <= limit ? limit + 1 : cap * 2;
 					buf = xrealloc(buf, cap + 1);
 				} else {
 					break;
@@ -873,6 +926,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 		return;
 	tmp.st = s->st;
 	tmp.fmt = s->fmt;
+	tmp.opts = o;
 	tmp.rd = rd;
 	c.src = &tmp;
 	tick_seq_init(&seq);
@@ -1394,6 +1448,7 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 
 	name = name ? name + 1 : st->path;
 	s->st = st;
+	s->opts = o;
 	s->rd.fd = -1;
 	s->tod_base_days = INT64_MIN;
 	if (st->skip_reason[0])

@@ -99,6 +99,34 @@ for dev in /dev/zero "$T/fifo"; do
 	rm -f "$T/z.db"
 done
 
+# ---- 6. a line of 40 MiB (the limit is 16 MiB): one bad line, lines right --
+python3 - "$D" "$T/long.log" <<'PY'
+import sys
+rows = open(sys.argv[1]).read().split("\n")
+# row 100 of the capture, repeated without newlines past 40 MiB
+long = rows[99] * (40 * 1024 * 1024 // len(rows[99]) + 1)
+open(sys.argv[2], "w").write("\n".join(rows[:100] + [long] + rows[100:]))
+PY
+gzip -1 -c "$T/long.log" >"$T/long.log.gz"
+for f in long.log long.log.gz; do
+	"$BIN" dump "$T/$f" >"$T/long.out" 2>"$T/long.err"
+	nbad=$(grep -c '"kind":"bad"' "$T/long.out")
+	"$BIN" dump "$D" >"$T/short.out" 2>/dev/null
+	# every record of the capture, the rows after line 100 one line later
+	if [ "$nbad" = 1 ] && grep -q '"line":101,"col":0,"msg":"line longer than 16777216 bytes"' "$T/long.out" &&
+	   python3 - "$T/short.out" "$T/long.out" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2]) if '"bad"' not in l]
+for r in a:
+    if r["line"] > 100: r["line"] += 1
+sys.exit(0 if a == b else 1)
+PY
+	then ok "$f: a 40 MiB line is one bad line, the rows after it keep their line numbers"
+	else bad "$f: a 40 MiB line ($nbad bad lines)"; grep '"bad"' "$T/long.out" | head -3 | cut -c1-200; fi
+done
+rm -f "$T/long.log" "$T/long.log.gz" "$T/long.out"
+
 # ---- 2. two to four writers into one new store ------------------------------
 # each round: four ingests of four logs of the capture start at once into a
 # store that does not exist yet; all must store their file (no "table meta
