@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
+#include "util/termsafe.h"
 
 enum {
 	OPT_DB = 1,
@@ -372,6 +373,7 @@ int cmd_ingest(int argc, char **argv)
 	} else if (nt) {
 		ret = ingest_group(&s, todo, nt);
 	}
+	term_safe_stdout();	/* file names and reasons */
 	for (size_t i = 0; i < s.nf && !s.quiet; i++)
 		printf("%-10s %s (%s)\n", s.f[i].outcome ? s.f[i].outcome : "not read", s.f[i].path,
 		       s.f[i].detail[0] ? s.f[i].detail : "an earlier file failed");

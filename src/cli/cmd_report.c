@@ -12,6 +12,7 @@
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
@@ -506,7 +507,7 @@ render:
 	else if (markdown)
 		report_markdown(out, &rep);
 	else
-		report_text(out, &rep);
+		report_text(out = term_safe(out), &rep);	/* closed below */
 	if (fflush(out) || ferror(out)) {
 		error("writing the report failed");
 		ret = EXIT_FAILURE_RUN;

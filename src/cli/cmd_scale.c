@@ -12,6 +12,7 @@
 #include "cli/cost_opts.h"
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/profile.h"
 #include "cost/scale.h"
 #include "formats/driver.h"
@@ -324,7 +325,7 @@ int cmd_scale(int argc, char **argv)
 	if (json)
 		scale_json(stdout, res, &p, logs ? "logs" : ops[0], logs ? &lg : NULL);
 	else
-		scale_text(stdout, res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
+		scale_text((term_safe_stdout(), stdout), res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
 out:
 	free(runs);
 	free(res);

@@ -127,6 +127,43 @@ PY
 done
 rm -f "$T/long.log" "$T/long.log.gz" "$T/long.out"
 
+# ---- 4. no raw control character from a log reaches a terminal ------------
+# the capture's pmon log with its process renamed to one that retitles and
+# recolours a terminal; a file name and a kernel line holding the same
+ESC=$(printf '\033') BEL=$(printf '\007')
+HOSTILE="py${ESC}]0;pwned${BEL}${ESC}[31mthon"
+mkdir -p "$T/h"
+sed "s/python3 /$HOSTILE /" "$EX/pmon_um_DT.log" >"$T/h/pmon.log"
+cp "$D" "$T/h/dmon${ESC}[2J.log"
+printf '[  12.345678] NVRM: Xid (PCI:0000:3b:00): 79, pid=635, name=%s, GPU has fallen off the bus.\n' "$HOSTILE" >"$T/h/kern.log"
+printf ' 20261129    22:46:40       0  %s\n' "$HOSTILE" >>"$T/h/dmon${ESC}[2J.log"
+"$BIN" ingest -q --db "$T/h.db" "$T/h/pmon.log" "$T/h/dmon${ESC}[2J.log" >/dev/null 2>&1
+raw() {	# NAME FILE...: no ESC or BEL in the files
+	name=$1; shift
+	if cat "$@" | grep -q "[$ESC$BEL]"; then bad "$name: raw control characters"; cat -v "$@" | grep -a '\^\[' | head -3
+	else ok "$name"; fi
+}
+"$BIN" report "$T/h" >"$T/r.out" 2>"$T/r.err"
+raw "report (text): process, file name and bad line escaped" "$T/r.out" "$T/r.err"
+grep -q 'py\\x1b\]0;pwned\\x07' "$T/r.out" || bad "report (text) shows the name as \\x1b]0;pwned\\x07"
+"$BIN" dump "$T/h" >/dev/null 2>"$T/d.err"
+raw "dump: its messages on standard error" "$T/d.err"
+"$BIN" alert "$T/h" >"$T/a.out" 2>"$T/a.err"
+raw "alert (text)" "$T/a.out" "$T/a.err"
+"$BIN" trend --db "$T/h.db" >"$T/t.out" 2>"$T/t.err"
+raw "trend (text): task names" "$T/t.out" "$T/t.err"
+grep -q 'pwned' "$T/t.out" || bad "trend (text) lists the task"
+"$BIN" trend --db "$T/h.db" --csv >"$T/tc.out" 2>&1
+raw "trend --csv" "$T/tc.out"
+"$BIN" ingest --db "$T/h2.db" "$T/h" >"$T/i.out" 2>"$T/i.err"
+raw "ingest: file names" "$T/i.out" "$T/i.err"
+"$BIN" doctor --kernel-log "$T/h/kern.log" >"$T/k.out" 2>"$T/k.err"
+raw "doctor (text): a kernel line" "$T/k.out" "$T/k.err"
+"$BIN" scale --logs "$T/h" >"$T/s.out" 2>"$T/s.err"
+raw "scale --logs (text)" "$T/s.out" "$T/s.err"
+"$BIN" formats >"$T/fm.out" 2>&1
+raw "formats" "$T/fm.out"
+
 # ---- 2. two to four writers into one new store ------------------------------
 # each round: four ingests of four logs of the capture start at once into a
 # store that does not exist yet; all must store their file (no "table meta
