@@ -164,6 +164,37 @@ raw "scale --logs (text)" "$T/s.out" "$T/s.err"
 "$BIN" formats >"$T/fm.out" 2>&1
 raw "formats" "$T/fm.out"
 
+# ---- 5. per-input memory: 3000 small logs in a row ----------------------------
+# five rows of the capture's dmon log each, ten seconds apart, none overlapping
+if [ -x /usr/bin/time ]; then
+	python3 - "$D" "$T/many" <<'PY'
+import datetime, os, sys
+src = open(sys.argv[1]).read().split("\n")
+hdr, rows = src[:2], [l for l in src[2:] if l.strip() and not l.startswith("#")][:5]
+base = datetime.datetime(2026, 11, 1)
+os.makedirs(sys.argv[2])
+for i in range(3000):
+    out = hdr[:]
+    for k, r in enumerate(rows):
+        t = base + datetime.timedelta(seconds=i * 10 + k)
+        f = r.split()
+        out.append(" " + t.strftime("%Y%m%d    %H:%M:%S") + " " + " ".join("%6s" % x for x in f[2:]))
+    open(os.path.join(sys.argv[2], "dmon_%05d.log" % i), "w").write("\n".join(out) + "\n")
+PY
+	/usr/bin/time -f %M "$BIN" report "$T/many/dmon_00000.log" >/dev/null 2>"$T/m1"
+	/usr/bin/time -f %M "$BIN" report "$T/many" >/dev/null 2>"$T/m3000"
+	/usr/bin/time -f %M "$BIN" ingest -q --db "$T/m.db" "$T/many" >/dev/null 2>"$T/mi"
+	one=$(tail -1 "$T/m1") all=$(tail -1 "$T/m3000") ing=$(tail -1 "$T/mi")
+	per=$(( (all - one) * 1024 / 3000 )) peri=$(( (ing - one) * 1024 / 3000 ))
+	# 1.2 KB of an input's statistics stay to the end; 7.5 KB each did before
+	if [ $per -lt 3000 ] && [ $peri -lt 4500 ]; then
+		ok "3000 logs: $per bytes an input in report, $peri in ingest (peak RSS)"
+	else
+		bad "3000 logs: $per bytes an input in report, $peri in ingest (peak RSS; want < 3000, 4500)"
+	fi
+	rm -rf "$T/many" "$T/m.db"
+fi
+
 # ---- 2. two to four writers into one new store ------------------------------
 # each round: four ingests of four logs of the capture start at once into a
 # store that does not exist yet; all must store their file (no "table meta
