@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* gputally report: read logs, explain where GPU time went, price it. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "store/store.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
+#include "util/fdio.h"
 
 #define MAX_BAD_KEPT 1000
 
@@ -169,7 +171,8 @@ static int files_have_uuids(const struct report_ctx *c)
 /* --gpu-map FILE into the timeline's PCI map; a bad line stops the run. */
 static int load_gpu_map(struct timeline *tl, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* a map is a line per PCI address: bounded, so /dev/zero ends */
+	FILE *f = fopen_bounded(path, 16 << 20, 4096);
 	char *line = NULL;
 	size_t cap = 0;
 	uint64_t n = 0;
@@ -189,6 +192,10 @@ static int load_gpu_map(struct timeline *tl, const char *path)
 			ret = EXIT_USAGE;
 			break;
 		}
+	}
+	if (ret == EXIT_OK && ferror(f)) {
+		error("--gpu-map '%s': not read: %s", path, errno == EFBIG ? fd_bound_error() : strerror(errno));
+		ret = EXIT_USAGE;
 	}
 	free(line);
 	fclose(f);

@@ -127,6 +127,17 @@ PY
 done
 rm -f "$T/long.log" "$T/long.log.gz" "$T/long.out"
 
+# ---- 3b. the files beside the logs are bounded too -------------------------
+for c in "report --gpu-map /dev/zero $D" "report --profile /dev/zero $D" "scale /dev/zero" \
+	 "scale --logs --app-log /dev/zero $D" "alert --rules /dev/zero $D"; do
+	# shellcheck disable=SC2086
+	lim "$BIN" $c >/dev/null 2>"$T/b.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q '/dev/zero.*\(longer than\|at most\)' "$T/b.err"
+	then ok "$c: stops with a message (exit $rc)"
+	else bad "$c (exit $rc)"; head -3 "$T/b.err"; fi
+done
+
 # ---- 4. no raw control character from a log reaches a terminal ------------
 # the capture's pmon log with its process renamed to one that retitles and
 # recolours a terminal; a file name and a kernel line holding the same
