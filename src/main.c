@@ -51,6 +51,7 @@ static int help_options(void)
 
 int main(int argc, char **argv)
 {
+	messages_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "report/cost_explain.h"
@@ -539,7 +540,7 @@ int cmd_cost(int argc, char **argv)
 	else if (json)
 		print_json(r);
 	else
-		print_text(r);
+		print_text((term_safe_stdout(), r));
 	if (fflush(stdout) || ferror(stdout)) {
 		error("cannot write the output");
 		rc = EXIT_FAILURE_RUN;

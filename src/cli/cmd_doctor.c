@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "record/doctor.h"
 #include "util/jsonw.h"
 
@@ -110,7 +111,7 @@ int cmd_doctor(int argc, char **argv)
 	if (json)
 		print_json(&o, r);
 	else
-		print_text(&o, r);
+		print_text((term_safe_stdout(), &o), r);	/* details quote kernel lines */
 	rc = r->failed ? EXIT_FAILURE_RUN : EXIT_OK;
 	free(r);
 	return rc;

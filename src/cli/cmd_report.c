@@ -24,6 +24,8 @@
 #include "formats/prom_remote.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "util/fdio.h"
+#include "util/termsafe.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -175,7 +177,8 @@ static int files_have_uuids(const struct report_ctx *c)
 /* --gpu-map FILE into the timeline's PCI map; a bad line stops the run. */
 static int load_gpu_map(struct timeline *tl, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* a map is a line per PCI address: bounded, so /dev/zero ends */
+	FILE *f = fopen_bounded(path, 16 << 20, 4096);
 	char *line = NULL;
 	size_t cap = 0;
 	uint64_t n = 0;
@@ -195,6 +198,10 @@ static int load_gpu_map(struct timeline *tl, const char *path)
 			ret = EXIT_USAGE;
 			break;
 		}
+	}
+	if (ret == EXIT_OK && ferror(f)) {
+		error("--gpu-map '%s': not read: %s", path, errno == EFBIG ? fd_bound_error() : strerror(errno));
+		ret = EXIT_USAGE;
 	}
 	free(line);
 	fclose(f);
@@ -625,7 +632,7 @@ render:
 	else if (markdown)
 		report_markdown(out, &rep);
 	else
-		report_text(out, &rep);
+		report_text(out = term_safe(out), &rep);	/* closed below */
 	if (fflush(out) || ferror(out)) {
 		error("writing the report failed");
 		ret = EXIT_FAILURE_RUN;

@@ -15,6 +15,7 @@
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "store/store.h"
@@ -443,12 +444,14 @@ int cmd_trend(int argc, char **argv)
 		if (rows[i].mem_max_mib > tot.mem_max_mib)
 			tot.mem_max_mib = rows[i].mem_max_mib;
 	}
+	if (!a.json)
+		term_safe_stdout();	/* task names come from logs */
 	if (a.json)
 		json_out(&a.q, &cp, rows, n, tasks, nt, &tot);
 	else if (a.csv)
 		csv_out(&a.q, &cp, rows, n);
 	else
-		text_out(&a.q, &cp, rows, n, tasks, nt, &tot);
+		text_out(&a.q, &cp, rows, n, tasks, nt, &tot);	/* term_safe_stdout() above */
 	if (fflush(stdout) || ferror(stdout)) {
 		error("writing the trend failed");
 		ret = EXIT_FAILURE_RUN;

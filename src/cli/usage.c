@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli/usage.h"
+#include "util/termsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,4 +47,9 @@ void print_gl_err(const struct gl_err *e)
 		fprintf(stderr, "%s: %s\n", e->src, e->msg);
 	else
 		fprintf(stderr, "gputally: error: %s\n", e->msg);
+}
+
+void messages_init(void)
+{
+	term_safe_stderr();
 }
