@@ -43,7 +43,7 @@ FMT_SRCS  := $(sort $(wildcard src/formats/fmt_*.c))
 DET_SRCS  := $(sort $(wildcard src/analysis/det_*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
-GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/detectors_list.h $(O)/gen/presets.inc
+GEN_HDRS  := $(O)/gen/formats_list.h $(O)/gen/detectors_list.h $(O)/gen/presets.inc $(O)/gen/version_string.h
 
 BIN = $(O)/gputally
 # Fake NVML libraries for the record tests: a current driver, and an old one without the newer symbols.
@@ -51,7 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 # Record test helpers: an ENOSPC/EIO injector (LD_PRELOAD), a strict .prom checker, an allocation count.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
-.PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
+.PHONY: FORCE all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
         state-accuracy alert-tests issue15 store-tests kernel-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
@@ -86,6 +86,15 @@ $(O)/gen/detectors_list.h: $(DET_SRCS) Makefile | $(DEPS_OK)
 $(O)/gen/presets.inc: $(wildcard profiles/*.ini) scripts/embed-profiles.sh
 	@mkdir -p $(@D)
 	@sh scripts/embed-profiles.sh profiles/*.ini >$@.tmp && mv $@.tmp $@
+
+# The version (scripts/version.sh: git describe or VERSION), looked at on every
+# make; the header is rewritten only when it changed, so only
+# src/util/version.c is recompiled after a commit.
+$(O)/gen/version_string.h: FORCE
+	@mkdir -p $(@D)
+	@v=$$(sh scripts/version.sh) && printf '#define GPUTALLY_VERSION "%s"\n' "$$v" >$@.tmp && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+FORCE:
 
 $(O)/%.o: %.c | $(DEPS_OK) $(GEN_HDRS)
 	@mkdir -p $(@D)

@@ -10,6 +10,7 @@
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/scan.h"
 
 enum {
@@ -316,6 +317,7 @@ static void print_json(const struct cost_run *r)
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_key(&w, "profile");
 	jsonw_obj_begin(&w);
 	jsonw_kstr(&w, "name", r->p.name);

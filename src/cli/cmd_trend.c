@@ -19,6 +19,7 @@
 #include "cost/profile.h"
 #include "store/store.h"
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -213,6 +214,7 @@ static void json_out(const struct trend_query *q, const struct cost_params *cp, 
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "by", by_name[q->by]);
 	jsonw_kstr(&w, "tz", zone_name);
 	jsonw_kstr(&w, "task", q->task);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/version.h"
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "gputally: %s", prefix);
@@ -46,4 +48,10 @@ void print_gl_err(const struct gl_err *e)
 		fprintf(stderr, "%s: %s\n", e->src, e->msg);
 	else
 		fprintf(stderr, "gputally: error: %s\n", e->msg);
+}
+
+int print_version(void)
+{
+	printf("gputally %s\n", gputally_version());
+	return EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
 static const char *num(char *buf, size_t cap, double v, int dec)
@@ -213,6 +214,7 @@ void scale_json(FILE *out, const struct scale_result *r, const struct cost_param
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "source", src);
 	jsonw_kstr(&w, "throughput_from", r->throughput_from);
 	jsonw_kint(&w, "base_gpus", r->rows[0].gpus);
