@@ -22,7 +22,8 @@ PKGS    = zlib libzstd inih sqlite3 expat
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libmicrohttpd libcurl 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -lzstd -linih -lsqlite3 -lexpat)
 CFLAGS  ?=
-ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) -Isrc -I$(O)/gen $(PKG_CFLAGS) -pthread -MMD -MP $(CFLAGS)
+# CPPFLAGS and LDFLAGS (dpkg-buildflags in a package build) are added as given.
+ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) -Isrc -I$(O)/gen $(PKG_CFLAGS) -pthread -MMD -MP $(CPPFLAGS) $(CFLAGS)
 LDLIBS  = $(PKG_LIBS) -lm -ldl -pthread
 
 ifdef SANITIZE
@@ -51,7 +52,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 # Record test helpers: an ENOSPC/EIO injector (LD_PRELOAD), a strict .prom checker, an allocation count.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
-.PHONY: FORCE all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
+.PHONY: FORCE deb deb-tests all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
         state-accuracy alert-tests issue15 store-tests kernel-tests
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
@@ -65,6 +66,7 @@ help:
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make bench-prom    time and memory of 'report --prometheus' over a backfilled week of 24 GPUs"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
+	@echo "make deb        build $(O)/deb/gputally_<version>_<arch>.deb (dpkg-buildpackage, debian/), checked by lintian"
 	@echo "make device-bin build/device/gputally with zlib, zstd and inih linked in, for scripts/device-check.sh"
 	@echo "make SANITIZE=address,undefined test   the quick tier under ASan+UBSan"
 
@@ -105,7 +107,7 @@ $(O)/libgputally.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BIN): $(O)/src/main.o $(O)/libgputally.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # For another machine (the GPU check, scripts/device-check.sh): zlib, zstd and
 # inih linked in, so only glibc (and NVML, loaded at run time) must be there.
@@ -201,6 +203,10 @@ kernel-tests: $(BIN)
 store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 
+# The Debian package: make deb, lintian, install into a throwaway root, run, purge (tests/deb/run.sh)
+deb-tests: $(BIN)
+	@sh tests/deb/run.sh $(BIN) $(O)
+
 .PHONY: prom-tests bench-prom
 # report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
 prom-tests: $(BIN) $(FAKE_NVML)
@@ -210,7 +216,7 @@ prom-tests: $(BIN) $(FAKE_NVML)
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
 	scale-tests state-accuracy alert-tests issue15 \
-	store-tests prom-tests kernel-tests
+	store-tests prom-tests kernel-tests deb-tests
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)
@@ -254,6 +260,12 @@ fuzz: $(GEN_HDRS)
 	build-fuzz/fuzz_formats -max_total_time=$(FUZZ_TIME) -max_len=4096 build-fuzz/corpus fuzz/corpus tests/formats
 	@echo "new inputs are in build-fuzz/corpus; to keep them: build-fuzz/fuzz_formats -merge=1 fuzz/corpus build-fuzz/corpus"
 
+# The Debian package, built with dpkg-buildpackage in a copy of the tree
+# (scripts/mkdeb.sh, debian/): $(O)/deb/gputally_<version>_<arch>.deb.
+deb:
+	@sh scripts/install-deps.sh deb
+	@sh scripts/mkdeb.sh $(O)/deb
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gputally
@@ -262,4 +274,5 @@ install: $(BIN)
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+# (not the package build's copy of the tree under $(O)/deb, nor its etc/logrotate.d)
+-include $(shell find $(O) -path $(O)/deb -prune -o -name '*.d' -type f -print 2>/dev/null)

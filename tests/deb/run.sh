@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# deb-tests: the Debian package (debian/, scripts/mkdeb.sh) end to end.
+#   1. `make deb`'s script builds gputally_<version>_<arch>.deb from a copy of
+#      the tree; lintian (inside mkdeb.sh) must report no error;
+#   2. its contents: the binary, the man page, the unit, the logrotate file
+#      and /etc/default file as conffiles, the profiles; Depends names the
+#      package of every library the binary links (dpkg -S of each NEEDED),
+#      and not the dlopen()ed libcurl, libmicrohttpd or NVML, which are in
+#      Recommends or Suggests;
+#   3. `dpkg --root R --force-script-chrootless` installs it into a throwaway
+#      root R (seeded with an empty dpkg database and the passwd files; no
+#      chroot, no container): the maintainer scripts run with DPKG_ROOT=R, so
+#      the user gputally and /var/log/gputally must appear in R and not on
+#      this machine; the unit is enabled inside R;
+#   4. R's /usr/bin/gputally: --version is the package's version, and its
+#      report on the example installed under R/usr/share/doc is the same as
+#      the tree's build/gputally's on it (text and --json);
+#   5. systemd-analyze verify checks the installed unit (against R);
+#   6. an edited conffile survives an upgrade to version+1 (the same package
+#      repacked) and a reinstall over itself; the user is not made twice;
+#   7. purge: R is as it was before the install, file for file (dpkg's own
+#      database and log aside), the passwd files byte for byte.
+# Needs root (dpkg --root, chown); as another user it says SKIP, unless
+# CI=true, where that is a failure.  dpkg --root is given --force-depends:
+# R holds no libc to satisfy Depends with.
+# Usage: tests/deb/run.sh BIN BUILD_DIR
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$2"
+build=$(cd "$2" && pwd)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: deb-tests: $*"; }
+skip() {
+	if [ "${CI:-}" = true ]; then bad "$* (CI=true: this tier must run)"; exit 1; fi
+	echo "deb-tests: SKIP: $*"; exit 0
+}
+[ "$(id -u)" -eq 0 ] || skip "not root (dpkg --root and the chown of /var/log/gputally need it)"
+for t in dpkg-buildpackage dh lintian fakeroot systemd-analyze useradd; do
+	command -v $t >/dev/null || skip "$t is missing (scripts/install-deps.sh test installs it)"
+done
+export LC_ALL=C TZ=UTC
+tmp=$(mktemp -d "$build/deb-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+t0=$(date +%s)
+
+# ---- 1. build -----------------------------------------------------------
+ver=$(sh "$root/scripts/version.sh" "$root")
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+if deb=$(sh "$root/scripts/mkdeb.sh" "$build/deb" 2>"$tmp/mkdeb.err"); then ok; else
+	bad "make deb failed"; tail -30 "$tmp/mkdeb.err"; exit 1
+fi
+[ "$deb" = "$build/deb/gputally_${ver}_$arch.deb" ] && [ -f "$deb" ] && ok ||
+	bad "the package is '$deb', want $build/deb/gputally_${ver}_$arch.deb"
+# lintian ran inside mkdeb.sh with --fail-on error; say what else it said
+grep '^[EW]: ' "$tmp/mkdeb.err" && bad "lintian has errors or warnings (above)" || ok
+[ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] && ok || bad "Version is $(dpkg-deb -f "$deb" Version), want $ver"
+
+# ---- 2. contents and relations -----------------------------------------
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$tmp/files"
+for f in /usr/bin/gputally /usr/share/man/man1/gputally.1.gz /lib/systemd/system/gputally-record.service \
+	 /etc/logrotate.d/gputally-record /etc/default/gputally-record /usr/share/doc/gputally/copyright \
+	 /usr/share/doc/gputally/examples/h200-training/dmon_pucvmet_DT.log; do
+	grep -qx "$f" "$tmp/files" && ok || bad "the package lacks $f"
+done
+for p in "$root"/profiles/*.ini; do
+	grep -qx "/usr/share/gputally/profiles/${p##*/}" "$tmp/files" && ok || bad "the package lacks profile ${p##*/}"
+done
+dpkg-deb -e "$deb" "$tmp/control"
+for c in /etc/logrotate.d/gputally-record /etc/default/gputally-record; do
+	grep -qx "$c" "$tmp/control/conffiles" && ok || bad "$c is not a conffile"
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+recommends="$(dpkg-deb -f "$deb" Recommends), $(dpkg-deb -f "$deb" Suggests)"
+mkdir -p "$tmp/x"
+dpkg-deb -x "$deb" "$tmp/x"
+for lib in $(readelf -d "$tmp/x/usr/bin/gputally" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|aarch64|64bit|,/ { print $NF; exit }')
+	pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | sed -n '1s/:.*//p')
+	[ -z "$pkg" ] && pkg=$(dpkg -S "$path" 2>/dev/null | sed -n '1s/:.*//p')
+	case ", $depends," in
+	*", $pkg "*|*", $pkg,"*) ok ;;
+	*) bad "links $lib ($path, package '$pkg') but Depends is: $depends" ;;
+	esac
+done
+for pkg in libcurl4 libmicrohttpd12 libnvidia-ml1; do
+	case ", $depends," in *"$pkg"*) bad "Depends names $pkg, which is only dlopen()ed" ;; *) ok ;; esac
+	case ", $recommends," in *"$pkg"*) ok ;; *) bad "neither Recommends nor Suggests names $pkg" ;; esac
+done
+
+# ---- 3. install into a throwaway root ----------------------------------
+R=$tmp/root
+mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/triggers" "$R/etc" "$R/var/log"
+: >"$R/var/lib/dpkg/status"
+: >"$R/var/lib/dpkg/available"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$R/etc/passwd"
+printf 'root:x:0:\n' >"$R/etc/group"
+printf 'root:*:19000:0:99999:7:::\n' >"$R/etc/shadow"
+printf 'root:*::\n' >"$R/etc/gshadow"
+chmod 640 "$R/etc/shadow" "$R/etc/gshadow"
+# What a Debian system has that the unit and deb-systemd-helper use: the
+# directories systemd owns, the targets the unit's default dependencies pull
+# in (for systemd-analyze verify --root), and /bin/kill (ExecReload=).
+mkdir -p "$R/etc/systemd/system" "$R/var/lib/systemd" "$R/lib/systemd/system" "$R/bin"
+cp /lib/systemd/system/*.target "$R/lib/systemd/system/"
+cp "$(readlink -f /bin/kill)" "$R/bin/kill"
+snapshot() {	# every path under R but dpkg's database and log, with owner and mode
+	(cd "$R" && find . \( -path ./var/lib/dpkg -o -path ./var/log/dpkg.log -o -name '*-' \) -prune -o \
+		-printf '%p %u:%g %m\n' | LC_ALL=C sort)
+}
+snapshot >"$tmp/before"
+cp -p "$R/etc/passwd" "$R/etc/group" "$R/etc/shadow" "$R/etc/gshadow" "$tmp/"
+host_passwd=$(cksum </etc/passwd)
+DPKG="dpkg --root=$R --force-script-chrootless --force-depends --force-not-root --log=$R/var/log/dpkg.log"
+if $DPKG -i "$deb" >"$tmp/install.out" 2>&1; then ok; else bad "dpkg --root -i failed"; cat "$tmp/install.out"; fi
+grep -q '^gputally:x:[0-9]*:[0-9]*:gputally record:/nonexistent:/usr/sbin/nologin$' "$R/etc/passwd" && ok ||
+	bad "postinst made no user gputally in R/etc/passwd: $(cat "$R/etc/passwd")"
+grep -q '^gputally:' "$R/etc/group" && ok || bad "postinst made no group gputally in R/etc/group"
+[ "$(cksum </etc/passwd)" = "$host_passwd" ] && ok || bad "the install changed this machine's /etc/passwd"
+uid=$(awk -F: '$1 == "gputally" { print $3 }' "$R/etc/passwd")
+[ -n "$uid" ] && [ "$uid" -lt 1000 ] && ok || bad "gputally's uid '$uid' is not a system uid"
+[ "$(stat -c '%u %a' "$R/var/log/gputally" 2>/dev/null)" = "$uid 755" ] && ok ||
+	bad "R/var/log/gputally is '$(stat -c '%u %a' "$R/var/log/gputally" 2>&1)', want '$uid 755'"
+[ -L "$R/etc/systemd/system/multi-user.target.wants/gputally-record.service" ] && ok ||
+	bad "the unit is not enabled in R (deb-systemd-helper under DPKG_ROOT)"
+[ "$(dpkg --root="$R" -s gputally 2>/dev/null | sed -n 's/^Status: //p')" = "install ok installed" ] && ok ||
+	bad "dpkg --root does not list gputally as installed"
+
+# ---- 4. the installed binary ---------------------------------------------
+gt=$R/usr/bin/gputally
+ex=$R/usr/share/doc/gputally/examples/h200-training
+[ "$("$gt" --version)" = "gputally $ver" ] && ok || bad "installed --version says '$("$gt" --version)', want 'gputally $ver'"
+if "$gt" report --profile h200-vs-cloud "$ex" >"$tmp/r.txt" 2>"$tmp/r.err"; then ok; else bad "installed report failed"; head "$tmp/r.err"; fi
+"$bin" report --profile h200-vs-cloud "$ex" >"$tmp/want.txt" 2>/dev/null
+grep -q 'GPU' "$tmp/r.txt" && cmp -s "$tmp/r.txt" "$tmp/want.txt" && ok ||
+	{ bad "the installed report differs from $bin's on the same files"; diff "$tmp/want.txt" "$tmp/r.txt" | head; }
+"$gt" report --json --profile "$R/usr/share/gputally/profiles/h200-vs-cloud.ini" "$ex" >"$tmp/r.json" 2>/dev/null
+"$bin" report --json --profile h200-vs-cloud "$ex" >"$tmp/want.json" 2>/dev/null
+python3 - "$tmp/r.json" "$tmp/want.json" "$ver" <<'PY' && ok || bad "the installed report --json (profile from /usr/share/gputally) differs"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["gputally_version"] == sys.argv[3], a["gputally_version"]
+assert a["gpus"] and a["gpus"] == b["gpus"], "gpus differ"
+PY
+
+# ---- 5. the unit ----------------------------------------------------------
+# (the unit's After=nvidia-persistenced.service is not in R: verify says so, and that is all it may say)
+unit=$R/lib/systemd/system/gputally-record.service
+grep -qx 'ExecStart=/usr/bin/gputally record --task %H --dir /var/log/gputally $GPUTALLY_RECORD_OPTS' "$unit" && ok ||
+	bad "the unit's ExecStart is not the installed binary writing to /var/log/gputally"
+grep -qx 'User=gputally' "$unit" && ok || bad "the unit does not run as gputally"
+if systemd-analyze verify --root="$R" --man=no /lib/systemd/system/gputally-record.service >"$tmp/verify" 2>&1 &&
+   ! grep -v 'nvidia-persistenced.service' "$tmp/verify" | grep -q .; then ok
+else bad "systemd-analyze verify:"; cat "$tmp/verify"; fi
+
+# ---- 6. upgrade: a conffile edit stays; over itself ----------------------
+echo 'GPUTALLY_RECORD_OPTS="--interval 500ms"' >>"$R/etc/default/gputally-record"
+next=$tmp/next
+dpkg-deb -R "$deb" "$next"
+sed -i "s/^Version: .*/Version: ${ver}+1/" "$next/DEBIAN/control"
+dpkg-deb --root-owner-group -b "$next" "$tmp/next.deb" >/dev/null
+if $DPKG -i "$tmp/next.deb" >"$tmp/up.out" 2>&1; then ok; else bad "the upgrade to ${ver}+1 failed"; cat "$tmp/up.out"; fi
+if $DPKG -i "$tmp/next.deb" >"$tmp/re.out" 2>&1; then ok; else bad "the reinstall over itself failed"; cat "$tmp/re.out"; fi
+[ "$(dpkg --root="$R" -s gputally | sed -n 's/^Version: //p')" = "${ver}+1" ] && ok || bad "not upgraded to ${ver}+1"
+grep -q -- '--interval 500ms' "$R/etc/default/gputally-record" && ok || bad "the upgrade lost an edit of /etc/default/gputally-record"
+[ "$(grep -c '^gputally:' "$R/etc/passwd")" = 1 ] && ok || bad "the upgrade made the user twice"
+
+# ---- 7. purge --------------------------------------------------------------
+touch "$R/var/log/gputally/host_20261206.csv"
+if $DPKG --purge gputally >"$tmp/purge.out" 2>&1; then ok; else bad "dpkg --root --purge failed"; cat "$tmp/purge.out"; fi
+snapshot >"$tmp/after"
+if diff "$tmp/before" "$tmp/after" >"$tmp/left"; then ok; else bad "purge left these behind (> left, < removed):"; cat "$tmp/left"; fi
+for f in passwd group shadow gshadow; do
+	cmp -s "$tmp/$f" "$R/etc/$f" && ok || bad "purge did not restore R/etc/$f: $(cat "$R/etc/$f")"
+done
+dpkg --root="$R" -s gputally >/dev/null 2>&1 && bad "dpkg --root still knows gputally after purge" || ok
+
+echo "deb-tests: $pass passed, $fail failed ($(($(date +%s) - t0)) s; $deb)"
+[ $fail -eq 0 ]
