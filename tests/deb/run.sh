@@ -127,6 +127,54 @@ uid=$(awk -F: '$1 == "gputally" { print $3 }' "$R/etc/passwd")
 [ "$(dpkg --root="$R" -s gputally 2>/dev/null | sed -n 's/^Status: //p')" = "install ok installed" ] && ok ||
 	bad "dpkg --root does not list gputally as installed"
 
+# ---- 3b. the maintainer scripts on a running system -----------------------
+# The path a real `apt install` takes (adduser, getent, deb-systemd-helper
+# without DPKG_ROOT), run in a private mount namespace over copies of /etc,
+# /var/log, /var/lib/systemd and the unit directory (with the package's
+# unit added), with /run/systemd hidden so that no systemd of this machine
+# is asked to reload or start anything.
+if unshare -m true 2>/dev/null; then
+	ns=$tmp/ns
+	mkdir -p "$ns/log" "$ns/systemd" "$ns/run"
+	cp -a /etc "$ns/etc"
+	units=$(readlink -f /lib/systemd/system)
+	cp -a "$units" "$ns/units"
+	cp "$tmp/x/lib/systemd/system/gputally-record.service" "$ns/units/"
+	cat >"$ns/live.sh" <<'LIVE'
+set -u
+ns=$1 c=$2 ver=$3 units=$4
+mount --bind "$ns/etc" /etc && mount --bind "$ns/log" /var/log && mkdir -p /var/lib/systemd &&
+	mount --bind "$ns/systemd" /var/lib/systemd && mount --bind "$ns/units" "$units" ||
+	{ echo "bad cannot bind the copies"; exit 0; }
+[ -d /run/systemd ] && mount --bind "$ns/run" /run/systemd
+say() { if eval "$1"; then echo ok; else echo "bad $2"; fi; }
+# as dpkg runs them (deb-systemd-helper refuses to run otherwise)
+export DPKG_MAINTSCRIPT_PACKAGE=gputally DPKG_MAINTSCRIPT_ARCH=$(dpkg --print-architecture)
+"$c/postinst" configure >/dev/null 2>&1; say '[ $? -eq 0 ]' "postinst configure failed"
+say 'getent passwd gputally | grep -q ":/nonexistent:/usr/sbin/nologin$"' "postinst made no system user gputally (adduser)"
+say '[ "$(stat -c %U:%G:%a /var/log/gputally)" = gputally:gputally:755 ]' "/var/log/gputally is $(stat -c %U:%G:%a /var/log/gputally 2>&1)"
+say '[ -L /etc/systemd/system/multi-user.target.wants/gputally-record.service ]' "the unit is not enabled"
+"$c/postinst" configure "$ver" >/dev/null 2>&1; say '[ $? -eq 0 ]' "postinst configure (upgrade) failed"
+say '[ "$(getent passwd | grep -c ^gputally:)" = 1 ]' "the upgrade made the user twice"
+"$c/prerm" remove && "$c/postrm" remove; say '[ $? -eq 0 ]' "prerm/postrm remove failed"
+say 'getent passwd gputally >/dev/null' "remove took the user (only purge may)"
+"$c/postrm" purge; say '[ $? -eq 0 ]' "postrm purge failed"
+say '! getent passwd gputally >/dev/null && ! getent group gputally >/dev/null' "purge left the user or group gputally"
+say '[ ! -e /var/log/gputally ]' "purge left /var/log/gputally"
+say '[ ! -e /etc/systemd/system/multi-user.target.wants/gputally-record.service ]' "purge left the unit enabled"
+LIVE
+	host_group=$(cksum </etc/group)
+	unshare -m sh "$ns/live.sh" "$ns" "$tmp/control" "$ver" "$units" >"$tmp/live.out" 2>&1
+	while read -r w rest; do
+		case $w in ok) ok ;; bad) bad "live scripts: $rest" ;; *) bad "live scripts: $w $rest" ;; esac
+	done <"$tmp/live.out"
+	[ "$(grep -c '^ok$\|^bad ' "$tmp/live.out")" = 12 ] && ok || bad "live scripts: $(grep -c '^ok$\|^bad ' "$tmp/live.out") of 12 checks ran"
+	[ "$(cksum </etc/passwd)" = "$host_passwd" ] && [ "$(cksum </etc/group)" = "$host_group" ] && ok ||
+		bad "the live scripts changed this machine's /etc/passwd or /etc/group"
+else
+	echo "deb-tests: note: no private mount namespace (unshare -m): the scripts' path without DPKG_ROOT is not run"
+fi
+
 # ---- 4. the installed binary ---------------------------------------------
 gt=$R/usr/bin/gputally
 ex=$R/usr/share/doc/gputally/examples/h200-training
