@@ -5,7 +5,8 @@
 #   2. else `git describe` of the last v<N> tag: v0.2.0 -> 0.2.0,
 #      v0.2.0-7-gabc1234 -> 0.2.0+7.gabc1234 (seven commits after the tag);
 #   3. else, in a clone with no tag, 0.0.0+<commit count>.g<hash>;
-#   4. else 0.0.0+unknown.
+#   4. else 0.0.0~unknown ("~": dpkg sorts it before every other version, so
+#      any real build upgrades it).
 # A working tree with uncommitted changes to tracked files adds ".dirty".
 # Usage: scripts/version.sh [source-dir]
 cd "${1:-$(dirname "$0")/..}" || exit 1
@@ -34,4 +35,4 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
 		exit 0
 	fi
 fi
-echo "0.0.0+unknown"
+echo "0.0.0~unknown"

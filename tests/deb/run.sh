@@ -41,9 +41,38 @@ for t in dpkg-buildpackage dh lintian fakeroot systemd-analyze useradd; do
 	command -v $t >/dev/null || skip "$t is missing (scripts/install-deps.sh test installs it)"
 done
 export LC_ALL=C TZ=UTC
-tmp=$(mktemp -d "$build/deb-tests.XXXXXX")
+mkdir -p "$build/deb"
+tmp=$(mktemp -d "$build/deb/tests.XXXXXX")	# under deb/, which the Makefile does not search for *.d
 trap 'rm -rf "$tmp"' EXIT
 t0=$(date +%s)
+
+# ---- 0. scripts/version.sh: each source of the version ------------------
+v=$tmp/v
+mkdir -p "$v/scripts"
+cp "$root/scripts/version.sh" "$v/scripts/"
+vs() { sh "$v/scripts/version.sh" "$v" 2>"$tmp/vs.err"; }
+[ "$(vs)" = 0.0.0~unknown ] && ok || bad "version.sh without git or VERSION: '$(vs)', want 0.0.0~unknown"
+G="git -C $v -c user.name=t -c user.email=t@t.invalid -c commit.gpgsign=false"
+$G init -q && $G add . && $G commit -qm one && h=$($G rev-parse --short=7 HEAD)
+[ "$(vs)" = "0.0.0+1.g$h" ] && ok || bad "version.sh with no tag: '$(vs)', want 0.0.0+1.g$h"
+$G tag v0.2.0
+[ "$(vs)" = 0.2.0 ] && ok || bad "version.sh on tag v0.2.0: '$(vs)'"
+echo x >"$v/f" && $G add f && $G commit -qm two && h=$($G rev-parse --short=7 HEAD)
+[ "$(vs)" = "0.2.0+1.g$h" ] && ok || bad "version.sh one commit after v0.2.0: '$(vs)', want 0.2.0+1.g$h"
+echo y >"$v/f"
+[ "$(vs)" = "0.2.0+1.g$h.dirty" ] && ok || bad "version.sh with a change: '$(vs)', want 0.2.0+1.g$h.dirty"
+echo 1.4.2 >"$v/VERSION"
+[ "$(vs)" = 1.4.2 ] && ok || bad "version.sh with VERSION 1.4.2: '$(vs)'"
+echo banana >"$v/VERSION"
+if vs >/dev/null; then bad "version.sh took VERSION 'banana'"; else
+	grep -q "VERSION:1:1: not a version" "$tmp/vs.err" && ok || bad "version.sh's message on a bad VERSION: $(cat "$tmp/vs.err")"
+fi
+# a version that dpkg orders: each later one is greater
+set -- 0.0.0~unknown 0.0.0+9.gabc1234 0.0.0+10.gabc1234 0.2.0 0.2.0+1.gabc1234 0.2.0+1.gabc1234.dirty 0.2.0+2.gabc1234 0.10.0
+while [ $# -ge 2 ]; do
+	dpkg --compare-versions "$1" lt "$2" && ok || bad "dpkg does not order $1 before $2"
+	shift
+done
 
 # ---- 1. build -----------------------------------------------------------
 ver=$(sh "$root/scripts/version.sh" "$root")
