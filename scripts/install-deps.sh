@@ -8,7 +8,7 @@ pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev libmicrohttpd-dev l
 # deb-tests also runs systemd-analyze (systemd) and adduser in a throwaway root.
 debpkgs="dpkg-dev debhelper fakeroot lintian adduser systemd"
 case "${1:-build}" in
-test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl python3 chromium sqlite3 prometheus $debpkgs" ;;
+test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl python3 chromium sqlite3 prometheus prometheus-alertmanager $debpkgs" ;;
 deb)   pkgs="$pkgs $debpkgs" ;;
 bench) pkgs="$pkgs mawk python3" ;;
 fuzz)  pkgs="$pkgs clang libclang-rt-14-dev" ;;

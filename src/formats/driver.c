@@ -14,6 +14,7 @@
  * compressed files are decompressed by the main thread into chunk buffers.
  */
 #include "formats/driver.h"
+#include "formats/identify.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -30,6 +31,7 @@
 #include "formats/place.h"
 #include "formats/reader.h"
 #include "formats/smi.h"
+#include "formats/spool.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -801,6 +803,7 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		if (depth > 16 || !(d = opendir(path))) {
 			add_input(res, path);
+			res->inputs[res->nr - 1].named = depth == 0;
 			snprintf(res->inputs[res->nr - 1].skip_reason,
 				 sizeof(res->inputs[0].skip_reason), "cannot read directory");
 			return;
@@ -825,6 +828,16 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 		return;
 	}
 	add_input(res, path);
+	res->inputs[res->nr - 1].named = depth == 0;
+	/* standard input, a pipe, a FIFO, a device: readable only once */
+	res->inputs[res->nr - 1].stream = !strcmp(path, "-") ||
+		(stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode));
+}
+
+/* The name that opens an input's bytes: its copy, for a stream. */
+static const char *read_path(const struct input_stat *st)
+{
+	return st->read_path ? st->read_path : st->path;
 }
 
 /* ---- time resolution ----------------------------------------------------- */
@@ -857,7 +870,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	struct tick_seq seq;
 
 	s->ticks_counted = true;
-	if (reader_open(&rd, s->st->path, NULL))
+	if (reader_open(&rd, read_path(s->st), NULL))
 		return;
 	tmp.st = s->st;
 	tmp.fmt = s->fmt;
@@ -1067,7 +1080,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	size_t done = 0;
 
 	/* a by_path format (SQLite) has absolute times: nothing to place */
-	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0) || s.fmt->by_path) {
+	if (!open_source(&s, st, o, false, 0) || s.fmt->by_path) {
 		source_release(&s);
 		keep_sniffed(&before, st);
 		*st = before;
@@ -1139,7 +1152,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 	bool opened;
 
 	*boot_clock = *to_place = false;
-	opened = strcmp(st->path, "-") && open_source(&s, st, o, false, 0) && !s.fmt->by_path;
+	opened = open_source(&s, st, o, false, 0) && !s.fmt->by_path;
 	if (opened && max_bytes && s.fmt->boot_clock) {
 		*boot_clock = true;	/* read whole by the caller */
 		opened = false;
@@ -1354,7 +1367,7 @@ static bool by_path_ok(struct source *s, struct input_stat *st)
 {
 	struct stat sb;
 
-	if (!strcmp(st->path, "-") || (s->rd.kind != READER_MAP && s->rd.kind != READER_PLAIN) ||
+	if (st->stream || (s->rd.kind != READER_MAP && s->rd.kind != READER_PLAIN) ||
 	    fstat(s->rd.fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		snprintf(st->skip_reason, sizeof(st->skip_reason),
 			 "format %s reads a plain file by its path: not standard input, a pipe or a %s file "
@@ -1386,7 +1399,7 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 	s->tod_base_days = INT64_MIN;
 	if (st->skip_reason[0])
 		return false;
-	if (reader_open_opt(&s->rd, st->path, map, in_cap, &e)) {
+	if (reader_open_opt(&s->rd, read_path(st), map, in_cap, &e)) {
 		snprintf(st->skip_reason, sizeof(st->skip_reason), "%s", e.msg);
 		return false;
 	}
@@ -1439,7 +1452,10 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 						      sizeof(st->columns_note));
 	}
 	if (!s->fmt) {
-		snprintf(st->skip_reason, sizeof(st->skip_reason), "not a recognised format");
+		/* issue 36: a file that is something else is named as what it is */
+		const char *what = format_identify(head, head_n, name);
+		snprintf(st->skip_reason, sizeof(st->skip_reason), "%s",
+			 what ? what : "not a recognised format");
 		st->bytes = 0;	/* the sniffed head does not count: the file is not read */
 		return false;
 	}
@@ -1473,6 +1489,10 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
+	/* a stream is read once, into a copy that each pass reads (spool.h) */
+	for (size_t i = 0; i < res->nr; i++)
+		if (res->inputs[i].stream && !res->inputs[i].skip_reason[0])
+			spool_input(&res->inputs[i], o);
 	place_timeless(res, o);
 	place_kernel(res, o);
 	lazy = res->nr > MAP_MAX_INPUTS;
@@ -1511,8 +1531,8 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			continue;
 		}
 		nsrc++;
-		if (!lazy || !strcmp(st->path, "-"))
-			continue;	/* standard input cannot be read twice */
+		if (!lazy)
+			continue;
 		/*
 		 * Many inputs (a directory of daily logs): find when each one
 		 * starts from its first 64 KiB, then close it until the merge
@@ -1652,6 +1672,14 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (size_t i = 0; i < nsrc; i++)
 		source_release(&srcs[i]);
 	free(srcs);
+	for (size_t i = 0; i < res->nr; i++) {
+		struct input_stat *st = &res->inputs[i];
+		if (st->spool_cut && st->format && !st->skip_reason[0])
+			snprintf(st->skip_reason, sizeof(st->skip_reason),
+				 "stopped early: a stream longer than %llu bytes (GPUTALLY_SPOOL_MAX) is read up to "
+				 "its last line before that size", (unsigned long long)spool_limit());
+		spool_release(st);	/* the copy is read: give its disk back now */
+	}
 	(void)err;
 	return rc;
 }
@@ -1663,6 +1691,7 @@ void ingest_result_release(struct ingest_result *res)
 		free(res->inputs[i].placed_ns);
 		free(res->inputs[i].columns);
 		anc_plan_free(res->inputs[i].anchor);
+		spool_release(&res->inputs[i]);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));

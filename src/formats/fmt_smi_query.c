@@ -8,6 +8,7 @@
 #include "formats/format.h"
 #include "formats/kmsg.h"
 #include "formats/smi.h"
+#include "util/pci.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -660,7 +661,7 @@ static void tell_bus(struct parse_ctx *ctx, struct query_state *st, const struct
 	o->uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
 	o->name = STR_NONE;
 	/* "00000000:3B:00.0" as the kernel writes it: "0000:3b:00.0" */
-	o->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+	o->kev.pci = pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
 		     ctx_str(ctx, bus);
 	o->kev.severity = KS_INFO;
 }

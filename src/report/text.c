@@ -63,7 +63,7 @@ static void summary(FILE *out, const struct report *r)
 	size_t nread = 0;
 
 	for (size_t i = 0; i < r->inputs->nr; i++)
-		nread += r->inputs->inputs[i].format != NULL && !r->inputs->inputs[i].skip_reason[0];
+		nread += r->inputs->inputs[i].format != NULL;	/* a cut file read up to its cut too */
 	fprintf(out, "gputally report\n\n");
 	if (r->t0_ns == INT64_MAX) {
 		fprintf(out, "No GPU samples in %zu input(s).\n", r->inputs->nr);

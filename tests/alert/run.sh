@@ -47,7 +47,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["alerts"] == [] and j["fired"] == 0, j
 assert abs(j["u_star"] - 0.273097) < 1e-6, j["u_star"]
-assert j["rules"] == 7 and j["rules_source"] == "(compiled-in defaults)"
+assert j["rules"] == 8 and j["rules_source"] == "(compiled-in defaults)"
 PY
 
 # recorder_stale: at 10:00:13 the last sample (10:00:09) is 4 s old > 3 x 1 s.
@@ -98,8 +98,23 @@ grep -q "(x2)" "$tmp/out" && ok || bad "xid: burst not counted"
 
 # util.csv, three GPUs a sample a minute 10:00..10:29 (each covers 1 min):
 # gpu0 80 % for 20 min then 10 % for 10: (20x80 + 10x10) / 30 = 56.67 % > u*;
-# gpu1 50 %; gpu2 10 % < 27.31 %: alert from 10:00 to 10:30, value 10.
-check "util" 1 "util_below_breakeven gpu2 ${TH}:00:00Z ${TH}:30:00Z 10" $P --now ${TH}:30:00Z "$d/util.csv"
+# gpu1 50 %; gpu2 10 % < 27.31 %: alert from 10:00 to 10:30, value 10.  No
+# GPU is ever idle (each is in a state of work), so the rule for the time a
+# job holds the GPU sees the same minutes and fires the same.
+check "util" 1 "util_below_breakeven gpu2 ${TH}:00:00Z ${TH}:30:00Z 10
+util_below_breakeven_in_job gpu2 ${TH}:00:00Z ${TH}:30:00Z 10" $P --now ${TH}:30:00Z "$d/util.csv"
+# util_job.csv, the articles' rule "below break-even while a job runs": gpu0
+# idle (0 %, 1 MiB, 70 W, no process) 10:00..10:19, then a job at 80 % to
+# 10:30: over the day (10 x 80) / 30 = 26.67 % < u*, but while the job held it
+# 80 %: only the day rule fires.  gpu1 holds a job at 20 % all 30 minutes:
+# both fire at 20.
+check "util in job" 1 "util_below_breakeven gpu0 ${TH}:00:00Z ${TH}:30:00Z 26.6667
+util_below_breakeven gpu1 ${TH}:00:00Z ${TH}:30:00Z 20
+util_below_breakeven_in_job gpu1 ${TH}:00:00Z ${TH}:30:00Z 20" $P --now ${TH}:30:00Z "$d/util_job.csv"
+grep -q "while a job held the GPU" "$tmp/out" && ok || bad "util in job: message"
+printf '[j]\nkind = util_below\nthreshold = 50\nduring = sometimes\n' >"$tmp/during.ini"
+"$bin" alert --rules "$tmp/during.ini" "$d/util_job.csv" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "during wants all or job" "$tmp/err" && ok || bad "during: a bad value is an error ($rc)"
 # without a profile there is no u*: the rule is skipped, and says so
 check "util no profile" 0 "" --now ${TH}:30:00Z "$d/util.csv"
 grep -q "needs the break-even utilization u\*" "$tmp/err" && ok || bad "util: no note without u*"

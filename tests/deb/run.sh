@@ -179,15 +179,15 @@ mount --bind "$ns/etc" /etc && mount --bind "$ns/log" /var/log && mkdir -p /var/
 say() { if eval "$1"; then echo ok; else echo "bad $2"; fi; }
 # as dpkg runs them (deb-systemd-helper refuses to run otherwise)
 export DPKG_MAINTSCRIPT_PACKAGE=gputally DPKG_MAINTSCRIPT_ARCH=$(dpkg --print-architecture)
-"$c/postinst" configure >/dev/null 2>&1; say '[ $? -eq 0 ]' "postinst configure failed"
+rc=0; "$c/postinst" configure >/dev/null 2>&1 || rc=$?; say '[ $rc -eq 0 ]' "postinst configure failed"
 say 'getent passwd gputally | grep -q ":/nonexistent:/usr/sbin/nologin$"' "postinst made no system user gputally (adduser)"
 say '[ "$(stat -c %U:%G:%a /var/log/gputally)" = gputally:gputally:755 ]' "/var/log/gputally is $(stat -c %U:%G:%a /var/log/gputally 2>&1)"
 say '[ -L /etc/systemd/system/multi-user.target.wants/gputally-record.service ]' "the unit is not enabled"
-"$c/postinst" configure "$ver" >/dev/null 2>&1; say '[ $? -eq 0 ]' "postinst configure (upgrade) failed"
+rc=0; "$c/postinst" configure "$ver" >/dev/null 2>&1 || rc=$?; say '[ $rc -eq 0 ]' "postinst configure (upgrade) failed"
 say '[ "$(getent passwd | grep -c ^gputally:)" = 1 ]' "the upgrade made the user twice"
-"$c/prerm" remove && "$c/postrm" remove; say '[ $? -eq 0 ]' "prerm/postrm remove failed"
+rc=0; { "$c/prerm" remove && "$c/postrm" remove; } || rc=$?; say '[ $rc -eq 0 ]' "prerm/postrm remove failed"
 say 'getent passwd gputally >/dev/null' "remove took the user (only purge may)"
-"$c/postrm" purge; say '[ $? -eq 0 ]' "postrm purge failed"
+rc=0; "$c/postrm" purge || rc=$?; say '[ $rc -eq 0 ]' "postrm purge failed"
 say '! getent passwd gputally >/dev/null && ! getent group gputally >/dev/null' "purge left the user or group gputally"
 say '[ ! -e /var/log/gputally ]' "purge left /var/log/gputally"
 say '[ ! -e /etc/systemd/system/multi-user.target.wants/gputally-record.service ]' "purge left the unit enabled"
