@@ -21,6 +21,8 @@ fi
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
    [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
 	dirty=""
+	# refresh the index's stat data first: a file a test only touched is not a change
+	git update-index -q --refresh >/dev/null 2>&1 || :
 	git diff-index --quiet HEAD -- 2>/dev/null || dirty=".dirty"
 	if d=$(git describe --tags --match 'v[0-9]*' 2>/dev/null); then
 		d=${d#v}

@@ -59,6 +59,8 @@ $G tag v0.2.0
 [ "$(vs)" = 0.2.0 ] && ok || bad "version.sh on tag v0.2.0: '$(vs)'"
 echo x >"$v/f" && $G add f && $G commit -qm two && h=$($G rev-parse --short=7 HEAD)
 [ "$(vs)" = "0.2.0+1.g$h" ] && ok || bad "version.sh one commit after v0.2.0: '$(vs)', want 0.2.0+1.g$h"
+touch -d 2000-01-01 "$v/f"
+[ "$(vs)" = "0.2.0+1.g$h" ] && ok || bad "version.sh calls a touched but unchanged file a change: '$(vs)'"
 echo y >"$v/f"
 [ "$(vs)" = "0.2.0+1.g$h.dirty" ] && ok || bad "version.sh with a change: '$(vs)', want 0.2.0+1.g$h.dirty"
 echo 1.4.2 >"$v/VERSION"
