@@ -4,10 +4,10 @@
 #   1. `make deb`'s script builds gputally_<version>_<arch>.deb from a copy of
 #      the tree; lintian (inside mkdeb.sh) must report no error;
 #   2. its contents: the binary, the man page, the unit, the logrotate file
-#      and /etc/default file as conffiles, the profiles; Depends names the
-#      package of every library the binary links (dpkg -S of each NEEDED),
-#      and not the dlopen()ed libcurl, libmicrohttpd or NVML, which are in
-#      Recommends or Suggests;
+#      and /etc/default file as conffiles, the profiles and data/'s tables;
+#      Depends names the package of every library the binary links (dpkg -S
+#      of each NEEDED), and not the dlopen()ed libcurl, libmicrohttpd or
+#      NVML, which are in Recommends or Suggests;
 #   3. `dpkg --root R --force-script-chrootless` installs it into a throwaway
 #      root R (seeded with an empty dpkg database and the passwd files; no
 #      chroot, no container): the maintainer scripts run with DPKG_ROOT=R, so
@@ -97,6 +97,10 @@ for f in /usr/bin/gputally /usr/share/man/man1/gputally.1.gz /lib/systemd/system
 done
 for p in "$root"/profiles/*.ini; do
 	grep -qx "/usr/share/gputally/profiles/${p##*/}" "$tmp/files" && ok || bad "the package lacks profile ${p##*/}"
+done
+for p in "$root"/data/*; do	# the built-in tables (the price table), when the tree has them
+	[ -f "$p" ] || continue
+	grep -qx "/usr/share/gputally/${p##*/}" "$tmp/files" && ok || bad "the package lacks data file ${p##*/}"
 done
 dpkg-deb -e "$deb" "$tmp/control"
 for c in /etc/logrotate.d/gputally-record /etc/default/gputally-record; do
