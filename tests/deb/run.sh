@@ -15,7 +15,9 @@
 #      this machine; the unit is enabled inside R;
 #   4. R's /usr/bin/gputally: --version is the package's version, and its
 #      report on the example installed under R/usr/share/doc is the same as
-#      the tree's build/gputally's on it (text and --json);
+#      the tree's build/gputally's on it (text and --json); the JSON of
+#      report, cost, alert, doctor, scale, trace and trend carries that
+#      version as gputally_version;
 #   5. systemd-analyze verify checks the installed unit (against R);
 #   6. an edited conffile survives an upgrade to version+1 (the same package
 #      repacked) and a reinstall over itself; the user is not made twice;
@@ -226,6 +228,23 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a["gputally_version"] == sys.argv[3], a["gputally_version"]
 assert a["gpus"] and a["gpus"] == b["gpus"], "gpus differ"
 PY
+
+# every JSON document carries the version (a writer without it fails here)
+mkdir -p "$tmp/emptyroot"
+"$gt" cost --json --profile h200-vs-cloud >"$tmp/j.cost" 2>/dev/null
+"$gt" alert --json --now 2026-11-30T00:00:00Z "$ex" >"$tmp/j.alert" 2>/dev/null
+"$gt" doctor --json --root "$tmp/emptyroot" >"$tmp/j.doctor" 2>/dev/null
+"$gt" scale --logs --json "$ex" >"$tmp/j.scale" 2>/dev/null
+"$gt" trace --json "$root/tests/trace/data/trace_compute.json.gz" >"$tmp/j.trace" 2>/dev/null
+"$gt" ingest --db "$tmp/h.db" "$ex" >/dev/null 2>&1
+"$gt" trend --db "$tmp/h.db" --json >"$tmp/j.trend" 2>/dev/null
+for j in "$tmp/r.json" "$tmp"/j.*; do
+	python3 - "$j" "$ver" <<'PY' && ok || bad "${j##*/}: no gputally_version $ver among the first members"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d)[:2].count("gputally_version") == 1 and d["gputally_version"] == sys.argv[2], list(d)[:3]
+PY
+done
 
 # ---- 5. the unit ----------------------------------------------------------
 # (the unit's After=nvidia-persistenced.service is not in R: verify says so, and that is all it may say)
