@@ -56,6 +56,9 @@ maint=$(sed -n 's/^Maintainer: //p' debian/control)
 } >"$src/debian/changelog"
 
 cd "$src"
+# the package's build is its own: not the caller's make variables (O=,
+# SANITIZE=, DEVELOPER=) or job server, which MAKEFLAGS would carry
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES O SANITIZE DEVELOPER CFLAGS CPPFLAGS LDFLAGS
 echo "mkdeb: dpkg-buildpackage -us -uc -b in $src" >&2
 dpkg-buildpackage -us -uc -b >"$stage/build.log" 2>&1 || {
 	tail -40 "$stage/build.log" >&2
