@@ -205,6 +205,11 @@ check-timeless: $(BIN)
 TEST_TARGETS += leak-e2e
 leak-e2e: $(BIN)
 	@sh tests/leak/run.sh $(BIN)
+# issue 29: findings, leaks, evidence and GPU names on generated long runs replaying the capture
+.PHONY: judge-tests
+TEST_TARGETS += judge-tests
+judge-tests: $(BIN)
+	@sh tests/judge/run.sh $(BIN)
 # gputally trace against figures recomputed in Python from the same traces
 .PHONY: trace-check
 TEST_TARGETS += trace-check

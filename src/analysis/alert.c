@@ -503,7 +503,7 @@ struct alert_episode {
 };
 
 /*
- * util_below: busy and utilization-known seconds per wall-clock minute, in a
+ * util_below: useful and utilization-known seconds per wall-clock minute, in a
  * ring just long enough for the rule's window, so that memory does not grow
  * with the length of the log and time with no utilization reading counts as
  * unknown, not as idle.
@@ -554,9 +554,13 @@ static bool job_holds(int st)
 	return st != ST_IDLE && st != ST_GAP && st != ST_DOWN && st != ST_UNKNOWN;
 }
 
+/* The useful share (docs/states.md "Busy"): useful-state seconds over the
+ * seconds with a utilization reading (with during_job, only while a job
+ * holds the GPU). */
 static void ring_feed(struct alert_util_ring *u, const struct ival *iv, int st, bool during_job)
 {
 	double util = iv->v[M_UTIL_GPU];
+	bool useful = state_is_useful(st);
 
 	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)) || isnan(util))
 		return;
@@ -566,7 +570,7 @@ static void ring_feed(struct alert_util_ring *u, const struct ival *iv, int st, 
 		int64_t m = minute_of(t0), end = (m + 1) * MIN_NS;
 		int64_t t1 = iv->t1_ns < end ? iv->t1_ns : end;
 		double dt = (double)(t1 - t0) / 1e9;
-		ring_add(u, m, dt * util / 100, dt);
+		ring_add(u, m, useful ? dt : 0, dt);
 		t0 = t1;
 	}
 }
@@ -878,7 +882,7 @@ static void eval_stale(struct alert_eval *ev, const struct alert_rule *r, int64_
 	}
 }
 
-/* Busy over utilization-known seconds of the minutes that end inside the
+/* Useful over utilization-known seconds of the minutes that end inside the
  * window [last sample - window, last sample]. */
 static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t ri)
 {
@@ -915,7 +919,7 @@ static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t 
 			continue;
 		time_human_dur(dur, sizeof(dur), r->window_ns);
 		snprintf(a->message, sizeof(a->message),
-			 "utilization %.2f %% %sover the last %s of data is below %s %.2f %%", pct,
+			 "useful share %.2f %% %sover the last %s of data is below %s %.2f %%", pct,
 			 r->during_job ? "while a job held the GPU " : "", dur,
 			 r->use_ustar ? "the break-even u* =" : "the threshold", thr);
 	}

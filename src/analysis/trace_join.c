@@ -105,7 +105,7 @@ static const char *uuid_of(const struct analysis *an, const char *file, int32_t 
 /* utilization.gpu over the display buckets that [t0, t1) touches */
 static void util_over(const struct gpu_series *s, struct trace_join *j)
 {
-	double u = 0, k = 0;
+	double u = 0, k = 0, use = 0, cov = 0;
 	int64_t k0, k1;
 
 	j->util_pct = NAN;
@@ -125,7 +125,15 @@ static void util_over(const struct gpu_series *s, struct trace_join *j)
 	for (int64_t i = k0; i < k1; i++) {
 		u += s->b[i].sum[SER_UTIL];
 		k += s->b[i].known_s[SER_UTIL];
+		for (int st = 0; st < ST__COUNT; st++) {
+			if (st == ST_GAP)
+				continue;
+			cov += s->b[i].state_s[st];
+			if (state_is_useful(st))
+				use += s->b[i].state_s[st];
+		}
 	}
+	j->useful_state_s = cov > 0 ? use / cov * j->span_s : 0;
 	j->util_known_s = k;
 	if (k > 0)
 		j->util_pct = u / k;
@@ -216,7 +224,7 @@ static int match(const struct analysis *an, const char *file, int32_t dev, const
 		if (id->index != dev)
 			continue;
 		if (uuid && id->uuid[0]) {
-			snprintf(why, cap, "GPU %d of the logs is %.40s, the trace's device %d is %.40s", gi,
+			snprintf(why, cap, "GPU %d of the logs is %.40s, the trace's device %d is %.40s", id->index,
 				 id->uuid, dev, uuid);
 			return -1;
 		}
@@ -293,8 +301,11 @@ void trace_join_rest(struct analysis *an)
 		gi = match(an, ta->files[f].path, dev, &how, why, sizeof(why));
 		if (ta->files[f].fatal)
 			snprintf(why, sizeof(why), "the trace cannot be read to its end: %.160s", ta->files[f].first_bad);
-		else if (gi >= 0)
-			snprintf(why, sizeof(why), "the log of GPU %d does not cover the trace's time", gi);
+		else if (gi >= 0) {
+			char nm[48];
+			snprintf(why, sizeof(why), "the log of %s does not cover the trace's time",
+				 analysis_gpu_name(an, gi, nm, sizeof(nm)));
+		}
 		ALLOC_GROW(an->unjoined, an->nunjoined + 1, an->unjoined_alloc);
 		u = &an->unjoined[an->nunjoined++];
 		u->device = dev;
@@ -321,13 +332,17 @@ void trace_join_release(struct analysis *an)
 
 double analysis_useful_s(const struct analysis *an, int gi, double *replaced, double *from_traces)
 {
-	double out = an->gpus[gi].busy_s, rep = 0, add = 0;
+	const struct gpu_stats *g = &an->gpus[gi];
+	double out = 0, rep = 0, add = 0;
 
+	for (int st = 0; st < ST__COUNT; st++)
+		if (state_is_useful(st))
+			out += g->state_s[st];
 	for (size_t k = 0; k < an->njoins; k++) {
 		const struct trace_join *j = &an->joins[k];
 		if (j->gpu != gi || j->overlaps)
 			continue;
-		rep += j->util_busy_s;
+		rep += j->useful_state_s;
 		add += j->kernel_s;
 	}
 	out += add - rep;

@@ -71,7 +71,7 @@ static void price(const struct cost_params *p, const struct trend_row *r, struct
 	o->energy_source = "measured";
 	if (r->energy_known_s <= 0) {
 		/* no power reading in the bucket: the profile's powers, as report does */
-		e = p->busy_power_w * r->busy_s + p->idle_power_w * (r->covered_s - r->busy_s);
+		e = p->busy_power_w * r->useful_s + p->idle_power_w * (r->covered_s - r->useful_s);
 		o->energy_source = "profile estimate";
 	} else if (r->energy_known_s < r->covered_s * 0.999) {
 		o->energy_source = "measured (part of the time)";
@@ -80,7 +80,7 @@ static void price(const struct cost_params *p, const struct trend_row *r, struct
 	o->busy_share = r->covered_s > 0 ? r->useful_s / r->covered_s : NAN;
 	o->energy_kwh = e / 3.6e6;
 	in.covered_h = r->covered_s / 3600;
-	in.busy_h = r->busy_s / 3600;
+	in.busy_h = r->useful_s / 3600;	/* one definition of busy: the useful states (docs/states.md) */
 	in.energy_j = e;
 	cost_window(p, &in, &w);
 	o->owned = w.local_cost;

@@ -1068,6 +1068,7 @@ static void keep_learnt(struct input_stat *before, const struct input_stat *st)
 	before->columns = st->columns;
 	before->columns_tried = st->columns_tried;
 	memcpy(before->columns_note, st->columns_note, sizeof(before->columns_note));
+	memcpy(before->columns_unread, st->columns_unread, sizeof(before->columns_unread));
 	keep_sniffed(before, st);
 }
 
@@ -1450,6 +1451,19 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 		st->columns_tried = true;
 		st->columns = smi_csv_sibling_columns(st->path, head, head_n, st->columns_note,
 						      sizeof(st->columns_note));
+	}
+	if (s->fmt == &format_smi_query) {
+		/* issue 29: a column no field matches is named, never dropped silently */
+		const char *cols = o->columns ? o->columns : st->columns;
+		size_t cn = cols ? strlen(cols) : 0;
+		if (!cols) {
+			const char *nl = memchr(head, '\n', head_n);
+			cols = head;
+			cn = nl ? (size_t)(nl - head) : head_n;
+			if (cn && cols[cn - 1] == '\r')
+				cn--;
+		}
+		smi_csv_unread_columns(cols, cn, st->columns_unread, sizeof(st->columns_unread));
 	}
 	if (!s->fmt) {
 		/* issue 36: a file that is something else is named as what it is */

@@ -43,6 +43,8 @@ struct input_stat {
 	char *columns;
 	bool columns_tried;
 	char columns_note[256];
+	/* a query CSV's columns that map to no field, as written ("a, b"), or empty */
+	char columns_unread[256];
 	/* a kernel log (TK_BOOT): how each boot is placed (anchor.h), owned,
 	 * NULL when nothing places it; its records that stayed TK_BOOT */
 	struct anc_plan *anchor;

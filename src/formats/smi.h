@@ -76,6 +76,12 @@ const struct format *smi_columns_format(const char *head, size_t n, const char *
  */
 char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char *note,
 			      size_t note_cap);
+/*
+ * The columns of a --query-gpu header (or --columns list) that map to no
+ * field, as written ("gpu_fancy[%], temperature_x"), into out; empty when
+ * every column is understood or p is no header.
+ */
+void smi_csv_unread_columns(const char *p, size_t n, char *out, size_t cap);
 extern const struct format format_smi_query, format_smi_apps;
 /* Emit r (its kind set) with the UUID and name (GPU or process), when given. */
 void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,

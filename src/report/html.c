@@ -239,26 +239,14 @@ static double legend_states(struct hw *h, double y, const bool *which)
 
 /* ---- summary, inputs, GPUs --------------------------------------------- */
 
-static int cmp_find_weight(const void *a, const void *b)
-{
-	const struct finding *x = *(const struct finding *const *)a, *y = *(const struct finding *const *)b;
-	int64_t dx = x->t1_ns - x->t0_ns, dy = y->t1_ns - y->t0_ns;
-
-	if (x->severity != y->severity)
-		return y->severity - x->severity;
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* Findings by weight: severity first, then how long they lasted. */
+/* Findings in the analysis' one order (severity, the kinds that always
+ * appear, cost: analysis_rank_findings()); the writers never sort them. */
 static const struct finding **findings_by_weight(const struct analysis *an)
 {
 	const struct finding **v = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*v));
 
 	for (size_t i = 0; i < an->nfinds; i++)
 		v[i] = &an->finds[i];
-	qsort(v, an->nfinds, sizeof(*v), cmp_find_weight);
 	return v;
 }
 
@@ -287,10 +275,17 @@ static void summary(struct hw *h, const struct finding **byw)
 	fprintf(h->out, " GPU-hours, ");
 	vnum(h, r->gaps_h, 6, 1, 3, "cost.window.gaps_h");
 	fprintf(h->out, " h in gaps (not counted as idle)</td></tr>\n<tr><th>Useful share</th><td>");
-	vnum(h, r->win.u_obs, 6, 100, 1, "cost.window.u_obs");
-	fprintf(h->out, " %% busy (");
-	vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
-	fprintf(h->out, " busy GPU-hours)</td></tr>\n<tr><th>Energy</th><td>");
+	if (r->busy_unknown) {
+		fprintf(h->out, "unknown: no utilization reading");
+	} else {
+		vnum(h, r->win.u_obs, 6, 100, 1, "cost.window.u_obs");
+		fprintf(h->out, " %% busy (");
+		vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
+		fprintf(h->out, " busy GPU-hours); mean utilization ");
+		vnum(h, 100 * r->util_busy_h / r->util_known_h, 2, 1, 1, "cost.window.mean_utilization_pct");
+		fprintf(h->out, " %%");
+	}
+	fprintf(h->out, "</td></tr>\n<tr><th>Energy</th><td>");
 	vnum(h, r->energy_j, 1, 1 / 3.6e6, 3, "cost.window.energy_j");
 	fprintf(h->out, " kWh (");
 	esc(h, r->energy_source);
@@ -744,28 +739,52 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 	}
 }
 
-static void markers(struct hw *h, int gi, double y, const struct finding **byw)
+/* One marker: a finding at x, or (d non-NULL) one of a summary's longest stretches. */
+static void marker(struct hw *h, double x, double y, const struct finding *f, const struct find_detail *d, int k)
+{
+	char t0[40], t1[40], dd[32];
+
+	fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
+		"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
+		f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
+	esc(h, f->kind);
+	fprintf(h->out, ": ");
+	esc(h, f->message);
+	fprintf(h->out, ". ");
+	esc(h, f->evidence);
+	if (d) {
+		fprintf(h->out, ". Stretch %d of the longest: %s to %s (%s)", k + 1, time_rfc3339(t0, sizeof(t0), d->t0_ns),
+			time_rfc3339(t1, sizeof(t1), d->t1_ns), time_human_dur(dd, sizeof(dd), d->t1_ns - d->t0_ns));
+		if (d->cause[0]) {
+			fprintf(h->out, ", after ");
+			esc(h, d->cause);
+		}
+	}
+	fprintf(h->out, "</title></g>");
+}
+
+/* Markers of a GPU's findings: one per finding, or per longest stretch of a
+ * summary of several, at most MAX_MARKERS in the findings' order. */
+static size_t markers(struct hw *h, int gi, double y, const struct finding **byw, bool draw)
 {
 	const struct report *r = h->r;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < r->an->nfinds && shown < MAX_MARKERS; i++) {
 		const struct finding *f = byw[i];
-		double x;
 		if (f->gpu != gi && f->gpu != -1)
 			continue;
-		x = xt(r, f->t0_ns);
-		fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
-			"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
-			f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
-		esc(h, f->kind);
-		fprintf(h->out, ": ");
-		esc(h, f->message);
-		fprintf(h->out, ". ");
-		esc(h, f->evidence);
-		fprintf(h->out, "</title></g>");
+		if (f->nstretch > 1 && f->ndetail > 0) {
+			for (int k = 0; k < f->ndetail && shown < MAX_MARKERS; k++, shown++)
+				if (draw)
+					marker(h, xt(r, f->detail[k].t0_ns), y, f, &f->detail[k], k);
+			continue;
+		}
+		if (draw)
+			marker(h, xt(r, f->t0_ns), y, f, NULL, 0);
 		shown++;
 	}
+	return shown;
 }
 
 static void timeline(struct hw *h, int gi, const struct finding **byw)
@@ -781,10 +800,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	size_t nmark = 0;
 
 	gpu_label(l, sizeof(l), r->an, gi);
-	for (size_t i = 0; i < r->an->nfinds; i++)
-		nmark += r->an->finds[i].gpu == gi || r->an->finds[i].gpu == -1;
-	if (nmark > MAX_MARKERS)
-		nmark = MAX_MARKERS;
+	nmark = markers(h, gi, 0, byw, false);
 	for (int m = 0; m < SER__COUNT; m++) {
 		c[m] = xcalloc(PW, sizeof(struct svg_col));
 		n[m] = svg_columns(&g->ser, m, c[m], PW, &merged);
@@ -803,7 +819,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		snprintf(note, sizeof(note), "every sample shown (%s samples, columns of %s)", d2, d1);
 	snprintf(title, sizeof(title), "%s: utilization, power, memory, temperature and SM clock against time", l);
 	snprintf(desc, sizeof(desc),
-		 "%s over the report window: %zu findings marked. Mean utilization %.1f %%, peak power %.0f W, "
+		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %.1f %%, peak power %.0f W, "
 		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
 		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
@@ -860,7 +876,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	}
 	text_at(h, ML - 4, y + 11, "end", "mut", "state");
 	state_band(h, gi, y, c[SER_UTIL], n[SER_UTIL]);
-	markers(h, gi, y - 1, byw);
+	markers(h, gi, y - 1, byw, true);
 	time_axis(h, 30, y + 18);
 	y = legend_states(h, y + 58, NULL) + 18;
 	fprintf(h->out, "<path d=\"M%d %.1fl-5 -9h10z\" fill=\"#F0E442\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>",
@@ -1323,6 +1339,7 @@ static void processes(struct hw *h)
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
+	char gn[16];
 	size_t np = an->nprocs, nd, *ord;
 	double maxs = 0, maxc = 0;
 	int height, half, x1 = ML + 150, x2 = x1 + (W - MR - x1) / 2 + 10;
@@ -1358,7 +1375,7 @@ static void processes(struct hw *h)
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
 		double y = 28 + (double)i * 24, wd;
-		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %d)", p->name[0] ? p->name : "-", p->pid, p->gpu);
+		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %s)", p->name[0] ? p->name : "-", p->pid, analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
 		text_at(h, x1 - 6, y + 14, "end", NULL, b);
 		wd = maxs > 0 ? half * p->busy_s / maxs : 0;
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"18\" style=\"fill:var(--c-util)\"><title>", x1, y,
@@ -1396,7 +1413,7 @@ static void processes(struct hw *h)
 	for (size_t i = 0; i < np; i++) {
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
-		fprintf(h->out, "<tr><td>%d</td><td class=\"n\">%" PRId64 "</td><td><code>", p->gpu, p->pid);
+		fprintf(h->out, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td><code>", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		esc(h, p->name[0] ? p->name : "-");
 		fprintf(h->out, "</code></td><td class=\"n\">");
 		vnum(h, p->present_s, 3, 1, 1, "processes.%zu.present_s", k);
@@ -1575,8 +1592,10 @@ static void findings(struct hw *h, const struct finding **byw)
 		const struct finding *f = byw[i];
 		fprintf(h->out, "<tr><td class=\"sev-%s\">%s</td><td>", severity_name[f->severity], severity_name[f->severity]);
 		esc(h, f->kind);
-		if (f->gpu >= 0)
-			fprintf(h->out, "</td><td>%d</td><td>", f->gpu);
+		if (f->gpu >= 0 && an->tl.gpus[f->gpu].id.index >= 0)
+			fprintf(h->out, "</td><td>%d</td><td>", an->tl.gpus[f->gpu].id.index);
+		else if (f->gpu >= 0)
+			fprintf(h->out, "</td><td>?</td><td>");
 		else
 			fprintf(h->out, "</td><td>-</td><td>");
 		when(h, f->t0_ns);
@@ -1598,6 +1617,7 @@ static void findings(struct hw *h, const struct finding **byw)
 static void events(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
+	char gn[16];
 	size_t n = an->nevs < MAX_FINDINGS_LISTED ? an->nevs : MAX_FINDINGS_LISTED;
 	char name[48];
 
@@ -1618,7 +1638,7 @@ static void events(struct hw *h)
 			"<th>after</th><th>source</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < an->noutages && i < MAX_FINDINGS_LISTED; i++) {
 			const struct outage *o = &an->outages[i];
-			fprintf(h->out, "<tr><td>%d</td><td>", o->gpu);
+			fprintf(h->out, "<tr><td>%s</td><td>", analysis_gpu_num(an, o->gpu, gn, sizeof(gn)));
 			when(h, o->t0_ns);
 			fprintf(h->out, "</td><td>");
 			when(h, o->t1_ns);
@@ -1644,7 +1664,7 @@ static void events(struct hw *h)
 			else
 				when(h, e->t_ns);
 			if (e->gpu >= 0)
-				fprintf(h->out, "</td><td>%d</td><td>", e->gpu);
+				fprintf(h->out, "</td><td>%s</td><td>", analysis_gpu_num(an, e->gpu, gn, sizeof(gn)));
 			else
 				fprintf(h->out, "</td><td>host</td><td>");
 			analysis_event_name(name, sizeof(name), e->ev, e->code);
@@ -1676,6 +1696,7 @@ static void events(struct hw *h)
 static void traces(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
+	char gn[16];
 
 	if (!an->trace)
 		return;
@@ -1688,7 +1709,7 @@ static void traces(struct hw *h)
 			"<th class=\"n\">median gap</th><th class=\"n\">useful</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(h->out, "<tr><td>%d</td><td>", j->gpu);
+		fprintf(h->out, "<tr><td>%s</td><td>", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)));
 		esc(h, j->file);
 		fprintf(h->out, "</td><td>%s and time</td><td>", j->matched_by);
 		when(h, j->t0_ns);
@@ -1703,7 +1724,7 @@ static void traces(struct hw *h)
 		fprintf(h->out, " us</td><td class=\"n\">");
 		vnum(h, j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 3, 1, 2, "traces.joined.%zu.gap_p50_us", i);
 		fprintf(h->out, " us</td><td class=\"n\">");
-		vnum(h, j->overlaps ? j->util_busy_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
+		vnum(h, j->overlaps ? j->useful_state_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
 		fprintf(h->out, " s from %s</td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
 	}
 	if (an->njoins)

@@ -74,8 +74,12 @@ static void summary(FILE *out, const struct report *r)
 	fprintf(out, "| GPUs | %d |\n", r->an->tl.ngpus);
 	fprintf(out, "| Covered | %s GPU-hours, %s h in gaps (not counted as idle) |\n", num(a, sizeof(a), r->covered_h, 3),
 		num(b, sizeof(b), r->gaps_h, 3));
-	fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours) |\n", num(a, sizeof(a), 100 * r->win.u_obs, 1),
-		num(b, sizeof(b), r->busy_h, 3));
+	if (r->busy_unknown)
+		fprintf(out, "| Useful share | unknown: no utilization reading |\n");
+	else
+		fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours); mean utilization %s %% |\n",
+			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
+			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
 	fprintf(out, "| Energy | %s kWh (%s) |\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (have_prices(r))
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
@@ -179,6 +183,7 @@ static void cost(FILE *out, const struct report *r)
 static void processes(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[32], b[32], c[32], d[64], e[64];
 
 	if (!an->nprocs)
@@ -187,7 +192,7 @@ static void processes(FILE *out, const struct report *r)
 		"|--:|--:|---|--:|--:|--:|--:|--:|\n");
 	for (size_t i = 0; i < an->nprocs && i < MD_PROCS; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		fprintf(out, "| %d | %" PRId64 " | ", p->gpu, p->pid);
+		fprintf(out, "| %s | %" PRId64 " | ", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		md(out, p->name[0] ? p->name : "-");
 		fprintf(out, " | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), p->present_s, 1), num(b, sizeof(b), p->busy_s, 1),
 			num(c, sizeof(c), p->energy_j / 3.6e6, 4), money(d, sizeof(d), r, r->proc_local_cost[i]),
@@ -209,24 +214,25 @@ static void findings(FILE *out, const struct report *r)
 		return;
 	}
 	fprintf(out, "| severity | kind | GPU | from | to | what | evidence |\n|---|---|--:|---|---|---|---|\n");
-	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
-		for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
-			const struct finding *f = &an->finds[i];
-			if (f->severity != sev)
-				continue;
-			fprintf(out, "| %s | ", severity_name[sev]);
-			md(out, f->kind);
-			if (f->gpu >= 0)
-				fprintf(out, " | %d | ", f->gpu);
-			else
-				fprintf(out, " | - | ");
-			fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
-			md(out, f->message);
-			fprintf(out, " | ");
-			md(out, f->evidence);
-			fprintf(out, " |\n");
-			shown++;
-		}
+	/* the analysis' one order: severity, the kinds that always appear, cost */
+	for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
+		const struct finding *f = &an->finds[i];
+		const struct gpu_ident *id = f->gpu >= 0 ? &an->tl.gpus[f->gpu].id : NULL;
+		fprintf(out, "| %s | ", severity_name[f->severity]);
+		md(out, f->kind);
+		if (id && id->index >= 0)
+			fprintf(out, " | %d | ", id->index);
+		else if (id)
+			fprintf(out, " | ? | ");
+		else
+			fprintf(out, " | - | ");
+		fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
+		md(out, f->message);
+		fprintf(out, " | ");
+		md(out, f->evidence);
+		fprintf(out, " |\n");
+		shown++;
+	}
 	if (an->nfinds > shown || an->finds_dropped)
 		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
 }
@@ -235,6 +241,7 @@ static void findings(FILE *out, const struct report *r)
 static void events(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[48], b[48], name[48], c[64];
 	size_t shown = 0;
 
@@ -261,7 +268,7 @@ static void events(FILE *out, const struct report *r)
 		analysis_event_name(name, sizeof(name), e->ev, e->code);
 		fprintf(out, "| %s | ", e->unplaced ? "unplaced" : time_rfc3339(a, sizeof(a), e->t_ns));
 		if (e->gpu >= 0)
-			fprintf(out, "%d | ", e->gpu);
+			fprintf(out, "%s | ", analysis_gpu_num(an, e->gpu, gn, sizeof(gn)));
 		else
 			fprintf(out, "host | ");
 		md(out, name);
@@ -285,6 +292,7 @@ static void events(FILE *out, const struct report *r)
 static void traces(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[48], b[32], c[32], d[32], e[32], f[32];
 
 	if (!an->trace)
@@ -294,7 +302,7 @@ static void traces(FILE *out, const struct report *r)
 		"|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(out, "| %d | ", j->gpu);
+		fprintf(out, "| %s | ", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)));
 		md(out, j->file);
 		fprintf(out, " | %s | %s | %s | %" PRIu64 " | %s | %s | %s | %s | %s |\n", j->matched_by,
 			time_rfc3339(a, sizeof(a), j->t0_ns), num(b, sizeof(b), j->span_s * 1e3, 1), j->kernels,

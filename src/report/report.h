@@ -77,7 +77,13 @@ struct report {
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */
 	double *proc_cloud_cost, *proc_local_cost;
-	char verdict[400];
+	char verdict[640];
+	/* the window's cloud cost split: its useful hours at the hourly rate,
+	 * and the rest, charged per job (cold start, billing increment and
+	 * minimum); the verdict says which one drives it */
+	double cloud_hours_cost, cloud_job_charges;
+	double util_known_h;	/* covered hours with a utilization reading */
+	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
@@ -103,6 +109,10 @@ void report_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
+/* What a stretch summary's time cost: its GPU-hours at the window's local
+ * cost per covered GPU-hour (cost_per_gpu_hour); NAN for a finding that is
+ * not a summary, for gaps (not covered time) and when no price is known. */
+double report_finding_cost(const struct report *r, const struct finding *f);
 
 /* fleet.c: the per-node/namespace/pod rows, and their renderings */
 #define FLEET_PODS_LISTED 200	/* in Markdown and HTML; every pod is in --json */

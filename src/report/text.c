@@ -12,7 +12,6 @@
 #include "util/timeutil.h"
 
 #define MAX_TEXT_SEGMENTS 40
-#define MAX_TEXT_FINDINGS 60
 #define MAX_TEXT_BAD 20
 #define MAX_TEXT_EVENT_GROUPS 40
 
@@ -74,9 +73,15 @@ static void summary(FILE *out, const struct report *r)
 	time_human_dur(c, sizeof(c), (int64_t)(r->covered_h * 3600e9));
 	time_human_dur(d, sizeof(d), (int64_t)(r->gaps_h * 3600e9));
 	fprintf(out, "Coverage:  %s of GPU time covered, %s in gaps (not counted as idle)\n", c, d);
-	fprintf(out, "How busy:  %s %% of covered time (%s busy GPU-hours of %s)\n",
-		num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
-		num(e, sizeof(e), r->covered_h, 3));
+	if (r->busy_unknown)
+		fprintf(out, "How busy:  unknown: no utilization reading in the %s GPU-hours covered\n",
+			num(e, sizeof(e), r->covered_h, 3));
+	else
+		fprintf(out, "How busy:  %s %% of covered time in useful work (%s busy GPU-hours of %s); "
+			"mean utilization %s %%\n",
+			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
+			num(e, sizeof(e), r->covered_h, 3),
+			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
 	fprintf(out, "Energy:    %s kWh (%s)\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (!have_prices(r)) {
 		fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
@@ -97,7 +102,8 @@ static void summary(FILE *out, const struct report *r)
 static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
-	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0];
+	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0] ||
+	       in->columns_unread[0];
 }
 
 /*
@@ -170,6 +176,8 @@ static void inputs_summary(FILE *out, const struct report *r)
 			fprintf(out, "  %-*s time: %s\n", pw, "", in->basis);
 		if (in->format && in->columns_note[0])
 			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
+		if (in->format && in->columns_unread[0])
+			fprintf(out, "  %-*s columns not understood: %s\n", pw, "", in->columns_unread);
 	}
 	if (more)
 		fprintf(out, "  ... and %zu more worth a look\n", more);
@@ -207,6 +215,8 @@ static void inputs(FILE *out, const struct report *r)
 			fprintf(out, "  %-*s %s\n", pw, "", in->skip_reason);
 		if (in->columns_note[0])
 			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
+		if (in->columns_unread[0])
+			fprintf(out, "  %-*s columns not understood: %s\n", pw, "", in->columns_unread);
 	}
 }
 
@@ -296,6 +306,7 @@ static void segments(FILE *out, const struct report *r)
 static void processes(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!an->nprocs)
@@ -307,7 +318,7 @@ static void processes(FILE *out, const struct report *r)
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
 		double gb = an->gpus[p->gpu].busy_s;
-		fprintf(out, "  %-4d %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", p->gpu, p->pid,
+		fprintf(out, "  %-4s %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid,
 			p->name[0] ? p->name : "-",
 			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
 			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
@@ -316,18 +327,66 @@ static void processes(FILE *out, const struct report *r)
 	}
 }
 
+/* "2423 stretches, 21h32m06s in all, 9494.7 kJ, 12.3 EUR": a summary's totals */
+static const char *stretch_totals(char *buf, size_t cap, const struct report *r, const struct finding *f)
+{
+	char d[32], e[32], c[48];
+	double cost = report_finding_cost(r, f);
+
+	time_human_dur(d, sizeof(d), (int64_t)(f->total_s * 1e9));
+	snprintf(buf, cap, "%llu %s, %s in all%s%s%s%s%s", (unsigned long long)f->nstretch,
+		 strcmp(f->kind, "log_gap") ? (f->nstretch == 1 ? "stretch" : "stretches") : (f->nstretch == 1 ? "gap" : "gaps"),
+		 d, isnan(f->energy_j) ? "" : ", ", isnan(f->energy_j) ? "" : num(e, sizeof(e), f->energy_j / 1e3, 1),
+		 isnan(f->energy_j) ? "" : " kJ", isnan(cost) ? "" : ", cost ",
+		 isnan(cost) ? "" : money(c, sizeof(c), r, cost));
+	return buf;
+}
+
+/* A finding in full: its line, message, evidence and, for a summary of
+ * several stretches, its totals and the longest ones.  Returns the lines. */
+static int finding_full(FILE *out, const struct report *r, const struct finding *f)
+{
+	const struct analysis *an = r->an;
+	char a[40], b[40], l[160], t[160];
+	int lines = 3;
+
+	fprintf(out, "  [%s] %s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
+		f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
+		when(b, sizeof(b), f->t1_ns), f->message, f->evidence);
+	if (f->nstretch > 1) {
+		fprintf(out, "    %s; longest:", stretch_totals(t, sizeof(t), r, f));
+		for (int i = 0; i < f->ndetail && i < 3; i++)
+			fprintf(out, "%s %s (%s)", i ? "," : "", when(a, sizeof(a), f->detail[i].t0_ns),
+				time_human_dur(b, sizeof(b), f->detail[i].t1_ns - f->detail[i].t0_ns));
+		fputc('\n', out);
+		lines++;
+	}
+	return lines;
+}
+
+/*
+ * The findings, in the analysis' one order (severity, the kinds that always
+ * appear, cost): all in full when that takes at most TEXT_FINDING_ALL
+ * lines, else in full while the section is short (TEXT_FINDING_LINES), then
+ * the rest one line per severity and kind (a lone finding with its message), naming their GPUs and
+ * adding up their stretches, so that every kind found is on the screen
+ * whatever the number of GPUs and days.
+ */
+#define TEXT_FINDING_ALL 45
+#define TEXT_FINDING_LINES 24
+#define TEXT_GROUP_GPUS 8
 static void findings(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	char a[40], b[40];
-	size_t shown = 0;
+	size_t i;
+	int lines = 0, budget;
 
-	fprintf(out, "\nFindings (%zu)\n", an->nfinds + (size_t)an->finds_dropped);
+	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
-		/* a tally by kind first: on long logs the list itself is long */
+		/* a tally by kind first */
 		const char *kinds[32];
 		size_t counts[32], nk = 0;
-		for (size_t i = 0; i < an->nfinds; i++) {
+		for (i = 0; i < an->nfinds; i++) {
 			size_t k;
 			for (k = 0; k < nk && strcmp(kinds[k], an->finds[i].kind); k++)
 				;
@@ -343,18 +402,65 @@ static void findings(FILE *out, const struct report *r)
 			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
 		fputc('\n', out);
 	}
-	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
-		for (size_t i = 0; i < an->nfinds && shown < MAX_TEXT_FINDINGS; i++) {
-			const struct finding *f = &an->finds[i];
-			if (f->severity != sev)
+	/* all in full when that fits on a screen, else the first ones */
+	for (i = 0; i < an->nfinds; i++)
+		lines += 3 + (an->finds[i].nstretch > 1);
+	budget = lines <= TEXT_FINDING_ALL ? lines : TEXT_FINDING_LINES;
+	for (i = 0, lines = 0; i < an->nfinds && lines < budget; i++)
+		lines += finding_full(out, r, &an->finds[i]);
+	/* the rest: one line per severity and kind, in the order they first come */
+	for (size_t g = i; g < an->nfinds; g++) {
+		const struct finding *f = &an->finds[g];
+		uint64_t n = 0, stretches = 0;
+		double total_s = 0, cost = 0;
+		bool done = false, costed = false;
+		char l[48], d[32], c[48];
+		bool seen[TL_MAX_GPUS + 1] = { false };	/* by GPU + 1: host first */
+		size_t ngpus = 0;
+		for (size_t k = i; k < g && !done; k++)
+			done = an->finds[k].severity == f->severity && !strcmp(an->finds[k].kind, f->kind);
+		if (done)
+			continue;
+		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
+		for (size_t k = g; k < an->nfinds; k++) {
+			const struct finding *o = &an->finds[k];
+			double oc = report_finding_cost(r, o);
+			if (o->severity != f->severity || strcmp(o->kind, f->kind))
 				continue;
-			fprintf(out, "  [%s] %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity],
-				f->kind, when(a, sizeof(a), f->t0_ns), when(b, sizeof(b), f->t1_ns), f->message,
-				f->evidence);
-			shown++;
+			/* each GPU once, the first TEXT_GROUP_GPUS by name */
+			if (!seen[o->gpu + 1]) {
+				seen[o->gpu + 1] = true;
+				if (ngpus < TEXT_GROUP_GPUS)
+					fprintf(out, "%s%s", ngpus ? ", " : " ",
+						o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
+				ngpus++;
+			}
+			n++;
+			stretches += o->nstretch;
+			total_s += o->total_s;
+			if (!isnan(oc)) {
+				cost += oc;
+				costed = true;
+			}
 		}
-	if (an->nfinds > shown || an->finds_dropped)
-		fprintf(out, "  ... %zu more in --json\n", an->nfinds - shown + (size_t)an->finds_dropped);
+		if (ngpus > TEXT_GROUP_GPUS)
+			fprintf(out, " and %zu more GPUs", ngpus - TEXT_GROUP_GPUS);
+		if (stretches)
+			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)stretches,
+				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",
+				time_human_dur(d, sizeof(d), (int64_t)(total_s * 1e9)), costed ? ", cost " : "",
+				costed ? money(c, sizeof(c), r, cost) : "");
+		else if (n > 1)
+			fprintf(out, ": %llu findings", (unsigned long long)n);
+		else
+			fprintf(out, ": %s", f->message);
+		fputc('\n', out);
+	}
+	if (an->finds_dropped)
+		fprintf(out, "  ... %llu more of the kinds above, not kept (the cap on findings)\n",
+			(unsigned long long)an->finds_dropped);
+	if (i < an->nfinds)
+		fprintf(out, "  (every finding in full, with the longest stretches of each, in --json)\n");
 }
 
 static void cost(FILE *out, const struct report *r)
@@ -389,7 +495,7 @@ static void cost(FILE *out, const struct report *r)
 		cost_status_name(r->lr.status));
 	if (r->lr.status == COST_OK)
 		fprintf(out, ", %s useful GPU-hours a month", num(b, sizeof(b), r->lr.useful_hours_per_month, 1));
-	fprintf(out, "\n  observed: utilization %s %%, local %s per useful hour\n",
+	fprintf(out, "\n  observed: useful share %s %%, local %s per useful hour\n",
 		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs));
 	{
 		char d[80], e[80];
@@ -473,6 +579,7 @@ static void skipped(FILE *out, const struct report *r)
 static void traces(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char t[32], fill[32], kp[32], gp[32], u[32], us[32];
 
 	if (!an->trace)
@@ -480,7 +587,7 @@ static void traces(FILE *out, const struct report *r)
 	fprintf(out, "\nTraces (kernel time is what counts as useful over each stretch)\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(out, "  GPU %d  %s (device %d, matched by %s and time)\n", j->gpu, j->file, j->device,
+		fprintf(out, "  GPU %s  %s (device %d, matched by %s and time)\n", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)), j->file, j->device,
 			j->matched_by);
 		fprintf(out, "    %s for %.1f ms: kernels fill %s %% (%" PRIu64 " kernels, median %s us, median gap %s us)\n",
 			when(t, sizeof(t), j->t0_ns), j->span_s * 1e3,
@@ -489,7 +596,7 @@ static void traces(FILE *out, const struct report *r)
 			num(gp, sizeof(gp), j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 2));
 		fprintf(out, "    utilization.gpu %s %% over the %.1f s of samples around it; useful %s s from %s\n",
 			num(u, sizeof(u), j->util_pct, 1), (j->w1_ns - j->w0_ns) / 1e9,
-			num(us, sizeof(us), j->overlaps ? j->util_busy_s : j->kernel_s, 4),
+			num(us, sizeof(us), j->overlaps ? j->useful_state_s : j->kernel_s, 4),
 			j->overlaps ? "utilization.gpu (overlaps an earlier trace)" : "the trace's kernels");
 	}
 	for (size_t i = 0; i < an->nunjoined; i++)
