@@ -113,7 +113,7 @@ recommends="$(dpkg-deb -f "$deb" Recommends), $(dpkg-deb -f "$deb" Suggests)"
 mkdir -p "$tmp/x"
 dpkg-deb -x "$deb" "$tmp/x"
 for lib in $(readelf -d "$tmp/x/usr/bin/gputally" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-	path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|aarch64|64bit|,/ { print $NF; exit }')
+	path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
 	pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | sed -n '1s/:.*//p')
 	[ -z "$pkg" ] && pkg=$(dpkg -S "$path" 2>/dev/null | sed -n '1s/:.*//p')
 	case ", $depends," in
