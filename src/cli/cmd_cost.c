@@ -13,6 +13,7 @@
 #include "report/cost_explain.h"
 #include "util/jsonw.h"
 #include "util/numfmt.h"
+#include "util/version.h"
 #include "util/scan.h"
 
 enum {
@@ -315,6 +316,7 @@ static void print_json(const struct cost_run *r)
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_key(&w, "profile");
 	jsonw_obj_begin(&w);
 	jsonw_kstr(&w, "name", r->p.name);

@@ -8,6 +8,7 @@
 #include "util/termsafe.h"
 #include "record/doctor.h"
 #include "util/jsonw.h"
+#include "util/version.h"
 
 enum { OPT_ROOT = 1, OPT_NVML_LIB, OPT_KERNEL_LOG, OPT_APP_LOG, OPT_JSON, OPT_HELP };
 
@@ -27,6 +28,7 @@ static void print_json(const struct doctor_opts *o, const struct doctor_report *
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "root", o->root);
 	jsonw_key(&w, "checks");
 	jsonw_arr_begin(&w);

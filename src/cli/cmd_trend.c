@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "util/jsonw.h"
 #include "util/numfmt.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -222,6 +223,7 @@ static void json_out(const struct trend_query *q, const struct cost_params *cp, 
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "by", by_name[q->by]);
 	jsonw_kstr(&w, "tz", zone_name);
 	jsonw_kstr(&w, "task", q->task);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/version.h"
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "gputally: %s", prefix);
@@ -52,4 +54,10 @@ void print_gl_err(const struct gl_err *e)
 void messages_init(void)
 {
 	term_safe_stderr();
+}
+
+int print_version(void)
+{
+	printf("gputally %s\n", gputally_version());
+	return EXIT_OK;
 }

@@ -23,5 +23,7 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print an error record as "src:line:col: message". */
 void print_gl_err(const struct gl_err *e);
+/* `gputally --version`: "gputally <version>" on stdout; returns EXIT_OK. */
+int print_version(void);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "formats/kmsg.h"
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
 static void knum_or_null(struct jsonw *w, const char *k, double v, int d)
@@ -901,6 +902,7 @@ void report_json(FILE *out, const struct report *r)
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "tz", r->tz);
 	if (r->now_ns)
 		jsonw_ktime(&w, "generated_at", r->now_ns);

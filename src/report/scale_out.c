@@ -10,6 +10,7 @@
 
 #include "util/jsonw.h"
 #include "util/numfmt.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
 /* a table cell: util/numfmt.h's rule, "-" where there is no figure */
@@ -210,6 +211,7 @@ void scale_json(FILE *out, const struct scale_result *r, const struct cost_param
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "source", src);
 	jsonw_kstr(&w, "throughput_from", r->throughput_from);
 	jsonw_kint(&w, "base_gpus", r->rows[0].gpus);
