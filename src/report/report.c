@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/numfmt.h"
+#include "util/strfmt.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -221,16 +222,18 @@ static void verdict_window(struct report *r, const char *cur)
 	if (!(tot > 0) || !(r->cloud_job_charges > 0) || !isfinite(r->win.premium_pct) ||
 	    !(r->lr.c_cloud > 0) || !isfinite(r->c_local_obs) || n + 1 >= sizeof(r->verdict))
 		return;
-	snprintf(r->verdict + n, sizeof(r->verdict) - n,
-		 " The verdict rests on the per-hour comparison: per useful hour owning %s %.1f %%. "
-		 "The window's %.1f %% %s %s mostly the cloud's per-job charge (%s of %s to rent: "
-		 "%zu job(s), cold start and billing minimum), not the hours%s.",
-		 r->c_local_obs <= r->lr.c_cloud ? "saves" : "costs",
-		 100 * fabs(1 - r->c_local_obs / r->lr.c_cloud), fabs(r->win.premium_pct),
-		 r->win.premium_pct < 0 ? "saving" : "premium",
-		 r->cloud_job_charges >= 0.5 * tot ? "is" : "is not", nf_money(m1, sizeof(m1), r->cloud_job_charges, NULL),
-		 nf_money(m2, sizeof(m2), tot, cur), r->njobs ? r->njobs : (size_t)1,
-		 r->cloud_job_charges >= 0.5 * tot ? "" : " alone");
+	bool mostly = r->cloud_job_charges >= 0.5 * tot;
+
+	fmt_cut(r->verdict + n, sizeof(r->verdict) - n,
+		" The verdict rests on the per-hour comparison: per useful hour owning %s %.1f %%. "
+		"The window's %.1f %% %s %s the cloud's per-job charge (%s of %s to rent: "
+		"%zu job(s), cold start and billing minimum)%s.",
+		r->c_local_obs <= r->lr.c_cloud ? "saves" : "costs",
+		100 * fabs(1 - r->c_local_obs / r->lr.c_cloud), fabs(r->win.premium_pct),
+		r->win.premium_pct < 0 ? "saving" : "premium",
+		mostly ? "is mostly" : "comes from the hours, not",
+		nf_money(m1, sizeof(m1), r->cloud_job_charges, NULL), nf_money(m2, sizeof(m2), tot, cur),
+		r->njobs ? r->njobs : (size_t)1, mostly ? ", not the hours" : "");
 }
 
 static void verdict(struct report *r)
