@@ -186,7 +186,7 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct gm_state *st = ctx->state;
 	const char *end = line + n;
-	struct slice f[GM_MAX_COLS], name = { NULL, 0 };
+	struct slice f[GM_MAX_COLS], name = { NULL, 0 }, task = { NULL, 0 };
 	double v[M__COUNT];
 	uint32_t present = 0;
 	uint8_t status = 0;
@@ -232,7 +232,10 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 		switch (role) {
 		case R_IGNORE:
+			break;
 		case R_TASK:
+			if (!smi_missing_token(s, &(uint8_t){ 0 }))
+				task = s;
 			break;
 		case R_TIME:
 			if (gm_time(s, &t_ns)) {
@@ -281,6 +284,18 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 			r->v[m] = v[m];
 	if (name.n)
 		r->name = ctx_str(ctx, name);
+	/* the task label: the row's GPU time is the task's (PID_TASK) */
+	if (!task.n || gpu < 0)
+		return;
+	r = ctx_rec(ctx, REC_PROC);
+	if (!r)
+		return;
+	r->t_ns = t_ns;
+	r->time_kind = (uint8_t)tk;
+	r->gpu_index = gpu;
+	r->pid = PID_TASK;
+	r->present = 0;
+	r->name = ctx_str(ctx, task);
 }
 
 static int gm_sniff(const char *head, size_t n, const char *name)

@@ -86,14 +86,22 @@ static void jobs(struct report *r)
 {
 	const struct analysis *an = r->an;
 
+	size_t ntask = 0;
+
 	/* cost-model.md: n is the number of distinct GPU processes seen, each a
-	 * job of its own useful hours (zero for one that never computed) */
+	 * job of its own useful hours (zero for one that never computed); a
+	 * logger's task labels (PID_TASK) are the jobs only where no process
+	 * was seen, since they cover the same GPU time */
+	for (size_t i = 0; i < an->nprocs; i++)
+		ntask += an->procs[i].pid == PID_TASK;
 	if (an->nprocs) {
-		r->njobs = an->nprocs;
-		r->jobs_from_processes = true;
-		r->job_useful_h = xcalloc(r->njobs, sizeof(double));
+		bool tasks = ntask == an->nprocs;
+		r->jobs_from_processes = !tasks;
+		r->jobs_from_tasks = tasks;
+		r->job_useful_h = xcalloc(an->nprocs, sizeof(double));
 		for (size_t i = 0; i < an->nprocs; i++)
-			r->job_useful_h[i] = an->procs[i].busy_s / 3600;
+			if ((an->procs[i].pid == PID_TASK) == tasks)
+				r->job_useful_h[r->njobs++] = an->procs[i].busy_s / 3600;
 		return;
 	}
 	/* no process data: one job per GPU with work */
