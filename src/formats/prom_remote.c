@@ -527,24 +527,44 @@ static int selector_inner(const char *sel, char *out, size_t cap)
 	return 0;
 }
 
-/* NAME{inner} or (NAME{a} or NAME{b}) for the --match selectors. */
-static char *name_query(const struct prom_remote_opts *o, const char *name)
+/* SEL and (time() - timestamp(SEL) < FRESH): SEL where its sample is real. */
+static void fresh_term(struct buf *b, const char *sel, const char *fresh)
+{
+	buf_add(b, "(", 1);
+	buf_add(b, sel, strlen(sel));
+	buf_add(b, " and (time() - timestamp(", 25);
+	buf_add(b, sel, strlen(sel));
+	buf_add(b, ") < ", 4);
+	buf_add(b, fresh, strlen(fresh));
+	buf_add(b, "))", 2);
+}
+
+/*
+ * The query of one name: NAME, or NAME{a} or NAME{b} for the --match
+ * selectors, each kept only at the steps whose sample is younger than
+ * fresh_ns.  query_range gives a step the last sample of the 5-minute
+ * lookback, so a series that stops (a recorder killed, an outage in
+ * backfilled data, which has no staleness markers) would go on at its last
+ * value for up to 5 minutes; timestamp() of a selector is the sample's own
+ * time, so the steps after the last real sample are no reading and the
+ * timeline's gap starts there.  One query per name as before.
+ */
+static char *name_query(const struct prom_remote_opts *o, const char *name, int64_t fresh_ns)
 {
 	struct buf b = { 0 };
-	char inner[1024];
+	char inner[1024], sel[1400], fresh[40];
 
+	snprintf(fresh, sizeof(fresh), "%" PRId64 ".%03" PRId64, fresh_ns / NS_PER_S, (fresh_ns % NS_PER_S) / NS_PER_MS);
 	if (!o->nmatch) {
-		buf_add(&b, name, strlen(name));
+		fresh_term(&b, name, fresh);
 		return b.p;
 	}
 	for (size_t i = 0; i < o->nmatch; i++) {
 		if (i)
 			buf_add(&b, " or ", 4);
 		selector_inner(o->match[i], inner, sizeof(inner));
-		buf_add(&b, name, strlen(name));
-		buf_add(&b, "{", 1);
-		buf_add(&b, inner, strlen(inner));
-		buf_add(&b, "}", 1);
+		snprintf(sel, sizeof(sel), "%s{%s}", name, inner);
+		fresh_term(&b, sel, fresh);
 	}
 	return b.p;
 }
@@ -718,6 +738,7 @@ struct puller {
 	size_t galloc;
 	size_t npts;
 	int64_t t0_ns, step_ns;
+	int64_t fresh_ns;	/* a step's sample older than this is no reading (name_query) */
 	struct batch b;
 	struct rec rec;
 };
@@ -1185,7 +1206,7 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 
 		for (size_t i = 0; i < nnames; i++) {
 			struct buf q = { 0 };
-			char *qs = name_query(o, prom_names[names[i]].name), st[40];
+			char *qs = name_query(o, prom_names[names[i]].name, pl->fresh_ns), st[40];
 			add_param(&q, "query", qs);
 			free(qs);
 			add_time(&q, "start", c0);
@@ -1311,6 +1332,9 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 		pl.input_of[names[i]] = i;
 	pl.t0_ns = fl->start_ns;
 	pl.step_ns = fl->step_ns;
+	/* a sample stands for one step, or one scrape where scrapes are the
+	 * longer (the step defaults to the scrape interval) */
+	pl.fresh_ns = fl->step_ns;
 	rc = pull(&pl, names, nnames, max_series, gpus);
 	{
 		struct input_stat *in0 = &res->inputs[first_in];

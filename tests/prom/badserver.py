@@ -12,7 +12,8 @@
 #   slow    a body that trickles a byte a second
 #   redir   302 to another host
 #   offstep good discovery, sample times 1.234 s off the steps asked for
-import json, sys, time, urllib.parse
+import json
+import re, sys, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAMES = ["gputally_gpu_utilization_percent", "gputally_gpu_power_watts"]
@@ -26,7 +27,9 @@ def labels(name, gpu):
 
 
 def matrix(q):
-    name = q["query"][0].split("{")[0]
+    # the metric name: the first one in the query, which gputally wraps as
+    # (NAME and (time() - timestamp(NAME) < STEP)) to drop lookback steps
+    name = re.search(r"[A-Za-z_:][A-Za-z0-9_:]*", q["query"][0]).group(0)
     t0, t1, step = float(q["start"][0]), float(q["end"][0]), float(q["step"][0])
     res = []
     for gpu in (0, 1):
