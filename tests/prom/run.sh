@@ -154,7 +154,7 @@ check "truncated JSON in a chunk: a gap, said, no crash" "[ \$(cat $tmp/trunc.rc
 	python3 -c 'import json,sys; d=json.load(open(\"$tmp/trunc.out\")); sys.exit(d[\"fleet\"][\"failed_chunks\"] < 1)'"
 rb e503 e503 --json
 check "503 every time: retried, then a gap" "[ \$(cat $tmp/e503.rc) -eq 0 ] && grep -q 'HTTP 503.*after 3 tries' $tmp/e503.err && \
-	[ \$(grep -c 'GET /e503/api/v1/query_range' $tmp/bad.log) -ge 3 ]"
+	[ \$(grep -c 'GET /e503/api/v1/query ' $tmp/bad.log) -ge 3 ]"
 rb flaky flaky --json
 check "503 once, then good: retried, no gap" "[ \$(cat $tmp/flaky.rc) -eq 0 ] && \
 	python3 -c 'import json,sys; d=json.load(open(\"$tmp/flaky.out\")); f=d[\"fleet\"]; sys.exit(not (f[\"failed_chunks\"] == 0 and f[\"retries\"] >= 1))'"
@@ -167,7 +167,7 @@ rb huge huge
 check "a 1 GB body is refused clearly, in bounded memory ($(cat $tmp/huge.rss) KiB)" \
 	"grep -q 'larger than 64 MiB: refused' $tmp/huge.err && [ \$(cat $tmp/huge.rss) -lt 200000 ]"
 rb offstep offstep --json
-check "samples off the asked steps: counted, not read" \
+check "samples outside the range asked for: counted, not read" \
 	"python3 -c 'import json,sys; d=json.load(open(\"$tmp/offstep.out\")); sys.exit(not (d[\"fleet\"][\"off_step_values\"] > 0 and not d[\"gpus\"]))'"
 start=$(date +%s)
 rb slow slow
