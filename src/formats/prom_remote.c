@@ -712,6 +712,7 @@ struct puller {
 	size_t galloc;
 	size_t npts;
 	size_t nk;		/* the steps of the chunk being read (<= npts) */
+	size_t raw_max;		/* the most samples one series had in the chunk */
 	int64_t t0_ns, step_ns;
 	struct batch b;
 	struct rec rec;
@@ -943,6 +944,7 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 			size_t gi = 0;
 			struct cgpu *g = NULL;
 			int64_t first = INT64_MAX, last = INT64_MIN, pend_k = -1, cad = INT64_MAX;
+			size_t nraw = 0;
 			double pend_v = 0;
 
 			memset(&l, 0, sizeof(l));
@@ -981,9 +983,11 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 				if (json_next(&lx) != JT_ARR)
 					return json_fail(&lx, r, err);
 				pend_k = -1;
+				nraw = 0;
 				while ((t = json_next(&lx)) == JT_ARR) {
 					int64_t ms, k, t_ns, d;
 					double v;
+					nraw++;
 					if (json_next(&lx) != JT_NUM || json_num_scaled(lx.tok, 3, &ms))
 						return json_fail(&lx, r, err);
 					if (json_next(&lx) != JT_STR)
@@ -1016,6 +1020,8 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 				}
 				if (g && pend_k >= 0)
 					put_step(pl, g, gi, &l, slot, rank, in, pend_k, pend_v, &first, &last, &cad);
+				if (nraw > pl->raw_max)
+					pl->raw_max = nraw;
 				if (t != JT_ARR_END)
 					return json_fail(&lx, r, err);
 			}
@@ -1210,10 +1216,17 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 		npts = 16;
 	if ((int64_t)npts > total)
 		npts = (size_t)total;
-	pl->npts = npts;
-	for (int64_t k0 = 0; k0 < total && !rc; k0 += (int64_t)npts) {
-		int64_t n = total - k0 < (int64_t)npts ? total - k0 : (int64_t)npts;
-		int64_t c0 = pl->t0_ns + k0 * pl->step_ns, c1 = c0 + (n - 1) * pl->step_ns;
+	pl->npts = npts;	/* the matrix's stride: chunks may only get shorter */
+	/*
+	 * The answers carry every raw sample, which is more than one a step
+	 * where the scrape interval is shorter than the step: the first chunk
+	 * is short, and from what it held (raw_max) the chunks are cut so
+	 * that an answer stays under its bound.
+	 */
+	size_t len = npts > 64 ? 64 : npts;
+	for (int64_t k0 = 0, n = 0; k0 < total && !rc; k0 += n) {
+		n = total - k0 < (int64_t)len ? total - k0 : (int64_t)len;
+		int64_t c0 = pl->t0_ns + k0 * pl->step_ns, c1 = c0 + (n - 1) * pl->step_ns;	/* this chunk */
 		int64_t save_t0 = pl->t0_ns;
 		struct req *bad = NULL;
 		char a[40], b[40];
@@ -1248,6 +1261,7 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 		}
 		pl->t0_ns = c0;
 		pl->nk = (size_t)n;
+		pl->raw_max = 0;
 		chunk_clear(pl);
 		for (size_t i = 0; i < nreq && !bad; i++) {
 			struct gl_err e = { 0 };
@@ -1264,6 +1278,14 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 			rc = chunk_failed(pl, bad, c0, c1 + pl->step_ns);
 		else
 			rc = emit_chunk(pl, (size_t)n);
+		/* the next chunks: npts steps at one sample a step, fewer where
+		 * a series had more (never under 16) */
+		{
+			size_t spp = pl->raw_max > (size_t)n ? (pl->raw_max + (size_t)n - 1) / (size_t)n : 1;
+			size_t want = npts / spp < 16 ? 16 : npts / spp;
+			if (!bad)
+				len = want < npts ? want : npts;
+		}
 		pl->t0_ns = save_t0;
 		for (size_t i = 0; i < nreq; i++)
 			req_release(&rs[i]);
