@@ -58,6 +58,7 @@ struct gpu_work {
 	struct present_proc present[MAXPRESENT];
 	int npresent;
 	int64_t last_proc_obs_ns;
+	int64_t last_task_obs_ns;	/* a task label (PID_TASK) was seen */
 	/* segment being built */
 	bool seg_open;
 	struct segment seg;
@@ -697,30 +698,40 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 
 	/* processes present during this interval, and their shares; a GPU that
 	 * is down runs nothing, whatever was seen on it before */
-	if (iv->kind == IV_DATA && w->last_proc_obs_ns && !(iv->status & (GS_LOST | GS_RESET))) {
+	if (iv->kind == IV_DATA && (w->last_proc_obs_ns || w->last_task_obs_ns) &&
+	    !(iv->status & (GS_LOST | GS_RESET))) {
 		double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
 		double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
 		double sm_tot = 0;
-		int n = 0;
+		int n = 0, ntask = 0;
 		bool all_sm = true;
 		for (int i = 0; i < w->npresent; i++) {
 			if (iv->t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
 				continue;
+			if (w->present[i].pid == PID_TASK) {
+				ntask++;
+				continue;
+			}
 			n++;
 			if (isnan(w->present[i].sm_pct))
 				all_sm = false;
 			else
 				sm_tot += w->present[i].sm_pct;
 		}
-		iv->nproc = n;
+		/* task labels split the GPU among themselves, beside the
+		 * processes, and are not processes present */
+		if (w->last_proc_obs_ns)
+			iv->nproc = n;
 		for (int i = 0; i < w->npresent; i++) {
 			struct proc_stat *ps;
 			double share;
+			bool task = w->present[i].pid == PID_TASK;
 			if (iv->t0_ns - w->present[i].seen_ns > PROC_STALE_NS)
 				continue;
 			ps = &an->procs[w->present[i].stat];
-			share = all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
-			ps->busy_by_sm = all_sm && sm_tot > 0;
+			share = task ? 1.0 / ntask
+			      : all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
+			ps->busy_by_sm = !task && all_sm && sm_tot > 0;
 			ps->present_s += dt;
 			if (!isnan(util))
 				ps->busy_s += dt * util / 100 * share;
@@ -767,8 +778,12 @@ static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *nam
 
 	(void)mem;
 	w = work_of(an, gi);
-	an->gpus[gi].has_process_data = true;
-	w->last_proc_obs_ns = t;
+	if (pid == PID_TASK) {
+		w->last_task_obs_ns = t;
+	} else {
+		an->gpus[gi].has_process_data = true;
+		w->last_proc_obs_ns = t;
+	}
 	if (pid == -1) {	/* pmon: nothing runs on this GPU now */
 		w->npresent = 0;
 		return;

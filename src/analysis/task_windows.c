@@ -27,7 +27,8 @@ static int cmp_t0(const void *a, const void *b)
 	return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-const char *task_busiest(const struct analysis *an)
+/* The busiest name among the processes (labels false) or the task labels. */
+static const char *busiest_of(const struct analysis *an, bool labels)
 {
 	const char *best = NULL;
 	double best_s = -1;
@@ -37,14 +38,14 @@ const char *task_busiest(const struct analysis *an)
 		const char *name = an->procs[i].name;
 		double s = 0;
 		bool seen = false;
-		if (!name[0])
+		if (!name[0] || (an->procs[i].pid == PID_TASK) != labels)
 			continue;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(an->procs[j].name, name);
+			seen = (an->procs[j].pid == PID_TASK) == labels && !strcmp(an->procs[j].name, name);
 		if (seen)
 			continue;
 		for (size_t j = i; j < an->nprocs; j++)
-			if (!strcmp(an->procs[j].name, name))
+			if ((an->procs[j].pid == PID_TASK) == labels && !strcmp(an->procs[j].name, name))
 				s += an->procs[j].busy_s;
 		if (s > best_s) {
 			best_s = s;
@@ -52,6 +53,14 @@ const char *task_busiest(const struct analysis *an)
 		}
 	}
 	return best;
+}
+
+const char *task_busiest(const struct analysis *an)
+{
+	/* processes say what ran; a logger's task label covers its whole log */
+	const char *p = busiest_of(an, false);
+
+	return p ? p : busiest_of(an, true);
 }
 
 /* Work, as opposed to idle, held idle, down, unknown or no data. */

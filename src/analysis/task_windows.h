@@ -2,7 +2,8 @@
 /*
  * The runs of one job found in logs (`gputally scale --logs`, docs/scale.md):
  * the stretches of time a task ran, each with the number of GPUs it ran on.
- * A task is a process name (pmon, --query-compute-apps); logs without
+ * A task is a process name (pmon, --query-compute-apps) or a logger's task
+ * label (gpu_monitor.sh's TASK_ID, pid PID_TASK); logs without
  * process data give the stretches in which GPUs did work instead.
  */
 #ifndef ANALYSIS_TASK_WINDOWS_H
@@ -18,8 +19,9 @@ struct task_window {
 	int gpus;		/* distinct GPUs seen in the window */
 };
 
-/* The process name with the most busy GPU-seconds, or NULL when the logs
- * have no process data (or only nameless processes). */
+/* The process name with the most busy GPU-seconds; without processes, the
+ * busiest task label; NULL when the logs have neither (or only nameless
+ * processes). */
 const char *task_busiest(const struct analysis *an);
 
 /*

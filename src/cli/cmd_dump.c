@@ -67,7 +67,8 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 
 	jsonw_init(w, stdout, false);
 	jsonw_obj_begin(w);
-	jsonw_kstr(w, "kind", kind_names[r->kind]);
+	/* a task label (gpu_monitor.sh's TASK_ID) is a proc record with no pid */
+	jsonw_kstr(w, "kind", r->kind == REC_PROC && r->pid == PID_TASK ? "task" : kind_names[r->kind]);
 	if (r->kind == REC_BAD) {
 		d->bad++;
 		jsonw_kint(w, "line", (int64_t)r->line);
@@ -111,6 +112,11 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 				jsonw_knum(w, metric_info[m].name, r->v[m], 3);
 		break;
 	case REC_PROC:
+		if (r->pid == PID_TASK) {
+			if (r->name != STR_NONE)
+				jsonw_kstr(w, "task", batch_str(b, r->name));
+			break;
+		}
 		jsonw_kint(w, "pid", r->pid);
 		if (r->name != STR_NONE)
 			jsonw_kstr(w, "process", batch_str(b, r->name));

@@ -175,7 +175,7 @@ static void text_out(const struct trend_query *q, const struct cost_params *cp, 
 	price(cp, tot, &p);
 	text_row("total", tot, &p);
 	if (nt) {
-		printf("\nper task (process name) over the window\n");
+		printf("\nper task (process name or task label) over the window\n");
 		printf("%-18s %4s %9s %6s %6s %9s %9s %10s %10s %10s  %s\n", "task", "GPUs", "GPU-h", "util%", "busy%",
 		       "mem GiB", "kWh", "owned", "rented", "idle money", "busy share");
 		for (size_t i = 0; i < nt; i++) {

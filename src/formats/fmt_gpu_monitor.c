@@ -120,7 +120,8 @@ static bool gm_is_error_field(struct slice s)
 }
 
 /*
- * Local "YYYY-MM-DD HH:MM:SS".  Years far from now are refused here because
+ * Local "YYYY-MM-DD HH:MM:SS", or with the offset date's %z adds after a
+ * space ("2026-11-29 22:46:33 +0800", article 004), +08:00 or Z.  Years far from now are refused here because
  * nanoseconds since 1970 only reach the years 1677 to 2262.
  */
 static int gm_time(struct slice s, int64_t *t_ns)
@@ -131,6 +132,15 @@ static int gm_time(struct slice s, int64_t *t_ns)
 	if (scan_fixed_digits(&p, s.p + s.n, 4, &y) || y < 1900 || y > 2200)
 		return -1;
 	return time_parse_iso(s.p, s.n, t_ns) ? -1 : 0;
+}
+
+/* A stamp with its own offset (or Z) after the seconds: UTC whatever --tz says. */
+static bool gm_zoned(struct slice s)
+{
+	for (size_t i = 19; i < s.n; i++)
+		if (s.p[i] == '+' || s.p[i] == '-' || s.p[i] == 'Z')
+			return true;
+	return false;
 }
 
 static int gm_gpu_index(struct slice s, int32_t *gpu)
@@ -176,7 +186,7 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct gm_state *st = ctx->state;
 	const char *end = line + n;
-	struct slice f[GM_MAX_COLS], name = { NULL, 0 };
+	struct slice f[GM_MAX_COLS], name = { NULL, 0 }, task = { NULL, 0 };
 	double v[M__COUNT];
 	uint32_t present = 0;
 	uint8_t status = 0;
@@ -222,7 +232,10 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 		switch (role) {
 		case R_IGNORE:
+			break;
 		case R_TASK:
+			if (!smi_missing_token(s, &(uint8_t){ 0 }))
+				task = s;
 			break;
 		case R_TIME:
 			if (gm_time(s, &t_ns)) {
@@ -231,6 +244,8 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 				return;
 			}
 			tk = TK_ABS;
+			if (!ctx->out->time_basis && gm_zoned(s))
+				ctx->out->time_basis = "timestamps in the file (with their UTC offset)";
 			break;
 		case R_GPU:
 			/* numbers first: the token table is the rare path */
@@ -269,6 +284,18 @@ static void gm_line(struct parse_ctx *ctx, const char *line, size_t n)
 			r->v[m] = v[m];
 	if (name.n)
 		r->name = ctx_str(ctx, name);
+	/* the task label: the row's GPU time is the task's (PID_TASK) */
+	if (!task.n || gpu < 0)
+		return;
+	r = ctx_rec(ctx, REC_PROC);
+	if (!r)
+		return;
+	r->t_ns = t_ns;
+	r->time_kind = (uint8_t)tk;
+	r->gpu_index = gpu;
+	r->pid = PID_TASK;
+	r->present = 0;
+	r->name = ctx_str(ctx, task);
 }
 
 static int gm_sniff(const char *head, size_t n, const char *name)

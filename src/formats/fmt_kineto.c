@@ -17,13 +17,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/reader.h"
 #include "util/json.h"
 #include "util/xalloc.h"
 
 /* The longest single value (an event, a metadata value) kept whole. */
 #define MAX_UNIT (64 * 1024 * 1024)
+/* The end of a file searched first for a baseTimeNanoseconds written after
+ * the events (see look_ahead()). */
+#define TAIL_BYTES (1024 * 1024)
+/* An event's ts below this (ns, 1973-03-03) is relative to a base, not epoch
+ * time: current Kineto writes ts relative to baseTimeNanoseconds, old traces
+ * absolute microseconds since 1970 (formats.md 4.3). */
+#define REL_TS_MAX_NS 100000000000000000LL
 
 enum top {
 	T_START,	/* '{' or '[' */
@@ -57,6 +66,9 @@ struct kineto {
 	bool bare;		/* a top-level array of events */
 	bool tolerant;
 	bool have_base, events_begun, last_nl;
+	bool probe;		/* look_ahead()'s pass: find the base, emit nothing */
+	bool looked_ahead;	/* look_ahead() ran (or need not) */
+	bool base_ahead;	/* base_ns came from look_ahead(), before its key */
 	int64_t base_ns;
 	uint64_t off;		/* absolute offset of the next unparsed byte */
 	uint64_t line;		/* its line (1-based) */
@@ -71,6 +83,7 @@ struct kineto {
 
 static int par_threads(const struct ingest_opts *o);
 static void par_free(struct kineto *k);
+static void look_ahead(struct parse_ctx *ctx, struct kineto *k);
 
 static void kt_init(void *state, const struct ingest_opts *o)
 {
@@ -104,6 +117,11 @@ static void report(struct parse_ctx *ctx, struct kineto *k, const struct cur *c,
 		   bool fatal, const char *why, const char *what)
 {
 	struct batch *b = ctx->out;
+	if (k->probe) {		/* the main pass reports it */
+		if (fatal)
+			k->top = T_FAILED;
+		return;
+	}
 	ctx->line = c->line;
 	ctx_bad(ctx, col_of(k, c, at), "%s%s%s", why, what ? ": " : "", what ? what : "");
 	if (fatal) {
@@ -328,6 +346,10 @@ static void emit_event(struct parse_ctx *ctx, struct kineto *k, const struct cur
 	int64_t t;
 
 	k->events++;
+	if (k->probe)
+		return;
+	if (!k->have_base && !k->looked_ahead && !k->bare && e->has_ts && e->ts_ns < REL_TS_MAX_NS)
+		look_ahead(ctx, k);
 	if (e->bad) {
 		report(ctx, k, c, e->bad_at ? e->bad_at : start, false, "event skipped", e->bad);
 		return;
@@ -436,18 +458,34 @@ static size_t parse_value(struct parse_ctx *ctx, struct kineto *k, struct cur *c
 	enum json_tok t;
 	int rc;
 
+	int64_t base_read = 0;
+
 	lex_start(&lx, k, c, p, end);
 	t = json_next(&lx);
 	if (t >= 0 && k->key == K_BASE) {
-		if (t != JT_NUM || json_num_scaled(lx.tok, 0, &k->base_ns)) {
+		if (t != JT_NUM || json_num_scaled(lx.tok, 0, &base_read)) {
 			report(ctx, k, c, p, true, "bad trace", "baseTimeNanoseconds is not a 64-bit integer");
 			return (size_t)(end - p);
 		}
-		if (k->events_begun) {
-			report(ctx, k, c, p, true, "bad trace",
-			       "baseTimeNanoseconds comes after traceEvents (the times read were taken as absolute)");
+		if (k->probe) {
+			/* found: the rest of the file is not needed */
+			k->base_ns = base_read;
+			k->have_base = true;
+			k->top = T_FAILED;
 			return (size_t)(end - p);
 		}
+		if (k->base_ahead && k->base_ns != base_read) {
+			report(ctx, k, c, p, true, "bad trace", "a second baseTimeNanoseconds, unlike the first");
+			return (size_t)(end - p);
+		}
+		if (k->events_begun && !k->base_ahead) {
+			report(ctx, k, c, p, true, "bad trace",
+			       !strcmp(ctx->src, "-") ?
+			       "baseTimeNanoseconds comes after traceEvents, and standard input cannot be read twice (give the file)" :
+			       "baseTimeNanoseconds comes after traceEvents whose first ts looked absolute (the times read were taken as absolute)");
+			return (size_t)(end - p);
+		}
+		k->base_ns = base_read;
 		k->have_base = true;
 		rc = 1;
 	} else {
@@ -1274,6 +1312,96 @@ static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 		ctx->line = k->line;
 }
 
+/* ---- metadata after the events ------------------------------------------ */
+
+/*
+ * "baseTimeNanoseconds": N in the last TAIL_BYTES of a regular file (the
+ * last one there: the key is top-level metadata, written after the events
+ * by some PyTorch versions and by the on-demand path).
+ */
+static bool tail_base(int fd, int64_t *base)
+{
+	static const char key[] = "\"baseTimeNanoseconds\"";
+	struct stat sb;
+	char *buf;
+	const char *hit = NULL, *p, *end;
+	off_t from;
+	ssize_t n;
+	bool ok = false;
+
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		return false;
+	from = sb.st_size > TAIL_BYTES ? sb.st_size - TAIL_BYTES : 0;
+	buf = xmalloc(TAIL_BYTES);
+	n = pread(fd, buf, (size_t)(sb.st_size - from), from);
+	for (p = buf; n > 0 && (p = memmem(p, (size_t)(buf + n - p), key, sizeof(key) - 1)); p++)
+		hit = p;
+	if (hit) {
+		struct json_lex lx;
+		p = hit + sizeof(key) - 1;
+		end = buf + n;
+		while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p < end && *p == ':') {
+			json_lex_init(&lx, p + 1, end, false);
+			ok = json_next(&lx) == JT_NUM && !json_num_scaled(lx.tok, 0, base);
+		}
+	}
+	free(buf);
+	return ok;
+}
+
+/*
+ * The first event's ts is relative to a base not read yet: find the base
+ * ahead.  A regular file's tail first (one read), else one pass of the whole
+ * file (a compressed one is decompressed twice) through this parser, which
+ * emits nothing and stops at the key.  Standard input cannot be read twice:
+ * a base after its events is reported where it comes (parse_value()).
+ */
+static void look_ahead(struct parse_ctx *ctx, struct kineto *k)
+{
+	struct reader rd;
+	struct gl_err err = { 0 };
+	int64_t base = 0;
+	bool found = false;
+
+	k->looked_ahead = true;
+	if (!ctx->src || !strcmp(ctx->src, "-") || reader_open_opt(&rd, ctx->src, false, 0, &err))
+		return;
+	if (rd.kind == READER_PLAIN && tail_base(rd.fd, &base)) {
+		found = true;
+	} else {
+		struct kineto *pk = xcalloc(1, sizeof(*pk));
+		struct batch scratch = { 0 };
+		struct parse_ctx pc = { 0 };
+		char *buf = xmalloc(TAIL_BYTES);
+		long got;
+
+		kt_init(pk, ctx->opts);
+		pk->par_mode = P_NONE;
+		pk->probe = true;
+		pk->looked_ahead = true;
+		pc.opts = ctx->opts;
+		pc.src = ctx->src;
+		pc.state = pk;
+		pc.out = &scratch;
+		while (pk->top != T_FAILED && (got = reader_read(&rd, buf, TAIL_BYTES, &err)) > 0)
+			seq_feed(&pc, pk, buf, (size_t)got);
+		found = pk->have_base;
+		base = pk->base_ns;
+		kt_fini(pk);
+		free(pk);
+		free(buf);
+		free(scratch.recs);
+		free(scratch.strs);
+	}
+	reader_close(&rd);
+	if (found) {
+		k->base_ns = base;
+		k->have_base = k->base_ahead = true;
+	}
+}
+
 static int kt_sniff(const char *head, size_t n, const char *name)
 {
 	const char *p = head, *end = head + n;
@@ -1297,6 +1425,12 @@ static int kt_sniff(const char *head, size_t n, const char *name)
 		if (p < end && *p == '{' && memmem(p, (size_t)(end - p), "\"ph\"", 4) &&
 		    memmem(p, (size_t)(end - p), "\"ts\"", 4))
 			return 80;
+		/* an array of arrays (or one that never closes, "[[[[..."): no
+		 * other format is JSON arrays; claimed weakly, so that what is
+		 * wrong with it is told at its file:line:col, not "not a
+		 * recognised format" (or nothing, where a directory is read) */
+		if (p == end || *p == '[')
+			return 20;
 	}
 	return 0;
 }
@@ -1304,7 +1438,7 @@ static int kt_sniff(const char *head, size_t n, const char *name)
 const struct format format_kineto = {
 	.id = "kineto",
 	.summary = "PyTorch profiler (Kineto) Chrome trace JSON: export_chrome_trace, tensorboard_trace_handler",
-	.detects = "a JSON object with \"traceEvents\" (or schemaVersion and deviceProperties), or an array of {\"ph\", \"ts\"} events",
+	.detects = "a JSON object with \"traceEvents\" (or schemaVersion and deviceProperties), or an array of {\"ph\", \"ts\"} events (weakly: any array of arrays)",
 	.state_size = sizeof(struct kineto),
 	.sniff = kt_sniff,
 	.init = kt_init,

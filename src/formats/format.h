@@ -147,6 +147,15 @@ extern const char *const event_kind_name[EV__COUNT];
 
 #define STR_NONE UINT32_MAX
 
+/*
+ * The pid of a REC_PROC that is a task label, not a process: a logger's
+ * own name for the job its rows belong to (gpu_monitor.sh's TASK_ID).  The
+ * row's GPU time is the task's; it says nothing of what processes run, so
+ * it is not process data (nothing is "held" by it).  -1 is pmon's "no
+ * process", -2 a process whose pid is unknown (smi-apps, smi-xml).
+ */
+#define PID_TASK (-3)
+
 /* Process fields present in a REC_PROC */
 enum proc_field {
 	PF_SM = 1 << 0,
@@ -167,7 +176,7 @@ struct rec {
 	uint32_t present;	/* bit i set: v[i] is a reading (SAMPLE); PF_* (PROC) */
 	uint32_t col;		/* REC_BAD / REC_EVENT: 1-based column, 0 if none */
 	uint64_t line;		/* line number within the chunk (the driver makes it absolute) */
-	int64_t pid;		/* REC_PROC */
+	int64_t pid;		/* REC_PROC; PID_TASK for a task label */
 	union {
 		double v[M__COUNT];	/* SAMPLE: metric values; PROC: v[0]=sm%, v[1]=mem%, v[2]=fb MiB */
 		struct {

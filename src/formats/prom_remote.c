@@ -44,7 +44,7 @@ struct buf {
 struct req {
 	CURL *h;
 	char *url;
-	char what[512];		/* "query_range NAME from .. to .." for messages */
+	char what[512];		/* "query NAME[D] from .. to .." for messages */
 	struct buf body;
 	size_t max_body;
 	bool too_big, running, done, ok;
@@ -52,7 +52,7 @@ struct req {
 	int64_t not_before_ns;
 	long status;
 	char fail[640];
-	size_t name;		/* prom_names index (query_range) */
+	size_t name;		/* prom_names index (the data query) */
 };
 
 struct conn {
@@ -528,26 +528,20 @@ static int selector_inner(const char *sel, char *out, size_t cap)
 	return 0;
 }
 
-/* NAME{inner} or (NAME{a} or NAME{b}) for the --match selectors. */
-static char *name_query(const struct prom_remote_opts *o, const char *name)
+/*
+ * The selector of one name for --match selector j (0..nm-1): NAME, or
+ * NAME{inner} of the j-th --match.
+ */
+static void name_selector(const struct prom_remote_opts *o, const char *name, size_t j, char *out, size_t cap)
 {
-	struct buf b = { 0 };
 	char inner[1024];
 
 	if (!o->nmatch) {
-		buf_add(&b, name, strlen(name));
-		return b.p;
+		snprintf(out, cap, "%s", name);
+		return;
 	}
-	for (size_t i = 0; i < o->nmatch; i++) {
-		if (i)
-			buf_add(&b, " or ", 4);
-		selector_inner(o->match[i], inner, sizeof(inner));
-		buf_add(&b, name, strlen(name));
-		buf_add(&b, "{", 1);
-		buf_add(&b, inner, strlen(inner));
-		buf_add(&b, "}", 1);
-	}
-	return b.p;
+	selector_inner(o->match[j], inner, sizeof(inner));
+	snprintf(out, cap, "%s{%s}", name, inner);
 }
 
 static void add_param(struct buf *q, const char *k, const char *v)
@@ -718,6 +712,8 @@ struct puller {
 	struct cgpu *g;
 	size_t galloc;
 	size_t npts;
+	size_t nk;		/* the steps of the chunk being read (<= npts) */
+	size_t raw_max;		/* the most samples one series had in the chunk */
 	int64_t t0_ns, step_ns;
 	struct batch b;
 	struct rec rec;
@@ -867,7 +863,51 @@ static bool sample_value(struct slice s, double *v)
 	return *end == 0 && errno == 0 && isfinite(*v);
 }
 
-/* Parse one query_range answer into the chunk matrix. */
+/* How long a series' reading at last stands: its own cadence once seen, else a step. */
+static int64_t series_hold(const struct puller *pl, int64_t cad)
+{
+	return cad != INT64_MAX && cad > pl->step_ns ? cad : pl->step_ns;
+}
+
+/*
+ * A series' reading v at step k of the chunk, into the matrix.  cad is the
+ * series' smallest step-to-step distance so far (its scrape interval, at a
+ * step finer than that): a pod's span breaks where the series is silent
+ * for more than 2.5 of them (the timeline's gap rule), or for more than
+ * Prometheus's 5-minute lookback before a distance is known.
+ */
+static void put_step(struct puller *pl, struct cgpu *g, size_t gi, const struct labels *l, int slot, uint16_t rank,
+		     struct input_stat *in, int64_t k, double v, int64_t *first, int64_t *last, int64_t *cad)
+{
+	int64_t t_ns = pl->t0_ns + k * pl->step_ns;
+	size_t at = (size_t)slot * pl->npts + (size_t)k;
+	int64_t d = *last != INT64_MIN ? t_ns - *last : 0;
+	int64_t thr = *cad == INT64_MAX ? 300 * NS_PER_S : *cad * 5 / 2;
+
+	if (rank > g->rank[at]) {
+		g->rank[at] = rank;
+		g->v[at] = v;
+	}
+	in->records++;
+	if (thr < pl->step_ns)
+		thr = pl->step_ns;
+	/* a pod's span breaks where its series does */
+	if (*last != INT64_MIN && d > thr) {
+		pod_span(pl, gi, l, *first, *last + series_hold(pl, *cad));
+		*first = t_ns;
+	} else if (d > 0 && d < *cad) {
+		*cad = d;
+	}
+	if (*first == INT64_MAX)
+		*first = t_ns;
+	*last = t_ns;
+	if (in->t_first_ns == INT64_MIN || t_ns < in->t_first_ns)
+		in->t_first_ns = t_ns;
+	if (t_ns > in->t_last_ns)
+		in->t_last_ns = t_ns;
+}
+
+/* Parse one answer (a matrix: a range selector's raw samples) into the chunk matrix. */
 static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 {
 	const struct prom_name *pn = &prom_names[r->name];
@@ -904,7 +944,9 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 			bool have_labels = false;
 			size_t gi = 0;
 			struct cgpu *g = NULL;
-			int64_t first = INT64_MAX, last = INT64_MIN;
+			int64_t first = INT64_MAX, last = INT64_MIN, pend_k = -1, cad = INT64_MAX;
+			size_t nraw = 0;
+			double pend_v = 0;
 
 			memset(&l, 0, sizeof(l));
 			l.gpu = -1;
@@ -941,55 +983,53 @@ static int parse_matrix(struct puller *pl, struct req *r, struct gl_err *err)
 				g = chunk_gpu(pl, gi);
 				if (json_next(&lx) != JT_ARR)
 					return json_fail(&lx, r, err);
+				pend_k = -1;
+				nraw = 0;
 				while ((t = json_next(&lx)) == JT_ARR) {
-					int64_t ms, k, t_ns;
+					int64_t ms, k, t_ns, d;
 					double v;
+					nraw++;
 					if (json_next(&lx) != JT_NUM || json_num_scaled(lx.tok, 3, &ms))
 						return json_fail(&lx, r, err);
 					if (json_next(&lx) != JT_STR)
 						return json_fail(&lx, r, err);
 					t_ns = ms * NS_PER_MS;
+					/* the step that sees it: the first at or after it */
+					d = t_ns - pl->t0_ns;
+					k = d > 0 ? (d + pl->step_ns - 1) / pl->step_ns : -((-d) / pl->step_ns);
 					if (!sample_value(lx.tok, &v) || prom_name_blank(pn, v)) {
 						pl->fl->bad_values++;
 						in->bad++;
-					} else if (g && (t_ns < pl->t0_ns ||
-							 (t_ns - pl->t0_ns) / pl->step_ns >= (int64_t)pl->npts ||
-							 (t_ns - pl->t0_ns) % pl->step_ns)) {
-						/* not one of the steps asked for: a server that is
-						 * not quite Prometheus; counted, not guessed at */
+					} else if (g && d == -pl->step_ns) {
+						/* on the range's left edge, which Prometheus 2
+						 * includes: the chunk before had it */
+					} else if (g && (k < 0 || k >= (int64_t)pl->nk)) {
+						/* outside the range asked for: a server that
+						 * is not quite Prometheus; counted, not guessed at */
 						pl->fl->off_step++;
 						in->bad++;
 					} else if (g) {
-						k = (t_ns - pl->t0_ns) / pl->step_ns;
-						size_t at = (size_t)slot * pl->npts + (size_t)k;
-						if (rank > g->rank[at]) {
-							g->rank[at] = rank;
-							g->v[at] = v * pn->scale;
-						}
-						in->records++;
-						/* a pod's span breaks where its series does */
-						if (last != INT64_MIN && t_ns != last + pl->step_ns) {
-							pod_span(pl, gi, &l, first, last + pl->step_ns);
-							first = t_ns;
-						}
-						if (first == INT64_MAX)
-							first = t_ns;
-						last = t_ns;
-						if (in->t_first_ns == INT64_MIN || t_ns < in->t_first_ns)
-							in->t_first_ns = t_ns;
-						if (t_ns > in->t_last_ns)
-							in->t_last_ns = t_ns;
+						/* samples come in time order: the latest of a
+						 * step is the step's, as query_range gives it */
+						if (pend_k >= 0 && k != pend_k)
+							put_step(pl, g, gi, &l, slot, rank, in, pend_k, pend_v, &first, &last, &cad);
+						pend_k = k;
+						pend_v = v * pn->scale;
 					}
 					if (json_next(&lx) != JT_ARR_END)
 						return json_fail(&lx, r, err);
 				}
+				if (g && pend_k >= 0)
+					put_step(pl, g, gi, &l, slot, rank, in, pend_k, pend_v, &first, &last, &cad);
+				if (nraw > pl->raw_max)
+					pl->raw_max = nraw;
 				if (t != JT_ARR_END)
 					return json_fail(&lx, r, err);
 			}
 			if (t != JT_OBJ_END)
 				return json_fail(&lx, r, err);
 			if (g && last != INT64_MIN)
-				pod_span(pl, gi, &l, first, last + pl->step_ns);
+				pod_span(pl, gi, &l, first, last + series_hold(pl, cad));
 		}
 		if (t != JT_ARR_END)
 			return json_fail(&lx, r, err);
@@ -1160,7 +1200,8 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 	size_t per = NSLOT * (sizeof(double) + sizeof(uint16_t));
 	size_t npts = MAX_POINTS;
 	int64_t total = (o->end_ns - pl->t0_ns) / pl->step_ns + 1;
-	struct req *rs = xcalloc(nnames, sizeof(*rs));
+	size_t nm = o->nmatch ? o->nmatch : 1, nreq = nnames * nm;
+	struct req *rs = xcalloc(nreq, sizeof(*rs));
 	int rc = 0;
 
 	if (max_series < 1)
@@ -1176,37 +1217,54 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 		npts = 16;
 	if ((int64_t)npts > total)
 		npts = (size_t)total;
-	pl->npts = npts;
-	for (int64_t k0 = 0; k0 < total && !rc; k0 += (int64_t)npts) {
-		int64_t n = total - k0 < (int64_t)npts ? total - k0 : (int64_t)npts;
-		int64_t c0 = pl->t0_ns + k0 * pl->step_ns, c1 = c0 + (n - 1) * pl->step_ns;
+	pl->npts = npts;	/* the matrix's stride: chunks may only get shorter */
+	/*
+	 * The answers carry every raw sample, which is more than one a step
+	 * where the scrape interval is shorter than the step: the first chunk
+	 * is short, and from what it held (raw_max) the chunks are cut so
+	 * that an answer stays under its bound.
+	 */
+	size_t len = npts > 64 ? 64 : npts;
+	for (int64_t k0 = 0, n = 0; k0 < total && !rc; k0 += n) {
+		n = total - k0 < (int64_t)len ? total - k0 : (int64_t)len;
+		int64_t c0 = pl->t0_ns + k0 * pl->step_ns, c1 = c0 + (n - 1) * pl->step_ns;	/* this chunk */
 		int64_t save_t0 = pl->t0_ns;
 		struct req *bad = NULL;
 		char a[40], b[40];
 
-		for (size_t i = 0; i < nnames; i++) {
+		/*
+		 * The raw samples with their own times: SEL[D] at c1 is every
+		 * sample in (c0 - step, c1], which parse_matrix() puts on the
+		 * step at or after it (the step query_range would give it to),
+		 * the latest one where several fall on one step.  query_range
+		 * would also fill up to 5 minutes of steps after a series'
+		 * last sample (its lookback): a recorder killed, an outage in
+		 * backfilled data (no staleness markers) would go on at its last
+		 * value.  One request per name (and per --match selector).
+		 */
+		for (size_t r = 0; r < nreq; r++) {
+			size_t i = r / nm;
 			struct buf q = { 0 };
-			char *qs = name_query(o, prom_names[names[i]].name), st[40];
+			char sel[1400], qs[1500];
+			name_selector(o, prom_names[names[i]].name, r % nm, sel, sizeof(sel));
+			snprintf(qs, sizeof(qs), "%s[%" PRId64 "ms]", sel, (c1 - c0 + pl->step_ns) / NS_PER_MS);
 			add_param(&q, "query", qs);
-			free(qs);
-			add_time(&q, "start", c0);
-			add_time(&q, "end", c1);
-			snprintf(st, sizeof(st), "%" PRId64 ".%03" PRId64, pl->step_ns / NS_PER_S,
-				 (pl->step_ns % NS_PER_S) / NS_PER_MS);
-			add_param(&q, "step", st);
-			req_init(&rs[i], pl->c, "/api/v1/query_range", q.p);
+			add_time(&q, "time", c1);
+			req_init(&rs[r], pl->c, "/api/v1/query", q.p);
 			free(q.p);
-			rs[i].name = names[i];
-			snprintf(rs[i].what, sizeof(rs[i].what), "%s query_range %s from %s to %s", pl->c->redacted,
-				 prom_names[names[i]].name, time_rfc3339(a, sizeof(a), c0), time_rfc3339(b, sizeof(b), c1));
+			rs[r].name = names[i];
+			snprintf(rs[r].what, sizeof(rs[r].what), "%s query %.160s from %s to %s", pl->c->redacted, qs,
+				 time_rfc3339(a, sizeof(a), c0), time_rfc3339(b, sizeof(b), c1));
 		}
-		if (run_all(pl->c, rs, nnames)) {
+		if (run_all(pl->c, rs, nreq)) {
 			rc = GL_ENOMEM;
 			break;
 		}
 		pl->t0_ns = c0;
+		pl->nk = (size_t)n;
+		pl->raw_max = 0;
 		chunk_clear(pl);
-		for (size_t i = 0; i < nnames && !bad; i++) {
+		for (size_t i = 0; i < nreq && !bad; i++) {
 			struct gl_err e = { 0 };
 			if (!rs[i].ok)
 				bad = &rs[i];
@@ -1221,8 +1279,16 @@ static int pull(struct puller *pl, const size_t *names, size_t nnames, size_t ma
 			rc = chunk_failed(pl, bad, c0, c1 + pl->step_ns);
 		else
 			rc = emit_chunk(pl, (size_t)n);
+		/* the next chunks: npts steps at one sample a step, fewer where
+		 * a series had more (never under 16) */
+		{
+			size_t spp = pl->raw_max > (size_t)n ? (pl->raw_max + (size_t)n - 1) / (size_t)n : 1;
+			size_t want = npts / spp < 16 ? 16 : npts / spp;
+			if (!bad)
+				len = want < npts ? want : npts;
+		}
 		pl->t0_ns = save_t0;
-		for (size_t i = 0; i < nnames; i++)
+		for (size_t i = 0; i < nreq; i++)
 			req_release(&rs[i]);
 	}
 	free(rs);
@@ -1297,7 +1363,7 @@ int prom_remote_ingest(const struct prom_remote_opts *o, struct ingest_sink *sin
 			snprintf(in->why, sizeof(in->why), "--prometheus, %zu metric name(s), step %s", nnames,
 				 time_human_dur(why, sizeof(why), fl->step_ns));
 		in->compression = "http";
-		in->time_basis = "Prometheus query_range steps (UTC)";
+		in->time_basis = "Prometheus samples on the query steps (UTC)";
 		in->t_first_ns = INT64_MIN;
 		in->t_last_ns = INT64_MIN;
 	}

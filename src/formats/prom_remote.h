@@ -81,7 +81,7 @@ struct prom_fleet {
 	struct prom_pod_span *pods;
 	size_t npods, pods_alloc;
 	uint64_t requests, retries, failed_chunks, chunks, bad_values, skipped_series;
-	uint64_t off_step;	/* samples at a time that is not a step of the query */
+	uint64_t off_step;	/* samples outside the range asked for */
 };
 
 /*

@@ -132,6 +132,10 @@ bool tick_seq_next(struct tick_seq *t, const struct rec *r, const struct batch *
 		}
 	} else {
 		start = !t->started || r->gpu_index <= t->last_gpu;
+		/* a new tick holds no process yet: a row's own process record
+		 * (gpu_monitor.sh's task label) after its sample is in it */
+		if (start)
+			new_interval(t);
 	}
 	t->started = true;
 	t->last_gpu = r->gpu_index;

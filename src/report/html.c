@@ -1499,7 +1499,8 @@ static void cost_section(struct hw *h)
 		fprintf(h->out, "; renting the same useful work ");
 		vmoney(h, r->win.cloud_cost, "cost.window.cloud_cost");
 		fprintf(h->out, " for %zu job(s) (%s).</p>\n", r->njobs,
-			r->jobs_from_processes ? "one per process" : "one per GPU");
+			r->jobs_from_processes ? "one per process"
+			: r->jobs_from_tasks ? "one per task label" : "one per GPU");
 		waterfall(h);
 		breakeven(h);
 		tornado(h);
@@ -1572,8 +1573,12 @@ static void processes(struct hw *h)
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
 		double y = 28 + (double)i * 24, wd;
-		snprintf(b, sizeof(b), "%.20s%s (pid %" PRId64 ", GPU %s)", p->name[0] ? p->name : "-",
-			 strlen(p->name) > 20 ? "..." : "", p->pid, analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
+		if (p->pid == PID_TASK)
+			snprintf(b, sizeof(b), "%.20s%s (task, GPU %s)", p->name[0] ? p->name : "-",
+				 strlen(p->name) > 20 ? "..." : "", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
+		else
+			snprintf(b, sizeof(b), "%.20s%s (pid %" PRId64 ", GPU %s)", p->name[0] ? p->name : "-",
+				 strlen(p->name) > 20 ? "..." : "", p->pid, analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
 		text_at(h, x1 - 6, y + 14, "end", NULL, b);
 		wd = maxs > 0 ? (half - 56) * p->busy_s / maxs : 0;
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"18\" style=\"fill:var(--c-util)\"><title>", x1, y,
@@ -1611,7 +1616,12 @@ static void processes(struct hw *h)
 	for (size_t i = 0; i < np; i++) {
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
-		fprintf(h->out, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td><code>", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
+		if (p->pid == PID_TASK)	/* a task label (gpu_monitor.sh's TASK_ID) */
+			fprintf(h->out, "<tr><td>%s</td><td class=\"n\">task</td><td><code>",
+				analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
+		else
+			fprintf(h->out, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td><code>",
+				analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		esc(h, p->name[0] ? p->name : "-");
 		fprintf(h->out, "</code></td><td class=\"n\">");
 		vnum(h, p->present_s, 3, 1, 1, "processes.%zu.present_s", k);

@@ -480,7 +480,13 @@ static void processes(struct jsonw *w, const struct report *r)
 		double busy = an->gpus[p->gpu].busy_s;
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "gpu", p->gpu);
-		jsonw_kint(w, "pid", p->pid);
+		/* a task label (gpu_monitor.sh's TASK_ID) has no pid */
+		jsonw_kstr(w, "kind", p->pid == PID_TASK ? "task" : "process");
+		jsonw_key(w, "pid");
+		if (p->pid == PID_TASK)
+			jsonw_null(w);
+		else
+			jsonw_int(w, p->pid);
 		jsonw_kstr(w, "name", p->name);
 		jsonw_ktime(w, "first_seen", p->first_ns);
 		jsonw_ktime(w, "last_seen", p->last_ns);
@@ -488,7 +494,8 @@ static void processes(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "present_s", p->present_s, 3);
 		jsonw_knum(w, "busy_s", p->busy_s, 3);
 		knum_or_null(w, "busy_share", busy > 0 ? p->busy_s / busy : NAN, 4);
-		jsonw_kstr(w, "split", p->busy_by_sm ? "per-process sm %" : "even among processes present");
+		jsonw_kstr(w, "split", p->pid == PID_TASK ? "the GPU's time, even among the tasks labelled"
+				       : p->busy_by_sm ? "per-process sm %" : "even among processes present");
 		jsonw_knum(w, "energy_j", p->energy_j, 1);
 		knum_or_null(w, "energy_share", e > 0 ? p->energy_j / e : NAN, 4);
 		knum_or_null(w, "mem_max_mib", p->fb_max_mib, 1);
@@ -636,7 +643,8 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_kstr(w, "energy_source", r->energy_source);
 	jsonw_knum(w, "co2e_kg", r->co2e_kg, 6);
 	jsonw_kint(w, "jobs", (int64_t)r->njobs);
-	jsonw_kstr(w, "jobs_from", r->jobs_from_processes ? "processes" : "gpus");
+	jsonw_kstr(w, "jobs_from", r->jobs_from_processes ? "processes"
+				       : r->jobs_from_tasks ? "task labels" : "gpus");
 	jsonw_knum(w, "local_cost", r->win.local_cost, 6);
 	jsonw_knum(w, "local_fixed", r->win.local_fixed, 6);
 	jsonw_knum(w, "local_energy", r->win.local_energy, 6);

@@ -168,7 +168,8 @@ static void cost(FILE *out, const struct report *r)
 		money(c, sizeof(c), r, r->win.local_energy), money(d, sizeof(d), r, r->win.local_cooling),
 		money(e, sizeof(e), r, r->win.local_jobs));
 	fprintf(out, "- Renting the same useful work: %s for %zu job(s) (%s)\n", money(a, sizeof(a), r, r->win.cloud_cost),
-		r->njobs, r->jobs_from_processes ? "one per process" : "one per GPU");
+		r->njobs, r->jobs_from_processes ? "one per process"
+			: r->jobs_from_tasks ? "one per task label" : "one per GPU");
 	fprintf(out, "- Owned per useful hour at the observed %s %%: %s; cloud per useful hour: %s\n",
 		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs),
 		money(c, sizeof(c), r, r->lr.c_cloud));
@@ -197,7 +198,10 @@ static void processes(FILE *out, const struct report *r)
 		"|--:|--:|---|--:|--:|--:|--:|--:|\n");
 	for (size_t i = 0; i < an->nprocs && i < MD_PROCS; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		fprintf(out, "| %s | %" PRId64 " | ", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
+		if (p->pid == PID_TASK)	/* a task label (gpu_monitor.sh's TASK_ID) */
+			fprintf(out, "| %s | task | ", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
+		else
+			fprintf(out, "| %s | %" PRId64 " | ", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		md(out, p->name[0] ? p->name : "-");
 		fprintf(out, " | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), p->present_s, 1), num(b, sizeof(b), p->busy_s, 1),
 			num(c, sizeof(c), p->energy_j / 3.6e6, 4), money(d, sizeof(d), r, r->proc_local_cost[i]),

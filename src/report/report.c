@@ -167,18 +167,26 @@ static void jobs(struct report *r)
 {
 	const struct analysis *an = r->an;
 
+	size_t ntask = 0;
+
 	/* cost-model.md: n is the number of distinct GPU processes seen, each a
 	 * job of its own useful hours (zero for one that never computed): its
 	 * share of its GPU's utilization, of the GPU's useful time (one
-	 * definition of busy, docs/states.md "Busy") */
+	 * definition of busy, docs/states.md "Busy"); a logger's task labels
+	 * (PID_TASK) are the jobs only where no process was seen, since they
+	 * cover the same GPU time */
+	for (size_t i = 0; i < an->nprocs; i++)
+		ntask += an->procs[i].pid == PID_TASK;
 	if (an->nprocs) {
-		r->njobs = an->nprocs;
-		r->jobs_from_processes = true;
-		r->job_useful_h = xcalloc(r->njobs, sizeof(double));
+		bool tasks = ntask == an->nprocs;
+		r->jobs_from_processes = !tasks;
+		r->jobs_from_tasks = tasks;
+		r->job_useful_h = xcalloc(an->nprocs, sizeof(double));
 		for (size_t i = 0; i < an->nprocs; i++) {
 			int gi = an->procs[i].gpu;
 			double k = gi >= 0 && gi < an->tl.ngpus ? useful_per_util(an, gi) : 1;
-			r->job_useful_h[i] = an->procs[i].busy_s * k / 3600;
+			if ((an->procs[i].pid == PID_TASK) == tasks)
+				r->job_useful_h[r->njobs++] = an->procs[i].busy_s * k / 3600;
 		}
 		return;
 	}

@@ -62,6 +62,7 @@ struct report {
 	double *job_useful_h;
 	size_t njobs;
 	bool jobs_from_processes;
+	bool jobs_from_tasks;		/* from task labels (gpu_monitor.sh TASK_ID) */
 	struct cost_longrun lr;
 	struct cost_window win;
 	struct cost_job_be job;

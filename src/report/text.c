@@ -467,7 +467,13 @@ static void processes(FILE *out, const struct report *r)
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
 		double gb = an->gpus[p->gpu].busy_s;
-		fprintf(out, "  %-4s %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid,
+		char pid[24];
+		/* a task label (gpu_monitor.sh's TASK_ID) has no pid */
+		if (p->pid == PID_TASK)
+			snprintf(pid, sizeof(pid), "task");
+		else
+			snprintf(pid, sizeof(pid), "%" PRId64, p->pid);
+		fprintf(out, "  %-4s %8s %-18.18s %10s %10s %7s %10s %8s\n", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), pid,
 			p->name[0] ? p->name : "-",
 			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
 			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
@@ -654,7 +660,8 @@ static void cost(FILE *out, const struct report *r)
 			num(e, sizeof(e), r->win.local_jobs, 4));
 	}
 	fprintf(out, "          cloud %s for %zu job(s) (%s)\n", money(a, sizeof(a), r, r->win.cloud_cost),
-		r->njobs, r->jobs_from_processes ? "one per process" : "one per GPU");
+		r->njobs, r->jobs_from_processes ? "one per process"
+			: r->jobs_from_tasks ? "one per task label" : "one per GPU");
 	fprintf(out, "  job length: %s", cost_status_name(r->job.status));
 	if (r->job.status == COST_JOB_CROSS)
 		fprintf(out, ": owning is cheaper for jobs longer than %s useful hours", num(a, sizeof(a), r->job.hours, 3));

@@ -306,7 +306,8 @@ static void procs(struct store *s, struct analysis *an, const int64_t *rows, int
 		p->busy_s = sqlite3_column_double(st, 7) / 1000;
 		p->energy_j = sqlite3_column_double(st, 8);
 		p->fb_max_mib = NAN;
-		an->gpus[gi].has_process_data = true;
+		if (p->pid != PID_TASK)
+			an->gpus[gi].has_process_data = true;
 	}
 	sqlite3_finalize(st);
 }

@@ -368,6 +368,19 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1)
 
 	if (dt <= 0)
 		return;
+	if (g->read_failed) {
+		/* nothing was read at t0: the time until the next reading is
+		 * not known, whatever the interval (read_failed()) */
+		iv = ival_slot(tl, gi, &local, &held);
+		memset(iv, 0, sizeof(*iv));
+		iv->kind = IV_GAP;
+		iv->t0_ns = t0;
+		iv->t1_ns = t1;
+		iv->energy_j = NAN;
+		iv->nproc = -1;
+		deliver(tl, gi, iv, held);
+		return;
+	}
 	if (g->down) {
 		/* a GPU down after a fatal event: no reading is carried into the
 		 * time, no energy is known there, and it is not a gap (the GPU is
@@ -491,6 +504,7 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 		emit_until(tl, gi, t);
 		g->t_prev_ns = t;
 	}
+	g->read_failed = false;
 	if (g->down && r->present && !(r->status & (GS_LOST | GS_RESET))) {
 		/* the first healthy sample ends the outage */
 		g->down = false;
@@ -792,6 +806,30 @@ static void go_down(struct timeline *tl, int gi, int64_t t)
 	g->down_since_ns = t > g->t_prev_ns ? t : g->t_prev_ns;
 }
 
+/*
+ * A logger's read that failed at t (gpu_monitor.sh's ERROR row, which the
+ * articles write "instead of an empty or repeated row"): the reading
+ * before it stops at t, nothing is carried past it, the counter run ends,
+ * and from t to the next sample is a gap (emit_until), not the last
+ * reading stretched over a missed one.
+ */
+static void read_failed(struct timeline *tl, int gi, int64_t t)
+{
+	struct tl_gpu *g = &tl->gpus[gi];
+
+	if (!g->has_samples || g->down || t < g->t_prev_ns)
+		return;
+	if (t > g->t_prev_ns) {
+		emit_until(tl, gi, t);
+		g->t_prev_ns = t;
+		if (t > g->last_ns)
+			g->last_ns = t;
+	}
+	end_run(tl, gi);
+	g->seen_mask = 0;
+	g->read_failed = true;
+}
+
 /* What makes two events the same one for the copy rule: kind, code, PCI
  * address and the message's first 199 bytes (as analysis.c compares). */
 static uint64_t event_key(const struct tl_event *e)
@@ -871,6 +909,13 @@ static void add_event(struct timeline *tl, const struct rec *r, const struct bat
 		}
 		if (gi >= 0 && (r->kev.flags & KF_DOWN) && !fatal_copy(&tl->gpus[gi], &e))
 			go_down(tl, gi, e.t_ns);
+		if (r->ev == EV_ERROR_ROW) {
+			/* a row naming no GPU: the one call read every GPU of
+			 * its file, and failed for all of them */
+			for (int i = 0; i < tl->ngpus; i++)
+				if (gi >= 0 ? i == gi : tl->gpus[i].last_key == (const void *)src)
+					read_failed(tl, i, e.t_ns);
+		}
 	}
 	if (tl->c.event)
 		tl->c.event(tl->c.ud, gi, &e);
@@ -905,7 +950,7 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 	if (r->kind == REC_SAMPLE) {
 		add_sample(tl, gi, r, src);
 	} else if (r->kind == REC_PROC) {
-		if (tl->gpus[gi].nproc_known < 0)
+		if (tl->gpus[gi].nproc_known < 0 && r->pid != PID_TASK)
 			tl->gpus[gi].nproc_known = 0;
 		add_proc(tl, gi, r, batch_str(b, r->name));
 	}

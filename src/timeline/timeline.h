@@ -151,6 +151,9 @@ struct tl_gpu {
 	/* down since a fatal event (down_since_ns), until a healthy sample */
 	bool down;
 	int64_t down_since_ns;
+	/* the logger's read failed at t_prev_ns (an ERROR row): no reading
+	 * is known from there to the next sample, which is a gap */
+	bool read_failed;
 	/* the last fatal events, to know a copy in another
 	 * input (TL_EVENT_COPY_NS): a healthy sample between the two must not
 	 * make the copy a second outage */

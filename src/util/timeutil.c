@@ -300,6 +300,9 @@ int time_parse_iso(const char *s, size_t n, int64_t *t_ns)
 	}
 	if (!civil_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60 || y < 1900 || y > 2200)
 		return GL_EPARSE;
+	/* date '+%F %T %z' writes one space before a numeric offset */
+	if (end - p >= 2 && *p == ' ' && (p[1] == '+' || p[1] == '-'))
+		p++;
 	if (p == end) {
 		if (time_local_to_utc(y, mo, d, h, mi, sec, &t_s))
 			return GL_EPARSE;

@@ -51,8 +51,9 @@ int time_parse_dur(const char *s, int64_t *dur_ns);
 /* Parse "YYYY-MM-DD" into days since the epoch. */
 int time_parse_date(const char *s, int64_t *days);
 
-/* Parse RFC 3339 / ISO 8601 "YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|+hh:mm|+hhmm]".
- * Without a zone the time is local.  Returns 0 or GL_EPARSE. */
+/* Parse RFC 3339 / ISO 8601 "YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|[ ]+hh:mm|[ ]+hhmm]";
+ * the space before an offset is what date '+%F %T %z' writes.  Without a
+ * zone the time is local.  Returns 0 or GL_EPARSE. */
 int time_parse_iso(const char *s, size_t n, int64_t *t_ns);
 
 #endif

@@ -5,14 +5,17 @@
 #   notprom an HTML page for everything
 #   e404    404 for everything
 #   apierr  a Prometheus error answer (400) for everything
-#   trunc   good discovery, query_range cut in the middle of the JSON
-#   e503    good discovery, query_range always 503
-#   flaky   good discovery, each query_range 503 on its first try
+#   trunc   good discovery, the data query cut in the middle of the JSON
+#   e503    good discovery, the data query always 503
+#   flaky   good discovery, each data query 503 on its first try
 #   huge    an endless body
 #   slow    a body that trickles a byte a second
 #   redir   302 to another host
-#   offstep good discovery, sample times 1.234 s off the steps asked for
-import json, sys, time, urllib.parse
+#   offstep good discovery, samples outside the range asked for
+# The data query is a range selector at one time, as gputally asks it:
+# /api/v1/query?query=NAME[Dms]&time=T (samples 10 s apart in (T - D, T]).
+import json
+import re, sys, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAMES = ["gputally_gpu_utilization_percent", "gputally_gpu_power_watts"]
@@ -26,8 +29,12 @@ def labels(name, gpu):
 
 
 def matrix(q):
-    name = q["query"][0].split("{")[0]
-    t0, t1, step = float(q["start"][0]), float(q["end"][0]), float(q["step"][0])
+    m = re.match(r"([A-Za-z_:][A-Za-z0-9_:]*)(\{[^}]*\})?\[(\d+)ms\]$", q["query"][0])
+    name, rng, step = m.group(1), int(m.group(3)) / 1000.0, 10.0
+    t1 = float(q["time"][0])
+    t0 = t1 - rng + step
+    if OFFSTEP[0]:   # a server that answers for another time than asked
+        t0, t1 = t0 + rng + 100, t1 + rng + 100
     res = []
     for gpu in (0, 1):
         vals, t, k = [], t0, 0
@@ -35,7 +42,7 @@ def matrix(q):
             v = "50" if "util" in name else "200"
             if name.endswith("power_watts") and gpu == 1 and k in (3, 4, 5):
                 v = ["NaN", "+Inf", "abc"][k - 3]
-            vals.append([round(t + (1.234 if OFFSTEP[0] else 0), 3), v])
+            vals.append([round(t, 3), v])
             t += step
             k += 1
         res.append({"metric": labels(name, gpu), "values": vals})
@@ -108,7 +115,7 @@ class H(BaseHTTPRequestHandler):
         if rest == "/api/v1/series":
             return self.send(200, json.dumps({"status": "success", "data": [
                 labels(n, g) for n in NAMES for g in (0, 1)]}))
-        if rest == "/api/v1/query_range":
+        if rest == "/api/v1/query":
             OFFSTEP[0] = mode == "offstep"
             if mode == "trunc":
                 return self.send(200, json.dumps(matrix(q))[:300])

@@ -34,7 +34,8 @@ for g in p["gpus"]:
     worst["energy"] = max(worst["energy"], abs(g["energy_j"] - h["energy_j"]) / h["energy_j"])
     worst["busy"] = max(worst["busy"], abs(g["busy_s"] - x["busy_s"]) / x["busy_s"])
     if x["node"] == "gpu-node-b":
-        check("%s: the 2-hour outage is a gap (%.0f s)" % (g["uuid"], g["gaps_s"]), near(g["gaps_s"], 7200, 0, 2 * step))
+        # from the last real sample: not 6900 s, the 5-minute lookback filling a step (issue 28)
+        check("%s: the 2-hour outage is a gap (%.0f s)" % (g["uuid"], g["gaps_s"]), near(g["gaps_s"], 7200, 0, 1))
 check("states equal within 1 %% of covered time (worst %.4f %%)" % (100 * worst["state"]), worst["state"] <= 0.01)
 check("energy equal within 1 %% (worst %.4f %%)" % (100 * worst["energy"]), worst["energy"] <= 0.01)
 check("busy seconds as written, profiling activity over GPU_UTIL (worst %.4f %%)" % (100 * worst["busy"]),

@@ -387,17 +387,25 @@ EOF
 check "hours = the minutes summed per hour (appended, grown, migrated stores)" \
 	python3 "$T/hours.py" "$T/d.db" "$T/g.db" "$T/h.db" "$T/v1.db" "$T/v2.db" "$T/v3.db"
 
-# ---- 7. tasks: the capture's one python process ----------------------------------
+# ---- 7. tasks: the capture's one python process, and gpu_monitor.sh's task_id ----
 "$BIN" trend --db "$T/h.db" --json >"$T/tasks.json"
 "$BIN" trend --db "$T/h.db" --task python3 --json >"$T/task.json"
-check "trend: the capture's task and its GPU-seconds (pmon rows, report)" python3 - "$EX/pmon_um_DT.log" "$T/tasks.json" "$T/task.json" "$T/files.json" <<'EOF'
+check "trend: the capture's tasks and their GPU-seconds (pmon rows, task_id, report)" python3 - "$EX/pmon_um_DT.log" "$T/tasks.json" "$T/task.json" "$T/files.json" <<'EOF'
 import json, sys
 rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
 seen = [r for r in rows if r[3] != "-"]
 tasks = json.load(open(sys.argv[2]))["tasks"]
 one = json.load(open(sys.argv[3]))
-procs = json.load(open(sys.argv[4]))["processes"]
-assert [t["task"] for t in tasks] == ["python3"], tasks
+allp = json.load(open(sys.argv[4]))["processes"]
+# the python process (pmon, query_apps) and the gpu_monitor.sh task label
+assert sorted(t["task"] for t in tasks) == ["h200_capture", "python3"], tasks
+label = [t for t in tasks if t["task"] == "h200_capture"][0]
+lp = [p for p in allp if p["kind"] == "task"]
+assert len(lp) == 1 and lp[0]["name"] == "h200_capture" and lp[0]["pid"] is None, lp
+assert abs(label["gpu_hours"] * 3600 - lp[0]["present_s"]) <= 0.01 * lp[0]["present_s"], (label, lp)
+assert abs(label["busy_gpu_hours"] * 3600 - lp[0]["busy_s"]) <= 0.01 * lp[0]["busy_s"] + 0.01, (label, lp)
+tasks = [t for t in tasks if t["task"] == "python3"]
+procs = [p for p in allp if p["kind"] == "process"]
 h = tasks[0]["gpu_hours"] * 3600
 # pmon saw it in len(seen) 1-second rows; a process counts as present up to
 # 5 s after it was last seen (analysis.c), and query_apps sees it too

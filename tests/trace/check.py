@@ -168,7 +168,57 @@ def main():
         print(f"trace-check: {path}: {want['kernels']} kernels, union {want['kernel_union_ns']} ns, "
               f"active {want['active_ns']} ns: {'ok' if not fails else 'see above'}")
     fails += same_on_threads(binary, paths)
+    fails += metadata_after_events(binary, [p for p in paths if "/data/" in p])
     sys.exit(1 if fails else 0)
+
+
+def metadata_after_events(binary, paths):
+    """Issue 28 case 5: the real traces rewritten with every metadata key
+    (baseTimeNanoseconds, deviceProperties, distributedInfo, ...) after
+    traceEvents, as the on-demand path and some torch versions write them,
+    must give the same `trace --json` and `report --json` figures as the
+    originals: a plain file (its tail is read first), a gzip one (read twice)
+    and with --threads 1 and 2."""
+    import os
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="gputally-meta-after-")
+    fails = 0
+    try:
+        for path in paths:
+            with gzip.open(path, "rt") as f:
+                doc = json.load(f)
+            doc.setdefault("distributedInfo", {"backend": "nccl", "rank": 0, "world_size": 1})
+            moved = {"traceEvents": doc["traceEvents"]}
+            moved.update((k, v) for k, v in doc.items() if k != "traceEvents")
+            name = os.path.basename(path).replace(".json.gz", "")
+            plain = os.path.join(tmp, name + ".after.json")
+            with open(plain, "w") as f:
+                json.dump(moved, f, indent=1)
+            with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb", compresslevel=1) as z:
+                shutil.copyfileobj(f, z)
+            want = subprocess.run([binary, "trace", "--json", path], capture_output=True, text=True)
+            for cand in (plain, plain + ".gz"):
+                for threads in ("1", "2"):
+                    got = subprocess.run([binary, "trace", "--json", "--threads", threads, cand],
+                                         capture_output=True, text=True)
+                    if got.returncode != 0:
+                        print(f"FAIL: {cand}: exit {got.returncode}: {got.stderr.strip()}")
+                        fails += 1
+                        continue
+                    w, g = json.loads(want.stdout), json.loads(got.stdout)
+                    for k in ("devices", "cut", "health"):
+                        if w[k] != g[k]:
+                            print(f"FAIL: {cand} (--threads {threads}): trace --json '{k}' differs from {path}")
+                            fails += 1
+                    if w["files"][0]["events"] != g["files"][0]["events"]:
+                        print(f"FAIL: {cand}: {g['files'][0]['events']} events, want {w['files'][0]['events']}")
+                        fails += 1
+        print(f"trace-check: {len(paths)} traces with their metadata after traceEvents (plain, gzip; "
+              f"1 and 2 threads): {'the same figures' if not fails else 'see above'}")
+    finally:
+        shutil.rmtree(tmp)
+    return fails
 
 
 def run_out(cmd):

@@ -232,6 +232,27 @@ def real(binary, tmp):
     check(out.returncode == 0, f"html: {out.stdout.strip()} {out.stderr.strip()}")
     print(f"report-trace-check: real capture: 3 traces joined to GPU 0, {n} trace finding(s) as the rules give; "
           "markdown and HTML show the JSON's figures")
+    # issue 28 case 5: the same traces with baseTimeNanoseconds and the
+    # other metadata after traceEvents (one plain, two gzip) join the same
+    d2 = os.path.join(tmp, "real-meta-after")
+    os.mkdir(d2)
+    shutil.copy(dmon, d2)
+    for i, t in enumerate(("trace_compute", "trace_dataloader", "trace_launch")):
+        with gzip.open(os.path.join(ROOT, "tests", "trace", "data", t + ".json.gz"), "rt") as f:
+            doc = json.load(f)
+        moved = {"traceEvents": doc.pop("traceEvents")}
+        moved.update(doc)
+        opener = (lambda p: open(p, "w")) if i == 0 else (lambda p: gzip.open(p, "wt", compresslevel=1))
+        with opener(os.path.join(d2, t + ".json" + ("" if i == 0 else ".gz"))) as f:
+            json.dump(moved, f)
+    rep2 = report(binary, d2)
+    def joins(r):
+        return sorted((os.path.basename(j["path"]).replace(".gz", ""), j["gpu"], j["kernels"], j["start_ns"],
+                       j["end_ns"], j["kernel_share"], j["useful_s"]) for j in r["traces"]["joined"])
+    check(len(rep2["traces"]["joined"]) == 3 and not rep2["traces"]["not_joined"] and
+          joins(rep2) == joins(rep) and got_findings(rep2) == got_findings(rep),
+          f"real, metadata after traceEvents: joins {joins(rep2)} against {joins(rep)}")
+    print("report-trace-check: the same traces with their metadata after traceEvents: the same 3 joins and findings")
 
 
 DMON_HEAD = ("#Date        Time         gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk\n"

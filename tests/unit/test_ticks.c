@@ -106,6 +106,31 @@ static void test_samples(void **s)
 	tick_seq_release(&t);
 }
 
+/* gpu_monitor.sh without a time column: each row a sample and its task
+ * label (a REC_PROC of pid PID_TASK) on the same GPU; 3 polls of 2 GPUs
+ * are 3 ticks, the label in its sample's tick */
+static void test_samples_with_task_labels(void **s)
+{
+	struct rec rs[12];
+	unsigned starts[12];
+	struct tick_seq t;
+
+	(void)s;
+	for (int i = 0; i < 6; i++) {
+		memset(&rs[2 * i], 0, sizeof(rs[0]));
+		rs[2 * i].kind = REC_SAMPLE;
+		rs[2 * i].gpu_index = i % 2;
+		rs[2 * i].uuid = rs[2 * i].name = STR_NONE;
+		rs[2 * i + 1] = proc(i % 2, PID_TASK, false);
+	}
+	tick_seq_init(&t);
+	for (int i = 0; i < 12; i++)
+		starts[i] = tick_seq_next(&t, &rs[i], NULL);
+	tick_seq_release(&t);
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(starts[i], i % 4 == 0);
+}
+
 /* many processes in one interval: the table grows and keeps them all */
 static void test_many_processes(void **s)
 {
@@ -141,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_header_then_new_lower_pid),
 		cmocka_unit_test(test_two_gpus),
 		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_samples_with_task_labels),
 		cmocka_unit_test(test_many_processes),
 		cmocka_unit_test(test_zeroed),
 	};

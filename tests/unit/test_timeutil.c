@@ -487,6 +487,21 @@ static void test_parse_iso(void **state)
 	assert_true(t == base);
 	assert_int_equal(iso("2026-11-29T22:46:33-00:00", &t), 0);
 	assert_true(t == base);
+	/* date '+%Y-%m-%d %H:%M:%S %z' (article 004) puts a space before the
+	 * offset: +0800 and +08:00 read the same after one space (a Z does
+	 * not take one: garbage below) */
+	assert_int_equal(iso("2026-11-30 06:46:33 +0800", &t), 0);
+	assert_true(t == base);
+	assert_int_equal(iso("2026-11-30 06:46:33 +08:00", &t), 0);
+	assert_true(t == base);
+	assert_int_equal(iso("2026-11-29 17:46:33 -0500", &t), 0);
+	assert_true(t == base);
+	assert_int_equal(iso("2026-11-30 06:46:33.5 +0800", &t), 0);
+	assert_true(t == base + 500 * NS_PER_MS);
+	/* one space only, and something must follow it */
+	assert_int_equal(iso("2026-11-30 06:46:33  +0800", &t), GL_EPARSE);
+	assert_int_equal(iso("2026-11-30 06:46:33 ", &t), GL_EPARSE);
+	assert_int_equal(iso("2026-11-30 06:46:33 +08", &t), GL_EPARSE);
 	/* an offset can move the date: 00:30+01:00 is the previous day in UTC */
 	assert_int_equal(iso("2026-11-30T00:30:00+01:00", &t), 0);
 	assert_true(t == (D_2026_11_29 * 86400 + 23 * 3600 + 1800) * NS_PER_S);
@@ -572,6 +587,9 @@ static void test_parse_iso_garbage(void **state)
 		"2026-11-29T22:46:33\n",
 		"x026-11-29T22:46:33Z",
 		"2026-11-29T22:46:33-",
+		"2026-11-29T22:46:33 -",
+		"2026-11-29T22:46:33 +8",
+		"2026-11-29T22:46:33 +08:0",
 		"1899-12-31T23:59:59Z",
 		"2201-01-01T00:00:00Z",
 		"0000-01-01T00:00:00",
