@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Article 000's signals (F001-F012 in docs sources.md) that gputally
+ * computes, each fed by hand-built samples with the expected numbers
+ * worked by hand in the comments.
+ */
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "sample_rec.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define T0_S INT64_C(1800000000)
+
+static struct batch no_strs;
+static const char src_q[] = "query.csv";
+
+struct smp {
+	double util, power, mem, temp, clock;
+	int gen, width, gen_max, width_max;	/* 0: not logged */
+	double reserved, total;			/* 0: not logged */
+};
+
+static void feed(struct analysis *an, int64_t t_s, int gpu, const struct smp *s)
+{
+	struct rec r = sample_rec((T0_S + t_s) * NS_PER_S, gpu);
+
+	r.present = 1u << M_UTIL_GPU | 1u << M_POWER | 1u << M_MEM_USED;
+	r.v[M_UTIL_GPU] = s->util;
+	r.v[M_POWER] = s->power;
+	r.v[M_MEM_USED] = s->mem;
+	if (s->temp > 0) {
+		r.present |= 1u << M_TEMP;
+		r.v[M_TEMP] = s->temp;
+	}
+	if (s->clock > 0) {
+		r.present |= 1u << M_SM_CLOCK;
+		r.v[M_SM_CLOCK] = s->clock;
+	}
+	if (s->gen) {
+		r.present |= 1u << M_PCIE_GEN | 1u << M_PCIE_GEN_MAX | 1u << M_PCIE_WIDTH |
+			     1u << M_PCIE_WIDTH_MAX;
+		r.v[M_PCIE_GEN] = s->gen;
+		r.v[M_PCIE_WIDTH] = s->width;
+		r.v[M_PCIE_GEN_MAX] = s->gen_max;
+		r.v[M_PCIE_WIDTH_MAX] = s->width_max;
+	}
+	if (s->total > 0) {
+		r.present |= 1u << M_MEM_TOTAL | 1u << M_MEM_RESERVED;
+		r.v[M_MEM_TOTAL] = s->total;
+		r.v[M_MEM_RESERVED] = s->reserved;
+	}
+	analysis_add(an, &r, &no_strs, src_q);
+}
+
+static struct analysis *new_an(void)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+
+	analysis_init(an, NULL);
+	return an;
+}
+
+static void release(struct analysis *an)
+{
+	analysis_release(an);
+	free(an);
+}
+
+static size_t count_kind(const struct analysis *an, const char *kind, int gpu)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < an->nfinds; i++)
+		n += (gpu < 0 || an->finds[i].gpu == gpu) && !strcmp(an->finds[i].kind, kind);
+	return n;
+}
+
+static const struct finding *find_kind(const struct analysis *an, const char *kind, int gpu)
+{
+	for (size_t i = 0; i < an->nfinds; i++)
+		if (an->finds[i].gpu == gpu && !strcmp(an->finds[i].kind, kind))
+			return &an->finds[i];
+	fail_msg("no %s on GPU %d", kind, gpu);
+	return NULL;
+}
+
+/*
+ * F007.  Four GPUs, 1 s samples: 100 s busy (util 90 %), then 100 s idle
+ * (util 0 %) with the link dropped to gen 1, as an idle GPU does.
+ *   GPU 0: gen 4 x8 of gen 5 x16 under load: 1.969 x 8 = 15.752 GB/s of
+ *          3.938 x 16 = 63.008 GB/s = 25.0 %, 47.256 GB/s lost -> finding,
+ *          value 25, 100 s.
+ *   GPU 1: gen 5 x16 of gen 5 x16 under load -> nothing (the idle gen 1
+ *          is not judged).
+ *   GPU 2: gen 5 x14 of x16: 14/16 = 87.5 % >= 85 % -> nothing.
+ *   GPU 3: gen 3 x16 of gen 4 x16: 0.985/1.969 = 50.03 % -> finding.
+ */
+static void test_pcie_link(void **state)
+{
+	static const int link[4][4] = { { 4, 8, 5, 16 }, { 5, 16, 5, 16 }, { 5, 14, 5, 16 }, { 3, 16, 4, 16 } };
+	struct analysis *an = new_an();
+	const struct finding *f;
+
+	(void)state;
+	for (int64_t t = 0; t < 200; t++)
+		for (int g = 0; g < 4; g++) {
+			struct smp s = { .util = t < 100 ? 90 : 0, .power = t < 100 ? 500 : 80, .mem = 20000,
+					 .gen = t < 100 ? link[g][0] : 1, .width = link[g][1],
+					 .gen_max = link[g][2], .width_max = link[g][3] };
+			feed(an, t, g, &s);
+		}
+	analysis_finish(an);
+	assert_int_equal(count_kind(an, "pcie_link_degraded", -1), 2);
+	f = find_kind(an, "pcie_link_degraded", 0);
+	assert_near(f->value, 25.0, 1e-9);
+	assert_near(f->total_s, 100.0, 1e-9);
+	assert_int_equal(f->severity, SEV_WARNING);
+	assert_non_null(strstr(f->message, "gen 4 x8 of gen 5 x16"));
+	assert_non_null(strstr(f->message, "15.8 of 63.0 GB/s"));
+	assert_non_null(strstr(f->message, "47.3 GB/s lost"));
+	f = find_kind(an, "pcie_link_degraded", 3);
+	assert_near(f->value, 100 * 0.985 / 1.969, 1e-9);
+	release(an);
+}
+
+/*
+ * F004.  Four GPUs, 60 s at util 50 %:
+ *   GPU 0: the capture's H200, 616 of 143771 MiB = 0.428 % -> nothing.
+ *   GPU 1: the article's laptop, 110 of 8000 MiB = 1.375 % -> nothing
+ *          (below its own 1.5 % threshold).
+ *   GPU 2: 160 of 8188 MiB = 1.954 % -> a finding, value 1.95408.
+ *   GPU 3: 120 of 8000 MiB = 1.5 % exactly -> nothing (above, not at).
+ */
+static void test_mem_reserved(void **state)
+{
+	static const double rt[4][2] = { { 616, 143771 }, { 110, 8000 }, { 160, 8188 }, { 120, 8000 } };
+	struct analysis *an = new_an();
+	const struct finding *f;
+
+	(void)state;
+	for (int64_t t = 0; t < 60; t++)
+		for (int g = 0; g < 4; g++) {
+			struct smp s = { .util = 50, .power = 300, .mem = 2000, .reserved = rt[g][0],
+					 .total = rt[g][1] };
+			feed(an, t, g, &s);
+		}
+	analysis_finish(an);
+	assert_int_equal(count_kind(an, "mem_reserved", -1), 1);
+	f = find_kind(an, "mem_reserved", 2);
+	assert_near(f->value, 100 * 160.0 / 8188, 1e-9);
+	assert_int_equal(f->severity, SEV_INFO);
+	assert_non_null(strstr(f->message, "160 of 8188 MiB, 1.95 %"));
+	release(an);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pcie_link),
+		cmocka_unit_test(test_mem_reserved),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
