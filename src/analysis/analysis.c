@@ -968,6 +968,59 @@ static void power_finish(struct analysis *an)
 	}
 }
 
+/* The input's entry in the kernel error table, made when new. */
+static struct an_klog *klog_of(struct analysis *an, const char *src)
+{
+	struct an_klog *k;
+
+	for (size_t i = 0; i < an->nklogs; i++)
+		if (an->klogs[i].src == src || (src && an->klogs[i].src && !strcmp(an->klogs[i].src, src)))
+			return &an->klogs[i];
+	ALLOC_GROW(an->klogs, an->nklogs + 1, an->klogs_alloc);
+	k = &an->klogs[an->nklogs++];
+	memset(k, 0, sizeof(*k));
+	k->src = analysis_str(an, src);
+	return k;
+}
+
+void analysis_input_size(struct analysis *an, const char *src, uint64_t bytes)
+{
+	struct an_klog *k;
+
+	if (!src)
+		return;
+	for (size_t i = 0; i < an->nklogs; i++)
+		if (an->klogs[i].src && !strcmp(an->klogs[i].src, src)) {
+			k = &an->klogs[i];
+			if (bytes > k->bytes)
+				k->bytes = bytes;
+			return;
+		}
+}
+
+/* A kernel error line, counted for its input before any folding: each
+ * log's density is of its own lines. */
+static void count_klog(struct analysis *an, const struct tl_event *te)
+{
+	struct an_klog *k;
+
+	switch (te->ev) {
+	case EV_XID: case EV_FALLEN_OFF: case EV_RMINIT_FAILED: case EV_GSP_TIMEOUT:
+	case EV_MODESET_ERROR: case EV_PCIE_AER: case EV_NVLINK_ERROR: case EV_NVRM_OTHER:
+		break;
+	default:
+		return;
+	}
+	k = klog_of(an, te->src);
+	k->errors += te->count ? te->count : 1;
+	if (!te->unplaced) {
+		if (!k->t0_ns || te->t_ns < k->t0_ns)
+			k->t0_ns = te->t_ns;
+		if (te->t_ns > k->t1_ns)
+			k->t1_ns = te->t_ns;
+	}
+}
+
 static void on_event(void *ud, int gi, const struct tl_event *te)
 {
 	struct analysis *an = ud;
@@ -977,6 +1030,7 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 
 	if (te->ev >= 0 && te->ev < 8)
 		an->events[te->ev]++;
+	count_klog(an, te);
 	/* a kernel burst that a chunk boundary split: one event with a count */
 	prev = te->ev >= EV_XID ? burst_of(an, gi, te) : NULL;
 	if (prev) {
@@ -1332,6 +1386,7 @@ void analysis_release(struct analysis *an)
 		free(an->gpus[i].ser.b);
 	}
 	free(an->segs);
+	free(an->klogs);
 	free(an->finds);
 	free(an->procs);
 	free(an->evs);

@@ -160,11 +160,86 @@ static void test_mem_reserved(void **state)
 	release(an);
 }
 
+/* A kernel event of input src: no GPU named, count lines folded into it. */
+static void kevent(struct analysis *an, int64_t t_s, int ev, uint32_t count, const char *src)
+{
+	static char buf[64];
+	struct batch b;
+	struct rec r;
+
+	memset(&b, 0, sizeof(b));
+	snprintf(buf, sizeof(buf), "NVRM: a kernel line");
+	b.strs = buf;
+	b.strs_len = strlen(buf) + 1;
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_EVENT;
+	r.time_kind = TK_ABS;
+	r.t_ns = (T0_S + t_s) * NS_PER_S;
+	r.ev = (uint8_t)ev;
+	r.gpu_index = -1;
+	r.uuid = STR_NONE;
+	r.name = 0;
+	r.line = (uint64_t)t_s;
+	r.kev.code = ev == EV_XID ? 31 : -1;
+	r.kev.pci = r.kev.proc = r.kev.text = STR_NONE;
+	r.kev.count = count;
+	r.kev.klass = ev == EV_XID ? KC_APP : KC_SYSTEM;
+	r.kev.severity = ev == EV_XID ? KS_ERROR : KS_INFO;
+	analysis_add(an, &r, &b, src);
+}
+
+/*
+ * F009.  One GPU sampled every minute for exactly one day (1 GPU-day) and
+ * three kernel logs:
+ *   kern.log, 2500000 bytes: an Xid burst of 4 lines and 5 single Xids
+ *     (9 lines) and a container start (not an error): 9 / 2.5 MB = 3.6
+ *     per MB > 3.2 -> a finding, value 3.6, 9.0 per GPU-day.
+ *   old.log, 5000000 bytes: 16 Xid lines = 3.2 per MB, not above -> none.
+ *   tiny.log, 4000 bytes: 1 Xid = 250 per MB, but under 1 MB -> none.
+ */
+static void test_kernel_errors(void **state)
+{
+	struct analysis *an = new_an();
+	const struct finding *f = NULL;
+
+	(void)state;
+	for (int64_t t = 0; t <= 86400; t += 60) {
+		struct smp s = { .util = 30, .power = 200, .mem = 1000 };
+		feed(an, t, 0, &s);
+		if (t == 600)
+			kevent(an, t, EV_XID, 4, "logs/kern.log");
+		if (t >= 1200 && t < 1500)
+			kevent(an, t, EV_XID, 1, "logs/kern.log");
+		if (t == 1500)
+			kevent(an, t, EV_CONTAINER_START, 1, "logs/kern.log");
+		if (t >= 3000 && t < 3000 + 16 * 60)
+			kevent(an, t, EV_XID, 1, "logs/old.log");
+		if (t == 5000 * 60 / 60)
+			kevent(an, t, EV_XID, 1, "logs/tiny.log");
+	}
+	analysis_input_size(an, "logs/kern.log", 2500000);
+	analysis_input_size(an, "logs/old.log", 5000000);
+	analysis_input_size(an, "logs/tiny.log", 4000);
+	analysis_input_size(an, "logs/never-seen.log", 100);
+	analysis_finish(an);
+	assert_int_equal(count_kind(an, "kernel_error_density", -1), 1);
+	for (size_t i = 0; i < an->nfinds; i++)
+		if (!strcmp(an->finds[i].kind, "kernel_error_density"))
+			f = &an->finds[i];
+	assert_non_null(f);
+	assert_int_equal(f->gpu, -1);
+	assert_near(f->value, 3.6, 1e-9);
+	assert_non_null(strstr(f->message, "kern.log has 3.6 kernel error lines per MB"));
+	assert_non_null(strstr(f->message, "9 in 2.50 MB, 9.0 per GPU-day over 1 GPU-days"));
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pcie_link),
 		cmocka_unit_test(test_mem_reserved),
+		cmocka_unit_test(test_kernel_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
