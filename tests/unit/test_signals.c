@@ -234,12 +234,61 @@ static void test_kernel_errors(void **state)
 	release(an);
 }
 
+/*
+ * F001.  1 s samples, memory 60000 MiB held throughout.
+ *   GPU 0, hot: util 95 %, 650 W, 1980 MHz, warming from 70 C by 0.125 C/s
+ *     to 85 C at t = 120; then util 75 %, 640 W, 1700 MHz, 85 C for a
+ *     minute; then back to 95 %.  At t = 120..124 the reading 5 s before
+ *     is 95 %: (95 - 75) / 95 = 21.05 % > 15 %, 85 C > 78 C, 640 >= 0.8 x
+ *     650 W -> one stretch of 5 s, value 21.05.  From t = 125 both ends
+ *     read 75 %: no decay.
+ *   GPU 1: the same numbers at 55 C -> nothing (not hot).
+ *   GPU 2, hot at 85 C, three phase changes that are not throttling:
+ *     95 % -> 60 % with power 650 -> 300 W at 1980 MHz (less work, t 60);
+ *     95 % -> 40 % with memory freed to 1000 MiB (t 120);
+ *     95 % -> 0 % (the job ends, t 180) -> nothing.
+ */
+static void test_util_decay(void **state)
+{
+	struct analysis *an = new_an();
+	const struct finding *f;
+
+	(void)state;
+	for (int64_t t = 0; t < 240; t++) {
+		bool dip = t >= 120 && t < 180;
+		struct smp h = { .util = dip ? 75 : 95, .power = dip ? 640 : 650, .clock = dip ? 1700 : 1980,
+				 .mem = 60000, .temp = t < 120 ? 70 + 0.125 * (double)t : 85 };
+		struct smp c = h, p = { .util = 95, .power = 650, .clock = 1980, .mem = 60000, .temp = 85 };
+		c.temp = 55;
+		if (t % 60 >= 30)
+			p = (struct smp){ .util = 95, .power = 650, .clock = 1980, .mem = 60000, .temp = 85 };
+		else if (t >= 60 && t < 120)
+			p = (struct smp){ .util = 60, .power = 300, .clock = 1980, .mem = 60000, .temp = 85 };
+		else if (t >= 120 && t < 180)
+			p = (struct smp){ .util = 40, .power = 600, .clock = 1980, .mem = 1000, .temp = 85 };
+		else if (t >= 180)
+			p = (struct smp){ .util = 0, .power = 120, .clock = 1980, .mem = 60000, .temp = 85 };
+		feed(an, t, 0, &h);
+		feed(an, t, 1, &c);
+		feed(an, t, 2, &p);
+	}
+	analysis_finish(an);
+	assert_int_equal(count_kind(an, "thermal_util_decay", -1), 1);
+	f = find_kind(an, "thermal_util_decay", 0);
+	assert_near(f->value, 100 * 20.0 / 95, 1e-9);
+	assert_near(f->total_s, 5.0, 1e-9);
+	assert_int_equal(f->t0_ns, (T0_S + 120) * NS_PER_S);
+	assert_non_null(strstr(f->message, "95 -> 75 % at 85 C, the SM clock 1980 -> 1700 MHz"));
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pcie_link),
 		cmocka_unit_test(test_mem_reserved),
 		cmocka_unit_test(test_kernel_errors),
+		cmocka_unit_test(test_util_decay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
