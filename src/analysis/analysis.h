@@ -188,7 +188,9 @@ struct sleep_span {
 };
 struct ac_switch {
 	int64_t t_ns;
-	double util_before, util_after;	/* mean utilization %, all GPUs, 5 min each side (NAN unknown) */
+	double util_before, util_after;	/* mean utilization %, all GPUs, 5 min each side (NAN unknown; AC off only) */
+	double gpu_lost_s;		/* GPU-seconds in gap or down from it to a minute after, all GPUs */
+	bool on;			/* AC on (plugged in), else off */
 };
 #define MAX_AC 256
 struct power_events {
@@ -200,6 +202,7 @@ struct power_events {
 	struct ac_switch ac[MAX_AC];
 	size_t nac;
 	double gpu_lost_s;		/* all suspends together */
+	double ac_lost_s;		/* all AC switches together */
 };
 
 struct gpu_stats {

@@ -183,7 +183,7 @@ static void kevent(struct analysis *an, int64_t t_s, int ev, uint32_t count, con
 	r.kev.code = ev == EV_XID ? 31 : -1;
 	r.kev.pci = r.kev.proc = r.kev.text = STR_NONE;
 	r.kev.count = count;
-	r.kev.klass = ev == EV_XID ? KC_APP : KC_SYSTEM;
+	r.kev.klass = ev == EV_XID ? KC_APP : KC_SYSTEM;	/* host events name no GPU */
 	r.kev.severity = ev == EV_XID ? KS_ERROR : KS_INFO;
 	analysis_add(an, &r, &b, src);
 }
@@ -282,6 +282,57 @@ static void test_util_decay(void **state)
 	release(an);
 }
 
+/*
+ * F005.  One GPU sampled every second from t = 0 to 599, with no samples
+ * in [100, 110) (the logger restarting after AC power went off at 100)
+ * and in [400, 470) (a suspend at 400, resumed at 460); AC power back
+ * on at 300 with no gap.  Lost GPU time, measured (gap and down time):
+ *   AC off at 100: the gap [100, 110) = 10 s (its minute, [100, 160));
+ *   AC on at 300: 0 s;
+ *   the suspend: [400, 470) = 70 s, inside [400, 460 + 60).
+ * -> one power_events finding, a summary of 2 entries, 80 GPU-seconds,
+ * the longest (the suspend, 70 s) first.
+ */
+static void test_power_lost(void **state)
+{
+	struct analysis *an = new_an();
+	const struct finding *f = NULL;
+
+	(void)state;
+	for (int64_t t = 0; t < 600; t++) {
+		struct smp s = { .util = 60, .power = 250, .mem = 3000 };
+		if (t == 100)
+			kevent(an, t, EV_AC_OFF, 1, "logs/acpid.log");
+		if (t == 300)
+			kevent(an, t, EV_AC_ON, 1, "logs/acpid.log");
+		if (t == 400)
+			kevent(an, t, EV_SUSPEND, 1, "logs/acpid.log");
+		if (t == 460)
+			kevent(an, t, EV_RESUME, 1, "logs/acpid.log");
+		if ((t >= 100 && t < 110) || (t >= 400 && t < 470))
+			continue;
+		feed(an, t, 0, &s);
+	}
+	analysis_finish(an);
+	assert_near(an->pw.ac_lost_s, 10, 1e-9);
+	assert_near(an->pw.gpu_lost_s, 70, 1e-9);
+	assert_int_equal(an->pw.nac, 2);
+	assert_near(an->pw.ac[0].gpu_lost_s, 10, 1e-9);
+	assert_near(an->pw.ac[1].gpu_lost_s, 0, 1e-9);
+	for (size_t i = 0; i < an->nfinds; i++)
+		if (!strcmp(an->finds[i].kind, "power_events"))
+			f = &an->finds[i];
+	assert_non_null(f);
+	assert_int_equal(f->nstretch, 2);
+	assert_near(f->total_s, 80, 1e-9);
+	assert_int_equal(f->severity, SEV_WARNING);
+	assert_int_equal(f->detail[0].t0_ns, (T0_S + 400) * NS_PER_S);
+	assert_int_equal(f->detail[0].t1_ns - f->detail[0].t0_ns, 70 * NS_PER_S);
+	assert_int_equal(f->detail[1].t0_ns, (T0_S + 100) * NS_PER_S);
+	assert_non_null(strstr(f->message, "the GPUs lost 1m10s around the suspends and 10s around the AC switches"));
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_mem_reserved),
 		cmocka_unit_test(test_kernel_errors),
 		cmocka_unit_test(test_util_decay),
+		cmocka_unit_test(test_power_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
