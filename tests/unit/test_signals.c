@@ -333,6 +333,96 @@ static void test_power_lost(void **state)
 	release(an);
 }
 
+/* A trace record of file src: kind, start (ms from T0), duration (ms), name. */
+static void trace_rec(struct analysis *an, const char *src, int ev, double t_ms, double dur_ms, const char *name)
+{
+	static char buf[96];
+	struct batch b;
+	struct rec r;
+
+	memset(&b, 0, sizeof(b));
+	snprintf(buf, sizeof(buf), "%s", name);
+	b.strs = buf;
+	b.strs_len = strlen(buf) + 1;
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_TRACE;
+	r.time_kind = TK_ABS;
+	r.ev = (uint8_t)ev;
+	r.t_ns = T0_S * NS_PER_S + (int64_t)(t_ms * 1e6);
+	r.tr.dur_ns = (int64_t)(dur_ms * 1e6);
+	r.tr.corr = -1;
+	r.tr.stream = ev <= TR_MEMSET ? 7 : -1;
+	r.pid = -1;
+	r.gpu_index = ev <= TR_MEMSET ? 0 : -1;
+	r.uuid = STR_NONE;
+	r.name = 0;
+	analysis_add(an, &r, &b, src);
+}
+
+static const struct finding *find_in(const struct analysis *an, const char *kind, const char *text)
+{
+	for (size_t i = 0; i < an->nfinds; i++)
+		if (!strcmp(an->finds[i].kind, kind) && strstr(an->finds[i].message, text))
+			return &an->finds[i];
+	return NULL;
+}
+
+/*
+ * F006.  a.json: cuDevicePrimaryCtxRetain 240 ms and cuCtxCreate_v2
+ * 20 ms: mean (240 + 20) / 2 = 130 ms > 15 ms -> a finding, value 130.
+ * b.json: cuCtxCreate_v2 12 ms and cuDevicePrimaryCtxRetain 18 ms, mean
+ * 15 ms exactly, and a 500 ms cudaLaunchKernel (not a context) -> none.
+ */
+static void test_ctx_create(void **state)
+{
+	struct analysis *an = new_an();
+	const struct finding *f;
+
+	(void)state;
+	trace_rec(an, "t/a.json", TR_RUNTIME, 0, 240, "cuDevicePrimaryCtxRetain");
+	trace_rec(an, "t/a.json", TR_RUNTIME, 300, 20, "cuCtxCreate_v2");
+	trace_rec(an, "t/a.json", TR_KERNEL, 400, 1, "gemm");
+	trace_rec(an, "t/b.json", TR_RUNTIME, 0, 12, "cuCtxCreate_v2");
+	trace_rec(an, "t/b.json", TR_RUNTIME, 100, 18, "cuDevicePrimaryCtxRetain");
+	trace_rec(an, "t/b.json", TR_RUNTIME, 200, 500, "cudaLaunchKernel");
+	trace_rec(an, "t/b.json", TR_KERNEL, 800, 1, "gemm");
+	analysis_finish(an);
+	assert_int_equal(count_kind(an, "ctx_create_slow", -1), 1);
+	f = find_in(an, "ctx_create_slow", "in a.json (2 calls, the longest 240.0 ms");
+	assert_non_null(f);
+	assert_near(f->value, 130, 1e-9);
+	assert_non_null(strstr(f->message, "took 130.0 ms on average"));
+	release(an);
+}
+
+/*
+ * F011.  c.json: the profiler's window ("Trace") 1000 ms from 0, overhead
+ * events of 100 and 60 ms: 160 / 1000 = 16 % > 15 % -> a finding, value
+ * 16.  d.json: no window, events from 0 (a kernel) to 2000 ms (a call's
+ * end), 300 ms of overhead: 300 / 2000 = 15 % exactly -> none.
+ */
+static void test_profiler_overhead(void **state)
+{
+	struct analysis *an = new_an();
+	const struct finding *f;
+
+	(void)state;
+	trace_rec(an, "t/c.json", TR_WINDOW, 0, 1000, "PyTorch Profiler (0)");
+	trace_rec(an, "t/c.json", TR_KERNEL, 10, 5, "gemm");
+	trace_rec(an, "t/c.json", TR_OVERHEAD, 100, 100, "Activity Buffer Request");
+	trace_rec(an, "t/c.json", TR_OVERHEAD, 900, 60, "Buffer Flush");
+	trace_rec(an, "t/d.json", TR_KERNEL, 0, 5, "gemm");
+	trace_rec(an, "t/d.json", TR_OVERHEAD, 500, 300, "Buffer Flush");
+	trace_rec(an, "t/d.json", TR_RUNTIME, 1990, 10, "cudaDeviceSynchronize");
+	analysis_finish(an);
+	assert_int_equal(count_kind(an, "profiler_overhead", -1), 1);
+	f = find_in(an, "profiler_overhead", "16.0 % of c.json's traced 1.000 s");
+	assert_non_null(f);
+	assert_near(f->value, 16, 1e-9);
+	assert_non_null(strstr(f->evidence, "2 overhead events"));
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +431,8 @@ int main(void)
 		cmocka_unit_test(test_kernel_errors),
 		cmocka_unit_test(test_util_decay),
 		cmocka_unit_test(test_power_lost),
+		cmocka_unit_test(test_ctx_create),
+		cmocka_unit_test(test_profiler_overhead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
