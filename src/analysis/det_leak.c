@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 struct leak_run {
@@ -60,15 +61,16 @@ static void leak_emit(struct analysis *an, int gi, const struct leak_run *r, con
 	double dur_s = (double)(r->last_up - r->t0) / 1e9;
 	double rise = r->mlast - r->m0;
 	struct finding *f;
-	char nm[48];
+	char nm[48], sz[32], rate[32];
 
 	f = det_finding(an, "memory_leak", gi, r->t0, r->last_up, SEV_WARNING, rise / (dur_s / 3600));
 	if (!f)
 		return;
 	det_leak_fit(f, g->mem_total_mib, r->m0, r->mlast);
 	snprintf(f->message, sizeof(f->message),
-		 "%s memory rose steadily by %.0f MiB in %.0f s (%.0f MiB/h): a leak or an unbounded cache",
-		 analysis_gpu_name(an, gi, nm, sizeof(nm)), rise, dur_s, rise / (dur_s / 3600));
+		 "%s memory rose steadily by %s in %.0f s (%s): a leak or an unbounded cache",
+		 analysis_gpu_name(an, gi, nm, sizeof(nm)), nf_mib(sz, sizeof(sz), rise), dur_s,
+		 nf_mib_rate(rate, sizeof(rate), rise / (dur_s / 3600)));
 	snprintf(f->evidence, sizeof(f->evidence),
 		 "memory used %.0f -> %.0f MiB in %d rises, no fall and no pause longer than 10 s; %s",
 		 r->m0, r->mlast, r->ups, then);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 #define MD_FINDINGS 60
@@ -26,22 +27,11 @@ static void md(FILE *out, const char *s)
 	}
 }
 
-static const char *num(char *buf, size_t cap, double v, int decimals)
-{
-	if (isnan(v))
-		return "n/a";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", decimals, v == 0 ? 0 : v);
-	return buf;
-}
+#define num nf_num
 
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
-	char n[48];
-	int d = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
-	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, d), r->params.currency[0] ? " " : "", r->params.currency);
-	return buf;
+	return nf_money(buf, cap, v, r->params.currency);
 }
 
 static bool have_prices(const struct report *r)
@@ -80,13 +70,28 @@ static void summary(FILE *out, const struct report *r)
 		fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours); mean utilization %s %% |\n",
 			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
 			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
-	fprintf(out, "| Energy | %s kWh (%s) |\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	fprintf(out, "| Energy | %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	if (!isnan(r->co2e_kg))
+		fprintf(out, ", %s kg CO2e at %s g/kWh", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
+			num(c, sizeof(c), r->params.grid_gco2_per_kwh, 0));
+	fprintf(out, " |\n");
+	if (r->prices.unknown) {
+		fprintf(out, "| Prices | ");
+		md(out, r->prices.gpu_name);
+		fprintf(out, " is not in the built-in price table (docs/prices.md): set hardware\\_price, "
+			"cloud\\_hourly\\_rate and electricity\\_price |\n");
+	} else if (r->prices.used) {
+		fprintf(out, "| Prices | **assumed**, not yours: row ");
+		md(out, r->prices.row->model);
+		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
+			r->prices.old ? " (some figures more than a year old)" : "");
+	}
 	if (have_prices(r))
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
 	else
 		fprintf(out, "| Cost | no prices given (--profile NAME or --set KEY=VALUE) |\n");
-	fprintf(out, "\n**Verdict:** ");
+	fprintf(out, "\n**Verdict%s:** ", r->prices.used ? " (assumed prices)" : "");
 	md(out, r->verdict);
 	fprintf(out, "\n");
 	(void)c;
