@@ -188,7 +188,9 @@ struct sleep_span {
 };
 struct ac_switch {
 	int64_t t_ns;
-	double util_before, util_after;	/* mean utilization %, all GPUs, 5 min each side (NAN unknown) */
+	double util_before, util_after;	/* mean utilization %, all GPUs, 5 min each side (NAN unknown; AC off only) */
+	double gpu_lost_s;		/* GPU-seconds in gap or down from it to a minute after, all GPUs */
+	bool on;			/* AC on (plugged in), else off */
 };
 #define MAX_AC 256
 struct power_events {
@@ -200,6 +202,7 @@ struct power_events {
 	struct ac_switch ac[MAX_AC];
 	size_t nac;
 	double gpu_lost_s;		/* all suspends together */
+	double ac_lost_s;		/* all AC switches together */
 };
 
 struct gpu_stats {
@@ -310,6 +313,15 @@ struct analysis_hook {
 		     double busy_s, double energy_j);
 };
 
+/* One input's kernel error events (Xid, fall-off, RmInit, GSP, modeset,
+ * AER, NVLink, other NVRM errors: lines folded into a burst counted each)
+ * and its size in bytes (0 until analysis_input_size() says). */
+struct an_klog {
+	const char *src;
+	uint64_t bytes, errors;
+	int64_t t0_ns, t1_ns;	/* the first and last placed error (0: none placed) */
+};
+
 struct analysis {
 	struct analysis_cfg cfg;
 	struct timeline tl;
@@ -342,6 +354,10 @@ struct analysis {
 	size_t noutages, outages_alloc;
 	uint64_t outages_dropped;
 	struct power_events pw;
+	/* kernel error lines per input, for their density per MB of log
+	 * (det_kernel_errors.c); the sizes come from analysis_input_size() */
+	struct an_klog *klogs;
+	size_t nklogs, klogs_alloc;
 	/* profiler traces among the inputs (REC_TRACE records), and their joins */
 	struct trace_an *trace;
 	struct trace_uuid *trace_uuids;
@@ -359,6 +375,10 @@ struct analysis {
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);
+/* The size in bytes of input src (as analysis_add() named it), once it is
+ * read: the kernel error density is per MB of log.  Call before
+ * analysis_finish(); an input named twice keeps the larger size. */
+void analysis_input_size(struct analysis *an, const char *src, uint64_t bytes);
 /* A copy of s that lives as long as an (one per distinct string); NULL for NULL. */
 const char *analysis_str(struct analysis *an, const char *s);
 /* an is large and must start as all zero bytes: allocate it with xcalloc,

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/timeutil.h"
 
@@ -34,6 +35,52 @@ static double span_h(const struct analysis *an)
 	return t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
 }
 
+/* Keep one lost window in the finding's longest few. */
+static void add_detail(struct finding *f, int64_t t_ns, double lost_s)
+{
+	struct find_detail d = { t_ns, t_ns + (int64_t)(lost_s * 1e9 + 0.5), NAN, "" };
+	int k;
+
+	if (f->ndetail < FIND_DETAILS)
+		f->detail[f->ndetail++] = d;
+	else if (lost_s > (double)(f->detail[FIND_DETAILS - 1].t1_ns - f->detail[FIND_DETAILS - 1].t0_ns) / 1e9)
+		f->detail[FIND_DETAILS - 1] = d;
+	else
+		return;
+	/* longest first */
+	for (k = f->ndetail - 1; k > 0 && f->detail[k].t1_ns - f->detail[k].t0_ns >
+					  f->detail[k - 1].t1_ns - f->detail[k - 1].t0_ns; k--) {
+		struct find_detail t = f->detail[k];
+		f->detail[k] = f->detail[k - 1];
+		f->detail[k - 1] = t;
+	}
+}
+
+/*
+ * The GPU time each suspend and AC switch cost (article 000's F005, with
+ * the time measured rather than its 2.3 s + 4.1 s per switch) as a summary
+ * whose total the report prices like every line of the waterfall: each
+ * event with lost time is one entry, starting at the event and as long as
+ * the GPU-seconds it cost.
+ */
+static void lost_summary(struct finding *f, const struct power_events *pw)
+{
+	for (size_t i = 0; i < pw->nsleeps; i++)
+		if (pw->sleeps[i].gpu_lost_s > 0) {
+			f->nstretch++;
+			add_detail(f, pw->sleeps[i].t0_ns, pw->sleeps[i].gpu_lost_s);
+		}
+	for (size_t i = 0; i < pw->nac; i++)
+		if (pw->ac[i].gpu_lost_s > 0) {
+			f->nstretch++;
+			add_detail(f, pw->ac[i].t_ns, pw->ac[i].gpu_lost_s);
+		}
+	if (!f->nstretch)
+		return;
+	f->total_s = pw->gpu_lost_s + pw->ac_lost_s;
+	f->energy_j = NAN;
+}
+
 static void power_finish_all(struct analysis *an)
 {
 	const struct power_events *pw = &an->pw;
@@ -41,7 +88,7 @@ static void power_finish_all(struct analysis *an)
 	double h = span_h(an), before = 0, after = 0;
 	uint64_t switches = pw->ac_off + pw->ac_on;
 	int nb = 0;
-	char lost[32];
+	char lost[32], aclost[32];
 
 	if (!switches && !pw->suspends)
 		return;
@@ -52,16 +99,21 @@ static void power_finish_all(struct analysis *an)
 			nb++;
 		}
 	f = det_finding(an, "power_events", -1, pw->first_ns, pw->last_ns,
-			pw->gpu_lost_s > 0 || (nb && after < 0.8 * before) ? SEV_WARNING : SEV_INFO,
+			pw->gpu_lost_s > 0 || pw->ac_lost_s > 0 || (nb && after < 0.8 * before) ? SEV_WARNING : SEV_INFO,
 			h > 0 ? (double)(switches + pw->suspends) / h : NAN);
 	if (!f)
 		return;
 	snprintf(f->message, sizeof(f->message),
 		 "the host switched AC power %llu time(s) and suspended %llu time(s) (%.2f per hour); "
-		 "the GPUs lost %s around the suspends",
+		 "the GPUs lost %s around the suspends%s%s",
 		 (unsigned long long)switches, (unsigned long long)pw->suspends,
 		 isnan(f->value) ? 0 : f->value,
-		 time_human_dur(lost, sizeof(lost), (int64_t)(pw->gpu_lost_s * 1e9)));
+		 time_human_dur(lost, sizeof(lost), (int64_t)(pw->gpu_lost_s * 1e9)),
+		 pw->ac_lost_s > 0 ? " and " : "",
+		 pw->ac_lost_s > 0 ? time_human_dur(aclost, sizeof(aclost), (int64_t)(pw->ac_lost_s * 1e9)) : "");
+	if (pw->ac_lost_s > 0)
+		strncat(f->message, " around the AC switches", sizeof(f->message) - strlen(f->message) - 1);
+	lost_summary(f, pw);
 	if (nb)
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "mean utilization %.1f %% in the 5 minutes before AC power went off, %.1f %% in the 5 after "

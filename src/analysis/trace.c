@@ -155,6 +155,10 @@ void trace_add(struct trace_an *an, size_t file, const struct rec *r, const stru
 		s->file = (uint16_t)file;
 		break;
 	}
+	case TR_OVERHEAD:
+		f->overhead_ns += t1 - t0;
+		f->noverhead++;
+		break;
 	case TR_WINDOW:
 		if (f->win0 == INT64_MIN || t0 < f->win0)
 			f->win0 = t0;

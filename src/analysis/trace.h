@@ -47,6 +47,8 @@ struct tr_file {
 	char first_bad[200];
 	int64_t t0, t1;		/* hull of its records; INT64_MAX/INT64_MIN if none */
 	int64_t win0, win1;	/* the profiler's own window, INT64_MIN if none */
+	int64_t overhead_ns;	/* the profiler's own events (TR_OVERHEAD), summed */
+	uint64_t noverhead;
 };
 
 struct tr_kernel_stat {

@@ -178,6 +178,8 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 		error("no GPU data in the input: nothing to check (an empty log is not a healthy GPU)");
 		goto out;
 	}
+	for (size_t i = 0; i < res.nr; i++)
+		analysis_input_size(c.an, res.inputs[i].path, res.inputs[i].bytes);
 	analysis_finish(c.an);
 	alert_eval_finish(&c.ev, now);
 	if (c.ev.util_skipped)

@@ -225,6 +225,8 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 		ret = EXIT_FAILURE_RUN;
 		goto fail;
 	}
+	for (size_t i = 0; i < res.nr; i++)
+		analysis_input_size(an, res.inputs[i].path, res.inputs[i].bytes);
 	analysis_finish(an);
 	if (store_writer_finish(w, &c, &err)) {
 		print_gl_err(&err);

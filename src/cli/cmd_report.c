@@ -597,6 +597,8 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_FAILURE_RUN;
 		goto out;
 	}
+	for (size_t i = 0; i < res.nr; i++)
+		analysis_input_size(c.an, res.inputs[i].path, res.inputs[i].bytes);
 	analysis_finish(c.an);
 	/* a file given by name that was not read: exit 1, and no report at
 	 * all when it was the only input */

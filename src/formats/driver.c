@@ -96,6 +96,7 @@ const char *const trace_ev_name[TR__COUNT] = {
 	[TR_STEP] = "step",
 	[TR_WINDOW] = "window",
 	[TR_SUMMARY] = "summary",
+	[TR_OVERHEAD] = "overhead",
 };
 
 /* ---- helpers for formats ------------------------------------------------ */

@@ -373,6 +373,8 @@ static void emit_event(struct parse_ctx *ctx, struct kineto *k, const struct cur
 		kind = TR_STEP;
 	else if (cat_is(e->cat, "Trace", NULL))
 		kind = TR_WINDOW;
+	else if (cat_is(e->cat, "overhead", NULL))
+		kind = TR_OVERHEAD;
 	if (!e->has_ts || !e->has_dur) {
 		report(ctx, k, c, start, false, "event skipped",
 		       e->has_ts ? "an X event without dur" : "an event without ts");

@@ -44,6 +44,10 @@ enum sec {
 	S_REASONS,	/* clocks_event_reasons, clocks_throttle_reasons */
 	S_PROCS,	/* processes */
 	S_PROC,		/* process_info */
+	S_PCI,		/* pci */
+	S_LINK,		/* pci_gpu_link_info */
+	S_PGEN,		/* pcie_gen */
+	S_PWIDTH,	/* link_widths */
 };
 
 enum field {
@@ -94,6 +98,15 @@ static const struct elem_def elems[] = {
 	{ S_UTIL, "memory_util", S_OTHER, F_METRIC, M_UTIL_MEM },
 	{ S_FB, "used", S_OTHER, F_METRIC, M_MEM_USED },
 	{ S_FB, "total", S_OTHER, F_METRIC, M_MEM_TOTAL },
+	{ S_FB, "reserved", S_OTHER, F_METRIC, M_MEM_RESERVED },
+	{ S_GPU, "pci", S_PCI, F_NONE, 0 },
+	{ S_PCI, "pci_gpu_link_info", S_LINK, F_NONE, 0 },
+	{ S_LINK, "pcie_gen", S_PGEN, F_NONE, 0 },
+	{ S_LINK, "link_widths", S_PWIDTH, F_NONE, 0 },
+	{ S_PGEN, "current_link_gen", S_OTHER, F_METRIC, M_PCIE_GEN },
+	{ S_PGEN, "max_link_gen", S_OTHER, F_METRIC, M_PCIE_GEN_MAX },
+	{ S_PWIDTH, "current_link_width", S_OTHER, F_METRIC, M_PCIE_WIDTH },
+	{ S_PWIDTH, "max_link_width", S_OTHER, F_METRIC, M_PCIE_WIDTH_MAX },
 	{ S_POWER, "power_draw", S_OTHER, F_POWER, 0 },
 	{ S_POWER, "average_power_draw", S_OTHER, F_POWER, 1 },
 	{ S_POWER, "instant_power_draw", S_OTHER, F_POWER, 2 },

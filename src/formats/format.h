@@ -72,6 +72,7 @@ enum trace_ev {
 	TR_STEP,	/* a ProfilerStep#N annotation: tr.corr = N */
 	TR_WINDOW,	/* the span the profiler recorded */
 	TR_SUMMARY,	/* last record of a trace: tr.corr = events read, tr.stream = events used */
+	TR_OVERHEAD,	/* the profiler's own work (Kineto cat "overhead": buffer requests, flushes) */
 	TR__COUNT
 };
 extern const char *const trace_ev_name[TR__COUNT];

@@ -397,10 +397,13 @@ static void power_events(struct jsonw *w, const struct report *r)
 	jsonw_key(w, "ac_off_switches");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < pw->nac; i++) {
+		if (pw->ac[i].on)
+			continue;
 		jsonw_obj_begin(w);
 		jsonw_ktime(w, "time", pw->ac[i].t_ns);
 		jsonw_knum(w, "util_before_pct", pw->ac[i].util_before, 2);
 		jsonw_knum(w, "util_after_pct", pw->ac[i].util_after, 2);
+		jsonw_knum(w, "gpu_lost_s", pw->ac[i].gpu_lost_s, 3);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
