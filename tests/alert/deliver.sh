@@ -152,7 +152,9 @@ start=$(date +%s)
 rc=$?
 took=$(( $(date +%s) - start ))
 check "timeout: exit 2 ($rc: $(cat "$tmp/slow.err"))" "[ $rc -eq 2 ]"
-check "timeout: two attempts, bounded ($took s)" "[ \$(wc -l <$tmp/slow.log) -eq 2 ] && [ $took -lt 5 ]"
+# the receiver logs a request when it has read it: under load the retry can
+# time out before it is read, so one or two attempts are logged, never more
+check "timeout: at most two attempts, bounded ($took s)" "[ \$(wc -l <$tmp/slow.log) -ge 1 ] && [ \$(wc -l <$tmp/slow.log) -le 2 ] && [ $took -lt 5 ]"
 check "timeout: the alerts are still printed" "[ \$(wc -l <$tmp/slow.out) -eq 4 ]"
 check "timeout: the message says what failed" "grep -q 'webhook http://127.0.0.1:$slow/...: .*[Tt]imeout' $tmp/slow.err"
 
