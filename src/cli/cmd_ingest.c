@@ -220,6 +220,18 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 		describe_read(items[i], in);
 		if (!in->format) {
 			s->n_skipped++;
+			/*
+			 * A log of a known format left out because nothing places it
+			 * (no time, no log to match, file times that say nothing) is
+			 * stored as seen: its content comes back as "already there",
+			 * not placed at a newer file time (issue 28).
+			 */
+			if (in->sniff_format && in->skip_reason[0] &&
+			    store_add_file(&s->st, &items[i]->fc, in, run, &err)) {
+				print_gl_err(&err);
+				ret = EXIT_FAILURE_RUN;
+				goto fail;
+			}
 			continue;
 		}
 		if (items[i]->fc.status == FILE_GROWN)

@@ -464,8 +464,8 @@ int store_add_file(struct store *s, const struct file_check *fc, const struct in
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)fc->size);
 	sqlite3_bind_text(st, 3, fc->hash, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, fc->head, -1, SQLITE_STATIC);
-	if (in->format)
-		sqlite3_bind_text(st, 5, in->format->id, -1, SQLITE_STATIC);
+	if (in->format || in->sniff_format)	/* sniffed only: seen, not counted (cmd_ingest.c) */
+		sqlite3_bind_text(st, 5, (in->format ? in->format : in->sniff_format)->id, -1, SQLITE_STATIC);
 	if (in->t_first_ns != INT64_MIN) {
 		sqlite3_bind_int64(st, 6, in->t_first_ns);
 		sqlite3_bind_int64(st, 7, in->t_last_ns);
