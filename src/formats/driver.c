@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "formats/place.h"
+#include "formats/zone.h"
 #include "formats/reader.h"
 #include "formats/smi.h"
 #include "util/timeutil.h"
@@ -908,6 +909,10 @@ static int64_t tick_time(const struct source *s, uint64_t k, const struct ingest
 
 static void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts *o)
 {
+	/* a stamp without a zone read in the wrong one (zone.h): moved last,
+	 * after the steps below that reason in the zone it was read in */
+	int64_t zone_ns = r->time_kind == TK_ABS || r->time_kind == TK_TOD ? s->st->zone_shift_ns : 0;
+
 	if (r->kind == REC_ANCHOR) {
 		if (r->anc.quality != ANC_Q_CLOCK_REF || r->anc.boot_id != STR_NONE)
 			kboot_next(&s->kboot, r);
@@ -931,11 +936,14 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 		break;
 	case TK_TOD:
 		if (s->tod_base_days == INT64_MIN) {
-			if (o->date_days != INT64_MIN) {
-				s->tod_base_days = o->date_days;
-				s->st->time_basis = "time of day in file, date from --date";
+			if (s->st->tod_by_evidence) {
+				s->tod_base_days = s->st->tod_days;
+				s->st->time_basis = s->st->tod_note;
 			} else if ((s->tod_base_days = date_from_name(s->st->path)) != INT64_MIN) {
 				s->st->time_basis = "time of day in file, date from file name";
+			} else if (o->date_days != INT64_MIN) {
+				s->tod_base_days = o->date_days;
+				s->st->time_basis = "time of day in file, date from --date";
 			} else {
 				s->tod_base_days = local_days_of(s->rd.mtime_ns);
 				s->st->time_basis = "time of day in file, date from file modification time";
@@ -978,8 +986,11 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 		break;
 	}
 	r->time_kind = TK_ABS;
-	if (r->kind == REC_BAD)
+	if (r->kind == REC_BAD) {
+		if (r->t_ns != INT64_MIN)
+			r->t_ns += zone_ns;
 		return;
+	}
 	/*
 	 * When clocks fall back, an hour of local time happens twice, and a
 	 * timestamp without a zone is converted to the first occurrence.  A
@@ -1012,6 +1023,8 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 		s->st->dst_repeats++;
 	}
 	s->last_t_ns = r->t_ns;
+	if (r->t_ns != INT64_MIN)
+		r->t_ns += zone_ns;
 }
 
 /* Give r its absolute time, in place. */
@@ -1020,7 +1033,7 @@ static inline void resolve_time(struct source *s, struct rec *r, const struct in
 	/* the common case, an absolute time that is no step back: what
 	 * resolve_time_slow() would do comes down to this */
 	if (r->time_kind == TK_ABS && r->kind != REC_ANCHOR && r->kind != REC_BAD &&
-	    r->t_ns != INT64_MIN && !s->dst_shift_ns &&
+	    r->t_ns != INT64_MIN && !s->dst_shift_ns && !s->st->zone_shift_ns &&
 	    (s->last_t_ns == INT64_MIN || r->t_ns >= s->last_t_ns - DST_STEP_MIN_NS)) {
 		s->last_t_ns = r->t_ns;
 		return;
@@ -1225,6 +1238,178 @@ static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
 		free(has);
 	}
 	free(full);
+}
+
+/*
+ * The zone pre-pass (zone.h): read input i, up to max bytes (0: all), and
+ * note whether its stamps carry a zone and what span its times cover.
+ * Kernel logs are placed by their anchors already (place_kernel() runs
+ * first); logs without time are not evidence either way.
+ */
+static void scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+			    size_t max_bytes, struct zn_input *zi)
+{
+	struct input_stat *st = &res->inputs[i], before = *st;
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
+	struct chunk c = { 0 };
+	size_t done = 0;
+	bool timed = false, local = false;
+
+	zi->first_ns = zi->last_ns = INT64_MIN;
+	zi->zoned = zi->zoneless = false;
+	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0) || s.fmt->by_path) {
+		source_release(&s);
+		keep_learnt(&before, st);
+		*st = before;
+		return;
+	}
+	s.last_t_ns = INT64_MIN;
+	c.src = &s;
+	while ((!max_bytes || done < max_bytes) &&
+	       cut_chunk(&s, &c, max_bytes ? max_bytes : DEFAULT_CHUNK, NULL)) {
+		uint64_t before_n = time_local_count();
+		done += c.n;
+		parse_chunk(&c, o);
+		local |= time_local_count() != before_n;
+		for (size_t k = 0; k < c.batch.nr; k++) {
+			struct rec r = c.batch.recs[k];
+			int64_t t;
+			if (r.kind == REC_BAD || r.time_kind == TK_NONE || r.time_kind == TK_FILE)
+				continue;
+			local |= r.time_kind == TK_TOD;
+			resolve_time(&s, &r, o);
+			if (r.kind == REC_ANCHOR && r.anc.quality != ANC_Q_CLOCK_REF)
+				continue;	/* a log's own clock pairs place it, nothing else */
+			if (r.time_kind != TK_ABS || r.t_ns == INT64_MIN)
+				continue;	/* a printk time no anchor places */
+			t = r.t_ns;
+			timed = true;
+			if (zi->first_ns == INT64_MIN || t < zi->first_ns)
+				zi->first_ns = t;
+			if (zi->last_ns == INT64_MIN || t > zi->last_ns)
+				zi->last_ns = t;
+		}
+	}
+	zi->zoneless = timed && local;
+	zi->zoned = timed && !local;
+	zi->tod = s.tod_base_days != INT64_MIN;
+	zi->tod_days = s.tod_base_days;
+	for (int k = 0; k < c.nctx; k++)
+		free(c.ctx[k]);
+	free(c.owned);
+	batch_release(&c.batch);
+	source_release(&s);
+	keep_learnt(&before, st);
+	*st = before;
+}
+
+/*
+ * Stamps without a zone are read in TZ; where zoned evidence of the same
+ * run (clock references, epoch stamps, traces, placed kernel logs, stamps
+ * with an offset) lies a whole number of quarter hours away from them, and
+ * agrees after that offset, they are moved by it (zone.h).  The first 64 KiB
+ * of each input say whether both kinds are present; only then is every
+ * input read in full once more.
+ */
+/*
+ * A time-of-day log takes its date from the dated logs beside it first: the
+ * whole number of days that puts its times of day on theirs, when exactly
+ * one does.  Several (dated logs of many days) or none: the driver's rules
+ * (file name, --date, file time) stay.  Fills zi[i] with the moved span.
+ */
+static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi)
+{
+	for (size_t i = 0; i < res->nr; i++) {
+		int64_t k_lo = INT64_MAX, k_hi = INT64_MIN, k = 0;
+		size_t from = res->nr, n = 0;
+		struct input_stat *st = &res->inputs[i];
+		char day[16];
+		int y, m, d;
+
+		if (!zi[i].tod || zi[i].first_ns == INT64_MIN)
+			continue;
+		for (size_t j = 0; j < res->nr; j++) {
+			int64_t a, b;
+			if (j == i || zi[j].tod || zi[j].first_ns == INT64_MIN)
+				continue;
+			/* days k with [first + k, last + k] meeting [first_j, last_j] */
+			a = zi[j].first_ns - zi[i].last_ns;
+			b = zi[j].last_ns - zi[i].first_ns;
+			a = a >= 0 ? (a + NS_PER_DAY - 1) / NS_PER_DAY : -(-a / NS_PER_DAY);
+			b = b >= 0 ? b / NS_PER_DAY : -((-b + NS_PER_DAY - 1) / NS_PER_DAY);
+			if (a > b)
+				continue;
+			if (from == res->nr)
+				from = j;
+			n++;
+			k_lo = a < k_lo ? a : k_lo;
+			k_hi = b > k_hi ? b : k_hi;
+		}
+		if (from == res->nr || k_lo != k_hi)
+			continue;	/* no dated log meets it, or several days would */
+		k = k_lo;
+		st->tod_by_evidence = true;
+		st->tod_days = zi[i].tod_days + k;
+		civil_from_days(st->tod_days, &y, &m, &d);
+		snprintf(day, sizeof(day), "%04d-%02d-%02d", y, m, d);
+		snprintf(st->tod_note, sizeof(st->tod_note),
+			 "time of day in file, date %s from %s%s (its dated times of day are the same)",
+			 day, strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
+			 : res->inputs[from].path, n > 1 ? " and the other dated logs" : "");
+		zi[i].first_ns += k * NS_PER_DAY;
+		zi[i].last_ns += k * NS_PER_DAY;
+	}
+}
+
+/*
+ * Stamps without a zone are read in TZ; where zoned evidence of the same
+ * run (clock references, epoch stamps, traces, placed kernel logs, stamps
+ * with an offset) lies a whole number of quarter hours away from them, and
+ * agrees after that offset, they are moved by it (zone.h).  Time-of-day
+ * logs are dated first (date_tod_inputs).  The first 64 KiB of each input
+ * say whether any of this can apply; only then is every input read in full
+ * once more.
+ */
+static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
+{
+	struct zn_input *zi;
+	const char **names;
+	bool any_local = false, any_zoned = false, any_tod = false, any_dated = false;
+	int64_t shift;
+	char note[sizeof(res->inputs[0].zone_note)];
+	enum zn_verdict v;
+
+	if (!res->nr)
+		return;
+	zi = xcalloc(res->nr, sizeof(*zi));
+	for (size_t i = 0; i < res->nr; i++) {
+		scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i]);
+		any_local |= zi[i].zoneless;
+		any_zoned |= zi[i].zoned;
+		any_tod |= zi[i].tod;
+		any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
+	}
+	if (!(any_local && any_zoned) && !(any_tod && any_dated)) {
+		free(zi);
+		return;
+	}
+	names = xcalloc(res->nr, sizeof(*names));
+	for (size_t i = 0; i < res->nr; i++) {
+		if (zi[i].zoneless || zi[i].zoned)
+			scan_zone_input(res, i, o, 0, &zi[i]);
+		names[i] = res->inputs[i].path;
+	}
+	date_tod_inputs(res, zi);
+	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
+	if (v != ZN_AGREE)
+		for (size_t i = 0; i < res->nr; i++) {
+			if (!zi[i].zoneless)
+				continue;
+			res->inputs[i].zone_shift_ns = v == ZN_SHIFT ? shift : 0;
+			snprintf(res->inputs[i].zone_note, sizeof(res->inputs[i].zone_note), "%s", note);
+		}
+	free(names);
+	free(zi);
 }
 
 /* Free everything s holds; safe to call again. */
@@ -1473,8 +1658,11 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
-	place_timeless(res, o);
+	/* kernel logs first: placed by their anchors they are zoned evidence;
+	 * then zones, so that logs placed by content follow their reference */
 	place_kernel(res, o);
+	place_zones(res, o);
+	place_timeless(res, o);
 	lazy = res->nr > MAP_MAX_INPUTS;
 	in_cap = res->nr > 8 ? 16 * 1024 : 0;
 
@@ -1586,7 +1774,11 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 				s->state = SRC_DONE;
 				continue;
 			}
-			if (!best || t < best_t) {
+			/* records of one time from several inputs: by path, not by
+			 * the order the inputs were given in (the last reading of a
+			 * time is the one a GPU's state keeps) */
+			if (!best || t < best_t ||
+			    (t == best_t && strcmp(s->st->path, best->st->path) < 0)) {
 				best = s;
 				best_t = t;
 			}
@@ -1652,6 +1844,14 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (size_t i = 0; i < nsrc; i++)
 		source_release(&srcs[i]);
 	free(srcs);
+	for (size_t i = 0; i < res->nr; i++) {
+		struct input_stat *st = &res->inputs[i];
+		if (!st->zone_note[0])
+			continue;
+		snprintf(st->time_note, sizeof(st->time_note), "%s; %s",
+			 st->time_basis ? st->time_basis : "timestamps in the file", st->zone_note);
+		st->time_basis = st->time_note;
+	}
 	(void)err;
 	return rc;
 }

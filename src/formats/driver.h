@@ -52,6 +52,17 @@ struct input_stat {
 	bool sniffed;
 	const struct format *sniff_format;	/* NULL: no format took it */
 	int sniff_score;
+	/* stamps without a zone checked against zoned evidence (zone.h): the
+	 * shift added to them, what was found (empty: nothing to say), and
+	 * time_basis with that sentence added */
+	int64_t zone_shift_ns;
+	char zone_note[400];
+	/* a time-of-day log (dmon -o T) dated by a dated log beside it whose
+	 * times of day it shares: that date (local days) and the basis text */
+	bool tod_by_evidence;
+	int64_t tod_days;
+	char tod_note[240];
+	char time_note[800];
 };
 
 struct ingest_result {

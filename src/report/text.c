@@ -97,7 +97,8 @@ static void summary(FILE *out, const struct report *r)
 static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
-	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0];
+	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0] ||
+	       in->zone_note[0] || in->tod_by_evidence;	/* its clock was set by other logs */
 }
 
 /*
