@@ -53,7 +53,7 @@ RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/recor
 
 .PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
         unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy alert-tests issue15 store-tests kernel-tests
+        state-accuracy alert-tests issue15 store-tests kernel-tests invariance
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
 help:
@@ -188,6 +188,11 @@ alert-tests: $(BIN)
 kernel-tests: $(BIN)
 	@sh tests/kernel/run.sh $(BIN)
 
+# The audit does not change with file times, TZ, input order, split or joined
+# logs, or a trip through the store (issue 28; tests/invariance/invariance.py)
+invariance: $(BIN)
+	@sh tests/invariance/run.sh $(BIN)
+
 # The history store: ingest, trend and report --db against recounts (docs/store.md)
 store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
@@ -201,7 +206,7 @@ prom-tests: $(BIN) $(FAKE_NVML)
 TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
 	doctor-tests leak-e2e html-tests trace-check \
 	scale-tests state-accuracy alert-tests issue15 \
-	store-tests prom-tests kernel-tests
+	store-tests prom-tests kernel-tests invariance
 
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)
