@@ -1246,9 +1246,10 @@ static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
  * Kernel logs are placed by their anchors already (place_kernel() runs
  * first); logs without time are not evidence either way.
  */
-static void scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+static bool scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
 			    size_t max_bytes, struct zn_input *zi)
 {
+	bool any = false;	/* a record of any kind was read */
 	struct input_stat *st = &res->inputs[i], before = *st;
 	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
@@ -1261,7 +1262,7 @@ static void scan_zone_input(struct ingest_result *res, size_t i, const struct in
 		source_release(&s);
 		keep_learnt(&before, st);
 		*st = before;
-		return;
+		return true;	/* nothing to learn from reading more */
 	}
 	s.last_t_ns = INT64_MIN;
 	c.src = &s;
@@ -1271,6 +1272,7 @@ static void scan_zone_input(struct ingest_result *res, size_t i, const struct in
 		done += c.n;
 		parse_chunk(&c, o);
 		local |= time_local_count() != before_n;
+		any |= c.batch.nr > 0;
 		for (size_t k = 0; k < c.batch.nr; k++) {
 			struct rec r = c.batch.recs[k];
 			int64_t t;
@@ -1278,12 +1280,22 @@ static void scan_zone_input(struct ingest_result *res, size_t i, const struct in
 				continue;
 			local |= r.time_kind == TK_TOD;
 			resolve_time(&s, &r, o);
-			if (r.kind == REC_ANCHOR && r.anc.quality != ANC_Q_CLOCK_REF)
-				continue;	/* a log's own clock pairs place it, nothing else */
 			if (r.time_kind != TK_ABS || r.t_ns == INT64_MIN)
 				continue;	/* a printk time no anchor places */
-			t = r.t_ns;
 			timed = true;
+			/*
+			 * The span is what the run measured: samples, processes,
+			 * trace events and clock references.  Kernel events are
+			 * not in it: a kernel log reaches back to its boot, days
+			 * before the run, and would fit every offset or none.
+			 * Kernel logs without a zone (dmesg -T) still move with
+			 * the others; kernel logs placed by a clock reference
+			 * come with it.
+			 */
+			if (r.kind == REC_ANCHOR ? r.anc.quality != ANC_Q_CLOCK_REF
+			    : r.kind != REC_SAMPLE && r.kind != REC_PROC && r.kind != REC_TRACE)
+				continue;
+			t = r.t_ns;
 			if (zi->first_ns == INT64_MIN || t < zi->first_ns)
 				zi->first_ns = t;
 			if (zi->last_ns == INT64_MIN || t > zi->last_ns)
@@ -1291,7 +1303,7 @@ static void scan_zone_input(struct ingest_result *res, size_t i, const struct in
 		}
 	}
 	zi->zoneless = timed && local;
-	zi->zoned = timed && !local;
+	zi->zoned = timed && !local && zi->first_ns != INT64_MIN;
 	zi->tod = s.tod_base_days != INT64_MIN;
 	zi->tod_days = s.tod_base_days;
 	for (int k = 0; k < c.nctx; k++)
@@ -1301,6 +1313,7 @@ static void scan_zone_input(struct ingest_result *res, size_t i, const struct in
 	source_release(&s);
 	keep_learnt(&before, st);
 	*st = before;
+	return any;
 }
 
 /*
@@ -1374,7 +1387,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 {
 	struct zn_input *zi;
 	const char **names;
-	bool any_local = false, any_zoned = false, any_tod = false, any_dated = false;
+	bool *later, any_local = false, any_zoned = false, any_tod = false, any_dated = false;
 	int64_t shift;
 	char note[sizeof(res->inputs[0].zone_note)];
 	enum zn_verdict v;
@@ -1382,20 +1395,39 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	if (!res->nr)
 		return;
 	zi = xcalloc(res->nr, sizeof(*zi));
+	later = xcalloc(res->nr, sizeof(*later));
 	for (size_t i = 0; i < res->nr; i++) {
-		scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i]);
+		/* a trace whose events start past its first 64 KiB: read it whole */
+		later[i] = !scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i]);
 		any_local |= zi[i].zoneless;
 		any_zoned |= zi[i].zoned;
 		any_tod |= zi[i].tod;
 		any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
 	}
+	if (!any_local && !any_tod) {
+		free(zi);
+		free(later);
+		return;
+	}
+	for (size_t i = 0; i < res->nr; i++)
+		if (later[i] && !res->inputs[i].skip_reason[0]) {
+			scan_zone_input(res, i, o, 0, &zi[i]);
+			any_zoned |= zi[i].zoned;
+			any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
+			later[i] = false;	/* read whole already */
+		} else {
+			/* zoned evidence needs no more than a stretch of it: a
+			 * part of a zoned span lies beside the run when the whole does */
+			later[i] = zi[i].zoneless;
+		}
 	if (!(any_local && any_zoned) && !(any_tod && any_dated)) {
 		free(zi);
+		free(later);
 		return;
 	}
 	names = xcalloc(res->nr, sizeof(*names));
 	for (size_t i = 0; i < res->nr; i++) {
-		if (zi[i].zoneless || zi[i].zoned)
+		if (later[i])
 			scan_zone_input(res, i, o, 0, &zi[i]);
 		names[i] = res->inputs[i].path;
 	}
@@ -1410,6 +1442,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 		}
 	free(names);
 	free(zi);
+	free(later);
 }
 
 /* Free everything s holds; safe to call again. */
