@@ -1247,7 +1247,7 @@ static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
  * first); logs without time are not evidence either way.
  */
 static bool scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
-			    size_t max_bytes, struct zn_input *zi)
+			    size_t max_bytes, struct zn_input *zi, struct pl_collect *pc)
 {
 	bool any = false;	/* a record of any kind was read */
 	struct input_stat *st = &res->inputs[i], before = *st;
@@ -1283,6 +1283,8 @@ static bool scan_zone_input(struct ingest_result *res, size_t i, const struct in
 			if (r.time_kind != TK_ABS || r.t_ns == INT64_MIN)
 				continue;	/* a printk time no anchor places */
 			timed = true;
+			if (pc)
+				pl_collect_rec(pc, i, &r, &c.batch);	/* readings, to date -o T logs */
 			/*
 			 * The span is what the run measured: samples, processes,
 			 * trace events and clock references.  Kernel events are
@@ -1317,32 +1319,55 @@ static bool scan_zone_input(struct ingest_result *res, size_t i, const struct in
 }
 
 /*
- * Stamps without a zone are read in TZ; where zoned evidence of the same
- * run (clock references, epoch stamps, traces, placed kernel logs, stamps
- * with an offset) lies a whole number of quarter hours away from them, and
- * agrees after that offset, they are moved by it (zone.h).  The first 64 KiB
- * of each input say whether both kinds are present; only then is every
- * input read in full once more.
- */
-/*
  * A time-of-day log takes its date from the dated logs beside it first: the
- * whole number of days that puts its times of day on theirs, when exactly
- * one does.  Several (dated logs of many days) or none: the driver's rules
- * (file name, --date, file time) stay.  Fills zi[i] with the moved span.
+ * whole number of days that puts its times of day on a dated log's span and
+ * its readings on that log's readings (the same GPU).  One day that the
+ * spans allow and the readings do not contradict, or the one day whose
+ * readings match clearly best among several: that date.  Otherwise the
+ * driver's rules (file name, --date, file time) stay.  Moves zi[i]'s span.
  */
-static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi)
+#define TOD_MAX_DAYS 62		/* candidate days compared by readings */
+#define TOD_MATCH_R 0.7		/* readings that repeat the dated log's */
+#define TOD_MARGIN_R 0.1	/* over the next best day */
+#define TOD_CONTRA_R 0.3	/* below this the readings say "not this day" */
+
+static double tod_readings(const struct pl_collect *pc, size_t i, size_t j, int64_t k, bool *same)
+{
+	double best = NAN;
+
+	if (!pc->in[i].ng) {
+		*same = true;	/* no readings (pmon: processes only): times of day alone */
+		return NAN;
+	}
+	for (size_t g = 0; g < pc->in[i].ng; g++) {
+		const struct pl_series *ref = pl_same_gpu(&pc->in[j], &pc->in[i].g[g]);
+		double r;
+		if (!ref)
+			continue;
+		*same = true;
+		r = pl_corr_shift(&pc->in[i].g[g].s, ref, k * NS_PER_DAY);
+		if (!isnan(r) && (isnan(best) || r > best))
+			best = r;
+	}
+	return best;
+}
+
+static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, const struct pl_collect *pc)
 {
 	for (size_t i = 0; i < res->nr; i++) {
-		int64_t k_lo = INT64_MAX, k_hi = INT64_MIN, k = 0;
-		size_t from = res->nr, n = 0;
+		int64_t k_lo = INT64_MAX, k_hi = INT64_MIN, k_best = 0;
+		double r_best = NAN, r_next = NAN;
+		size_t from = res->nr, from_best = res->nr;
 		struct input_stat *st = &res->inputs[i];
-		char day[16];
+		char day[16], rr[48] = "";
 		int y, m, d;
+		bool by_readings = false;
 
 		if (!zi[i].tod || zi[i].first_ns == INT64_MIN)
 			continue;
 		for (size_t j = 0; j < res->nr; j++) {
 			int64_t a, b;
+			bool same = false;
 			if (j == i || zi[j].tod || zi[j].first_ns == INT64_MIN)
 				continue;
 			/* days k with [first + k, last + k] meeting [first_j, last_j] */
@@ -1352,25 +1377,54 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi)
 			b = b >= 0 ? b / NS_PER_DAY : -((-b + NS_PER_DAY - 1) / NS_PER_DAY);
 			if (a > b)
 				continue;
-			if (from == res->nr)
-				from = j;
-			n++;
-			k_lo = a < k_lo ? a : k_lo;
-			k_hi = b > k_hi ? b : k_hi;
+			if (b - a >= TOD_MAX_DAYS)
+				b = a + TOD_MAX_DAYS - 1;
+			for (int64_t k = a; k <= b; k++) {
+				double r = tod_readings(pc, i, j, k, &same);
+				if (!same)
+					break;	/* another GPU's log dates nothing */
+				if (from == res->nr)
+					from = j;
+				k_lo = k < k_lo ? k : k_lo;
+				k_hi = k > k_hi ? k : k_hi;
+				if (isnan(r))
+					continue;
+				if (isnan(r_best) || r > r_best) {
+					if (!isnan(r_best) && k != k_best)
+						r_next = r_best;
+					r_best = r;
+					k_best = k;
+					from_best = j;
+				} else if (k != k_best && (isnan(r_next) || r > r_next)) {
+					r_next = r;
+				}
+			}
 		}
-		if (from == res->nr || k_lo != k_hi)
-			continue;	/* no dated log meets it, or several days would */
-		k = k_lo;
+		if (from == res->nr)
+			continue;	/* no dated log of its GPU meets it */
+		if (!isnan(r_best) && r_best >= TOD_MATCH_R &&
+		    (isnan(r_next) || r_best - r_next >= TOD_MARGIN_R)) {
+			by_readings = true;	/* the day whose readings it repeats */
+			from = from_best;
+		} else if (k_lo == k_hi && (isnan(r_best) || r_best >= TOD_CONTRA_R)) {
+			k_best = k_lo;		/* the one day the spans allow */
+		} else {
+			continue;		/* several days, or readings that disagree */
+		}
 		st->tod_by_evidence = true;
-		st->tod_days = zi[i].tod_days + k;
+		st->tod_days = zi[i].tod_days + k_best;
 		civil_from_days(st->tod_days, &y, &m, &d);
 		snprintf(day, sizeof(day), "%04d-%02d-%02d", y, m, d);
+		if (!isnan(r_best) && (by_readings || k_lo == k_hi))
+			snprintf(rr, sizeof(rr), ", readings r=%.2f", r_best);
 		snprintf(st->tod_note, sizeof(st->tod_note),
-			 "time of day in file, date %s from %s%s (its dated times of day are the same)",
-			 day, strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
-			 : res->inputs[from].path, n > 1 ? " and the other dated logs" : "");
-		zi[i].first_ns += k * NS_PER_DAY;
-		zi[i].last_ns += k * NS_PER_DAY;
+			 "time of day in file, date %s from %s (%s%s)", day,
+			 strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
+			 : res->inputs[from].path,
+			 by_readings ? "its times of day and readings match" : "the one day its times of day meet",
+			 rr);
+		zi[i].first_ns += k_best * NS_PER_DAY;
+		zi[i].last_ns += k_best * NS_PER_DAY;
 	}
 }
 
@@ -1386,6 +1440,7 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi)
 static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 {
 	struct zn_input *zi;
+	struct pl_collect pc;
 	const char **names;
 	bool *later, any_local = false, any_zoned = false, any_tod = false, any_dated = false;
 	int64_t shift;
@@ -1398,7 +1453,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	later = xcalloc(res->nr, sizeof(*later));
 	for (size_t i = 0; i < res->nr; i++) {
 		/* a trace whose events start past its first 64 KiB: read it whole */
-		later[i] = !scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i]);
+		later[i] = !scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i], NULL);
 		any_local |= zi[i].zoneless;
 		any_zoned |= zi[i].zoned;
 		any_tod |= zi[i].tod;
@@ -1411,7 +1466,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	}
 	for (size_t i = 0; i < res->nr; i++)
 		if (later[i] && !res->inputs[i].skip_reason[0]) {
-			scan_zone_input(res, i, o, 0, &zi[i]);
+			scan_zone_input(res, i, o, 0, &zi[i], NULL);
 			any_zoned |= zi[i].zoned;
 			any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
 			later[i] = false;	/* read whole already */
@@ -1426,12 +1481,15 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 		return;
 	}
 	names = xcalloc(res->nr, sizeof(*names));
+	pl_collect_init(&pc, o, res->nr);
 	for (size_t i = 0; i < res->nr; i++) {
-		if (later[i])
-			scan_zone_input(res, i, o, 0, &zi[i]);
+		/* dating -o T logs compares readings: every timed log, whole */
+		if (later[i] || (any_tod && any_dated && zi[i].first_ns != INT64_MIN))
+			scan_zone_input(res, i, o, 0, &zi[i], any_tod && any_dated ? &pc : NULL);
 		names[i] = res->inputs[i].path;
 	}
-	date_tod_inputs(res, zi);
+	date_tod_inputs(res, zi, &pc);
+	pl_collect_release(&pc);
 	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
 	if (v != ZN_AGREE)
 		for (size_t i = 0; i < res->nr; i++) {

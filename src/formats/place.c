@@ -408,6 +408,46 @@ int pl_align(const struct pl_series *x, const struct pl_series *ref, struct pl_f
 	return 0;
 }
 
+double pl_corr_shift(const struct pl_series *x, const struct pl_series *ref, int64_t shift_ns)
+{
+	double rsum = 0;
+	int nm = 0;
+
+	if (!x->n || !ref->n || x->step_ns <= 0 || x->step_ns != ref->step_ns)
+		return NAN;
+	for (int m = 0; m < PL_NM; m++) {
+		double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, vx, vy;
+		size_t n = 0;
+		for (size_t a = 0; a < x->n; a++) {
+			int64_t d = x->t0_ns + (int64_t)a * x->step_ns + shift_ns - ref->t0_ns;
+			int64_t b = d >= 0 ? (d + ref->step_ns / 2) / ref->step_ns : -1;
+			double u, v;
+			if (b < 0 || (size_t)b >= ref->n)
+				continue;
+			u = x->v[a][m];
+			v = ref->v[b][m];
+			if (isnan(u) || isnan(v))
+				continue;
+			sx += u;
+			sy += v;
+			sxx += u * u;
+			syy += v * v;
+			sxy += u * v;
+			n++;
+		}
+		if (n < MIN_SAMPLES)
+			continue;
+		vx = sxx - sx * sx / (double)n;
+		vy = syy - sy * sy / (double)n;
+		if (sqrt(fmax(vx, 0) / (double)(n - 1)) < min_spread[m] ||
+		    sqrt(fmax(vy, 0) / (double)(n - 1)) < min_spread[m])
+			continue;
+		rsum += (sxy - sx * sy / (double)n) / sqrt(vx * vy);
+		nm++;
+	}
+	return nm ? rsum / nm : NAN;
+}
+
 /* ---- the pre-pass ---------------------------------------------------------- */
 
 static const int pl_metric[PL_NM] = { M_POWER, M_UTIL_GPU, M_MEM_USED, M_SM_CLOCK };
@@ -521,6 +561,14 @@ static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 	return s ? s + 1 : p;
+}
+
+const struct pl_series *pl_same_gpu(const struct pl_input *in, const struct pl_gpu_series *g)
+{
+	for (size_t k = 0; k < in->ng; k++)
+		if (same_gpu(g, &in->g[k]))
+			return &in->g[k].s;
+	return NULL;
 }
 
 /* A timed input whose file time is far from its last sample: the file times

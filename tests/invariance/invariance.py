@@ -323,6 +323,36 @@ def main():
     else:
         diffs = differences(summary(alone), bases["tod"], ("energy",))
         verdict("tod", "energy once", diffs)
+    # ... and each -o T log says it took its date from the dated log
+    got, err = report([tod])
+    if not err:
+        bad = ["%s: %s" % (os.path.basename(i["path"]), i.get("time_basis"))
+               for i in got["inputs"] if "_T.log" in i["path"] and
+               "from gpu_monitor.csv" not in (i.get("time_basis") or "")]
+        verdict("tod", "dated by evidence", bad)
+    # ... also beside a dated log of three days, by the readings it repeats:
+    # the days before and after hold the same rows in reverse order
+    wk = os.path.join(WORK, "case-tod-week")
+    os.makedirs(wk)
+    shutil.copyfile(os.path.join(tod, "dmon_pucvmet_T.log"), os.path.join(wk, "dmon_pucvmet_T.log"))
+    with open(os.path.join(tod, "gpu_monitor.csv")) as fh:
+        lines = fh.read().splitlines()
+    rows = lines[1:]
+    with open(os.path.join(wk, "gpu_monitor.csv"), "w") as fh:
+        fh.write(lines[0] + "\n")
+        for day, src in (("2026-11-28", list(reversed(rows))), ("2026-11-29", rows),
+                         ("2026-11-30", list(reversed(rows)))):
+            for r, t in zip(src, rows):
+                fh.write(day + " " + t.split(",")[0].split(" ")[1] + "," + r.split(",", 1)[1] + "\n")
+    got, err = report([wk])
+    if err:
+        failures.append("tod-week / dated by readings: " + err)
+    else:
+        bad = ["%s: %s" % (os.path.basename(i["path"]), i.get("time_basis"))
+               for i in got["inputs"] if "_T.log" in i["path"] and
+               "date 2026-11-29 from gpu_monitor.csv (its times of day and readings match"
+               not in (i.get("time_basis") or "")]
+        verdict("tod-week", "dated by readings", bad)
     # case 2: the full capture keeps its kernel events once and its traces joined
     full = bases.get("full")
     if full:
