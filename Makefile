@@ -51,9 +51,7 @@ FAKE_NVML = $(O)/fake-nvml/libnvidia-ml.so.1 $(O)/fake-nvml-min/libnvidia-ml.so.
 # Record test helpers: an ENOSPC/EIO injector (LD_PRELOAD), a strict .prom checker, an allocation count.
 RECORD_HELPERS = $(O)/inject/libinject.so $(O)/record-tests/promcheck $(O)/record-tests/alloc_loop
 
-.PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help \
-        unit formats golden corpus check-layers check-docs check-timeless record-tests doctor-tests leak-e2e html-tests trace-check scale-tests bench-record device-bin \
-        state-accuracy alert-tests issue15 store-tests kernel-tests invariance
+.PHONY: all deps test check check-all demo bench fuzz fuzz-replay san install clean help bench-record device-bin
 all: $(BIN) $(O)/fuzz_replay $(O)/gen-logs $(O)/gen-kernlog
 
 help:
@@ -137,35 +135,68 @@ $(O)/record-tests/alloc_loop: tests/record/alloc_loop.c $(O)/libgputally.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libgputally.a $(LDLIBS)
 
 # ---- tests -------------------------------------------------------------
+.PHONY: unit
+TEST_TARGETS += unit
 unit: $(UNIT_BINS) $(FAKE_NVML)
 	@FAKE_NVML_DIR=$(abspath $(O)) sh tests/run-unit.sh $(UNIT_BINS)
+.PHONY: record-tests
+TEST_TARGETS += record-tests
 record-tests: $(BIN) $(FAKE_NVML) $(RECORD_HELPERS)
 	@sh tests/record/run.sh $(BIN) $(O)
+.PHONY: doctor-tests
+TEST_TARGETS += doctor-tests
 doctor-tests: $(BIN) $(FAKE_NVML)
 	@sh tests/doctor/run.sh $(BIN) $(O)
+.PHONY: formats
+TEST_TARGETS += formats
 formats: $(BIN)
 	@sh tests/run-formats.sh $(BIN)
+.PHONY: golden
+TEST_TARGETS += golden
 golden: $(BIN)
 	@sh tests/run-golden.sh $(BIN)
+.PHONY: corpus
+TEST_TARGETS += corpus
 corpus: $(BIN)
 	@sh tests/run-corpus.sh $(BIN)
 # hand-made cases of every issue 15 class (tests/issue15/README.md)
+.PHONY: issue15
+TEST_TARGETS += issue15
 issue15: $(BIN)
 	@sh tests/run-corpus.sh $(BIN) tests/issue15
+.PHONY: fuzz-replay
+TEST_TARGETS += fuzz-replay
 fuzz-replay: $(O)/fuzz_replay
 	@$(O)/fuzz_replay fuzz/regressions fuzz/corpus tests/formats
 # The HTML/Markdown reports against the JSON, and rendered by headless Chromium.
+.PHONY: html-tests
+TEST_TARGETS += html-tests
 html-tests: $(BIN)
 	@sh tests/html/run.sh $(BIN) $(O)/html-test
+.PHONY: check-layers
+TEST_TARGETS += check-layers
 check-layers:
 	@sh scripts/check-layers.sh
+# shell test checks that cannot fail (a $$? read after a command substitution)
+.PHONY: check-tests
+TEST_TARGETS += check-tests
+check-tests:
+	@sh scripts/check-tests.sh
+.PHONY: check-docs
+TEST_TARGETS += check-docs
 check-docs: $(BIN)
 	@sh tests/check-docs.sh $(BIN)
+.PHONY: check-timeless
+TEST_TARGETS += check-timeless
 check-timeless: $(BIN)
 	@sh tests/check-timeless.sh $(BIN)
+.PHONY: leak-e2e
+TEST_TARGETS += leak-e2e
 leak-e2e: $(BIN)
 	@sh tests/leak/run.sh $(BIN)
 # gputally trace against figures recomputed in Python from the same traces
+.PHONY: trace-check
+TEST_TARGETS += trace-check
 trace-check: $(BIN)
 	@python3 tests/trace/check.py $(BIN) tests/trace/data/*.json.gz tests/trace/*.json \
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
@@ -173,41 +204,66 @@ trace-check: $(BIN)
 	@python3 tests/trace/report_check.py $(BIN)
 
 # gputally scale against the worked figures of sources.md and an independent fit
+.PHONY: scale-tests
+TEST_TARGETS += scale-tests
 scale-tests: $(BIN)
 	@sh tests/scale/run.sh $(BIN)
 
+# the articles' numbers in docs/worked-examples.md, each command run and its output checked
+.PHONY: worked-examples
+TEST_TARGETS += worked-examples
+worked-examples: $(BIN)
+	@python3 tests/worked/check.py $(BIN) docs/worked-examples.md
+
 # per-second states on the bundled capture against its app log (within and around phases)
+.PHONY: state-accuracy
+TEST_TARGETS += state-accuracy
 state-accuracy: $(BIN)
 	@sh tests/states/run.sh $(BIN)
 
-# gputally alert on hand-made logs, the Prometheus rules (promtool) and the Grafana dashboard
+# gputally alert on hand-made logs, the Prometheus rules (promtool), the Grafana dashboard, and
+# delivery to a real Alertmanager and a local webhook receiver (tests/alert/deliver.sh)
+.PHONY: alert-tests
+TEST_TARGETS += alert-tests
 alert-tests: $(BIN)
 	@sh tests/alert/run.sh $(BIN)
+	@sh tests/alert/deliver.sh $(BIN)
 
 # Kernel logs on the real H200 capture and generated bad input, times against a Python recount
+.PHONY: kernel-tests
+TEST_TARGETS += kernel-tests
 kernel-tests: $(BIN)
 	@sh tests/kernel/run.sh $(BIN)
 
 # The audit does not change with file times, TZ, input order, split or joined
 # logs, or a trip through the store (issue 28; tests/invariance/invariance.py)
+.PHONY: invariance
+TEST_TARGETS += invariance
 invariance: $(BIN)
 	@sh tests/invariance/run.sh $(BIN)
 
 # The history store: ingest, trend and report --db against recounts (docs/store.md)
+.PHONY: store-tests
+TEST_TARGETS += store-tests
 store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 	@sh tests/store/run.sh $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 
-.PHONY: prom-tests bench-prom
+# Issue 33: FIFOs and pipes, two writers of one store, bounds on reads, terminal escapes
+.PHONY: stream-tests
+TEST_TARGETS += stream-tests
+stream-tests: $(BIN)
+	@sh tests/streams/run.sh $(BIN)
+
+.PHONY: bench-prom
 # report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
+.PHONY: prom-tests
+TEST_TARGETS += prom-tests
 prom-tests: $(BIN) $(FAKE_NVML)
 	@sh tests/prom/run.sh $(BIN) $(O)
 
-# Every tier of `make test`, in order (a new test suite is one more name here).
-TEST_TARGETS = unit formats golden corpus fuzz-replay check-layers check-docs check-timeless record-tests \
-	doctor-tests leak-e2e html-tests trace-check \
-	scale-tests state-accuracy alert-tests issue15 \
-	store-tests prom-tests kernel-tests invariance
-
+# Every tier of `make test`: each tier's rule above adds itself with
+# `TEST_TARGETS += NAME` beside it (a new test suite is one block), and they
+# run in the order of the file.
 test: all $(FAKE_NVML) $(RECORD_HELPERS)
 	@$(MAKE) --no-print-directory $(TEST_TARGETS)
 

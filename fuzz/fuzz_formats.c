@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const fuzz_ids[] = {
 	"gpu-monitor", "gputally-csv", "kineto", "nsys-sqlite", "prom-text", "smi-apps",
 	"smi-dmon", "smi-pmon", "smi-query", "smi-xml", "kernel-dmesg", "clock-ref",
-	"syslog", "journal-text", "journal-json", "journal-json-pretty",
+	"syslog", "journal-text", "journal-json", "journal-json-pretty", "smi-q",
+	"smi-table", "dev-holders", "gpustat", "dcgmi-dmon",
 };
 #define FUZZ_NIDS (sizeof(fuzz_ids) / sizeof(fuzz_ids[0]))
 

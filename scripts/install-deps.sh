@@ -5,7 +5,7 @@
 set -e
 pkgs="gcc make pkg-config zlib1g-dev libzstd-dev libinih-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libexpat1-dev tzdata"
 case "${1:-build}" in
-test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl python3 chromium sqlite3 prometheus" ;;
+test)  pkgs="$pkgs libcmocka-dev gzip zstd tzdata curl python3 chromium sqlite3 prometheus prometheus-alertmanager" ;;
 bench) pkgs="$pkgs mawk python3" ;;
 fuzz)  pkgs="$pkgs clang libclang-rt-14-dev" ;;
 esac

@@ -68,6 +68,12 @@ const char alert_rules_default_text[] =
 	"threshold = ustar\n"
 	"window = 1d\n"
 	"\n"
+	"[util_below_breakeven_in_job]\n"
+	"kind = util_below\n"
+	"threshold = ustar\n"
+	"window = 1d\n"
+	"during = job\n"
+	"\n"
 	"[recorder_stale]\n"
 	"kind = stale\n"
 	"intervals = 3\n";
@@ -77,11 +83,11 @@ const char alert_rules_default_text[] =
 enum key_bit {
 	K_KIND = 1 << 0, K_THRESHOLD = 1 << 1, K_FOR = 1 << 2, K_WINDOW = 1 << 3,
 	K_STATE = 1 << 4, K_EVENTS = 1 << 5, K_XID = 1 << 6, K_INTERVALS = 1 << 7,
-	K_SEVERITY = 1 << 8,
+	K_SEVERITY = 1 << 8, K_DURING = 1 << 9,
 };
 
 static const char *const key_names[] = {
-	"kind", "threshold", "for", "window", "state", "events", "xid_codes", "intervals", "severity",
+	"kind", "threshold", "for", "window", "state", "events", "xid_codes", "intervals", "severity", "during",
 };
 #define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
 
@@ -92,7 +98,7 @@ static const unsigned kind_keys[AK__COUNT] = {
 	[AK_POWER_ZERO] = K_THRESHOLD | K_FOR,
 	[AK_EVENT] = K_EVENTS | K_XID,
 	[AK_STATE] = K_STATE | K_FOR,
-	[AK_UTIL_BELOW] = K_THRESHOLD | K_WINDOW,
+	[AK_UTIL_BELOW] = K_THRESHOLD | K_WINDOW | K_DURING,
 	[AK_STALE] = K_INTERVALS,
 };
 
@@ -230,6 +236,14 @@ static int set_key(struct rules_ctx *c, struct alert_rule *r, int k, const char 
 			r->for_ns = ns;
 		else
 			r->window_ns = ns;
+		return 1;
+	case K_DURING:
+		if (!strcmp(v, "job"))
+			r->during_job = true;
+		else if (!strcmp(v, "all"))
+			r->during_job = false;
+		else
+			return fail(c, "[%s]: during wants all or job, got '%s'", r->id, v);
 		return 1;
 	case K_STATE:
 		for (int i = 0; i < ST__COUNT; i++)
@@ -489,7 +503,7 @@ struct alert_episode {
 };
 
 /*
- * util_below: busy and utilization-known seconds per wall-clock minute, in a
+ * util_below: useful and utilization-known seconds per wall-clock minute, in a
  * ring just long enough for the rule's window, so that memory does not grow
  * with the length of the log and time with no utilization reading counts as
  * unknown, not as idle.
@@ -532,17 +546,31 @@ static void ring_add(struct alert_util_ring *u, int64_t m, double busy, double k
 	u->known[slot] += (float)known;
 }
 
-static void ring_feed(struct alert_util_ring *u, const struct ival *iv)
+/* A job holds the GPU: the state of docs/states.md is one of work or held
+ * but idle (memory held or a process present, no work: the waste the rule is
+ * for), not idle, down, unknown or a gap. */
+static bool job_holds(int st)
+{
+	return st != ST_IDLE && st != ST_GAP && st != ST_DOWN && st != ST_UNKNOWN;
+}
+
+/* The useful share (docs/states.md "Busy"): useful-state seconds over the
+ * seconds with a utilization reading (with during_job, only while a job
+ * holds the GPU). */
+static void ring_feed(struct alert_util_ring *u, const struct ival *iv, int st, bool during_job)
 {
 	double util = iv->v[M_UTIL_GPU];
+	bool useful = state_is_useful(st);
 
 	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)) || isnan(util))
+		return;
+	if (during_job && !job_holds(st))
 		return;
 	for (int64_t t0 = iv->t0_ns; t0 < iv->t1_ns;) {
 		int64_t m = minute_of(t0), end = (m + 1) * MIN_NS;
 		int64_t t1 = iv->t1_ns < end ? iv->t1_ns : end;
 		double dt = (double)(t1 - t0) / 1e9;
-		ring_add(u, m, dt * util / 100, dt);
+		ring_add(u, m, useful ? dt : 0, dt);
 		t0 = t1;
 	}
 }
@@ -655,7 +683,7 @@ static void on_interval(void *ud, int gpu, const struct ival *iv, int st)
 				ev->ur[gpu] = xcalloc(rs->n, sizeof(*ev->ur[gpu]));
 			if (!ev->ur[gpu][i].cap)
 				ev->ur[gpu][i].cap = (size_t)(r->window_ns / MIN_NS) + 2;
-			ring_feed(&ev->ur[gpu][i], iv);
+			ring_feed(&ev->ur[gpu][i], iv, st, r->during_job);
 			continue;
 		}
 		if (r->kind != AK_TEMP_ABOVE && r->kind != AK_MEM_FREE_BELOW &&
@@ -854,7 +882,7 @@ static void eval_stale(struct alert_eval *ev, const struct alert_rule *r, int64_
 	}
 }
 
-/* Busy over utilization-known seconds of the minutes that end inside the
+/* Useful over utilization-known seconds of the minutes that end inside the
  * window [last sample - window, last sample]. */
 static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t ri)
 {
@@ -891,7 +919,8 @@ static void eval_util(struct alert_eval *ev, const struct alert_rule *r, size_t 
 			continue;
 		time_human_dur(dur, sizeof(dur), r->window_ns);
 		snprintf(a->message, sizeof(a->message),
-			 "utilization %.2f %% over the last %s of data is below %s %.2f %%", pct, dur,
+			 "useful share %.2f %% %sover the last %s of data is below %s %.2f %%", pct,
+			 r->during_job ? "while a job held the GPU " : "", dur,
 			 r->use_ustar ? "the break-even u* =" : "the threshold", thr);
 	}
 }

@@ -46,6 +46,7 @@ struct alert_rule {
 	bool use_ustar;		/* AK_UTIL_BELOW: threshold = 100 x u* */
 	int64_t for_ns;		/* shortest episode that alerts (0: any) */
 	int64_t window_ns;	/* AK_UTIL_BELOW */
+	bool during_job;	/* AK_UTIL_BELOW: only seconds while a job holds the GPU count */
 	int state;		/* AK_STATE: enum gpu_state */
 	uint32_t events;	/* AK_EVENT: bit i = row i of alert_events[] */
 	bool xid_any;		/* AK_EVENT: no xid_codes given: every code */

@@ -42,6 +42,7 @@ struct present_proc {
 struct win_sum {
 	uint64_t s1, s2, tot, act;
 	uint32_t nact, odd;
+	uint32_t nsw;		/* entries whose work/no-work differs from the data entry before */
 };
 
 struct gpu_work {
@@ -52,6 +53,7 @@ struct gpu_work {
 	struct win_sum run;		/* the sums of every entry so far */
 	int64_t last_t1_ns;		/* the newest entry's end */
 	bool unsorted;			/* an entry overlapped or went back: scan windows whole */
+	int8_t last_act;		/* the last data entry: 1 work, 0 none, -1 none yet */
 	struct present_proc present[MAXPRESENT];
 	int npresent;
 	int64_t last_proc_obs_ns;
@@ -309,6 +311,9 @@ static void win_push(struct gpu_work *w, const struct ival *iv)
 	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)))
 		return;
 	u = iv->v[M_UTIL_GPU];
+	if (w->last_act >= 0 && (u > state_thr.active_util_pct) != (w->last_act == 1))
+		w->run.nsw++;
+	w->last_act = u > state_thr.active_util_pct;
 	if (u >= 0 && u <= 100 && u == (double)(int)u) {
 		uint64_t dt = (uint64_t)(iv->t1_ns - iv->t0_ns), ui = (uint64_t)(int)u;
 		w->run.s1 += ui * dt;
@@ -337,6 +342,7 @@ static void window_scan(const struct gpu_work *w, int idx, int64_t half, struct 
 {
 	const struct ival *c = &w->ring[(w->ring_head + idx) & (w->ring_cap - 1)];
 	double sum = 0, sum2 = 0, tot = 0, act = 0;
+	int last = -1, sw_n = 0;
 
 	memset(sw, 0, sizeof(*sw));
 	for (int i = 0; i < w->ring_n; i++) {
@@ -351,6 +357,9 @@ static void window_scan(const struct gpu_work *w, int idx, int64_t half, struct 
 		sum += u * dt;
 		sum2 += u * u * dt;
 		tot += dt;
+		if (last >= 0 && (u > state_thr.active_util_pct) != (last == 1))
+			sw_n++;
+		last = u > state_thr.active_util_pct;
 		if (u > state_thr.active_util_pct) {
 			act += dt;
 			if (iv->t1_ns <= c->t0_ns)
@@ -359,8 +368,10 @@ static void window_scan(const struct gpu_work *w, int idx, int64_t half, struct 
 				sw->active_after = true;
 		}
 	}
-	if (tot > 0)
+	if (tot > 0) {
 		window_set(sw, sum, sum2, tot, act);
+		sw->switches = sw_n;
+	}
 }
 
 /*
@@ -400,6 +411,8 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 	m1 = pre_at(w, idx + 1);	/* ... and c */
 	sw->active_before = m0->nact != a->nact;
 	sw->active_after = b->nact != m1->nact;
+	/* switches flagged on the window's entries after its first */
+	sw->switches = hi > lo + 1 ? (int)(b->nsw - pre_at(w, lo + 1)->nsw) : 0;
 	window_set(sw, (double)(b->s1 - a->s1), (double)(b->s2 - a->s2), (double)(b->tot - a->tot),
 		   (double)(b->act - a->act));
 }
@@ -510,14 +523,16 @@ static void classify_one(struct analysis *an, int gi, int idx)
 	if (HAS(M_SM_CLOCK_MAX))
 		g->sm_clock_ref_mhz = iv->v[M_SM_CLOCK_MAX];
 	in.sm_clock_ref_mhz = g->sm_clock_ref_mhz;
+	/* this reading is judged against a reference it cannot exceed */
+	if (in.clock_known && in.sm_clock_mhz > in.sm_clock_ref_mhz)
+		in.sm_clock_ref_mhz = in.sm_clock_mhz;
 	if (w->held_n && (w->held_n >= w->held_n_at_median * 2 || w->held_n - w->held_n_at_median >= 256)) {
 		w->held_floor_cache = median_hist(w->held_hist, w->held_sum, w->held_n);
 		w->held_n_at_median = w->held_n;
 	}
 	in.held_floor_w = w->held_n ? w->held_floor_cache : NAN;
-	/* the window only matters for an idle interval with something held */
-	if (in.util_known && in.util <= state_thr.active_util_pct &&
-	    (in.nproc > 0 || (in.mem_known && in.mem_mib >= in.held_mem_mib)))
+	/* the window only matters with something held (a wait, or a burst between waits) */
+	if (in.util_known && (in.nproc > 0 || (in.mem_known && in.mem_mib >= in.held_mem_mib)))
 		window_at(w, idx, an->cfg.window_ns, &in.win);
 #undef HAS
 	st = state_classify(&in);
@@ -592,6 +607,7 @@ static struct gpu_work *work_new(struct analysis *an, int gi)
 	w->pre = xreallocarray(NULL, RING_MIN, sizeof(struct win_sum));
 	w->ring_cap = RING_MIN;
 	w->last_t1_ns = INT64_MIN;
+	w->last_act = -1;
 	w->det = det_states_new();
 	an->work[gi] = w;
 	return w;

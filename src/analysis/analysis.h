@@ -234,6 +234,7 @@ struct trace_join {
 	double util_pct;		/* time-weighted utilization.gpu over [w0, w1); NAN: none known */
 	double util_known_s;
 	double util_busy_s;		/* util_pct / 100 x span_s (0 when unknown) */
+	double useful_state_s;		/* span_s x the share of [w0, w1) in useful states (the cost's busy) */
 	bool overlaps;			/* its stretch overlaps an earlier join of the GPU: not used for cost */
 };
 
@@ -337,10 +338,11 @@ double gpu_energy_j(const struct gpu_stats *g, const char **source);
 /* How an event is named in words and evidence: "Xid 79", "fallen_off_bus". */
 void analysis_event_name(char *buf, size_t cap, int ev, int32_t code);
 
-/* The useful seconds of GPU gi for the cost model: busy_s from
- * utilization.gpu, with each joined trace stretch counted by its kernels
- * instead (trace_join.c).  *replaced (may be NULL): the utilization seconds
- * taken out; *from_traces: the kernel seconds put in. */
+/* The useful seconds of GPU gi for the cost model (one definition of busy,
+ * docs/states.md "Busy"): its time in useful states (state_is_useful():
+ * compute_bound, memory_bound, throttled), with each joined trace stretch
+ * counted by its kernels instead.  *replaced (may be NULL): the useful-state
+ * seconds taken out; *from_traces: the kernel seconds put in. */
 double analysis_useful_s(const struct analysis *an, int gi, double *replaced, double *from_traces);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stretches of one state: a finding for each long enough run of held_idle,
- * input_bound, launch_bound, throttled or down time.  The rule per state is
+ * input_bound, launch_bound or down time (throttled time: det_throttle.c).  The rule per state is
  * one row of the table below; docs/states.md has them for people.
  */
 #include "analysis/detector.h"
@@ -42,10 +42,6 @@ static const struct stretch_finding {
 	{ ST_LAUNCH, "launch_bound", true, 300, SEV_INFO,
 	  "GPU %d ran streams of tiny kernels for %s: busy on paper, idle in power",
 	  "utilization above 0 while power stayed at the held-idle floor (mean %2$.0f W) for %1$.0f s" },
-	{ ST_THROTTLED, "throttling", false, 60, SEV_INFO,
-	  "GPU %d ran throttled for %s",
-	  "clock event reasons (power cap, thermal, HW slowdown), violation counters or an SM clock "
-	  "drop under load for %1$.1f s" },
 	{ ST_DOWN, "gpu_down", false, 0, SEV_CRITICAL,
 	  "GPU %d was lost or needed a reset for %s",
 	  "readings such as [GPU is lost] / [GPU requires reset], or a fatal kernel event, put it down for %1$.1f s" },
@@ -104,7 +100,7 @@ static void stretch_finish(struct analysis *an, int gi, void *st)
 
 const struct detector detector_stretch = {
 	.id = "stretch",
-	.summary = "long runs of held_idle, input_bound, launch_bound, throttled or down time",
+	.summary = "long runs of held_idle, input_bound, launch_bound or down time",
 	.state_size = sizeof(struct stretch),
 	.interval = stretch_interval,
 	.finish = stretch_finish,

@@ -36,5 +36,8 @@ const struct state_thresholds state_thr = {
 	.burst_cv = 0.35,
 	.burst_active_frac = 0.3,
 	.burst_mean_max_pct = 50,
-	.clock_drop_ratio = 0.85,
+	.clock_drop_ratio = 0.90,
+	.brake_clock_ratio = 0.95,
+	.alt_switches = 3,
+	.alt_min_frac = 0.25,
 };

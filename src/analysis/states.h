@@ -40,13 +40,17 @@ struct state_thresholds {
 	double burst_cv;		/* window util CV above this: bursts (input bound) */
 	double burst_active_frac;	/* ... with at least this share of active time */
 	double burst_mean_max_pct;	/* ... and a window mean below this */
-	double clock_drop_ratio;	/* SM clock below ratio x reference under load */
+	double clock_drop_ratio;	/* SM clock below ratio x reference under load: throttled */
+	double brake_clock_ratio;	/* a brake (reason bit, violation) counts below ratio x reference */
+	int alt_switches;		/* window: at least this many work <-> wait switches ... */
+	double alt_min_frac;		/* ... each of work and wait at least this share of the window */
 };
 extern const struct state_thresholds state_thr;
 
 /* Window features around an interval (time-weighted). */
 struct state_window {
 	double util_mean, util_cv, active_frac;
+	int switches;		/* changes between work and no work from one interval to the next */
 	bool active_before, active_after;	/* work within the window on each side */
 	bool valid;
 };
@@ -65,6 +69,48 @@ struct state_in {
 
 /* clocks_event_reasons bits that mean "slower than it could run" (formats.md 7.6) */
 #define THROTTLE_MASK 0xECull	/* SwPowerCap 0x4, HwSlowdown 0x8, SwThermal 0x20, HwThermal 0x40, HwPowerBrake 0x80 */
+
+/*
+ * A brake: a clock-event reason bit that slows the clock (THROTTLE_MASK),
+ * or a power or thermal violation counter above 0.
+ */
+static inline bool state_brake(const struct state_in *in)
+{
+	return (in->mask_known && (in->mask & THROTTLE_MASK)) || in->pviol > 0 || in->tviol > 0;
+}
+
+/*
+ * Throttled: the clock fell materially under work.  The SM clock below
+ * clock_drop_ratio x the reference with utilization at least busy, or a
+ * brake with the clock below brake_clock_ratio x the reference.  A brake
+ * with no clock reading to judge it by counts as before; a brake at full
+ * clocks (1950 of 1980 MHz under a power cap) does not: it is noted
+ * (det_throttle), not a state.
+ */
+static inline bool state_throttled(const struct state_in *in)
+{
+	const struct state_thresholds *t = &state_thr;
+	bool brake = state_brake(in);
+
+	if (!in->clock_known || !(in->sm_clock_ref_mhz > 0))
+		return brake;
+	if (in->util >= t->busy_util_pct && in->sm_clock_mhz < t->clock_drop_ratio * in->sm_clock_ref_mhz)
+		return true;
+	return brake && in->sm_clock_mhz < t->brake_clock_ratio * in->sm_clock_ref_mhz;
+}
+
+/*
+ * Work and waits alternating at the sampling resolution over the window:
+ * several switches, and neither work nor waiting under alt_min_frac of its
+ * time.  Bursts of a starved pipeline, not compute with a pause.
+ */
+static inline bool state_alternating(const struct state_in *in)
+{
+	const struct state_thresholds *t = &state_thr;
+
+	return in->win.valid && in->win.switches >= t->alt_switches &&
+	       in->win.active_frac >= t->alt_min_frac && in->win.active_frac <= 1 - t->alt_min_frac;
+}
 
 /*
  * The state of one interval.  Inline: it runs once per interval of every
@@ -86,13 +132,11 @@ static inline int state_classify(const struct state_in *in)
 		 in->win.util_mean < t->burst_mean_max_pct && in->win.util_mean > t->active_util_pct;
 
 	if (active) {
-		bool throttle = (in->mask_known && (in->mask & THROTTLE_MASK)) ||
-				(in->pviol > 0) || (in->tviol > 0) ||
-				(in->clock_known && in->util >= t->busy_util_pct &&
-				 in->sm_clock_ref_mhz > 0 &&
-				 in->sm_clock_mhz < t->clock_drop_ratio * in->sm_clock_ref_mhz);
-		if (throttle)
+		if (state_throttled(in))
 			return ST_THROTTLED;
+		/* a burst of a starved pipeline: work and waits alternating */
+		if (held && state_alternating(in))
+			return ST_INPUT;
 		if (in->mem_util_known && in->mem_util >= t->memory_util_pct &&
 		    in->mem_util >= t->memory_ratio * in->util)
 			return ST_MEMORY;
@@ -106,7 +150,7 @@ static inline int state_classify(const struct state_in *in)
 		return ST_INPUT;
 	}
 	/* the pause between bursts of a starved pipeline: work on both sides */
-	if (bursty && held && in->win.active_before && in->win.active_after)
+	if (held && in->win.active_before && in->win.active_after && (bursty || state_alternating(in)))
 		return ST_INPUT;
 	return held ? ST_HELD_IDLE : ST_IDLE;
 }

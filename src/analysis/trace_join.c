@@ -105,7 +105,7 @@ static const char *uuid_of(const struct analysis *an, const char *file, int32_t 
 /* utilization.gpu over the display buckets that [t0, t1) touches */
 static void util_over(const struct gpu_series *s, struct trace_join *j)
 {
-	double u = 0, k = 0;
+	double u = 0, k = 0, use = 0, cov = 0;
 	int64_t k0, k1;
 
 	j->util_pct = NAN;
@@ -125,7 +125,15 @@ static void util_over(const struct gpu_series *s, struct trace_join *j)
 	for (int64_t i = k0; i < k1; i++) {
 		u += s->b[i].sum[SER_UTIL];
 		k += s->b[i].known_s[SER_UTIL];
+		for (int st = 0; st < ST__COUNT; st++) {
+			if (st == ST_GAP)
+				continue;
+			cov += s->b[i].state_s[st];
+			if (state_is_useful(st))
+				use += s->b[i].state_s[st];
+		}
 	}
+	j->useful_state_s = cov > 0 ? use / cov * j->span_s : 0;
 	j->util_known_s = k;
 	if (k > 0)
 		j->util_pct = u / k;
@@ -321,13 +329,17 @@ void trace_join_release(struct analysis *an)
 
 double analysis_useful_s(const struct analysis *an, int gi, double *replaced, double *from_traces)
 {
-	double out = an->gpus[gi].busy_s, rep = 0, add = 0;
+	const struct gpu_stats *g = &an->gpus[gi];
+	double out = 0, rep = 0, add = 0;
 
+	for (int st = 0; st < ST__COUNT; st++)
+		if (state_is_useful(st))
+			out += g->state_s[st];
 	for (size_t k = 0; k < an->njoins; k++) {
 		const struct trace_join *j = &an->joins[k];
 		if (j->gpu != gi || j->overlaps)
 			continue;
-		rep += j->util_busy_s;
+		rep += j->useful_state_s;
 		add += j->kernel_s;
 	}
 	out += add - rep;

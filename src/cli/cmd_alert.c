@@ -21,6 +21,7 @@
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "report/alert_out.h"
+#include "report/alert_send.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -35,6 +36,13 @@ enum {
 	OPT_SET,
 	OPT_PROM_RULES,
 	OPT_PRINT_RULES,
+	OPT_ALERTMANAGER,
+	OPT_WEBHOOK,
+	OPT_WEBHOOK_FORMAT,
+	OPT_LABEL,
+	OPT_SEND_TIMEOUT,
+	OPT_RETRIES,
+	OPT_RETRY_WAIT,
 	OPT_HELP,
 };
 
@@ -46,6 +54,13 @@ const struct option_def alert_options[] = {
 	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
 	{ "prometheus-rules", 0, NULL, "print the rules as a Prometheus alerting-rules file over the recorder's metrics", OPT_PROM_RULES },
 	{ "print-rules", 0, NULL, "print the compiled-in rules as an INI file (a start for --rules)", OPT_PRINT_RULES },
+	{ "alertmanager", 0, "URL", "also post the alerts to Alertmanager's v2 API at URL (http://host:9093)", OPT_ALERTMANAGER },
+	{ "webhook", 0, "URL", "also post the alerts to URL as JSON (see --webhook-format)", OPT_WEBHOOK },
+	{ "webhook-format", 0, "json|slack|teams", "the webhook's body: alert --json's document (default), a Slack or a Teams message", OPT_WEBHOOK_FORMAT },
+	{ "label", 0, "KEY=VALUE", "a label added to every alert sent to Alertmanager (repeatable; for routing)", OPT_LABEL },
+	{ "send-timeout", 0, "SECONDS", "one delivery attempt's limit, connection included (default 10)", OPT_SEND_TIMEOUT },
+	{ "retries", 0, "N", "attempts after a failed delivery that may pass: no answer, 5xx, 408, 429 (default 3)", OPT_RETRIES },
+	{ "retry-wait", 0, "SECONDS", "the wait before the first retry, doubled for each next one (default 1)", OPT_RETRY_WAIT },
 	INGEST_OPTION_ROWS,
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
@@ -100,8 +115,33 @@ static int load_ustar(const char *profile, const char **sets, int nsets, double 
 	return 0;
 }
 
+struct delivery {
+	const char *am_url, *hook_url;
+	enum alert_dest_kind hook_kind;
+	struct alert_send_opts o;
+};
+
+/* Post what fired to each destination; EXIT_OK, or ALERT_EXIT_ERROR after
+ * saying which one failed (the alerts were printed all the same). */
+static int deliver(const struct alert_eval *ev, const struct delivery *d)
+{
+	struct gl_err err = { 0 };
+	int ret = EXIT_OK;
+
+	if (d->am_url && alert_send(ev, AD_ALERTMANAGER, d->am_url, &d->o, &err)) {
+		print_gl_err(&err);
+		ret = ALERT_EXIT_ERROR;
+	}
+	memset(&err, 0, sizeof(err));
+	if (d->hook_url && alert_send(ev, d->hook_kind, d->hook_url, &d->o, &err)) {
+		print_gl_err(&err);
+		ret = ALERT_EXIT_ERROR;
+	}
+	return ret;
+}
+
 static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const struct alert_rules *rs,
-		    double u_star, int64_t now, int json, const char *profile)
+		    double u_star, int64_t now, int json, const char *profile, const struct delivery *d)
 {
 	struct ingest_result res = { 0 };
 	struct ingest_sink sink = { 0 };
@@ -128,9 +168,11 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 	}
 	for (size_t i = 0; i < res.nr; i++) {
 		records += res.inputs[i].records;
-		if (res.inputs[i].skip_reason[0])
+		if (res.inputs[i].skip_reason[0] && !(res.inputs[i].named && input_unread(&res.inputs[i])))
 			fprintf(stderr, "gputally: %s: %s\n", res.inputs[i].path, res.inputs[i].skip_reason);
 	}
+	if (ingest_named_unread(&res))
+		goto out;	/* a file given by name that cannot be read: exit 2 */
 	if (!records) {
 		error("no GPU data in the input: nothing to check (an empty log is not a healthy GPU)");
 		goto out;
@@ -154,6 +196,8 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 		goto out;
 	}
 	ret = c.ev.n || c.ev.dropped ? ALERT_EXIT_FIRED : EXIT_OK;
+	if (deliver(&c.ev, d) != EXIT_OK)
+		ret = ALERT_EXIT_ERROR;
 out:
 	alert_eval_release(&c.ev);
 	analysis_release(c.an);
@@ -173,6 +217,8 @@ int cmd_alert(int argc, char **argv)
 	int nops = 0, nsets = 0, id, json = 0, prom = 0, ret = ALERT_EXIT_ERROR;
 	int64_t now = INT64_MIN;
 	double u_star = NAN;
+	struct delivery d = { .hook_kind = AD_WEBHOOK_JSON, .o = { .timeout_s = 10, .retries = 3, .retry_wait_s = 1 } };
+	char *end;
 
 	ingest_cli_init(&ic);
 	option_iter_init(&it, argc, argv);
@@ -184,7 +230,8 @@ int cmd_alert(int argc, char **argv)
 			options_help("alert", "[options] FILE|DIR...",
 				     "Check GPU logs against alert rules (temperature, free memory, power, Xid,\n"
 				     "down, utilization below break-even, a stale recorder file): one line per\n"
-				     "alert; exit 1 when any fired, 0 when none, 2 on a usage or input error.",
+				     "alert; exit 1 when any fired, 0 when none, 2 on a usage or input error\n"
+				     "or when --alertmanager or --webhook could not deliver them.",
 				     alert_options);
 			free(ops);
 			free(sets);
@@ -211,6 +258,63 @@ int cmd_alert(int argc, char **argv)
 		case OPT_PROM_RULES:
 			prom = 1;
 			break;
+		case OPT_ALERTMANAGER:
+			d.am_url = it.arg;
+			break;
+		case OPT_WEBHOOK:
+			d.hook_url = it.arg;
+			break;
+		case OPT_WEBHOOK_FORMAT:
+			if (!strcmp(it.arg, "json"))
+				d.hook_kind = AD_WEBHOOK_JSON;
+			else if (!strcmp(it.arg, "slack"))
+				d.hook_kind = AD_WEBHOOK_SLACK;
+			else if (!strcmp(it.arg, "teams"))
+				d.hook_kind = AD_WEBHOOK_TEAMS;
+			else {
+				error("--webhook-format wants json, slack or teams, got '%s'", it.arg);
+				goto usage;
+			}
+			break;
+		case OPT_LABEL: {
+			const char *eq = strchr(it.arg, '=');
+			size_t kn = eq ? (size_t)(eq - it.arg) : 0;
+			bool ok = kn > 0 && kn < 64 && !(it.arg[0] >= '0' && it.arg[0] <= '9');
+			for (size_t k = 0; ok && k < kn; k++)
+				ok = (it.arg[k] >= 'a' && it.arg[k] <= 'z') || (it.arg[k] >= 'A' && it.arg[k] <= 'Z') ||
+				     (it.arg[k] >= '0' && it.arg[k] <= '9') || it.arg[k] == '_';
+			if (!ok) {
+				error("--label wants KEY=VALUE with a Prometheus label name (letters, digits, _), got '%s'", it.arg);
+				goto usage;
+			}
+			if (d.o.nlabels == ALERT_SEND_MAX_LABELS) {
+				error("at most %d --label", ALERT_SEND_MAX_LABELS);
+				goto usage;
+			}
+			d.o.labels[d.o.nlabels++] = it.arg;
+			break;
+		}
+		case OPT_SEND_TIMEOUT:
+			d.o.timeout_s = strtod(it.arg, &end);
+			if (*end || !(d.o.timeout_s > 0 && d.o.timeout_s <= 3600)) {
+				error("--send-timeout wants seconds between 0 and 3600, got '%s'", it.arg);
+				goto usage;
+			}
+			break;
+		case OPT_RETRIES:
+			d.o.retries = (int)strtol(it.arg, &end, 10);
+			if (*end || !*it.arg || d.o.retries < 0 || d.o.retries > 10) {
+				error("--retries wants 0 to 10, got '%s'", it.arg);
+				goto usage;
+			}
+			break;
+		case OPT_RETRY_WAIT:
+			d.o.retry_wait_s = strtod(it.arg, &end);
+			if (*end || !(d.o.retry_wait_s >= 0 && d.o.retry_wait_s <= 60)) {
+				error("--retry-wait wants seconds between 0 and 60, got '%s'", it.arg);
+				goto usage;
+			}
+			break;
 		case OPT_PRINT_RULES:
 			fputs(alert_rules_default_text, stdout);
 			free(ops);
@@ -220,6 +324,10 @@ int cmd_alert(int argc, char **argv)
 			if (ingest_cli_option(&ic, id, it.arg) < 0)
 				goto usage;
 		}
+	}
+	if (prom && (d.am_url || d.hook_url)) {
+		error("--prometheus-rules prints rules: --alertmanager and --webhook deliver alerts found in logs");
+		goto usage;
 	}
 	if (prom && (nops || json)) {
 		error("--prometheus-rules prints rules and reads no logs: give no files and no --json");
@@ -238,8 +346,9 @@ int cmd_alert(int argc, char **argv)
 			alert_prometheus_rules(stdout, rs, u_star, profile);
 			ret = fflush(stdout) || ferror(stdout) ? ALERT_EXIT_ERROR : EXIT_OK;
 		} else {
+			d.o.profile = profile;
 			ret = evaluate(ops, nops, &ic, rs, u_star, now == INT64_MIN ? clock_now() : now,
-				       json, profile);
+				       json, profile, &d);
 		}
 	}
 	free(rs);

@@ -9,6 +9,7 @@
 #include "cli/usage.h"
 #include "cost/model.h"
 #include "cost/profile.h"
+#include "report/cost_explain.h"
 #include "util/jsonw.h"
 #include "util/scan.h"
 
@@ -19,6 +20,7 @@ enum {
 	OPT_JOB_HOURS,
 	OPT_JSON,
 	OPT_LIST_PROFILES,
+	OPT_EXPLAIN,
 	OPT_HELP,
 };
 
@@ -31,12 +33,13 @@ const struct option_def cost_options[] = {
 	  OPT_JOB_HOURS },
 	{ "json", 0, NULL, "machine-readable output", OPT_JSON },
 	{ "list-profiles", 0, NULL, "list the built-in presets and exit", OPT_LIST_PROFILES },
+	{ "explain", 0, NULL, "print the derivation: each formula with the values put in (u*, C_L(u), job length)", OPT_EXPLAIN },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
 };
 
 #define COST_SYNOPSIS "[--profile FILE|NAME] [--set KEY=VALUE]... [--utilization U] " \
-		      "[--job-hours T] [--json] [--list-profiles]"
+		      "[--job-hours T] [--json] [--explain] [--list-profiles]"
 
 struct cost_run {
 	struct cost_params p;
@@ -450,7 +453,7 @@ int cmd_cost(int argc, char **argv)
 {
 	struct option_iter it;
 	const char **ops = NULL, **profiles = NULL, **sets = NULL;
-	int nops = 0, nprofiles = 0, nsets = 0, id, json = 0, list = 0, rc = EXIT_OK;
+	int nops = 0, nprofiles = 0, nsets = 0, id, json = 0, list = 0, explain = 0, rc = EXIT_OK;
 	struct cost_run *r = calloc(1, sizeof(*r));
 	struct gl_err e;
 
@@ -492,6 +495,9 @@ int cmd_cost(int argc, char **argv)
 		case OPT_LIST_PROFILES:
 			list = 1;
 			break;
+		case OPT_EXPLAIN:
+			explain = 1;
+			break;
 		default:
 			goto usage;
 		}
@@ -529,7 +535,13 @@ int cmd_cost(int argc, char **argv)
 	}
 	r->u_job = isnan(r->u_at) ? 1 : r->u_at;
 	cost_job_breakeven(&r->p, r->u_job, &r->job_be);
-	if (json)
+	if (explain && json) {
+		error("--explain is text for a reader; --json has the same figures");
+		goto usage;
+	}
+	if (explain)
+		cost_explain(stdout, &r->p, r->u_at);
+	else if (json)
 		print_json(r);
 	else
 		print_text(r);

@@ -8,12 +8,13 @@
 #include "record/doctor.h"
 #include "util/jsonw.h"
 
-enum { OPT_ROOT = 1, OPT_NVML_LIB, OPT_KERNEL_LOG, OPT_JSON, OPT_HELP };
+enum { OPT_ROOT = 1, OPT_NVML_LIB, OPT_KERNEL_LOG, OPT_APP_LOG, OPT_JSON, OPT_HELP };
 
 const struct option_def doctor_options[] = {
 	{ "root", 0, "DIR", "read /proc, /sys, /dev, /lib/modules and /var/log under DIR (default /)", OPT_ROOT },
 	{ "nvml-lib", 0, "PATH", "load NVML from PATH (default $GPUTALLY_NVML_LIB, then libnvidia-ml.so.1)", OPT_NVML_LIB },
 	{ "kernel-log", 0, "FILE", "the kernel log to scan (default /dev/kmsg, then var/log/kern.log, syslog, messages)", OPT_KERNEL_LOG },
+	{ "app-log", 0, "FILE", "an application's log to scan for CUDA capability errors (a build for another GPU)", OPT_APP_LOG },
 	{ "json", 0, NULL, "machine-readable output: checks[] with id, status, detail, fix", OPT_JSON },
 	{ "help", 'h', NULL, "show this help", OPT_HELP },
 	OPTIONS_END
@@ -57,9 +58,9 @@ static void print_text(const struct doctor_opts *o, const struct doctor_report *
 	printf("gputally doctor: the NVIDIA driver stack under %s\n\n", o->root);
 	for (int i = 0; i < DOC__COUNT; i++) {
 		const struct doc_check *k = &r->checks[i];
-		printf("  %s  %-14s %s\n", tag[k->status], k->id, k->detail);
+		printf("  %s  %-15s %s\n", tag[k->status], k->id, k->detail);
 		if (k->fix[0])
-			printf("        %-14s fix: %s\n", "", k->fix);
+			printf("        %-15s fix: %s\n", "", k->fix);
 	}
 	if (r->failed)
 		printf("\n%d check%s failed, %d warning%s: fix the first failed check first; later ones often follow from it.\n",
@@ -71,7 +72,7 @@ static void print_text(const struct doctor_opts *o, const struct doctor_report *
 int cmd_doctor(int argc, char **argv)
 {
 	struct option_iter it;
-	struct doctor_opts o = { "/", NULL, NULL };
+	struct doctor_opts o = { .root = "/" };
 	struct doctor_report *r;
 	const char **ops = NULL;
 	int nops = 0, id, json = 0, rc;
@@ -85,7 +86,7 @@ int cmd_doctor(int argc, char **argv)
 			goto usage;
 		switch (id) {
 		case OPT_HELP:
-			options_help("doctor", "[--root DIR] [--nvml-lib PATH] [--kernel-log FILE] [--json]",
+			options_help("doctor", "[--root DIR] [--nvml-lib PATH] [--kernel-log FILE] [--app-log FILE] [--json]",
 				     "Check the NVIDIA driver stack and say what to fix. Reads only; changes nothing.\n"
 				     "Exit status 0 when no check failed, 1 when one did.", doctor_options);
 			free(ops);
@@ -93,6 +94,7 @@ int cmd_doctor(int argc, char **argv)
 		case OPT_ROOT: o.root = it.arg; break;
 		case OPT_NVML_LIB: o.nvml_lib = it.arg; break;
 		case OPT_KERNEL_LOG: o.kernel_log = it.arg; break;
+		case OPT_APP_LOG: o.app_log = it.arg; break;
 		case OPT_JSON: json = 1; break;
 		}
 	}

@@ -157,6 +157,7 @@ int cmd_dump(int argc, char **argv)
 	struct gl_err err = { 0 };
 	const char **ops = NULL;
 	int nops = 0, id, rc;
+	size_t unread;
 
 	ingest_cli_init(&ic);
 	option_iter_init(&it, argc, argv);
@@ -183,18 +184,20 @@ int cmd_dump(int argc, char **argv)
 	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
 	for (size_t i = 0; i < res.nr; i++) {
 		const struct input_stat *in = &res.inputs[i];
-		if (in->skip_reason[0])
+		if (input_unread(in))
 			fprintf(stderr, "%s: skipped: %s\n", in->path, in->skip_reason);
-		else
-			fprintf(stderr, "%s: %s, %" PRIu64 " lines, %" PRIu64 " records, %" PRIu64 " skipped (%s)\n",
+		else	/* a file cut short: read up to the cut, and said so */
+			fprintf(stderr, "%s: %s, %" PRIu64 " lines, %" PRIu64 " records, %" PRIu64 " skipped (%s)%s%s\n",
 				in->path, in->format->id, in->lines, in->records, in->bad,
-				in->time_basis ? in->time_basis : "no timed records");
+				in->time_basis ? in->time_basis : "no timed records",
+				in->skip_reason[0] ? "; " : "", in->skip_reason);
 	}
+	unread = rc ? 0 : ingest_named_unread(&res);
 	ingest_result_release(&res);
 	free(ops);
 	if (rc == EXIT_INPUT)
 		return EXIT_INPUT;
 	if (rc)
 		return (print_gl_err(&err), EXIT_FAILURE_RUN);
-	return EXIT_OK;
+	return unread ? EXIT_FAILURE_RUN : EXIT_OK;
 }

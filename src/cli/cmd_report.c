@@ -473,14 +473,14 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	analysis_finish(c.an);
-render:
-	for (size_t i = 0; i < res.nr; i++)
-		if (res.inputs[i].skip_reason[0] && !res.inputs[i].format && nops == 1 &&
-		    res.nr == 1) {
-			error("%s", res.inputs[i].skip_reason);
-			ret = EXIT_FAILURE_RUN;
+	/* a file given by name that was not read: exit 1, and no report at
+	 * all when it was the only input */
+	if (ingest_named_unread(&res)) {
+		ret = EXIT_FAILURE_RUN;
+		if (res.nr == 1 && !po.url)
 			goto out;
-		}
+	}
+render:
 	rep.inputs = &res;
 	rep.fleet = po.url ? &fleet : NULL;
 	rep.slice_an = cs.an;

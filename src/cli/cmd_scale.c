@@ -98,6 +98,10 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 		goto out;
 	}
 	analysis_finish(c.an);
+	if (ingest_named_unread(&res)) {
+		ret = -EXIT_FAILURE_RUN;	/* an unreadable file given by name */
+		goto out;
+	}
 	if (c.bad)
 		warning("%" PRIu64 " input line(s) skipped (the first above); 'gputally report' lists them", c.bad);
 	if (task) {

@@ -194,6 +194,8 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	trace_compute(&an);
+	if (ingest_named_unread(&res))
+		ret = EXIT_FAILURE_RUN;	/* after the output, which lists it */
 	if (output && !(out = fopen(output, "w"))) {
 		error("cannot write '%s'", output);
 		ret = EXIT_FAILURE_RUN;

@@ -70,7 +70,7 @@ static void price(const struct cost_params *p, const struct trend_row *r, struct
 	o->energy_source = "measured";
 	if (r->energy_known_s <= 0) {
 		/* no power reading in the bucket: the profile's powers, as report does */
-		e = p->busy_power_w * r->busy_s + p->idle_power_w * (r->covered_s - r->busy_s);
+		e = p->busy_power_w * r->useful_s + p->idle_power_w * (r->covered_s - r->useful_s);
 		o->energy_source = "profile estimate";
 	} else if (r->energy_known_s < r->covered_s * 0.999) {
 		o->energy_source = "measured (part of the time)";
@@ -79,7 +79,7 @@ static void price(const struct cost_params *p, const struct trend_row *r, struct
 	o->busy_share = r->covered_s > 0 ? r->useful_s / r->covered_s : NAN;
 	o->energy_kwh = e / 3.6e6;
 	in.covered_h = r->covered_s / 3600;
-	in.busy_h = r->busy_s / 3600;
+	in.busy_h = r->useful_s / 3600;	/* one definition of busy: the useful states (docs/states.md) */
 	in.energy_j = e;
 	cost_window(p, &in, &w);
 	o->owned = w.local_cost;
@@ -129,6 +129,16 @@ static const char *num(char *buf, size_t cap, double v, int dec)
 		snprintf(buf, cap, "-");
 	else
 		snprintf(buf, cap, "%.*f", dec, v);
+	return buf;
+}
+
+/* A CSV cell: empty for a number that is not known (NaN), never "nan". */
+static const char *csv_num(char buf[24], double v, int dec)
+{
+	if (!isfinite(v))
+		buf[0] = '\0';
+	else
+		snprintf(buf, 24, "%.*f", dec, v);
 	return buf;
 }
 
@@ -245,15 +255,17 @@ static void csv_out(const struct trend_query *q, const struct cost_params *cp, c
 	       "energy_source,owned_cost,rented_cost,idle_cost\n");
 	for (size_t i = 0; i < n; i++) {
 		struct priced p;
-		char lab[48], t[40], a[24], b[24], c[24];
+		char lab[48], t[40], v[9][24];
 		price(cp, &rows[i], &p);
 		label(lab, sizeof(lab), q->by, &rows[i]);
 		time_rfc3339(t, sizeof(t), rows[i].t_s * NS_PER_S);
-		printf("%s,%s,%d,%.6f,%.6f,%s,%s,%s,%.6f,%s,%.4f,%.4f,%.4f\n", t, lab, rows[i].gpus,
-		       rows[i].covered_s / 3600, rows[i].busy_s / 3600, num(a, sizeof(a), p.util_pct, 3),
-		       num(b, sizeof(b), p.busy_share, 6),
-		       num(c, sizeof(c), rows[i].mem_max_mib >= 0 ? rows[i].mem_max_mib : NAN, 1), p.energy_kwh,
-		       p.energy_source, p.owned, p.rented, p.idle_money);
+		/* every number through csv_num(): an unknown one is an empty cell */
+		printf("%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", t, lab, rows[i].gpus,
+		       csv_num(v[0], rows[i].covered_s / 3600, 6), csv_num(v[1], rows[i].busy_s / 3600, 6),
+		       csv_num(v[2], p.util_pct, 3), csv_num(v[3], p.busy_share, 6),
+		       csv_num(v[4], rows[i].mem_max_mib >= 0 ? rows[i].mem_max_mib : NAN, 1),
+		       csv_num(v[5], p.energy_kwh, 6), p.energy_source, csv_num(v[6], p.owned, 4),
+		       csv_num(v[7], p.rented, 4), csv_num(v[8], p.idle_money, 4));
 	}
 }
 

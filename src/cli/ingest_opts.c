@@ -131,3 +131,17 @@ void ingest_cli_apply(struct ingest_cli *c)
 		setenv("TZ", c->tz, 1);
 	tzset();
 }
+
+size_t ingest_named_unread(const struct ingest_result *res)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nr; i++) {
+		const struct input_stat *in = &res->inputs[i];
+		if (in->named && input_unread(in)) {
+			error("%s: %s", in->path, in->skip_reason);
+			n++;
+		}
+	}
+	return n;
+}

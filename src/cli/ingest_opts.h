@@ -4,6 +4,7 @@
 #define CLI_INGEST_OPTS_H
 
 #include "cli/options.h"
+#include "formats/driver.h"
 #include "formats/format.h"
 
 enum {
@@ -40,6 +41,10 @@ struct ingest_cli {
 void ingest_cli_init(struct ingest_cli *c);
 /* Handle one ingest option; returns 0 if consumed, 1 if not ours, -1 on error. */
 int ingest_cli_option(struct ingest_cli *c, int id, const char *arg);
+/* Print "PATH: why" for each input given by name that was not read (a
+ * missing file, garbage, a stream cut before its first line); returns how
+ * many, for the exit status (1: an unreadable file given by name). */
+size_t ingest_named_unread(const struct ingest_result *res);
 /* Apply --tz (sets TZ for the process) once options are parsed. */
 void ingest_cli_apply(struct ingest_cli *c);
 

@@ -12,6 +12,7 @@ static const struct dl_sym syms[] = {
 	{ "curl_easy_init", (void **)&curl_dl.easy_init },
 	{ "curl_easy_setopt", (void **)&curl_dl.easy_setopt },
 	{ "curl_easy_getinfo", (void **)&curl_dl.easy_getinfo },
+	{ "curl_easy_perform", (void **)&curl_dl.easy_perform },
 	{ "curl_easy_reset", (void **)&curl_dl.easy_reset },
 	{ "curl_easy_cleanup", (void **)&curl_dl.easy_cleanup },
 	{ "curl_easy_strerror", (void **)&curl_dl.easy_strerror },
@@ -37,10 +38,10 @@ int curl_dl_load(struct gl_err *err)
 		return 0;
 	rc = dl_load_syms(CURL_DL_LIB, syms, sizeof(syms) / sizeof(syms[0]), &why);
 	if (rc == -1)
-		return gl_err_set(err, GL_EIO, "--prometheus needs %s (Debian package libcurl4): %s",
+		return gl_err_set(err, GL_EIO, "--prometheus, --alertmanager and --webhook need %s (Debian package libcurl4): %s",
 				  CURL_DL_LIB, why);
 	if (rc)
-		return gl_err_set(err, GL_EIO, "--prometheus: %s has no %s (libcurl 7.66 or later is needed)",
+		return gl_err_set(err, GL_EIO, "%s has no %s (libcurl 7.66 or later is needed)",
 				  CURL_DL_LIB, why);
 	return 0;	/* loaded for the life of the process */
 }

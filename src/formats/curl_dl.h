@@ -5,9 +5,10 @@
  * Linked in, libcurl and the thirty libraries it brings (TLS, Kerberos,
  * LDAP, SSH, IDN ...) cost every command about 4 ms of start-up for
  * relocations and initialisers, five times what the rest of gputally
- * costs; only `report --prometheus` uses it.  So prom_remote.c includes
+ * costs; only `report --prometheus` and the delivery of `alert`
+ * (--alertmanager, --webhook) use it.  So prom_remote.c and alert_send.c include
  * this header instead of <curl/curl.h>: the declarations come from curl's
- * own header, and each function that file calls is a pointer that
+ * own header, and each function those files call is a pointer that
  * curl_dl_load() fills from libcurl.so.4 (the macros below keep the call
  * sites as libcurl's documentation writes them).
  */
@@ -26,6 +27,7 @@ struct curl_dl {
 	CURL *(*easy_init)(void);
 	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
 	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+	CURLcode (*easy_perform)(CURL *h);
 	void (*easy_reset)(CURL *h);
 	void (*easy_cleanup)(CURL *h);
 	const char *(*easy_strerror)(CURLcode c);
@@ -53,6 +55,7 @@ int curl_dl_load(struct gl_err *err);
 #define curl_easy_init curl_dl.easy_init
 #define curl_easy_setopt curl_dl.easy_setopt
 #define curl_easy_getinfo curl_dl.easy_getinfo
+#define curl_easy_perform curl_dl.easy_perform
 #define curl_easy_reset curl_dl.easy_reset
 #define curl_easy_cleanup curl_dl.easy_cleanup
 #define curl_easy_strerror curl_dl.easy_strerror

@@ -14,6 +14,7 @@
  * compressed files are decompressed by the main thread into chunk buffers.
  */
 #include "formats/driver.h"
+#include "formats/identify.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 #include "formats/zone.h"
 #include "formats/reader.h"
 #include "formats/smi.h"
+#include "formats/spool.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -802,6 +804,7 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 	if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		if (depth > 16 || !(d = opendir(path))) {
 			add_input(res, path);
+			res->inputs[res->nr - 1].named = depth == 0;
 			snprintf(res->inputs[res->nr - 1].skip_reason,
 				 sizeof(res->inputs[0].skip_reason), "cannot read directory");
 			return;
@@ -826,6 +829,16 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 		return;
 	}
 	add_input(res, path);
+	res->inputs[res->nr - 1].named = depth == 0;
+	/* standard input, a pipe, a FIFO, a device: readable only once */
+	res->inputs[res->nr - 1].stream = !strcmp(path, "-") ||
+		(stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode));
+}
+
+/* The name that opens an input's bytes: its copy, for a stream. */
+static const char *read_path(const struct input_stat *st)
+{
+	return st->read_path ? st->read_path : st->path;
 }
 
 /* ---- time resolution ----------------------------------------------------- */
@@ -858,7 +871,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	struct tick_seq seq;
 
 	s->ticks_counted = true;
-	if (reader_open(&rd, s->st->path, NULL))
+	if (reader_open(&rd, read_path(s->st), NULL))
 		return;
 	tmp.st = s->st;
 	tmp.fmt = s->fmt;
@@ -1068,6 +1081,7 @@ static void keep_learnt(struct input_stat *before, const struct input_stat *st)
 	before->columns = st->columns;
 	before->columns_tried = st->columns_tried;
 	memcpy(before->columns_note, st->columns_note, sizeof(before->columns_note));
+	memcpy(before->columns_unread, st->columns_unread, sizeof(before->columns_unread));
 	keep_sniffed(before, st);
 }
 
@@ -1080,7 +1094,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 	size_t done = 0;
 
 	/* a by_path format (SQLite) has absolute times: nothing to place */
-	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0) || s.fmt->by_path) {
+	if (!open_source(&s, st, o, false, 0) || s.fmt->by_path) {
 		source_release(&s);
 		keep_sniffed(&before, st);
 		*st = before;
@@ -1152,7 +1166,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 	bool opened;
 
 	*boot_clock = *to_place = false;
-	opened = strcmp(st->path, "-") && open_source(&s, st, o, false, 0) && !s.fmt->by_path;
+	opened = open_source(&s, st, o, false, 0) && !s.fmt->by_path;
 	if (opened && max_bytes && s.fmt->boot_clock) {
 		*boot_clock = true;	/* read whole by the caller */
 		opened = false;
@@ -1258,7 +1272,7 @@ static bool scan_zone_input(struct ingest_result *res, size_t i, const struct in
 
 	zi->first_ns = zi->last_ns = INT64_MIN;
 	zi->zoned = zi->zoneless = false;
-	if (!strcmp(st->path, "-") || !open_source(&s, st, o, false, 0) || s.fmt->by_path) {
+	if (!open_source(&s, st, o, false, 0) || s.fmt->by_path) {
 		source_release(&s);
 		keep_learnt(&before, st);
 		*st = before;
@@ -1630,7 +1644,7 @@ static bool by_path_ok(struct source *s, struct input_stat *st)
 {
 	struct stat sb;
 
-	if (!strcmp(st->path, "-") || (s->rd.kind != READER_MAP && s->rd.kind != READER_PLAIN) ||
+	if (st->stream || (s->rd.kind != READER_MAP && s->rd.kind != READER_PLAIN) ||
 	    fstat(s->rd.fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		snprintf(st->skip_reason, sizeof(st->skip_reason),
 			 "format %s reads a plain file by its path: not standard input, a pipe or a %s file "
@@ -1662,7 +1676,7 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 	s->tod_base_days = INT64_MIN;
 	if (st->skip_reason[0])
 		return false;
-	if (reader_open_opt(&s->rd, st->path, map, in_cap, &e)) {
+	if (reader_open_opt(&s->rd, read_path(st), map, in_cap, &e)) {
 		snprintf(st->skip_reason, sizeof(st->skip_reason), "%s", e.msg);
 		return false;
 	}
@@ -1714,8 +1728,24 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 		st->columns = smi_csv_sibling_columns(st->path, head, head_n, st->columns_note,
 						      sizeof(st->columns_note));
 	}
+	if (s->fmt == &format_smi_query) {
+		/* issue 29: a column no field matches is named, never dropped silently */
+		const char *cols = o->columns ? o->columns : st->columns;
+		size_t cn = cols ? strlen(cols) : 0;
+		if (!cols) {
+			const char *nl = memchr(head, '\n', head_n);
+			cols = head;
+			cn = nl ? (size_t)(nl - head) : head_n;
+			if (cn && cols[cn - 1] == '\r')
+				cn--;
+		}
+		smi_csv_unread_columns(cols, cn, st->columns_unread, sizeof(st->columns_unread));
+	}
 	if (!s->fmt) {
-		snprintf(st->skip_reason, sizeof(st->skip_reason), "not a recognised format");
+		/* issue 36: a file that is something else is named as what it is */
+		const char *what = format_identify(head, head_n, name);
+		snprintf(st->skip_reason, sizeof(st->skip_reason), "%s",
+			 what ? what : "not a recognised format");
 		st->bytes = 0;	/* the sniffed head does not count: the file is not read */
 		return false;
 	}
@@ -1749,6 +1779,10 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
+	/* a stream is read once, into a copy that each pass reads (spool.h) */
+	for (size_t i = 0; i < res->nr; i++)
+		if (res->inputs[i].stream && !res->inputs[i].skip_reason[0])
+			spool_input(&res->inputs[i], o);
 	/* kernel logs first: placed by their anchors they are zoned evidence;
 	 * then zones, so that logs placed by content follow their reference */
 	place_kernel(res, o);
@@ -1790,8 +1824,8 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			continue;
 		}
 		nsrc++;
-		if (!lazy || !strcmp(st->path, "-"))
-			continue;	/* standard input cannot be read twice */
+		if (!lazy)
+			continue;
 		/*
 		 * Many inputs (a directory of daily logs): find when each one
 		 * starts from its first 64 KiB, then close it until the merge
@@ -1937,11 +1971,16 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	free(srcs);
 	for (size_t i = 0; i < res->nr; i++) {
 		struct input_stat *st = &res->inputs[i];
-		if (!st->zone_note[0])
-			continue;
-		snprintf(st->time_note, sizeof(st->time_note), "%s; %s",
-			 st->time_basis ? st->time_basis : "timestamps in the file", st->zone_note);
-		st->time_basis = st->time_note;
+		if (st->zone_note[0]) {
+			snprintf(st->time_note, sizeof(st->time_note), "%s; %s",
+				 st->time_basis ? st->time_basis : "timestamps in the file", st->zone_note);
+			st->time_basis = st->time_note;
+		}
+		if (st->spool_cut && st->format && !st->skip_reason[0])
+			snprintf(st->skip_reason, sizeof(st->skip_reason),
+				 "stopped early: a stream longer than %llu bytes (GPUTALLY_SPOOL_MAX) is read up to "
+				 "its last line before that size", (unsigned long long)spool_limit());
+		spool_release(st);	/* the copy is read: give its disk back now */
 	}
 	(void)err;
 	return rc;
@@ -1954,6 +1993,7 @@ void ingest_result_release(struct ingest_result *res)
 		free(res->inputs[i].placed_ns);
 		free(res->inputs[i].columns);
 		anc_plan_free(res->inputs[i].anchor);
+		spool_release(&res->inputs[i]);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));

@@ -43,6 +43,8 @@ struct input_stat {
 	char *columns;
 	bool columns_tried;
 	char columns_note[256];
+	/* a query CSV's columns that map to no field, as written ("a, b"), or empty */
+	char columns_unread[256];
 	/* a kernel log (TK_BOOT): how each boot is placed (anchor.h), owned,
 	 * NULL when nothing places it; its records that stayed TK_BOOT */
 	struct anc_plan *anchor;
@@ -63,6 +65,13 @@ struct input_stat {
 	int64_t tod_days;
 	char tod_note[240];
 	char time_note[800];
+	bool named;		/* given by name, not found in a directory */
+	/* a stream (standard input, a pipe, a FIFO): read once into a copy
+	 * (spool.h) that every pass reads by read_path, owned */
+	bool stream;
+	bool spool_cut;		/* longer than the copy's limit: read up to it */
+	int spool_fd;
+	char *read_path;
 };
 
 struct ingest_result {
@@ -94,6 +103,13 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	       struct ingest_sink *sink, struct ingest_result *res, struct gl_err *err);
 
 void ingest_result_release(struct ingest_result *res);
+
+/* An input that no pass read (skip_reason says why); one read up to a cut
+ * has its format and a note in skip_reason instead. */
+static inline bool input_unread(const struct input_stat *in)
+{
+	return !in->format && in->skip_reason[0];
+}
 
 /* Sniff one head buffer; returns the best format or NULL, with its score. */
 const struct format *format_sniff(const char *head, size_t n, const char *name, int *score);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/kmsg.h"
+#include "util/pci.h"
 #include "util/timeutil.h"
 
 #define GC_MAX_COLS 64
@@ -157,7 +158,7 @@ static void gc_tell_bus(struct parse_ctx *ctx, struct gc_state *st, int64_t t_ns
 	r->name = STR_NONE;
 	{
 		char norm[16];
-		r->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+		r->kev.pci = pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
 			     ctx_str(ctx, bus);
 	}
 	r->kev.severity = KS_INFO;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/strfmt.h"
 #include "util/err.h"
 #include "util/timeutil.h"
 
@@ -479,7 +480,7 @@ static struct pm_open *pm_open_find(struct pm_state *st, const char *uuid)
 	if (st->nopen == PM_MAX_GPUS)
 		return NULL;
 	st->open[st->nopen] = (struct pm_open){ .index = -1, .rec = SIZE_MAX };
-	snprintf(st->open[st->nopen].uuid, sizeof(st->open[0].uuid), "%s", uuid);
+	fmt_cut(st->open[st->nopen].uuid, sizeof(st->open[0].uuid), "%s", uuid);
 	return &st->open[st->nopen++];
 }
 

@@ -8,6 +8,7 @@
 #include "formats/format.h"
 #include "formats/kmsg.h"
 #include "formats/smi.h"
+#include "util/pci.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -405,7 +406,7 @@ static const char *const known_prefixes[] = {
 	"module.power.", "power_smoothing.", "gom.", "vgpu_",
 };
 
-static const struct field_def *field_lookup(struct slice name)
+static const struct field_def *field_exact(struct slice name)
 {
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (slice_eq(name, fields[i].name))
@@ -413,12 +414,78 @@ static const struct field_def *field_lookup(struct slice name)
 	return NULL;
 }
 
+/*
+ * Hand-written spellings of a field (docs/formats/smi-query.md): a
+ * training script's own header over noheader,nounits rows names
+ * "gpu_utilization", "memory_used", "temperature".  After the exact name:
+ * lower case with '_', '-' and ' ' read as '.', then without a "gpu."
+ * prefix, then with ".gpu" after it ("utilization" -> utilization.gpu),
+ * then these short forms.
+ */
+static const struct { const char *from, *to; } spellings[] = {
+	{ "util", "utilization.gpu" }, { "mem.util", "utilization.memory" },
+	{ "memory.util", "utilization.memory" }, { "memory.utilization", "utilization.memory" },
+	{ "mem.used", "memory.used" }, { "mem.total", "memory.total" },
+	{ "power", "power.draw" }, { "temp", "temperature.gpu" },
+	{ "sm.clock", "clocks.sm" }, { "clock.sm", "clocks.sm" },
+	{ "mem.clock", "clocks.mem" }, { "clock.mem", "clocks.mem" },
+};
+
+static const struct field_def *field_spelt(const char *n)
+{
+	const struct field_def *d = field_exact((struct slice){ n, strlen(n) });
+
+	for (size_t i = 0; !d && i < sizeof(spellings) / sizeof(spellings[0]); i++)
+		if (!strcmp(n, spellings[i].from))
+			d = field_exact((struct slice){ spellings[i].to, strlen(spellings[i].to) });
+	return d;
+}
+
+/* The field name as written, else as respelt (NUL-terminated into buf). */
+static const struct field_def *field_resolve(struct slice name, char *buf, size_t cap)
+{
+	const struct field_def *d = field_exact(name);
+	char *n = buf;
+	size_t k;
+
+	buf[0] = '\0';
+	if (d || !name.n || name.n + 5 > cap)
+		return d;
+	for (k = 0; k < name.n; k++) {
+		char c = name.p[k];
+		buf[k] = c == '_' || c == '-' || c == ' ' ? '.' : c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+	}
+	buf[k] = '\0';
+	if ((d = field_spelt(n)))
+		return d;
+	if (!strncmp(n, "gpu.", 4) && n[4]) {
+		n += 4;
+		if ((d = field_spelt(n)))
+			return d;
+	}
+	memmove(buf, n, strlen(n) + 1);
+	strcat(buf, ".gpu");
+	d = field_exact((struct slice){ buf, strlen(buf) });
+	buf[strlen(buf) - 4] = '\0';
+	return d;
+}
+
+static const struct field_def *field_lookup(struct slice name)
+{
+	char buf[128];
+
+	return field_resolve(name, buf, sizeof(buf));
+}
+
 static bool field_known(struct slice name)
 {
-	if (field_lookup(name))
+	char buf[128];
+
+	if (field_resolve(name, buf, sizeof(buf)))
 		return true;
 	for (size_t i = 0; i < sizeof(known_prefixes) / sizeof(known_prefixes[0]); i++)
-		if (slice_starts_with(name, known_prefixes[i]))
+		if (slice_starts_with(name, known_prefixes[i]) ||
+		    (buf[0] && !strncmp(buf, known_prefixes[i], strlen(known_prefixes[i]))))
 			return true;
 	return false;
 }
@@ -557,7 +624,43 @@ static void header_scan(const char *p, size_t n, struct header_info *hi)
 		hi->pid |= slice_eq(name, "pid");
 		hi->apps |= slice_eq(name, "process_name") || slice_eq(name, "used_gpu_memory") ||
 			    slice_eq(name, "used_memory");
-		hi->util |= slice_starts_with(name, "utilization.");
+		{
+			const struct field_def *d = field_lookup(name);
+			hi->util |= d && d->role == R_METRIC &&
+				    (d->arg == M_UTIL_GPU || d->arg == M_UTIL_MEM);
+		}
+		if (!c)
+			break;
+		p = c + 1;
+	}
+}
+
+void smi_csv_unread_columns(const char *p, size_t n, char *out, size_t cap)
+{
+	const char *end;
+	size_t k = 0;
+
+	if (cap)
+		out[0] = '\0';
+	smi_csv_skip_bom(&p, &n);
+	end = p + n;
+	if (!n || !smi_csv_is_header(p, n))
+		return;
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		const char *fe = c ? c : end;
+		struct slice f = slice_trim((struct slice){ p, (size_t)(fe - p) }), unit;
+		struct slice name = smi_csv_header_name(f, &unit);
+
+		if (!field_known(name)) {
+			size_t need = (k ? 2 : 0) + f.n;
+			if (k + need + 6 > cap) {	/* no room: say so rather than cut a name */
+				if (k + 6 <= cap)
+					strcpy(out + k, k ? ", ..." : "...");
+				return;
+			}
+			k += (size_t)snprintf(out + k, cap - k, "%s%.*s", k ? ", " : "", (int)f.n, f.p);
+		}
 		if (!c)
 			break;
 		p = c + 1;
@@ -660,7 +763,7 @@ static void tell_bus(struct parse_ctx *ctx, struct query_state *st, const struct
 	o->uuid = uuid.p ? ctx_str(ctx, uuid) : STR_NONE;
 	o->name = STR_NONE;
 	/* "00000000:3B:00.0" as the kernel writes it: "0000:3b:00.0" */
-	o->kev.pci = kmsg_pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
+	o->kev.pci = pci_norm(bus, norm) ? ctx_str(ctx, (struct slice){ norm, strlen(norm) }) :
 		     ctx_str(ctx, bus);
 	o->kev.severity = KS_INFO;
 }

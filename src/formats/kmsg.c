@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 #include <string.h>
+
+#include "util/pci.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -190,32 +192,6 @@ static struct slice find_pci(struct slice s)
 			return (struct slice){ p, n };
 	}
 	return (struct slice){ NULL, 0 };
-}
-
-bool kmsg_pci_norm(struct slice pci, char out[16])
-{
-	unsigned dom = 0, bus, dev, fn = 0;
-	char buf[32];
-	int n = 0;
-
-	if (pci.n == 0 || pci.n >= sizeof(buf))
-		return false;
-	memcpy(buf, pci.p, pci.n);
-	buf[pci.n] = 0;
-	if (buf[0] == '+' || buf[0] == '-' || buf[0] == ' ')
-		return false;	/* sscanf's %x would take a sign or blanks */
-	if (sscanf(buf, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) == 4 && (size_t)n == pci.n) {
-	} else if (fn = 0, sscanf(buf, "%x:%x:%x%n", &dom, &bus, &dev, &n) == 3 && (size_t)n == pci.n) {
-	} else if (dom = 0, sscanf(buf, "%x:%x.%x%n", &bus, &dev, &fn, &n) == 3 && (size_t)n == pci.n) {
-	} else
-		return false;
-	for (size_t i = 0; i < pci.n; i++)
-		if (!is_hex(buf[i]) && buf[i] != ':' && buf[i] != '.')
-			return false;
-	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
-		return false;
-	snprintf(out, 16, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
-	return true;
 }
 
 static void set(struct kmsg *k, int ev, uint8_t klass, uint8_t severity, uint8_t flags)
@@ -1052,7 +1028,7 @@ static struct rec *emit(struct parse_ctx *ctx, const struct kmsg *k, struct slic
 	} else if (k->pci.n) {
 		char norm[16];
 		/* a redacted or odd address ("PCI:...") names no GPU: keep the event only */
-		if (kmsg_pci_norm(k->pci, norm))
+		if (pci_norm(k->pci, norm))
 			r->kev.pci = ctx_str(ctx, (struct slice){ norm, strlen(norm) });
 	}
 	if (k->proc.n)
@@ -1107,7 +1083,7 @@ struct rec *kmsg_emit_fold(struct parse_ctx *ctx, struct kmsg_fold *f, struct sl
 			f->pending = pending;
 			return fold_into(ctx, f);
 		}
-		if (k.cont == KM_CONT_FALLOFF_HEAD && kmsg_pci_norm(k.pci, pci)) {
+		if (k.cont == KM_CONT_FALLOFF_HEAD && pci_norm(k.pci, pci)) {
 			memcpy(f->pending_pci, pci, sizeof(pci));
 			f->pending = KM_CONT_FALLOFF_HEAD;
 		} else if (k.cont == KM_CONT_FALLOFF_MID && pending == KM_CONT_FALLOFF_HEAD) {
@@ -1119,7 +1095,7 @@ struct rec *kmsg_emit_fold(struct parse_ctx *ctx, struct kmsg_fold *f, struct sl
 	    f->time_kind == (uint8_t)tk && f->boot == boot && t_ns >= f->t_ns &&
 	    t_ns - f->t_ns <= KMSG_BURST_NS) {
 		char norm[16];
-		bool same = k.pci.n ? kmsg_pci_norm(k.pci, norm) && f->pci != STR_NONE &&
+		bool same = k.pci.n ? pci_norm(k.pci, norm) && f->pci != STR_NONE &&
 					      !strcmp(batch_str(ctx->out, f->pci), norm)
 				    : f->pci == STR_NONE;
 		if (same && (r = fold_into(ctx, f))) {

@@ -36,7 +36,7 @@ struct kmsg {
 	uint8_t klass;		/* enum kev_class */
 	uint8_t severity;	/* enum kev_severity */
 	uint8_t flags;		/* enum kev_flag */
-	struct slice pci;	/* PCI address as written (normalise with kmsg_pci_norm) */
+	struct slice pci;	/* PCI address as written (normalise with pci_norm) */
 	struct slice uuid;	/* GPU-... (EV_GPU_MAP) */
 	struct slice proc;	/* name= of an Xid */
 	struct slice text;	/* kind-specific: driver version, GSP's "GPU<k>", container id ... */
@@ -147,8 +147,5 @@ struct rec *kmsg_emit_fold(struct parse_ctx *ctx, struct kmsg_fold *f, struct sl
 			   struct slice tag, int64_t t_ns, enum time_kind tk, uint32_t boot,
 			   uint32_t col);
 
-/* Normalise a PCI address to "dddd:bb:dd.f" lower case (domain 0000 and
- * function 0 when absent) into out (at least 16 bytes); false if it is not one. */
-bool kmsg_pci_norm(struct slice pci, char out[16]);
 
 #endif

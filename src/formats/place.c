@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strfmt.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -618,7 +619,7 @@ static void by_file_time(struct pl_collect *c, struct ingest_result *res, size_t
 				return;
 			}
 	}
-	snprintf(st->basis, sizeof(st->basis),
+	fmt_cut(st->basis, sizeof(st->basis),
 		 "no time in the file; %s; placed by its file modification time, one tick per "
 		 "--interval (weak: a copy, an unpacked archive or rsync without -t resets it; "
 		 "uncertain by the time between the last write and the copy)", content_why);

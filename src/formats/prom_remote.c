@@ -14,6 +14,7 @@
 
 #include "formats/kmsg.h"
 #include "formats/prom_names.h"
+#include "util/strfmt.h"
 #include "util/json.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -299,7 +300,7 @@ static void api_error_text(const struct buf *b, char *out, size_t cap)
 			break;
 	}
 	if (msg[0])
-		snprintf(out, cap, "%s%s%s", type, type[0] ? ": " : "", msg);
+		fmt_cut(out, cap, "%s%s%s", type, type[0] ? ": " : "", msg);
 }
 
 /* After a transfer: done (ok or failed for good), or to be tried again. */

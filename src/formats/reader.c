@@ -126,6 +126,7 @@ static long read_failed(struct reader *r, size_t got, struct gl_err *err)
 	r->eof_out = true;
 	if (err)
 		*err = r->fail;
+	r->bytes_out += got;
 	if (got)
 		return (long)got;
 	r->fail.code = 0;
@@ -223,11 +224,18 @@ long reader_read(struct reader *r, char *buf, size_t cap, struct gl_err *err)
 			/* non-zero: the frame needs more input or has output to flush */
 			r->zstd_mid_frame = rc != 0;
 			if (stuck && r->zstd_mid_frame && r->eof_in && r->in_pos == r->in_len) {
-				gl_err_set(&r->fail, GL_EPARSE, "zstd stream is truncated");
+				/* zstd decodes whole blocks (up to 128 KiB): what comes
+				 * before the cut is read up to the last whole one */
+				if (r->bytes_out + got)
+					gl_err_set(&r->fail, GL_EPARSE, "zstd stream is truncated");
+				else
+					gl_err_set(&r->fail, GL_EPARSE,
+						   "zstd stream is truncated inside its first block: nothing before the cut can be decoded");
 				return read_failed(r, got, err);
 			}
 		}
 	}
+	r->bytes_out += got;
 	return (long)got;
 }
 
@@ -240,7 +248,7 @@ bool reader_rewind(struct reader *r)
 		return false;
 	r->in_len = r->in_pos = 0;
 	r->eof_in = r->eof_out = false;
-	r->bytes_in = 0;
+	r->bytes_in = r->bytes_out = 0;
 	return true;
 }
 

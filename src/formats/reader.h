@@ -22,6 +22,7 @@ struct reader {
 	size_t map_len;
 	int64_t mtime_ns;	/* modification time of the file */
 	uint64_t bytes_in;	/* compressed bytes consumed */
+	uint64_t bytes_out;	/* bytes returned by reader_read() */
 	void *z;		/* zlib or zstd stream state */
 	unsigned char *inbuf;
 	size_t in_cap, in_len, in_pos;

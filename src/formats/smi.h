@@ -76,9 +76,41 @@ const struct format *smi_columns_format(const char *head, size_t n, const char *
  */
 char *smi_csv_sibling_columns(const char *path, const char *head, size_t n, char *note,
 			      size_t note_cap);
+/*
+ * The columns of a --query-gpu header (or --columns list) that map to no
+ * field, as written ("gpu_fancy[%], temperature_x"), into out; empty when
+ * every column is understood or p is no header.
+ */
+void smi_csv_unread_columns(const char *p, size_t n, char *out, size_t cap);
 extern const struct format format_smi_query, format_smi_apps;
 /* Emit r (its kind set) with the UUID and name (GPU or process), when given. */
 void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
 		  struct slice name);
+
+/* ---- nvidia-smi text (smi_common.c) ---- */
+
+/* "Sun Nov 29 22:46:33 2026" (C ctime, day padded with a space), local time,
+ * to UTC ns: 0, or -1 when s is not such a time. */
+int smi_ctime(struct slice s, int64_t *t_ns);
+/* A number, bare or followed by exactly `unit` ("18.00 W" with "W", "16x"
+ * with "x", "127W" with "W"); false for anything else ("59kW"), and for the
+ * tokens of smi_missing_token() (which set *status bits). */
+bool smi_value_unit(struct slice v, const char *unit, double *out, uint8_t *status);
+
+/* ---- text split into lines for stream() formats (textlines.c) ---- */
+
+/* Lines cut across the pieces of a stream: the unfinished line is kept. */
+struct textlines {
+	char *buf;
+	size_t n, cap;
+	uint64_t line;		/* lines handed out so far */
+	bool too_long;		/* the kept line passed TEXTLINES_MAX: its rest is dropped */
+};
+#define TEXTLINES_MAX (64 * 1024)
+/* Hand each complete line of p (and, with last, the unfinished one) to
+ * fn without its newline or CR, with ctx->line set to its number. */
+void textlines_feed(struct textlines *tl, struct parse_ctx *ctx, const char *p, size_t n,
+		    bool last, void (*fn)(struct parse_ctx *ctx, const char *line, size_t n));
+void textlines_free(struct textlines *tl);
 
 #endif

@@ -4,6 +4,9 @@
 
 #include <string.h>
 
+#include "formats/smi.h"
+#include "util/timeutil.h"
+
 bool smi_missing_token(struct slice tok, uint8_t *status)
 {
 	static const struct {
@@ -41,4 +44,66 @@ bool smi_missing_token(struct slice tok, uint8_t *status)
 		return true;
 	}
 	return false;
+}
+
+static const char *const smi_months[12] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+int smi_ctime(struct slice s, int64_t *t_ns)
+{
+	const char *p, *end;
+	int mo = -1, d, h, mi, sec, y;
+	int64_t t_s;
+	struct slice w;
+
+	s = slice_trim(s);
+	p = s.p;
+	end = s.p + s.n;
+	if (!scan_token(&p, end, &w) || w.n != 3)	/* weekday */
+		return -1;
+	if (!scan_token(&p, end, &w) || w.n != 3)
+		return -1;
+	for (int i = 0; i < 12; i++)
+		if (!memcmp(w.p, smi_months[i], 3))
+			mo = i + 1;
+	scan_skip_space(&p, end);
+	if (mo < 0 || p >= end || *p < '0' || *p > '9')
+		return -1;
+	d = *p++ - '0';
+	if (p < end && *p >= '0' && *p <= '9')
+		d = d * 10 + (*p++ - '0');
+	scan_skip_space(&p, end);
+	if (scan_fixed_digits(&p, end, 2, &h) || p >= end || *p++ != ':' ||
+	    scan_fixed_digits(&p, end, 2, &mi) || p >= end || *p++ != ':' ||
+	    scan_fixed_digits(&p, end, 2, &sec))
+		return -1;
+	scan_skip_space(&p, end);
+	if (scan_fixed_digits(&p, end, 4, &y) || p != end)
+		return -1;
+	if (!civil_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60)
+		return -1;
+	if (time_local_to_utc(y, mo, d, h, mi, sec, &t_s))
+		return -1;
+	*t_ns = t_s * NS_PER_S;
+	return 0;
+}
+
+bool smi_value_unit(struct slice v, const char *unit, double *out, uint8_t *status)
+{
+	const char *p, *end;
+	double d;
+
+	v = slice_trim(v);
+	p = v.p;
+	end = v.p + v.n;
+	if (smi_missing_token(v, status))
+		return false;
+	if (scan_double(&p, end, &d))
+		return false;
+	scan_skip_space(&p, end);
+	if (p != end && !slice_eq((struct slice){ p, (size_t)(end - p) }, unit))
+		return false;
+	*out = d;
+	return true;
 }

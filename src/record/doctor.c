@@ -23,12 +23,14 @@
 #include <unistd.h>
 
 #include "record/nvml.h"
+#include "util/strfmt.h"
 
 const char *const doc_status_name[4] = { "ok", "warn", "fail", "skip" };
 
 static const char *const check_ids[DOC__COUNT] = {
 	"pci_device", "modules", "nouveau", "device_nodes", "version_match",
 	"kernel_match", "nvml_init", "persistence", "container", "kernel_log",
+	"wsl", "hybrid_graphics", "drm_modeset", "secure_boot", "cuda_capability",
 };
 
 #define MAX_GPUS 16
@@ -50,6 +52,15 @@ struct ctx {
 	char nvml_err[200];
 	char lib_version[64];		/* user-space version, "" unknown */
 	char lib_version_src[128];
+	/* the laptop and desktop checks */
+	bool wsl;
+	char wsl_why[96];
+	int other_displays;		/* display controllers of other vendors (an iGPU) */
+	char other_list[200];
+	char power_state[16];		/* the first NVIDIA GPU's PCI power state, "" unknown */
+	bool klog_read;
+	char klog_unsigned[200];	/* the kernel refused an unsigned module: the line */
+	char klog_i915[200];		/* "i915 ... unable to map framebuffer" */
 };
 
 static void set(struct ctx *c, int id, int status, const char *fix, const char *fmt, ...)
@@ -118,6 +129,14 @@ static void check_pci(struct ctx *c)
 	int other_driver = 0;
 	size_t len = 0;
 
+	if (c->wsl) {
+		if (d)
+			closedir(d);
+		set(c, DOC_PCI_DEVICE, DOC_SKIP, NULL,
+		    "WSL2 (%s): the Windows host owns the GPU and lends it through /dev/dxg; no PCI device is visible here",
+		    c->wsl_why);
+		return;
+	}
 	if (!d) {
 		set(c, DOC_PCI_DEVICE, DOC_SKIP, NULL, "%s cannot be read (%s): not a Linux system, or /sys is not mounted",
 		    p, strerror(errno));
@@ -131,14 +150,30 @@ static void check_pci(struct ctx *c)
 
 		if (e->d_name[0] == '.')
 			continue;
+		char vendor[16];
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/vendor", e->d_name);
-		if (slurp(c, rel, buf, sizeof(buf)) < 0 || strncmp(buf, "0x10de", 6))
+		if (slurp(c, rel, vendor, sizeof(vendor)) < 0)
 			continue;
+		chomp(vendor);
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/class", e->d_name);
 		cls = slurp(c, rel, buf, sizeof(buf)) > 0 ? strtoul(buf, NULL, 16) : 0;
 		/* display controllers (0x03xxxx) are GPUs; audio and bridges are not */
 		if ((cls >> 16) != 0x03)
 			continue;
+		if (strcmp(vendor, "0x10de")) {
+			size_t ol = strlen(c->other_list);
+			const char *who = !strcmp(vendor, "0x8086") ? "Intel" : !strcmp(vendor, "0x1002") ? "AMD" : vendor;
+			c->other_displays++;
+			if (ol < sizeof(c->other_list) - 60)
+				fmt_cut(c->other_list + ol, sizeof(c->other_list) - ol, "%s%.16s (%s)", ol ? ", " : "",
+					e->d_name, who);
+			continue;
+		}
+		if (!c->power_state[0]) {
+			snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/power_state", e->d_name);
+			if (slurp(c, rel, c->power_state, sizeof(c->power_state)) > 0)
+				chomp(c->power_state);
+		}
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/driver", e->d_name);
 		n = readlink(path(c, rel, p, sizeof(p)), drv, sizeof(drv) - 1);
 		if (n > 0) {
@@ -200,6 +235,11 @@ static void check_modules(struct ctx *c)
 		return;
 	}
 	c->nvidia_loaded = module_loaded(c, "nvidia");
+	if (c->wsl) {
+		set(c, DOC_MODULES, DOC_SKIP, NULL, "WSL2: the driver runs on the Windows host; no nvidia module belongs in this kernel%s",
+		    c->nvidia_loaded ? " (one is loaded: see the wsl check)" : "");
+		return;
+	}
 	uvm = module_loaded(c, "nvidia_uvm");
 	if (!c->nvidia_loaded)
 		strcat(missing, "nvidia ");
@@ -252,6 +292,11 @@ static void check_nodes(struct ctx *c)
 	int nodes = 0, nbad = 0;
 	bool real = is_root_fs(c);
 	int want = c->ngpus > 0 ? (c->ngpus < MAX_GPUS ? c->ngpus : MAX_GPUS) : 1;
+
+	if (c->wsl) {
+		set(c, DOC_DEVICE_NODES, DOC_SKIP, NULL, "WSL2 has no /dev/nvidia* nodes; its GPU node, /dev/dxg, is the wsl check's");
+		return;
+	}
 
 	for (int i = -2; i < want; i++) {
 		struct stat st;
@@ -428,6 +473,10 @@ static void check_kernel(struct ctx *c)
 		return;
 	}
 	chomp(rel_buf);
+	if (c->wsl) {
+		set(c, DOC_KERNEL_MATCH, DOC_SKIP, NULL, "WSL2 kernel %s: the driver is the Windows host's, not a module", rel_buf);
+		return;
+	}
 	if (c->nvidia_loaded) {
 		set(c, DOC_KERNEL_MATCH, DOC_OK, NULL, "the nvidia module is loaded in the running kernel %s", rel_buf);
 		return;
@@ -516,6 +565,10 @@ static void check_persistence(struct ctx *c)
 	void *f = c->nvml_ok ? dlsym(c->nvml.dl, "nvmlDeviceGetPersistenceMode") : NULL;
 
 	memcpy(&get_mode, &f, sizeof(f));
+	if (c->wsl) {
+		set(c, DOC_PERSISTENCE, DOC_SKIP, NULL, "WSL2: the Windows driver keeps the GPU initialised; there is no persistence mode");
+		return;
+	}
 	if (get_mode && get_handle && c->nvml.api.device_get_count &&
 	    c->nvml.api.device_get_count(&n) == NVML_OK) {
 		for (unsigned int i = 0; i < n; i++) {
@@ -578,6 +631,7 @@ static void check_container(struct ctx *c)
 struct klog {
 	int nvrm, errors, xids, fatal;
 	char first_fatal[200], last_error[200];
+	char unsigned_module[200], i915_map[200];
 };
 
 static void klog_line(struct klog *k, const char *l, size_t n)
@@ -592,6 +646,15 @@ static void klog_line(struct klog *k, const char *l, size_t n)
 		n = sizeof(line) - 1;
 	memcpy(line, l, n);
 	line[n] = 0;
+	/* Secure Boot refusing a module (module signing enforced, or lockdown) */
+	if (!k->unsigned_module[0] &&
+	    (strstr(line, "Loading of unsigned module is rejected") || strstr(line, "Key was rejected by service") ||
+	     strstr(line, "unsigned module loading is restricted") ||
+	     strstr(line, "Loading of module with unavailable key is rejected")))
+		snprintf(k->unsigned_module, sizeof(k->unsigned_module), "%s", line);
+	/* the dual-GPU laptop under WSL2 whose Intel display driver is gone (sources.md 000 section 1) */
+	if (!k->i915_map[0] && strstr(line, "i915") && strstr(line, "unable to map framebuffer"))
+		snprintf(k->i915_map, sizeof(k->i915_map), "%s", line);
 	if (!strstr(line, "NVRM"))
 		return;
 	k->nvrm++;
@@ -652,6 +715,9 @@ static void check_kernel_log(struct ctx *c)
 		fclose(f);
 	}
 	free(buf);
+	c->klog_read = src[0] && !(c->o->kernel_log && !f && strcmp(src, "/dev/kmsg"));
+	snprintf(c->klog_unsigned, sizeof(c->klog_unsigned), "%s", k.unsigned_module);
+	snprintf(c->klog_i915, sizeof(c->klog_i915), "%s", k.i915_map);
 	if (!src[0] || (c->o->kernel_log && !f && strcmp(src, "/dev/kmsg"))) {
 		set(c, DOC_KERNEL_LOG, DOC_SKIP, NULL, "no kernel log readable%s%s (tried %s)",
 		    c->o->kernel_log ? ": " : "", c->o->kernel_log ? strerror(errno) : "",
@@ -673,6 +739,300 @@ static void check_kernel_log(struct ctx *c)
 		set(c, DOC_KERNEL_LOG, DOC_OK, NULL, "%s: %d NVRM lines, no errors", src, k.nvrm);
 }
 
+/* ---- laptops and desktops: WSL2, hybrid graphics, modeset, Secure Boot --- */
+
+static bool exists(const struct ctx *c, const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	return stat(path(c, rel, p, sizeof(p)), &st) == 0;
+}
+
+/* WSL2's kernel names Microsoft in its release and version strings. */
+static void detect_wsl(struct ctx *c)
+{
+	static const char *const files[] = { "proc/sys/kernel/osrelease", "proc/version" };
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !c->wsl; i++)
+		if (slurp(c, files[i], buf, sizeof(buf)) > 0 &&
+		    (strcasestr(buf, "microsoft") || strstr(buf, "WSL"))) {
+			c->wsl = true;
+			snprintf(c->wsl_why, sizeof(c->wsl_why), "/%s names Microsoft", files[i]);
+		}
+}
+
+static void check_wsl(struct ctx *c)
+{
+	bool dxg = exists(c, "dev/dxg");
+	bool lib = exists(c, "usr/lib/wsl/lib/libnvidia-ml.so.1") || exists(c, "usr/lib/wsl/lib/libcuda.so.1");
+
+	if (!c->wsl) {
+		set(c, DOC_WSL, DOC_OK, NULL, "not WSL2");
+		return;
+	}
+	if (!dxg)
+		set(c, DOC_WSL, DOC_FAIL,
+		    "WSL2 reaches the GPU through /dev/dxg, which the Windows NVIDIA driver provides: install the "
+		    "current NVIDIA driver on Windows (not a Linux driver inside WSL), run `wsl --update`, and make sure "
+		    "the distribution runs as WSL 2 (`wsl -l -v`).",
+		    "WSL2 (%s) without /dev/dxg: the Windows host does not share its GPU", c->wsl_why);
+	else if (!lib)
+		set(c, DOC_WSL, DOC_FAIL,
+		    "The Windows NVIDIA driver maps libcuda and libnvidia-ml into /usr/lib/wsl/lib; they are missing, "
+		    "often because a Linux NVIDIA driver was installed inside WSL2 and replaced them. Remove it "
+		    "(`sudo apt purge 'nvidia-*'`, keep only the CUDA toolkit), then `wsl --shutdown` and start again.",
+		    "WSL2 (%s) with /dev/dxg, but no libnvidia-ml.so.1 or libcuda.so.1 under /usr/lib/wsl/lib", c->wsl_why);
+	else if (c->nvidia_loaded)
+		set(c, DOC_WSL, DOC_WARN,
+		    "A Linux nvidia module has no GPU to drive under WSL2: remove the Linux driver and keep only the "
+		    "CUDA toolkit (the wsl-ubuntu CUDA packages, which ship no driver).",
+		    "WSL2 (%s) with /dev/dxg and the Windows driver's libraries, but an nvidia kernel module is loaded",
+		    c->wsl_why);
+	else if (c->klog_i915[0])
+		set(c, DOC_WSL, DOC_WARN,
+		    "On a dual-GPU laptop WSL2 needs the Intel display driver on Windows: keep it enabled in Device "
+		    "Manager (version 31.0.101.4883 or later) even with the BIOS set to the discrete GPU, then restart WSL.",
+		    "WSL2 (%s) with /dev/dxg; the kernel log says: %s", c->wsl_why, c->klog_i915);
+	else
+		set(c, DOC_WSL, DOC_OK, NULL, "WSL2 (%s), with /dev/dxg and the Windows driver's libraries in /usr/lib/wsl/lib",
+		    c->wsl_why);
+}
+
+/* Ubuntu's prime-select writes its mode to /etc/prime-discrete: on, off, on-demand. */
+static void check_hybrid(struct ctx *c)
+{
+	char mode[32] = "";
+	bool d3 = !strncmp(c->power_state, "D3", 2);
+
+	if (c->wsl) {
+		set(c, DOC_HYBRID, DOC_SKIP, NULL, "WSL2: Windows chooses the GPU");
+		return;
+	}
+	if (!c->ngpus) {
+		set(c, DOC_HYBRID, DOC_SKIP, NULL, "no NVIDIA GPU found on the PCI bus");
+		return;
+	}
+	if (!c->other_displays) {
+		set(c, DOC_HYBRID, DOC_OK, NULL, "no other display controller: not a hybrid-graphics machine");
+		return;
+	}
+	if (slurp(c, "etc/prime-discrete", mode, sizeof(mode)) > 0)
+		chomp(mode);
+	if (!strcmp(mode, "off"))
+		set(c, DOC_HYBRID, DOC_FAIL,
+		    "prime-select is in Intel mode, which powers the NVIDIA GPU off and keeps its modules from "
+		    "loading: `sudo prime-select on-demand` (or `nvidia`) and reboot.",
+		    "hybrid graphics: the NVIDIA GPU beside %s, and /etc/prime-discrete says off (prime-select intel)",
+		    c->other_list);
+	else
+		set(c, DOC_HYBRID, DOC_OK, NULL,
+		    "hybrid graphics: the NVIDIA GPU beside %s; prime-select mode %s%s%s", c->other_list,
+		    mode[0] ? mode : "not set (no /etc/prime-discrete)",
+		    d3 ? "; the NVIDIA GPU is power-gated (" : "", d3 ? "D3cold until a program wakes it, e.g. `nvidia-smi -L`)" : "");
+}
+
+static void check_modeset(struct ctx *c)
+{
+	char v[8] = "", p[PATH_MAX];
+
+	if (c->wsl) {
+		set(c, DOC_DRM_MODESET, DOC_SKIP, NULL, "WSL2: Windows drives the displays");
+		return;
+	}
+	if (slurp(c, "sys/module/nvidia_drm/parameters/modeset", v, sizeof(v)) <= 0) {
+		set(c, DOC_DRM_MODESET, DOC_SKIP, NULL, "nvidia_drm is not loaded (%s cannot be read)",
+		    path(c, "sys/module/nvidia_drm/parameters/modeset", p, sizeof(p)));
+		return;
+	}
+	chomp(v);
+	if (v[0] == 'Y')
+		set(c, DOC_DRM_MODESET, DOC_OK, NULL, "nvidia-drm.modeset=1");
+	else if (c->other_displays)
+		set(c, DOC_DRM_MODESET, DOC_WARN,
+		    "PRIME render offload, Wayland and external displays wired to the NVIDIA GPU need kernel mode "
+		    "setting: add `nvidia-drm.modeset=1` to the kernel command line (or `options nvidia-drm modeset=1` "
+		    "in /etc/modprobe.d/nvidia.conf, then `sudo update-initramfs -u`) and reboot.",
+		    "nvidia-drm.modeset=0 on a hybrid-graphics machine (beside %s)", c->other_list);
+	else
+		set(c, DOC_DRM_MODESET, DOC_OK, NULL,
+		    "nvidia-drm.modeset=0: fine for compute and a headless server; a Wayland desktop on this GPU needs 1");
+}
+
+/* The SecureBoot EFI variable: 4 bytes of attributes, then 1 when enforcing. */
+static void check_secure_boot(struct ctx *c)
+{
+	static const char var[] = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+	static const char fix[] =
+		"Secure Boot loads only signed modules: enroll the key DKMS signs with "
+		"(`sudo mokutil --import /var/lib/dkms/mok.pub`, reboot, and enroll it in the blue MOK screen), "
+		"or install the distribution's signed driver package, or turn Secure Boot off in the firmware.";
+	char buf[16];
+	ssize_t n;
+
+	if (c->wsl) {
+		set(c, DOC_SECURE_BOOT, DOC_SKIP, NULL, "WSL2: modules are the Windows host's; Secure Boot is its firmware's");
+		return;
+	}
+	if (!exists(c, "sys/firmware/efi")) {
+		set(c, DOC_SECURE_BOOT, exists(c, "sys") ? DOC_OK : DOC_SKIP, NULL,
+		    exists(c, "sys") ? "not booted through EFI: Secure Boot does not apply" : "/sys is not readable");
+		return;
+	}
+	n = slurp(c, var, buf, sizeof(buf));
+	if (n < 5) {
+		set(c, DOC_SECURE_BOOT, c->klog_unsigned[0] ? DOC_FAIL : DOC_SKIP, c->klog_unsigned[0] ? fix : NULL,
+		    "the SecureBoot EFI variable cannot be read%s%s", c->klog_unsigned[0] ? "; the kernel log says: " : "",
+		    c->klog_unsigned);
+		return;
+	}
+	if (buf[4] != 1) {
+		set(c, DOC_SECURE_BOOT, DOC_OK, NULL, "Secure Boot is off");
+		return;
+	}
+	if (c->klog_unsigned[0])
+		set(c, DOC_SECURE_BOOT, DOC_FAIL, fix, "Secure Boot is on and the kernel refused an unsigned module: %s",
+		    c->klog_unsigned);
+	else if (!c->nvidia_loaded && c->modules_read && !c->wsl)
+		set(c, DOC_SECURE_BOOT, DOC_WARN, fix,
+		    "Secure Boot is on and the nvidia module is not loaded: an unsigned module would be refused%s",
+		    c->klog_read ? " (the kernel log does not say so)" : "");
+	else
+		set(c, DOC_SECURE_BOOT, DOC_OK, NULL, "Secure Boot is on%s", c->nvidia_loaded ?
+		    ", and the nvidia module is loaded, so it is signed with an enrolled key" : "");
+}
+
+/* ---- an application log: built for another GPU -------------------------- */
+
+/* Compute capability -> the architecture people know it by. */
+static const char *arch_name(int major, int minor)
+{
+	switch (major) {
+	case 6: return "Pascal";
+	case 7: return minor >= 5 ? "Turing" : "Volta";
+	case 8: return minor == 9 ? "Ada Lovelace" : "Ampere";
+	case 9: return "Hopper";
+	case 10: case 11: case 12: return "Blackwell";
+	default: return "another architecture";
+	}
+}
+
+struct capscan {
+	long line;
+	int have_major, have_minor, want_major, want_minor;	/* -1 unknown */
+	char text[200];
+};
+
+/* "sm_120" or "12.0" or "(12, 0)" at p: major and minor. */
+static bool read_cap(const char *p, int *major, int *minor)
+{
+	int a, b, n = 0;
+
+	if (sscanf(p, "sm_%d%n", &a, &n) == 1 && n > 0) {
+		*major = a / 10;
+		*minor = a % 10;
+		return true;
+	}
+	if (sscanf(p, "(%d, %d)", &a, &b) == 2 || sscanf(p, "%d.%d", &a, &b) == 2) {
+		*major = a;
+		*minor = b;
+		return true;
+	}
+	return false;
+}
+
+/* The shapes a capability mismatch takes in a log; true when line is one. */
+static bool cap_line(const char *line, struct capscan *s)
+{
+	const char *p;
+
+	/* a CUDA library or extension: "requires device with capability (9, 0) but your gpu has capability (12, 0)" */
+	if ((p = strstr(line, "requires device with capability "))) {
+		read_cap(p + strlen("requires device with capability "), &s->want_major, &s->want_minor);
+		if ((p = strstr(p, "has capability ")))
+			read_cap(p + strlen("has capability "), &s->have_major, &s->have_minor);
+		return true;
+	}
+	/* PyTorch: "... with CUDA capability sm_120 is not compatible with the current PyTorch installation." */
+	if ((p = strstr(line, "with CUDA capability sm_")) && strstr(line, "is not compatible")) {
+		read_cap(p + strlen("with CUDA capability "), &s->have_major, &s->have_minor);
+		return true;
+	}
+	/* cudaErrorNoKernelImageForDevice, in CUDA's own words and PyTorch's */
+	return strstr(line, "no kernel image is available for execution on the device") != NULL;
+}
+
+static void check_cuda_capability(struct ctx *c)
+{
+	struct capscan s = { 0, -1, -1, -1, -1, "" };
+	char line[4096];
+	long lineno = 0;
+	FILE *f;
+
+	if (!c->o->app_log) {
+		set(c, DOC_CUDA_CAPABILITY, DOC_SKIP, NULL, "no application log given (--app-log FILE)");
+		return;
+	}
+	if (!(f = fopen(c->o->app_log, "r"))) {
+		set(c, DOC_CUDA_CAPABILITY, DOC_SKIP, NULL, "%s cannot be read: %s", c->o->app_log, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+		struct capscan t = { 0, -1, -1, -1, -1, "" };
+		if (n && line[n - 1] == '\n')
+			lineno++;
+		else if (!feof(f))
+			continue;	/* the rest of a long line */
+		else
+			lineno++;
+		if (!cap_line(line, &t))
+			continue;
+		/* keep the most telling line: one that names the GPU's capability wins */
+		if (!s.line || (s.have_major < 0 && t.have_major >= 0)) {
+			t.line = lineno;
+			while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+				line[--n] = 0;
+			snprintf(t.text, sizeof(t.text), "%s", line);
+			s = t;
+		}
+	}
+	fclose(f);
+	if (!s.line) {
+		set(c, DOC_CUDA_CAPABILITY, DOC_OK, NULL, "%s: %ld lines, no CUDA capability or kernel-image error",
+		    c->o->app_log, lineno);
+		return;
+	}
+	if (s.have_major >= 0 && s.want_major >= 0) {
+		char fix[512];
+		snprintf(fix, sizeof(fix),
+			 "The program was built for compute capability %d.%d (%s) and this GPU is %d.%d (%s): rebuild it for "
+			 "the GPU (nvcc -gencode arch=compute_%d%d,code=sm_%d%d; TORCH_CUDA_ARCH_LIST=%d.%d for PyTorch "
+			 "extensions) or install a build that lists sm_%d%d. Budget the porting time as a cost of the new card.",
+			 s.want_major, s.want_minor, arch_name(s.want_major, s.want_minor), s.have_major, s.have_minor,
+			 arch_name(s.have_major, s.have_minor), s.have_major, s.have_minor, s.have_major, s.have_minor,
+			 s.have_major, s.have_minor, s.have_major, s.have_minor);
+		set(c, DOC_CUDA_CAPABILITY, DOC_FAIL, fix, "%s:%ld: built for %d.%d (%s), the GPU is %d.%d (%s): %s",
+		    c->o->app_log, s.line, s.want_major, s.want_minor, arch_name(s.want_major, s.want_minor),
+		    s.have_major, s.have_minor, arch_name(s.have_major, s.have_minor), s.text);
+	} else if (s.have_major >= 0) {
+		char fix[512];
+		snprintf(fix, sizeof(fix),
+			 "The installed framework has no kernels for compute capability %d.%d (%s): install a build "
+			 "that lists sm_%d%d (for PyTorch, one built with a CUDA version that supports the card), or "
+			 "build from source with TORCH_CUDA_ARCH_LIST=%d.%d.",
+			 s.have_major, s.have_minor, arch_name(s.have_major, s.have_minor), s.have_major, s.have_minor,
+			 s.have_major, s.have_minor);
+		set(c, DOC_CUDA_CAPABILITY, DOC_FAIL, fix, "%s:%ld: the GPU is %d.%d (%s) and the framework was not built for it: %s",
+		    c->o->app_log, s.line, s.have_major, s.have_minor, arch_name(s.have_major, s.have_minor), s.text);
+	} else
+		set(c, DOC_CUDA_CAPABILITY, DOC_FAIL,
+		    "No kernel in the program matches this GPU's compute capability (`nvidia-smi --query-gpu=compute_cap "
+		    "--format=csv`): rebuild for it, or install a build that includes it.",
+		    "%s:%ld: %s", c->o->app_log, s.line, s.text);
+}
+
 void doctor_run(const struct doctor_opts *o, struct doctor_report *r)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -687,6 +1047,7 @@ void doctor_run(const struct doctor_opts *o, struct doctor_report *r)
 	c->o = o;
 	c->r = r;
 	detect_container(c);
+	detect_wsl(c);
 	check_pci(c);
 	check_modules(c);
 	check_nouveau(c);
@@ -699,6 +1060,11 @@ void doctor_run(const struct doctor_opts *o, struct doctor_report *r)
 	check_persistence(c);
 	check_container(c);
 	check_kernel_log(c);
+	check_wsl(c);
+	check_hybrid(c);
+	check_modeset(c);
+	check_secure_boot(c);
+	check_cuda_capability(c);
 	nvml_close(&c->nvml);
 	for (int i = 0; i < DOC__COUNT; i++) {
 		r->failed += r->checks[i].status == DOC_FAIL;

@@ -27,6 +27,12 @@ enum {
 	DOC_PERSISTENCE,
 	DOC_CONTAINER,
 	DOC_KERNEL_LOG,
+	/* the laptop and desktop cases (sources.md 000 and 004) */
+	DOC_WSL,
+	DOC_HYBRID,
+	DOC_DRM_MODESET,
+	DOC_SECURE_BOOT,
+	DOC_CUDA_CAPABILITY,
 	DOC__COUNT
 };
 
@@ -41,6 +47,7 @@ struct doctor_opts {
 	const char *root;	/* default "/" */
 	const char *nvml_lib;	/* NULL: libnvidia-ml.so.1 */
 	const char *kernel_log;	/* NULL: /dev/kmsg (root "/" only), then var/log/kern.log, syslog, messages */
+	const char *app_log;	/* NULL: no application log to scan for CUDA capability errors */
 };
 
 struct doctor_report {

@@ -11,7 +11,7 @@
 #include "util/jsonw.h"
 #include "util/timeutil.h"
 
-static const char *gpu_label(const struct alert_eval *ev, int gpu, char *buf, size_t cap)
+const char *alert_gpu_label(const struct alert_eval *ev, int gpu, char *buf, size_t cap)
 {
 	const struct gpu_ident *id;
 
@@ -35,7 +35,7 @@ void alert_text(FILE *out, const struct alert_eval *ev)
 			snprintf(v, sizeof(v), "-");
 		else
 			snprintf(v, sizeof(v), "%.6g", a->value);
-		fprintf(out, "%s %s %s %s %s %s", a->rule->id, gpu_label(ev, a->gpu, g, sizeof(g)),
+		fprintf(out, "%s %s %s %s %s %s", a->rule->id, alert_gpu_label(ev, a->gpu, g, sizeof(g)),
 			time_rfc3339(t0, sizeof(t0), a->start_ns), time_rfc3339(t1, sizeof(t1), a->end_ns),
 			v, a->message);
 		if (a->count > 1)
@@ -107,7 +107,7 @@ void alert_json(FILE *out, const struct alert_eval *ev, const char *profile)
 /* ---- Prometheus alerting rules ------------------------------------------ */
 
 /* temp_high -> GputallyTempHigh */
-static void alert_name(char *buf, size_t cap, const char *id)
+void alert_prom_name(char *buf, size_t cap, const char *id)
 {
 	size_t n = (size_t)snprintf(buf, cap, "Gputally");
 	bool up = true;
@@ -144,7 +144,7 @@ static void rule_head(FILE *out, const struct alert_rule *r, const char *expr)
 {
 	char name[80], dur[32];
 
-	alert_name(name, sizeof(name), r->id);
+	alert_prom_name(name, sizeof(name), r->id);
 	fprintf(out, "      - alert: %s\n        expr: %s\n", name, expr);
 	if (r->for_ns > 0) {
 		prom_dur(dur, sizeof(dur), r->for_ns);
@@ -202,11 +202,18 @@ static void prom_rule(FILE *out, const struct alert_rule *r, double u_star)
 			return;
 		}
 		prom_dur(dur, sizeof(dur), r->window_ns);
-		snprintf(expr, sizeof(expr), "avg_over_time(gputally_gpu_utilization_percent[%s]) < %.4f",
-			 dur, thr);
+		/* while a job runs: the minutes in which the GPU holds more than
+		 * 512 MiB (the recorder exports no process count) */
+		if (r->during_job)
+			snprintf(expr, sizeof(expr),
+				 "avg_over_time((gputally_gpu_utilization_percent and on(gpu, uuid, host)"
+				 " gputally_gpu_memory_used_bytes > 536870912)[%s:1m]) < %.4f", dur, thr);
+		else
+			snprintf(expr, sizeof(expr), "avg_over_time(gputally_gpu_utilization_percent[%s]) < %.4f",
+				 dur, thr);
 		rule_head(out, r, expr);
-		snprintf(text, sizeof(text), ON_GPU ": utilization {{ $value }} %% over %s, below %s %.4f %%",
-			 dur, r->use_ustar ? "the break-even u* =" : "", thr);
+		snprintf(text, sizeof(text), ON_GPU ": utilization {{ $value }} %% %sover %s, below %s %.4f %%",
+			 r->during_job ? "while a job held it " : "", dur, r->use_ustar ? "the break-even u* =" : "", thr);
 		summary(out, text);
 		return;
 	case AK_STALE:

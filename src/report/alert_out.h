@@ -12,6 +12,10 @@
 #include "analysis/alert.h"
 
 void alert_text(FILE *out, const struct alert_eval *ev);
+/* "gpu<index>", else the UUID, "-" for an alert about a file; in buf. */
+const char *alert_gpu_label(const struct alert_eval *ev, int gpu, char *buf, size_t cap);
+/* temp_high -> GputallyTempHigh: the alertname of the Prometheus rules and of delivery. */
+void alert_prom_name(char *buf, size_t cap, const char *id);
 void alert_json(FILE *out, const struct alert_eval *ev, const char *profile);
 /* u_star: the profile's break-even utilization (NAN: the u* rule is left out). */
 void alert_prometheus_rules(FILE *out, const struct alert_rules *rs, double u_star,

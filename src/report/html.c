@@ -287,10 +287,17 @@ static void summary(struct hw *h, const struct finding **byw)
 	fprintf(h->out, " GPU-hours, ");
 	vnum(h, r->gaps_h, 6, 1, 3, "cost.window.gaps_h");
 	fprintf(h->out, " h in gaps (not counted as idle)</td></tr>\n<tr><th>Useful share</th><td>");
-	vnum(h, r->win.u_obs, 6, 100, 1, "cost.window.u_obs");
-	fprintf(h->out, " %% busy (");
-	vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
-	fprintf(h->out, " busy GPU-hours)</td></tr>\n<tr><th>Energy</th><td>");
+	if (r->busy_unknown) {
+		fprintf(h->out, "unknown: no utilization reading");
+	} else {
+		vnum(h, r->win.u_obs, 6, 100, 1, "cost.window.u_obs");
+		fprintf(h->out, " %% busy (");
+		vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
+		fprintf(h->out, " busy GPU-hours); mean utilization ");
+		vnum(h, 100 * r->util_busy_h / r->util_known_h, 2, 1, 1, "cost.window.mean_utilization_pct");
+		fprintf(h->out, " %%");
+	}
+	fprintf(h->out, "</td></tr>\n<tr><th>Energy</th><td>");
 	vnum(h, r->energy_j, 1, 1 / 3.6e6, 3, "cost.window.energy_j");
 	fprintf(h->out, " kWh (");
 	esc(h, r->energy_source);
@@ -1703,7 +1710,7 @@ static void traces(struct hw *h)
 		fprintf(h->out, " us</td><td class=\"n\">");
 		vnum(h, j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 3, 1, 2, "traces.joined.%zu.gap_p50_us", i);
 		fprintf(h->out, " us</td><td class=\"n\">");
-		vnum(h, j->overlaps ? j->util_busy_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
+		vnum(h, j->overlaps ? j->useful_state_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
 		fprintf(h->out, " s from %s</td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
 	}
 	if (an->njoins)

@@ -52,6 +52,19 @@ static void inputs(struct jsonw *w, const struct report *r)
 		jsonw_kstr(w, "time_basis", in->time_basis);
 		if (in->columns_note[0])	/* a headerless CSV: where its columns came from */
 			jsonw_kstr(w, "columns", in->columns_note);
+		if (in->columns_unread[0]) {	/* header columns that map to no field, as written */
+			const char *c = in->columns_unread;
+			jsonw_key(w, "columns_not_understood");
+			jsonw_arr_begin(w);
+			for (;;) {
+				const char *e = strstr(c, ", ");
+				jsonw_strn(w, c, e ? (size_t)(e - c) : strlen(c));
+				if (!e)
+					break;
+				c = e + 2;
+			}
+			jsonw_arr_end(w);
+		}
 		jsonw_kstr(w, "placed_against", in->place_ref);
 		jsonw_knum(w, "placement_fit_r", in->place_r, 3);
 		jsonw_knum(w, "placement_uncertainty_s", in->place_uncertain_s, 3);
@@ -124,12 +137,12 @@ static void gpus(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "covered_s", g->covered_s, 3);
 		jsonw_knum(w, "gaps_s", g->gaps_s, 3);
 		jsonw_knum(w, "busy_s", g->busy_s, 3);
-		if (an->trace) {
+		{	/* the busy figure of the cost and the verdict (docs/states.md "Busy") */
 			double out_s, in_s, u = analysis_useful_s(an, i, &out_s, &in_s);
 			jsonw_knum(w, "useful_s", u, 6);
 			jsonw_kstr(w, "useful_source", in_s > 0 || out_s > 0 ?
-				   "utilization.gpu, with trace kernels over the joined stretches (traces.joined)" :
-				   "utilization.gpu");
+				   "useful states, with trace kernels over the joined stretches (traces.joined)" :
+				   "useful states (compute_bound, memory_bound, throttled)");
 		}
 		knum_or_null(w, "util_mean_pct", gpu_util_mean(g), 2);
 		knum_or_null(w, "util_p50_pct", gpu_util_quantile(g, 0.5), 0);
@@ -497,9 +510,11 @@ static void traces(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "known_s", j->util_known_s, 6);
 		jsonw_knum(w, "useful_s", j->util_busy_s, 9);
 		jsonw_obj_end(w);
-		jsonw_knum(w, "useful_s", j->overlaps ? j->util_busy_s : j->kernel_s, 9);
+		/* the useful-state time of the buckets, as a share of the stretch: what the kernels replace */
+		jsonw_knum(w, "useful_states_s", j->useful_state_s, 9);
+		jsonw_knum(w, "useful_s", j->overlaps ? j->useful_state_s : j->kernel_s, 9);
 		jsonw_kstr(w, "useful_source", j->overlaps ?
-			   "utilization.gpu (the stretch overlaps an earlier trace of this GPU)" : "trace kernels");
+			   "useful states (the stretch overlaps an earlier trace of this GPU)" : "trace kernels");
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -543,6 +558,7 @@ static void cost(struct jsonw *w, const struct report *r)
 		jsonw_key(w, "busy_sources");
 		jsonw_obj_begin(w);
 		jsonw_knum(w, "utilization_gpu_h", r->util_busy_h, 9);
+		jsonw_knum(w, "useful_states_h", r->busy_h - r->trace_in_h + r->trace_out_h, 9);
 		jsonw_knum(w, "trace_replaced_h", r->trace_out_h, 9);
 		jsonw_knum(w, "trace_kernels_h", r->trace_in_h, 9);
 		jsonw_obj_end(w);
@@ -558,8 +574,12 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_knum(w, "local_cooling", r->win.local_cooling, 6);
 	jsonw_knum(w, "local_jobs", r->win.local_jobs, 6);
 	jsonw_knum(w, "cloud_cost", r->win.cloud_cost, 6);
+	jsonw_knum(w, "cloud_hours_cost", r->cloud_hours_cost, 6);
+	jsonw_knum(w, "cloud_job_charges", r->cloud_job_charges, 6);
 	jsonw_knum(w, "premium_pct", r->win.premium_pct, 2);
-	jsonw_knum(w, "u_obs", r->win.u_obs, 6);
+	jsonw_knum(w, "u_obs", r->busy_unknown ? NAN : r->win.u_obs, 6);	/* null: no utilization read */
+	/* mean utilization.gpu over the time it was read: not the busy figure */
+	jsonw_knum(w, "mean_utilization_pct", r->util_known_h > 0 ? 100 * r->util_busy_h / r->util_known_h : NAN, 2);
 	jsonw_knum(w, "local_cost_per_useful_hour", r->c_local_obs, 6);
 	jsonw_obj_end(w);
 

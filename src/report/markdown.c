@@ -74,8 +74,12 @@ static void summary(FILE *out, const struct report *r)
 	fprintf(out, "| GPUs | %d |\n", r->an->tl.ngpus);
 	fprintf(out, "| Covered | %s GPU-hours, %s h in gaps (not counted as idle) |\n", num(a, sizeof(a), r->covered_h, 3),
 		num(b, sizeof(b), r->gaps_h, 3));
-	fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours) |\n", num(a, sizeof(a), 100 * r->win.u_obs, 1),
-		num(b, sizeof(b), r->busy_h, 3));
+	if (r->busy_unknown)
+		fprintf(out, "| Useful share | unknown: no utilization reading |\n");
+	else
+		fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours); mean utilization %s %% |\n",
+			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
+			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
 	fprintf(out, "| Energy | %s kWh (%s) |\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (have_prices(r))
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",

@@ -41,6 +41,7 @@ static void window_totals(struct report *r)
 		r->covered_h += g->covered_s / 3600;
 		r->busy_h += analysis_useful_s(an, i, &out_s, &in_s) / 3600;
 		r->util_busy_h += g->busy_s / 3600;
+		r->util_known_h += g->util_known_s / 3600;
 		r->trace_out_h += out_s / 3600;
 		r->trace_in_h += in_s / 3600;
 		r->gaps_h += g->gaps_s / 3600;
@@ -82,18 +83,31 @@ static void window_totals(struct report *r)
 	}
 }
 
+/* A GPU's useful seconds per utilization-second (1 when it has none). */
+static double useful_per_util(const struct analysis *an, int gi)
+{
+	double b = an->gpus[gi].busy_s;
+
+	return b > 0 ? analysis_useful_s(an, gi, NULL, NULL) / b : 1;
+}
+
 static void jobs(struct report *r)
 {
 	const struct analysis *an = r->an;
 
 	/* cost-model.md: n is the number of distinct GPU processes seen, each a
-	 * job of its own useful hours (zero for one that never computed) */
+	 * job of its own useful hours (zero for one that never computed): its
+	 * share of its GPU's utilization, of the GPU's useful time (one
+	 * definition of busy, docs/states.md "Busy") */
 	if (an->nprocs) {
 		r->njobs = an->nprocs;
 		r->jobs_from_processes = true;
 		r->job_useful_h = xcalloc(r->njobs, sizeof(double));
-		for (size_t i = 0; i < an->nprocs; i++)
-			r->job_useful_h[i] = an->procs[i].busy_s / 3600;
+		for (size_t i = 0; i < an->nprocs; i++) {
+			int gi = an->procs[i].gpu;
+			double k = gi >= 0 && gi < an->tl.ngpus ? useful_per_util(an, gi) : 1;
+			r->job_useful_h[i] = an->procs[i].busy_s * k / 3600;
+		}
 		return;
 	}
 	/* no process data: one job per GPU with work */
@@ -114,10 +128,37 @@ static void proc_costs(struct report *r)
 	r->proc_cloud_cost = xcalloc(an->nprocs, sizeof(double));
 	r->proc_local_cost = xcalloc(an->nprocs, sizeof(double));
 	for (size_t i = 0; i < an->nprocs; i++) {
-		double b = an->procs[i].busy_s;
+		int gi = an->procs[i].gpu;
+		double b = an->procs[i].busy_s * (gi >= 0 && gi < an->tl.ngpus ? useful_per_util(an, gi) : 1);
 		r->proc_cloud_cost[i] = cost_cloud_job(&r->params, b / 3600);
 		r->proc_local_cost[i] = r->busy_h > 0 ? r->win.local_cost * b / (r->busy_h * 3600) : NAN;
 	}
+}
+
+/*
+ * The verdict rests on the per-hour comparison (u against u*).  The
+ * window's own comparison (the Cost line) also carries the cloud's per-job
+ * charge; when that charge is most of the window's cloud cost, say so, and
+ * what the comparison is per useful hour.
+ */
+static void verdict_window(struct report *r, const char *cur)
+{
+	size_t n = strlen(r->verdict);
+	double tot = r->win.cloud_cost;
+
+	if (!(tot > 0) || !(r->cloud_job_charges > 0) || !isfinite(r->win.premium_pct) ||
+	    !(r->lr.c_cloud > 0) || !isfinite(r->c_local_obs) || n + 1 >= sizeof(r->verdict))
+		return;
+	snprintf(r->verdict + n, sizeof(r->verdict) - n,
+		 " The verdict rests on the per-hour comparison: per useful hour owning %s %.1f %%. "
+		 "The window's %.1f %% %s %s mostly the cloud's per-job charge (%.4g of %.4g%s%s to rent: "
+		 "%zu job(s), cold start and billing minimum), not the hours%s.",
+		 r->c_local_obs <= r->lr.c_cloud ? "saves" : "costs",
+		 100 * fabs(1 - r->c_local_obs / r->lr.c_cloud), fabs(r->win.premium_pct),
+		 r->win.premium_pct < 0 ? "saving" : "premium",
+		 r->cloud_job_charges >= 0.5 * tot ? "is" : "is not", r->cloud_job_charges, tot,
+		 cur[0] ? " " : "", cur, r->njobs ? r->njobs : (size_t)1,
+		 r->cloud_job_charges >= 0.5 * tot ? "" : " alone");
 }
 
 static void verdict(struct report *r)
@@ -127,6 +168,13 @@ static void verdict(struct report *r)
 
 	if (r->covered_h <= 0) {
 		snprintf(r->verdict, sizeof(r->verdict), "No covered GPU time in the inputs: nothing to price.");
+		return;
+	}
+	if (r->busy_unknown) {
+		/* unknown is not 0 %: a column that could not be read is no idle GPU */
+		snprintf(r->verdict, sizeof(r->verdict),
+			 "No verdict: no utilization was read in the covered time (busy: unknown); "
+			 "see the inputs' columns.");
 		return;
 	}
 	if (r->params.cloud_hourly_rate <= 0) {
@@ -158,6 +206,7 @@ static void verdict(struct report *r)
 				 100 * u, 100 * r->lr.u_star, r->c_local_obs, cur[0] ? " " : "", cur,
 				 r->lr.c_cloud, cur[0] ? " " : "", cur, r->c_local_obs / r->lr.c_cloud);
 	}
+	verdict_window(r, cur);
 }
 
 /*
@@ -188,6 +237,7 @@ void report_compute(struct report *r)
 
 	measured_power(r);
 	window_totals(r);
+	r->busy_unknown = r->covered_h > 0 && !(r->util_known_h > 0);
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
 	memset(&in, 0, sizeof(in));
@@ -197,6 +247,11 @@ void report_compute(struct report *r)
 	in.job_useful_h = r->job_useful_h;
 	in.njobs = r->njobs;
 	cost_window(&r->params, &in, &r->win);
+	r->cloud_hours_cost = r->params.cloud_efficiency > 0 ?
+			      r->params.cloud_hourly_rate * r->busy_h / r->params.cloud_efficiency : 0;
+	r->cloud_job_charges = r->win.cloud_cost - r->cloud_hours_cost;
+	if (r->cloud_job_charges < 0)
+		r->cloud_job_charges = 0;
 	r->c_local_obs = cost_local_per_useful_hour(&r->params, r->win.u_obs);
 	cost_job_breakeven(&r->params, r->win.u_obs, &r->job);
 	r->nsens = cost_sensitivity(&r->params, r->sens, COST_NSENS);

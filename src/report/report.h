@@ -77,7 +77,13 @@ struct report {
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */
 	double *proc_cloud_cost, *proc_local_cost;
-	char verdict[400];
+	char verdict[640];
+	/* the window's cloud cost split: its useful hours at the hourly rate,
+	 * and the rest, charged per job (cold start, billing increment and
+	 * minimum); the verdict says which one drives it */
+	double cloud_hours_cost, cloud_job_charges;
+	double util_known_h;	/* covered hours with a utilization reading */
+	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;

@@ -63,7 +63,7 @@ static void summary(FILE *out, const struct report *r)
 	size_t nread = 0;
 
 	for (size_t i = 0; i < r->inputs->nr; i++)
-		nread += r->inputs->inputs[i].format != NULL && !r->inputs->inputs[i].skip_reason[0];
+		nread += r->inputs->inputs[i].format != NULL;	/* a cut file read up to its cut too */
 	fprintf(out, "gputally report\n\n");
 	if (r->t0_ns == INT64_MAX) {
 		fprintf(out, "No GPU samples in %zu input(s).\n", r->inputs->nr);
@@ -74,9 +74,15 @@ static void summary(FILE *out, const struct report *r)
 	time_human_dur(c, sizeof(c), (int64_t)(r->covered_h * 3600e9));
 	time_human_dur(d, sizeof(d), (int64_t)(r->gaps_h * 3600e9));
 	fprintf(out, "Coverage:  %s of GPU time covered, %s in gaps (not counted as idle)\n", c, d);
-	fprintf(out, "How busy:  %s %% of covered time (%s busy GPU-hours of %s)\n",
-		num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
-		num(e, sizeof(e), r->covered_h, 3));
+	if (r->busy_unknown)
+		fprintf(out, "How busy:  unknown: no utilization reading in the %s GPU-hours covered\n",
+			num(e, sizeof(e), r->covered_h, 3));
+	else
+		fprintf(out, "How busy:  %s %% of covered time in useful work (%s busy GPU-hours of %s); "
+			"mean utilization %s %%\n",
+			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
+			num(e, sizeof(e), r->covered_h, 3),
+			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
 	fprintf(out, "Energy:    %s kWh (%s)\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (!have_prices(r)) {
 		fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
@@ -98,7 +104,8 @@ static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
 	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0] ||
-	       in->zone_note[0] || in->tod_by_evidence;	/* its clock was set by other logs */
+	       in->zone_note[0] || in->tod_by_evidence ||	/* its clock was set by other logs */
+	       in->columns_unread[0];
 }
 
 /*
@@ -171,6 +178,8 @@ static void inputs_summary(FILE *out, const struct report *r)
 			fprintf(out, "  %-*s time: %s\n", pw, "", in->basis);
 		if (in->format && in->columns_note[0])
 			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
+		if (in->format && in->columns_unread[0])
+			fprintf(out, "  %-*s columns not understood: %s\n", pw, "", in->columns_unread);
 	}
 	if (more)
 		fprintf(out, "  ... and %zu more worth a look\n", more);
@@ -208,6 +217,8 @@ static void inputs(FILE *out, const struct report *r)
 			fprintf(out, "  %-*s %s\n", pw, "", in->skip_reason);
 		if (in->columns_note[0])
 			fprintf(out, "  %-*s %s\n", pw, "", in->columns_note);
+		if (in->columns_unread[0])
+			fprintf(out, "  %-*s columns not understood: %s\n", pw, "", in->columns_unread);
 	}
 }
 
@@ -390,7 +401,7 @@ static void cost(FILE *out, const struct report *r)
 		cost_status_name(r->lr.status));
 	if (r->lr.status == COST_OK)
 		fprintf(out, ", %s useful GPU-hours a month", num(b, sizeof(b), r->lr.useful_hours_per_month, 1));
-	fprintf(out, "\n  observed: utilization %s %%, local %s per useful hour\n",
+	fprintf(out, "\n  observed: useful share %s %%, local %s per useful hour\n",
 		num(a, sizeof(a), 100 * r->win.u_obs, 2), money(b, sizeof(b), r, r->c_local_obs));
 	{
 		char d[80], e[80];
@@ -490,7 +501,7 @@ static void traces(FILE *out, const struct report *r)
 			num(gp, sizeof(gp), j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 2));
 		fprintf(out, "    utilization.gpu %s %% over the %.1f s of samples around it; useful %s s from %s\n",
 			num(u, sizeof(u), j->util_pct, 1), (j->w1_ns - j->w0_ns) / 1e9,
-			num(us, sizeof(us), j->overlaps ? j->util_busy_s : j->kernel_s, 4),
+			num(us, sizeof(us), j->overlaps ? j->useful_state_s : j->kernel_s, 4),
 			j->overlaps ? "utilization.gpu (overlaps an earlier trace)" : "the trace's kernels");
 	}
 	for (size_t i = 0; i < an->nunjoined; i++)

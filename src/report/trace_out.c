@@ -236,7 +236,8 @@ void trace_json(FILE *out, const struct trace_an *an, const struct ingest_result
 		jsonw_kint(&w, "skipped", (int64_t)st->bad);
 		if (!st->format)
 			jsonw_kstr(&w, "skip_reason", st->skip_reason);
-		jsonw_kbool(&w, "complete", !(f && (f->fatal || f->cut_kept)));
+		jsonw_kbool(&w, "complete", st->format && !st->skip_reason[0] &&
+			    !(f && (f->fatal || f->cut_kept)));
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);

@@ -153,31 +153,27 @@ static int64_t pragma_int(struct store *s, const char *sql, int *ok)
 	return v;
 }
 
+/* Inside the caller's write transaction (check_and_migrate). */
 static int migrate(struct store *s, int from, struct gl_err *err)
 {
 	char sql[64];
 
-	if (store_exec(s, "BEGIN IMMEDIATE", err))
-		return GL_EIO;
 	for (int v = from + 1; v <= STORE_VERSION; v++)
 		if (store_exec(s, migrations[v - 1], err))
-			goto fail;
+			return GL_EIO;
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_VERSION);
 	if (store_exec(s, sql, err))
-		goto fail;
+		return GL_EIO;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", STORE_APP_ID);
 	if (store_exec(s, sql, err))
-		goto fail;
+		return GL_EIO;
 	if (from == 0 && store_exec(s, "INSERT INTO meta VALUES ('program', 'gputally')", err))
-		goto fail;
-	return store_exec(s, "COMMIT", err);
-fail:
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return GL_EIO;
+		return GL_EIO;
+	return 0;
 }
 
 /* Ours, a store of another program, or a newer one: decide before touching anything. */
-static int check_and_migrate(struct store *s, enum store_mode mode, struct gl_err *err)
+static int check_version(struct store *s, enum store_mode mode, struct gl_err *err)
 {
 	int ok, ok2, ok3;
 	int64_t app = pragma_int(s, "PRAGMA application_id", &ok);
@@ -214,6 +210,27 @@ static int check_and_migrate(struct store *s, enum store_mode mode, struct gl_er
 	return 0;
 }
 
+/*
+ * A writer decides what the file is and creates or migrates its schema in
+ * one immediate transaction: two ingests into a new store both saw it
+ * empty and both created its tables ("table meta already exists").  The
+ * second now waits on the first's lock (busy_timeout), then finds the
+ * schema made and current.
+ */
+static int check_and_migrate(struct store *s, struct gl_err *err)
+{
+	int rc;
+
+	if (store_exec(s, "BEGIN IMMEDIATE", err))
+		return GL_EIO;
+	rc = check_version(s, STORE_WRITE, err);
+	if (rc) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	return store_exec(s, "COMMIT", err);
+}
+
 int store_open(struct store *s, const char *path, enum store_mode mode, struct gl_err *err)
 {
 	struct stat sb;
@@ -232,7 +249,7 @@ int store_open(struct store *s, const char *path, enum store_mode mode, struct g
 	}
 	/* a writer holds the lock for one file at a time: wait for it rather than fail */
 	sqlite3_busy_timeout(s->db, 10000);
-	rc = check_and_migrate(s, mode, err);
+	rc = mode == STORE_WRITE ? check_and_migrate(s, err) : check_version(s, mode, err);
 	if (!rc && mode == STORE_WRITE) {
 		/* WAL: readers (trend) go on while ingest writes; NORMAL is still
 		 * atomic per transaction when the process is killed */
@@ -400,8 +417,19 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc)
 	struct check_walk *cw;
 	static unsigned char buf[1 << 16];
 	long got = 0;
+	struct stat sb;
 
 	memset(fc, 0, sizeof(*fc));
+	/* a stream has no end to wait for (/dev/zero) and cannot be read a
+	 * second time to parse it: decided from stat(), before any open()
+	 * (which would wait for a FIFO's writer) */
+	if (strcmp(path, "-") && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		fc->status = FILE_UNREADABLE;
+		snprintf(fc->why, sizeof(fc->why),
+			 "not a regular file (a pipe, FIFO or device): ingest keeps a file's fingerprint to "
+			 "know it again; save the stream to a file first");
+		return -1;
+	}
 	if (reader_open_opt(&r, path, true, 0, &e)) {
 		fc->status = FILE_UNREADABLE;
 		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);

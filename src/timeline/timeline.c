@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/kmsg.h"
+#include "util/pci.h"
 #include "util/scan.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -587,7 +587,7 @@ bool timeline_map_pci(struct timeline *tl, const char *pci, const char *uuid, in
 	char norm[16];
 	struct tl_pci *m = NULL;
 
-	if (!pci || !kmsg_pci_norm((struct slice){ pci, strlen(pci) }, norm))
+	if (!pci || !pci_norm((struct slice){ pci, strlen(pci) }, norm))
 		return false;
 	if ((!uuid || !uuid[0]) && index < 0)
 		return false;
@@ -642,7 +642,7 @@ int timeline_gpu_map_line(struct timeline *tl, const char *line, unsigned *col, 
 	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 		p++;
 	*col = (unsigned)(a - line) + 1;
-	if (na >= sizeof(pci) || !kmsg_pci_norm((struct slice){ a, na }, pci)) {
+	if (na >= sizeof(pci) || !pci_norm((struct slice){ a, na }, pci)) {
 		*why = "not a PCI address (want dddd:bb:dd.f, bb:dd.f or dddd:bb:dd)";
 		return -1;
 	}
@@ -698,7 +698,7 @@ int timeline_gpu_of_pci(const struct timeline *tl, const char *pci, const char *
 	char norm[16];
 
 	*how = NULL;
-	if (!pci || !kmsg_pci_norm((struct slice){ pci, strlen(pci) }, norm))
+	if (!pci || !pci_norm((struct slice){ pci, strlen(pci) }, norm))
 		return -1;
 	for (int i = 0; i < tl->npci; i++) {
 		const struct tl_pci *m = &tl->pci[i];

@@ -199,7 +199,7 @@ void timeline_init(struct timeline *tl, const struct timeline_consumer *c);
 void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *b,
 		  const char *src);
 /*
- * Map a PCI address (any form kmsg_pci_norm() reads) to a GPU by uuid
+ * Map a PCI address (any form pci_norm() reads) to a GPU by uuid
  * (may be NULL or "") and/or index (-1 none).  false: not a PCI address,
  * neither uuid nor index, or the map is full (counted in pci_dropped).
  */

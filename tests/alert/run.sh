@@ -47,7 +47,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["alerts"] == [] and j["fired"] == 0, j
 assert abs(j["u_star"] - 0.273097) < 1e-6, j["u_star"]
-assert j["rules"] == 7 and j["rules_source"] == "(compiled-in defaults)"
+assert j["rules"] == 8 and j["rules_source"] == "(compiled-in defaults)"
 PY
 
 # recorder_stale: at 10:00:13 the last sample (10:00:09) is 4 s old > 3 x 1 s.
@@ -96,23 +96,42 @@ gpu_down gpu0 ${T}:30Z ${TH}:01:40Z 70
 xid_fatal gpu0 ${TH}:01:40Z ${TH}:01:40Z 48" $P --now ${T}:05Z "$d/xid.csv"
 grep -q "(x2)" "$tmp/out" && ok || bad "xid: burst not counted"
 
-# util.csv, three GPUs a sample a minute 10:00..10:29 (each covers 1 min):
-# gpu0 80 % for 20 min then 10 % for 10: (20x80 + 10x10) / 30 = 56.67 % > u*;
-# gpu1 50 %; gpu2 10 % < 27.31 %: alert from 10:00 to 10:30, value 10.
-check "util" 1 "util_below_breakeven gpu2 ${TH}:00:00Z ${TH}:30:00Z 10" $P --now ${TH}:30:00Z "$d/util.csv"
+# util.csv, three GPUs a sample a minute 10:00..10:29 (each covers 1 min).
+# The rule judges the useful share (docs/states.md "Busy"): gpu0 80 % for 20
+# min (compute_bound) then 10 % for 10 (input_bound, not useful): 20 / 30 =
+# 66.67 % > u*; gpu1 50 % (compute_bound) 100 %; gpu2 10 %, input_bound all
+# the time: 0 % < 27.31 %: alert from 10:00 to 10:30, value 0 (mean
+# utilization would have said 10).  No GPU is ever idle (each is in a state
+# of work), so the rule for the time a job holds the GPU sees the same
+# minutes and fires the same.
+check "util" 1 "util_below_breakeven gpu2 ${TH}:00:00Z ${TH}:30:00Z 0
+util_below_breakeven_in_job gpu2 ${TH}:00:00Z ${TH}:30:00Z 0" $P --now ${TH}:30:00Z "$d/util.csv"
+# util_job.csv, the articles' rule "below break-even while a job runs": gpu0
+# idle (0 %, 1 MiB, 70 W, no process) 10:00..10:22, then a job at 80 %
+# (compute_bound) to 10:30: over the day 7 / 30 = 23.33 % useful < u*, but
+# while the job held it 100 %: only the day rule fires.  gpu1 holds a job at
+# 20 % (200 W, input_bound: not useful) all 30 minutes: both fire at 0.
+check "util in job" 1 "util_below_breakeven gpu0 ${TH}:00:00Z ${TH}:30:00Z 23.3333
+util_below_breakeven gpu1 ${TH}:00:00Z ${TH}:30:00Z 0
+util_below_breakeven_in_job gpu1 ${TH}:00:00Z ${TH}:30:00Z 0" $P --now ${TH}:30:00Z "$d/util_job.csv"
+grep -q "while a job held the GPU" "$tmp/out" && ok || bad "util in job: message"
+printf '[j]\nkind = util_below\nthreshold = 50\nduring = sometimes\n' >"$tmp/during.ini"
+"$bin" alert --rules "$tmp/during.ini" "$d/util_job.csv" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "during wants all or job" "$tmp/err" && ok || bad "during: a bad value is an error ($rc)"
 # without a profile there is no u*: the rule is skipped, and says so
 check "util no profile" 0 "" --now ${TH}:30:00Z "$d/util.csv"
 grep -q "needs the break-even utilization u\*" "$tmp/err" && ok || bad "util: no note without u*"
 
-# util_unknown.csv: no utilization reading 10:00..10:19, then 40 % to 10:30:
-# unknown is not idle, so the day's utilization is 40 % (not 10 x 40 / 30 =
-# 13.3 %): above u*, and below a threshold of 50 with value 40.
+# util_unknown.csv: no utilization reading 10:00..10:19, then 80 % for 4 min
+# (compute_bound) and 10 % for 6 (input_bound): unknown is not idle, so the
+# day's useful share is 4 / 10 = 40 % (not 4 / 30 = 13.3 %): above u*, and
+# below a threshold of 50 with value 40.
 check "util unknown" 0 "" $P --now ${TH}:30:00Z "$d/util_unknown.csv"
 printf '[half]\nkind = util_below\nthreshold = 50\n' >"$tmp/half.ini"
 check "util unknown 50" 1 "half gpu0 ${TH}:00:00Z ${TH}:30:00Z 40" --rules "$tmp/half.ini" --now ${TH}:30:00Z "$d/util_unknown.csv"
 
 # --rules: a 10-minute window (10:20..10:30, the minutes that end after
-# 10:20) sees gpu0 at 10 % < 25 too, and gpu2 from 10:20.
+# 10:20) sees gpu0 at 10 % (useful share 0 < 25) too, and gpu2 from 10:20.
 cat >"$tmp/r.ini" <<'INI'
 ; the last 10 minutes below 25 %
 [idle_10m]
@@ -120,8 +139,8 @@ kind = util_below
 threshold = 25
 window = 10m
 INI
-check "rules file" 1 "idle_10m gpu0 ${TH}:20:00Z ${TH}:30:00Z 10
-idle_10m gpu2 ${TH}:20:00Z ${TH}:30:00Z 10" --rules "$tmp/r.ini" --now ${TH}:30:00Z "$d/util.csv"
+check "rules file" 1 "idle_10m gpu0 ${TH}:20:00Z ${TH}:30:00Z 0
+idle_10m gpu2 ${TH}:20:00Z ${TH}:30:00Z 0" --rules "$tmp/r.ini" --now ${TH}:30:00Z "$d/util.csv"
 
 # --json: the values field by field.
 "$bin" alert $P --now ${T}:05Z --json "$d/temp.csv" >"$tmp/t.json"; rc=$?

@@ -133,11 +133,80 @@ grep -q '0 NVRM lines, no errors' "$tmp/out.json" && ok || bad "--kernel-log rea
 "$bin" doctor --json --root "$tmp/ok" --nvml-lib "$fake" --kernel-log "$tmp/absent.log" >"$tmp/out.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [c for c in d["checks"] if c["id"]=="kernel_log"][0]["status"]=="skip"' "$tmp/out.json" && ok || bad "an unreadable --kernel-log is skipped, not ok"
 
+# ---- laptops and desktops (issue 32): each case a tree under --root --------
+expect healthy-laptop-checks "$tmp/ok" 0 wsl=ok hybrid_graphics=ok drm_modeset=skip secure_boot=ok cuda_capability=skip
+
+# hybrid graphics: an Intel iGPU beside the NVIDIA GPU, prime-select in Intel mode
+cp -a "$tmp/ok" "$tmp/prime"; d=$tmp/prime/sys/bus/pci/devices/0000:00:02.0; mkdir -p "$d" "$tmp/prime/etc"
+echo 0x8086 >"$d/vendor"; echo 0x030000 >"$d/class"
+echo off >"$tmp/prime/etc/prime-discrete"
+expect hybrid-intel-mode "$tmp/prime" 1 hybrid_graphics=fail
+grep -q "prime-select on-demand" "$tmp/out.json" && ok || bad "hybrid: the fix names prime-select"
+echo on-demand >"$tmp/prime/etc/prime-discrete"; echo D3cold >"$tmp/prime/sys/bus/pci/devices/0000:00:06.0/power_state"
+expect hybrid-on-demand "$tmp/prime" 0 hybrid_graphics=ok
+grep -q "0000:00:02.0 (Intel); prime-select mode on-demand; the NVIDIA GPU is power-gated" "$tmp/out.json" && ok ||
+	bad "hybrid: names the iGPU, the mode and the power gating"
+
+# nvidia-drm.modeset: off on the hybrid laptop is a warning, on a server it is fine
+mkdir -p "$tmp/prime/sys/module/nvidia_drm/parameters"; echo N >"$tmp/prime/sys/module/nvidia_drm/parameters/modeset"
+expect modeset-off-hybrid "$tmp/prime" 0 drm_modeset=warn
+grep -q "nvidia-drm.modeset=1" "$tmp/out.json" && ok || bad "modeset: the fix names the parameter"
+echo Y >"$tmp/prime/sys/module/nvidia_drm/parameters/modeset"
+expect modeset-on "$tmp/prime" 0 drm_modeset=ok
+cp -a "$tmp/ok" "$tmp/server"; mkdir -p "$tmp/server/sys/module/nvidia_drm/parameters"
+echo N >"$tmp/server/sys/module/nvidia_drm/parameters/modeset"
+expect modeset-off-server "$tmp/server" 0 drm_modeset=ok
+
+# Secure Boot: the EFI variable is 4 attribute bytes and 1 when on
+sbvar=sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+cp -a "$tmp/ok" "$tmp/sb"; mkdir -p "$tmp/sb/sys/firmware/efi/efivars"
+printf '\006\000\000\000\001' >"$tmp/sb/$sbvar"
+expect secure-boot-signed "$tmp/sb" 0 secure_boot=ok
+grep -v '^nvidia' "$tmp/ok/proc/modules" >"$tmp/sb/proc/modules"
+echo "[    4.012345] Loading of unsigned module is rejected" >>"$tmp/sb/var/log/kern.log"
+expect secure-boot-refused "$tmp/sb" 1 secure_boot=fail modules=fail
+grep -q "mokutil --import" "$tmp/out.json" && ok || bad "secure boot: the fix names mokutil"
+cp "$tmp/ok/var/log/kern.log" "$tmp/sb/var/log/kern.log"
+expect secure-boot-no-module "$tmp/sb" 1 secure_boot=warn modules=fail
+printf '\006\000\000\000\000' >"$tmp/sb/$sbvar"
+expect secure-boot-off "$tmp/sb" 1 secure_boot=ok modules=fail
+
+# WSL2: no PCI device, no module, no /dev/nvidia*: the GPU is /dev/dxg and the libraries in /usr/lib/wsl/lib
+w=$tmp/wsl; mkdir -p "$w/proc/sys/kernel" "$w/dev" "$w/usr/lib/wsl/lib" "$w/sys/bus/pci/devices" "$w/var/log"
+echo 5.15.153.1-microsoft-standard-WSL2 >"$w/proc/sys/kernel/osrelease"
+grep -v '^nvidia' "$tmp/ok/proc/modules" >"$w/proc/modules"
+: >"$w/dev/dxg"; : >"$w/usr/lib/wsl/lib/libnvidia-ml.so.1"; : >"$w/var/log/kern.log"
+expect wsl "$w" 0 wsl=ok pci_device=skip modules=skip device_nodes=skip kernel_match=skip persistence=skip \
+	hybrid_graphics=skip nvml_init=ok
+echo "[    2.1] i915 0000:00:02.0: [drm] *ERROR* unable to map framebuffer" >"$w/var/log/kern.log"
+expect wsl-i915 "$w" 0 wsl=warn
+grep -q "31.0.101.4883" "$tmp/out.json" && ok || bad "wsl: the i915 fix names the driver version"
+rm "$w/usr/lib/wsl/lib/libnvidia-ml.so.1"
+expect wsl-no-libs "$w" 1 wsl=fail
+rm "$w/dev/dxg"
+expect wsl-no-dxg "$w" 1 wsl=fail
+
+# a CUDA capability mismatch in an application's log
+apps=$here/apps
+appcheck() {
+	name=$1 log=$2 want=$3 text=$4
+	"$bin" doctor --json --root "$tmp/ok" --nvml-lib "$fake" --app-log "$log" >"$tmp/out.json" 2>"$tmp/err"
+	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[x for x in d["checks"] if x["id"]=="cuda_capability"][0]; print(c["status"]); print(c["detail"]); print(c["fix"] or "")' "$tmp/out.json")
+	[ "$(printf '%s\n' "$got" | head -1)" = "$want" ] && ok || bad "$name: cuda_capability is $(printf '%s' "$got" | head -1), wanted $want"
+	printf '%s\n' "$got" | grep -qF -- "$text" && ok || bad "$name: wanted '$text' in: $got"
+}
+appcheck cap-article "$apps/flash_attn_cap.log" fail "flash_attn_cap.log:6: built for 9.0 (Hopper), the GPU is 12.0 (Blackwell)"
+appcheck cap-article-fix "$apps/flash_attn_cap.log" fail "arch=compute_120,code=sm_120"
+appcheck cap-torch "$apps/torch_sm120.log" fail "torch_sm120.log:2: the GPU is 12.0 (Blackwell) and the framework was not built for it"
+appcheck cap-no-image "$apps/no_kernel_image.log" fail "no_kernel_image.log:3: "
+appcheck cap-clean "$apps/clean.log" ok "2 lines, no CUDA capability"
+appcheck cap-missing "$tmp/absent.log" skip "cannot be read"
+
 # an empty tree: every check answers, nothing crashes
 mkdir -p "$tmp/empty"
 "$bin" doctor --root "$tmp/empty" --nvml-lib "$tmp/no-such-lib.so" >"$tmp/text"; rc=$?
 [ $rc -eq 1 ] && ok || bad "empty tree: exit $rc"
-[ "$(grep -c '^  \(ok  \|WARN\|FAIL\|skip\)  ' "$tmp/text")" -eq 10 ] && ok || bad "empty tree: ten checks printed"
+[ "$(grep -c '^  \(ok  \|WARN\|FAIL\|skip\)  ' "$tmp/text")" -eq 15 ] && ok || bad "empty tree: fifteen checks printed"
 "$bin" doctor --bogus >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "unknown option: exit 2"
 
 echo "doctor: $pass passed, $fail failed"

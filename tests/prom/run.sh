@@ -99,7 +99,8 @@ kill "$rec1" "$rec2" "$rec3" 2>/dev/null
 since=$(date -u -d "@$(echo "$t_start" | cut -d. -f1)" +%Y-%m-%dT%H:%M:%SZ)
 until=$(date -u -d "@$(($(echo "$t_end" | cut -d. -f1) + 1))" +%Y-%m-%dT%H:%M:%SZ)
 "$bin" report --prometheus "$purl" --since "$since" --until "$until" --step 1s --profile h200-vs-cloud --json >"$tmp/live.json" 2>"$tmp/live.err"
-check "report --prometheus --json exits 0 ($(head -c 300 $tmp/live.err))" "[ $? -eq 0 ]"
+rc=$?
+check "report --prometheus --json exits 0 ($(head -c 300 $tmp/live.err))" "[ $rc -eq 0 ]"
 python3 "$here/check_live.py" "$tmp/live.json" "$tmp/work.txt" "$t_start" "$t_kill" "$t_back" "$t_end" >"$tmp/live.out" 2>&1
 rc=$?
 [ -n "$PROM_VERBOSE" ] && cat "$tmp/live.out"
@@ -228,7 +229,8 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	while [ $i -lt 100 ] && ! curl -sf -m 1 "$hurl/-/ready" >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
 	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud --json \
 		>"$h/prom.json" 2>"$h/prom.err"
-	check "history: report --prometheus exits 0 ($(head -c 200 $h/prom.err))" "[ $? -eq 0 ]"
+	rc=$?
+	check "history: report --prometheus exits 0 ($(head -c 200 $h/prom.err))" "[ $rc -eq 0 ]"
 	"$bin" report --profile h200-vs-cloud --json "$h"/*.csv >"$h/files.json" 2>"$h/files.err"
 	check "history: report on the files exits 0" "[ $? -eq 0 ]"
 	python3 "$here/check_history.py" "$h/prom.json" "$h/files.json" "$h/expect.json" >"$h/check.out" 2>&1
@@ -260,7 +262,8 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	# their files; each GPU as in the server-only and the files-only report
 	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
 		--match '{Hostname="gpu-node-b"}' --json "$h/gpu-node-a.csv" "$h/gpu-node-c.csv" >"$h/mix.json" 2>"$h/mix.err"
-	check "history: files and --prometheus in one run exit 0 ($(head -c 200 $h/mix.err))" "[ $? -eq 0 ]"
+	rc=$?
+	check "history: files and --prometheus in one run exit 0 ($(head -c 200 $h/mix.err))" "[ $rc -eq 0 ]"
 	"$bin" report --prometheus "$hurl" --since "$hs" --until "$he" --step 5m --profile h200-vs-cloud \
 		--match '{Hostname="gpu-node-b"}' --json >"$h/b.json" 2>/dev/null
 	python3 - "$h/mix.json" "$h/b.json" "$h/files.json" >"$h/mix.out" 2>&1 <<'EOF2'
@@ -316,7 +319,8 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	while [ $i -lt 100 ] && ! curl -sf -m 1 "$murl/-/ready" >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
 	"$bin" report --prometheus "$murl" --since "$ms" --until "$me" --step 1m --profile h200-vs-cloud --json \
 		--html "$mg/mig.html" >"$mg/mig.json" 2>"$mg/mig.err"
-	check "mig: report --prometheus exits 0 ($(head -c 200 $mg/mig.err))" "[ $? -eq 0 ]"
+	rc=$?
+	check "mig: report --prometheus exits 0 ($(head -c 200 $mg/mig.err))" "[ $rc -eq 0 ]"
 	python3 "$here/check_mig.py" "$mg/mig.json" "$mg/expect_mig.json" >"$mg/check.out" 2>&1
 	rc=$?
 	[ -n "$PROM_VERBOSE" ] && cat "$mg/check.out"

@@ -10,3 +10,5 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT INT TERM
 export LC_ALL=C TZ=UTC
 "$bin" report --json "$root/examples/h200-training" >"$tmp/report.json" 2>/dev/null
 python3 "$root/tests/states/accuracy.py" "$tmp/report.json" "$root/examples/h200-training/app_log.jsonl" 95
+# issue 29's cases on rows replayed from the same capture (tests/states/cases.py)
+python3 "$root/tests/states/cases.py" "$bin" "$root/examples/h200-training" throttle bursty long busy header

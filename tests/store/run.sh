@@ -302,7 +302,11 @@ def cmp(rows, keyf, what):
         n, sm, pwr, fb = acc[keyf(r)]
         exp = {"gpu_hours": n / 3600, "util_mean_pct": sm / n, "energy_kwh": pwr / 3.6e6,
                "mem_max_mib": fb, "busy_gpu_hours": sm / 100 / 3600,
-               "owned_cost": 0.5 * pwr / 3.6e6, "rented_cost": 2 * sm / 100 / 3600}
+               "owned_cost": 0.5 * pwr / 3.6e6,
+               # renting pays for the useful hours (docs/states.md "Busy": the
+               # stored minutes' useful states, busy_share), not for
+               # utilization.gpu
+               "rented_cost": 2 * r["busy_share"] * n / 3600}
         for k, v in exp.items():
             got = r[k]
             if abs(got - v) > 0.01 * abs(v) + 1e-6:

@@ -6,8 +6,9 @@
    traces.  Each trace's stretch, kernel union and medians are recounted from
    the trace JSON; utilization.gpu over the window the report names is
    recomputed from the dmon rows (a reading holds from its time to the next
-   row, docs/report-json.md); the GPU's useful seconds must be busy_s less
-   what utilization counted over each stretch plus its kernels; the findings
+   row, docs/report-json.md); the GPU's useful seconds must be its time in
+   useful states less their share of each stretch (recounted from the
+   report's segments over the same window) plus its kernels; the findings
    must be those the rules give (docs/states.md).
 2. A generated case where utilization.gpu says 90 % and the kernels fill
    40 %: exactly one busy_on_paper, on the right GPU, with value 40; a trace
@@ -116,9 +117,35 @@ def report(binary, d):
     return json.loads(out.stdout)
 
 
+USEFUL = ("compute_bound", "memory_bound", "throttled")   # docs/states.md: the useful states
+
+
+def useful_share(rep, gpu, w0, w1):
+    """share of [w0, w1) (ns) in useful states, over its time in any state but gap, from segments[]"""
+    use = cov = 0
+    for s in rep["segments"]:
+        if s["gpu"] != gpu or s["state"] == "gap":
+            continue
+        a = max(iso_ns(s["start"]), w0)
+        b = min(iso_ns(s["end"]), w1)
+        if b > a:
+            cov += b - a
+            use += (b - a) if s["state"] in USEFUL else 0
+    return use / cov if cov else 0
+
+
+def iso_ns(t):
+    """RFC 3339 (Z, up to 9 decimals) to integer ns"""
+    from datetime import datetime, timezone
+    day, _, frac = t.rstrip("Z").partition(".")
+    whole = datetime.strptime(day, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+    return int(whole) * 10**9 + int((frac + "000000000")[:9])
+
+
 def check_joins(rep, readings, facts):
     g = {x["gpu"]: x for x in rep["gpus"]}
-    useful = {i: x["busy_s"] for i, x in g.items()}
+    # one definition of busy (docs/states.md "Busy"): the time in useful states
+    useful = {i: sum(x["states"][st]["seconds"] for st in USEFUL) for i, x in g.items()}
     for j in rep["traces"]["joined"]:
         f = facts[os.path.basename(j["path"])]
         name = os.path.basename(j["path"])
@@ -132,7 +159,9 @@ def check_joins(rep, readings, facts):
         check(u["window_start_ns"] <= j["start_ns"] and u["window_end_ns"] >= j["end_ns"], f"{name}: window")
         check(want is not None and abs(u["pct"] - want) < 1e-3, f"{name}: utilization {u['pct']} != {want}")
         span = (f["t1"] - f["t0"]) / 1e9
-        useful[j["gpu"]] += f["kernel_ns"] / 1e9 - want / 100 * span
+        share = useful_share(rep, j["gpu"], u["window_start_ns"], u["window_end_ns"])
+        check(abs(j["useful_states_s"] - share * span) < 1e-3, f"{name}: useful_states_s {j['useful_states_s']} != {share * span}")
+        useful[j["gpu"]] += f["kernel_ns"] / 1e9 - share * span
         check(j["useful_source"] == "trace kernels", f"{name}: useful_source {j['useful_source']}")
     for i, x in g.items():
         check(abs(x["useful_s"] - useful[i]) < 2e-3, f"GPU {i}: useful_s {x['useful_s']} != {useful[i]}")

@@ -15,7 +15,7 @@ static void test_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(alert_rules_default(&rs), 0);
-	assert_int_equal(rs.n, 7);
+	assert_int_equal(rs.n, 8);
 	assert_string_equal(rs.r[0].id, "temp_high");
 	assert_int_equal(rs.r[0].kind, AK_TEMP_ABOVE);
 	assert_near(rs.r[0].threshold, 92, 0);
@@ -34,8 +34,12 @@ static void test_defaults(void **state)
 	assert_int_equal(rs.r[5].kind, AK_UTIL_BELOW);
 	assert_true(rs.r[5].use_ustar);
 	assert_true(rs.r[5].window_ns == NS_PER_DAY);
-	assert_int_equal(rs.r[6].kind, AK_STALE);
-	assert_int_equal(rs.r[6].intervals, 3);
+	assert_false(rs.r[5].during_job);
+	assert_string_equal(rs.r[6].id, "util_below_breakeven_in_job");
+	assert_int_equal(rs.r[6].kind, AK_UTIL_BELOW);
+	assert_true(rs.r[6].use_ustar && rs.r[6].during_job);
+	assert_int_equal(rs.r[7].kind, AK_STALE);
+	assert_int_equal(rs.r[7].intervals, 3);
 }
 
 static void test_kind_defaults(void **state)

@@ -219,7 +219,7 @@ static struct ingest_opts opts(int threads, size_t chunk_bytes)
 static int run(const char *const *paths, size_t n, const struct ingest_opts *o,
 	       struct got *g, struct ingest_result *res)
 {
-	struct ingest_sink sink = { g, collect };
+	struct ingest_sink sink = { .ud = g, .rec = collect };
 	struct gl_err err = { 0 };
 
 	memset(res, 0, sizeof(*res));
@@ -738,12 +738,12 @@ static void fixed_width_round(int lead)
 	o.date_days = DAY_20261129;	/* for -o T */
 	one[0] = pa;
 	memset(&res, 0, sizeof(res));
-	assert_int_equal(ingest_run(one, 1, &o, &(struct ingest_sink){ &la, collect_msgs }, &res,
+	assert_int_equal(ingest_run(one, 1, &o, &(struct ingest_sink){ .ud = &la, .rec = collect_msgs }, &res,
 				    &err), 0);
 	ingest_result_release(&res);
 	one[0] = pb;
 	memset(&res, 0, sizeof(res));
-	assert_int_equal(ingest_run(one, 1, &o, &(struct ingest_sink){ &lb, collect_msgs }, &res,
+	assert_int_equal(ingest_run(one, 1, &o, &(struct ingest_sink){ .ud = &lb, .rec = collect_msgs }, &res,
 				    &err), 0);
 	ingest_result_release(&res);
 	assert_true(fixed_like > 3900);

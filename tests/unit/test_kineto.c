@@ -203,7 +203,7 @@ static void read_trace(const char *path, int threads, size_t chunk, bool toleran
 {
 	struct ingest_opts opt;
 	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { o, collect };
+	struct ingest_sink sink = { .ud = o, .rec = collect };
 	struct gl_err err = { 0 };
 	const char *paths[1] = { path };
 

@@ -14,6 +14,7 @@
 #include "formats/anchor.h"
 #include "formats/format.h"
 #include "formats/kmsg.h"
+#include "util/pci.h"
 
 #define S(lit) ((struct slice){ (lit), sizeof(lit) - 1 })
 #define NOTAG ((struct slice){ "", 0 })
@@ -78,10 +79,10 @@ static void test_xid_shapes(void **s)
 		if (k.code != shapes[i].code)
 			fail_msg("code %d, want %d: %s", k.code, shapes[i].code, shapes[i].line);
 		if (shapes[i].pci) {
-			assert_true(kmsg_pci_norm(k.pci, norm));
+			assert_true(pci_norm(k.pci, norm));
 			assert_string_equal(norm, shapes[i].pci);
 		} else {
-			assert_false(k.pci.n && kmsg_pci_norm(k.pci, norm));
+			assert_false(k.pci.n && pci_norm(k.pci, norm));
 		}
 		if (k.pid != shapes[i].pid)
 			fail_msg("pid %ld, want %ld: %s", (long)k.pid, shapes[i].pid, shapes[i].line);
@@ -141,7 +142,7 @@ static void test_companions(void **s)
 	assert_true(kmsg_classify(S("NVRM: GPU at PCI:0000:01:00: GPU-4e391288-897c-ba5d-6944-dfbea55ebcfa"), NOTAG, &k));
 	assert_int_equal(k.ev, EV_GPU_MAP);
 	assert_true(slice_is(k.uuid, "GPU-4e391288-897c-ba5d-6944-dfbea55ebcfa"));
-	assert_true(kmsg_pci_norm(k.pci, norm));
+	assert_true(pci_norm(k.pci, norm));
 	assert_string_equal(norm, "0000:01:00.0");
 	/* 12.2: the same beginnings that are not events */
 	assert_false(kmsg_classify(S("NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:9b:00 (printing 1 of every 30)."), NOTAG, &k));
@@ -151,13 +152,13 @@ static void test_companions(void **s)
 	assert_true(kmsg_classify(S("NVRM: GPU at 0000:02:00.0 has fallen off the bus."), NOTAG, &k));
 	assert_int_equal(k.ev, EV_FALLEN_OFF);
 	assert_true(k.flags & KF_DOWN);
-	assert_true(kmsg_pci_norm(k.pci, norm));
+	assert_true(pci_norm(k.pci, norm));
 	assert_string_equal(norm, "0000:02:00.0");
 	assert_true(kmsg_classify(S("NVRM: GPU 0000:01:00.0: GPU has fallen off the bus."), NOTAG, &k));
 	assert_int_equal(k.ev, EV_FALLEN_OFF);
 	assert_true(kmsg_classify(S("NVRM: GPU-0000:3b:00: RmInitAdapter failed!"), NOTAG, &k));
 	assert_int_equal(k.ev, EV_RMINIT_FAILED);
-	assert_true(kmsg_pci_norm(k.pci, norm));
+	assert_true(pci_norm(k.pci, norm));
 	assert_string_equal(norm, "0000:3b:00.0");
 
 	assert_true(kmsg_classify(S("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  525.147.01  Wed Oct 11 10:20:43 UTC 2023"), NOTAG, &k));
@@ -175,7 +176,7 @@ static void test_companions(void **s)
 
 	assert_true(kmsg_classify(S("nvidia 0000:01:00.0: AER: can't recover (no error_detected callback)"), NOTAG, &k));
 	assert_int_equal(k.ev, EV_PCIE_AER);
-	assert_true(kmsg_pci_norm(k.pci, norm));
+	assert_true(pci_norm(k.pci, norm));
 	assert_string_equal(norm, "0000:01:00.0");
 	/* a root port's line names the bridge: not an NVIDIA event */
 	assert_false(kmsg_classify(S("pcieport 0000:00:01.0: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)"), NOTAG, &k));
@@ -248,16 +249,16 @@ static void test_pci_norm(void **s)
 	char o[16];
 
 	(void)s;
-	assert_true(kmsg_pci_norm(S("0000:3B:00"), o));
+	assert_true(pci_norm(S("0000:3B:00"), o));
 	assert_string_equal(o, "0000:3b:00.0");
-	assert_true(kmsg_pci_norm(S("0018:01:00.1"), o));
+	assert_true(pci_norm(S("0018:01:00.1"), o));
 	assert_string_equal(o, "0018:01:00.1");
-	assert_true(kmsg_pci_norm(S("01:00.0"), o));
+	assert_true(pci_norm(S("01:00.0"), o));
 	assert_string_equal(o, "0000:01:00.0");
-	assert_false(kmsg_pci_norm(S("..."), o));
-	assert_false(kmsg_pci_norm(S("0000:01:20"), o));	/* device 0x20 > 0x1f */
-	assert_false(kmsg_pci_norm(S("0000:01:00.8"), o));
-	assert_false(kmsg_pci_norm(S("+000:01:00"), o));
+	assert_false(pci_norm(S("..."), o));
+	assert_false(pci_norm(S("0000:01:20"), o));	/* device 0x20 > 0x1f */
+	assert_false(pci_norm(S("0000:01:00.8"), o));
+	assert_false(pci_norm(S("+000:01:00"), o));
 }
 
 /* A burst of Xid 13 lines of one GPU within 10 ms is one record of count 3;

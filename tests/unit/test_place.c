@@ -295,7 +295,7 @@ static int64_t first_of(const struct firsts *f, const struct input_stat *in)
 static void run_dir(struct ingest_result *res, struct firsts *f, const struct ingest_opts *o)
 {
 	const char *paths[] = { dir };
-	struct ingest_sink sink = { f, note_first };
+	struct ingest_sink sink = { .ud = f, .rec = note_first };
 	struct gl_err err = { 0 };
 	memset(res, 0, sizeof(*res));
 	memset(f, 0, sizeof(*f));

@@ -169,7 +169,7 @@ static void test_throttled_clock(void **state)
 	in.clock_known = true;
 	in.sm_clock_mhz = 1200;
 	in.sm_clock_ref_mhz = 1980;
-	/* 1200 < 0.85 x 1980 = 1683 */
+	/* 1200 < 0.90 x 1980 = 1782 */
 	assert_int_equal(state_classify(&in), ST_THROTTLED);
 }
 
@@ -326,14 +326,14 @@ static void test_thr_clock_drop(void **state)
 	struct state_in in;
 
 	(void)state;
-	assert_near(state_thr.clock_drop_ratio, 0.85, 0);
-	/* ref 2000: 0.85 x 2000 = 1700 MHz */
+	assert_near(state_thr.clock_drop_ratio, 0.90, 0);
+	/* ref 2000: 0.90 x 2000 = 1800 MHz */
 	in = with_util(90);
 	in.clock_known = true;
 	in.sm_clock_ref_mhz = 2000;
-	in.sm_clock_mhz = 1700;
+	in.sm_clock_mhz = 1800;
 	assert_int_equal(state_classify(&in), ST_COMPUTE);	/* strict < */
-	in.sm_clock_mhz = 1699;
+	in.sm_clock_mhz = 1799;
 	assert_int_equal(state_classify(&in), ST_THROTTLED);
 	/* a low clock under light load is not a drop: util 49.9 < 50 */
 	in.util = 49.9;
@@ -382,6 +382,79 @@ static void test_thr_violation_counters(void **state)
 	in.pviol = 0;
 	in.tviol = 1;
 	assert_int_equal(state_classify(&in), ST_THROTTLED);
+}
+
+/* issue 29 case 3: a brake at full clocks is noted, not a state */
+static void test_thr_brake_full_clock(void **state)
+{
+	struct state_in in = with_util(90);
+
+	(void)state;
+	assert_near(state_thr.brake_clock_ratio, 0.95, 0);
+	in.mask_known = true;
+	in.mask = 0x4;		/* SW power cap */
+	in.clock_known = true;
+	in.sm_clock_ref_mhz = 1980;
+	in.sm_clock_mhz = 1950;	/* 1.5 % below */
+	assert_int_equal(state_classify(&in), ST_COMPUTE);
+	in.sm_clock_mhz = 1881;	/* 0.95 x 1980 = 1881: strict < */
+	assert_int_equal(state_classify(&in), ST_COMPUTE);
+	in.sm_clock_mhz = 1880;
+	assert_int_equal(state_classify(&in), ST_THROTTLED);
+	/* a violation counter is a brake the same way */
+	in.mask = 0;
+	in.pviol = 12;
+	in.sm_clock_mhz = 1965;
+	assert_int_equal(state_classify(&in), ST_COMPUTE);
+	in.sm_clock_mhz = 1700;
+	assert_int_equal(state_classify(&in), ST_THROTTLED);
+	/* brake under light load with a clock drop: throttled; without one: not */
+	in.util = 30;
+	in.sm_clock_mhz = 1800;
+	assert_int_equal(state_classify(&in), ST_THROTTLED);
+	in.sm_clock_mhz = 1980;
+	assert_int_equal(state_classify(&in), ST_INPUT);
+	/* no clock reading: the brake alone decides, as nothing says the clock held */
+	in.util = 90;
+	in.clock_known = false;
+	assert_int_equal(state_classify(&in), ST_THROTTLED);
+}
+
+/* issue 29 case 4: bursts and waits alternating are one input-starved stretch */
+static void test_alternating(void **state)
+{
+	struct state_in in = with_util(90);
+
+	(void)state;
+	with_mem(&in, 9497);
+	in.win.valid = true;
+	in.win.util_mean = 45;
+	in.win.util_cv = 1.0;
+	in.win.active_frac = 0.5;
+	in.win.active_before = in.win.active_after = true;
+	in.win.switches = 5;
+	/* the burst */
+	assert_int_equal(state_classify(&in), ST_INPUT);
+	/* the wait, though the window's mean is not under 50 % */
+	in.util = 0;
+	in.win.util_mean = 55;
+	assert_int_equal(state_classify(&in), ST_INPUT);
+	/* two switches (one pause in compute) are not alternation */
+	in.win.switches = 2;
+	assert_int_equal(state_classify(&in), ST_HELD_IDLE);
+	in.util = 90;
+	assert_int_equal(state_classify(&in), ST_COMPUTE);
+	/* mostly work (a 1 s dip in 11 s) or mostly waiting is not either */
+	in.win.switches = 4;
+	in.win.active_frac = 0.8;
+	assert_int_equal(state_classify(&in), ST_COMPUTE);
+	in.win.active_frac = 0.2;
+	assert_int_equal(state_classify(&in), ST_COMPUTE);
+	/* nothing held: not a starved job's pause */
+	in.win.active_frac = 0.5;
+	in.util = 0;
+	with_mem(&in, 0);
+	assert_int_equal(state_classify(&in), ST_IDLE);
 }
 
 static void test_thr_held_mem(void **state)
@@ -434,6 +507,8 @@ int main(void)
 		cmocka_unit_test(test_thr_burst_active_frac),
 		cmocka_unit_test(test_thr_burst_mean),
 		cmocka_unit_test(test_thr_clock_drop),
+		cmocka_unit_test(test_thr_brake_full_clock),
+		cmocka_unit_test(test_alternating),
 		cmocka_unit_test(test_thr_throttle_bits),
 		cmocka_unit_test(test_thr_violation_counters),
 		cmocka_unit_test(test_thr_held_mem),

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Throttling in cost terms: a finding for each throttled stretch, saying
+ * how much SM clock it lost against the GPU's own reference and how much
+ * work that was; and one note per GPU for brakes (clock-event reasons,
+ * violation counters) reported while the clock stayed within
+ * brake_clock_ratio of the reference, which is not throttling (states.h
+ * state_throttled(), docs/states.md).
+ */
+#include "analysis/detector.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/timeutil.h"
+
+struct clk_run {		/* time, and the part of it with a clock reading */
+	int64_t t0_ns, t1_ns;
+	double s, clk_s, clk_mhz_s, ref_mhz_s, lost_s;
+	unsigned long long mask;
+	bool pviol, tviol, open;
+};
+
+struct throttle_st {
+	struct clk_run thr;	/* the open throttled stretch */
+	struct clk_run note;	/* brakes at full clocks, over the whole GPU */
+};
+
+static void run_add(struct clk_run *r, const struct ival *iv, double ref)
+{
+	double dt = ival_s(iv);
+
+	if (!r->open) {
+		memset(r, 0, sizeof(*r));
+		r->open = true;
+		r->t0_ns = iv->t0_ns;
+	}
+	r->t1_ns = iv->t1_ns;
+	r->s += dt;
+	if ((iv->present & (1u << M_SM_CLOCK)) && ref > 0) {
+		double c = iv->v[M_SM_CLOCK];
+		double rf = c > ref ? c : ref;
+		r->clk_s += dt;
+		r->clk_mhz_s += c * dt;
+		r->ref_mhz_s += rf * dt;
+		r->lost_s += dt * (1 - c / rf);	/* the same work at full clock takes c/rf of the time */
+	}
+	if (iv->present & (1u << M_EVENT_MASK))
+		r->mask |= (unsigned long long)iv->v[M_EVENT_MASK] & THROTTLE_MASK;
+	if ((iv->present & (1u << M_PVIOL)) && iv->v[M_PVIOL] > 0)
+		r->pviol = true;
+	if ((iv->present & (1u << M_TVIOL)) && iv->v[M_TVIOL] > 0)
+		r->tviol = true;
+}
+
+/* "SW power cap (0x4), power violation" */
+static void reasons(char *buf, size_t cap, const struct clk_run *r)
+{
+	static const struct { unsigned long long bit; const char *name; } bits[] = {
+		{ 0x4, "SW power cap" }, { 0x8, "HW slowdown" }, { 0x20, "SW thermal slowdown" },
+		{ 0x40, "HW thermal slowdown" }, { 0x80, "HW power brake" },
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (r->mask & bits[i].bit)
+			n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%s (0x%llx)", n ? ", " : "",
+					      bits[i].name, bits[i].bit);
+	if (r->pviol)
+		n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%spower violation (dmon pviol)", n ? ", " : "");
+	if (r->tviol)
+		n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%sthermal violation (dmon tviol)", n ? ", " : "");
+	if (!n)
+		snprintf(buf, cap, "no reason reported");
+}
+
+static void close_thr(struct analysis *an, int gi, struct clk_run *r)
+{
+	char d[32], lost[32], why[160];
+	struct finding *f;
+	double dur;
+
+	if (!r->open)
+		return;
+	r->open = false;
+	dur = (double)(r->t1_ns - r->t0_ns) / 1e9;
+	if (dur <= 0)
+		return;
+	f = det_finding(an, "throttling", gi, r->t0_ns, r->t1_ns, dur >= 60 ? SEV_WARNING : SEV_INFO, dur);
+	if (!f)
+		return;
+	time_human_dur(d, sizeof(d), r->t1_ns - r->t0_ns);
+	reasons(why, sizeof(why), r);
+	if (r->clk_s > 0) {
+		double clk = r->clk_mhz_s / r->clk_s, ref = r->ref_mhz_s / r->clk_s;
+		/* the stretch's share with no clock reading counted at the same loss */
+		double lost_s = r->lost_s * r->s / r->clk_s;
+		time_human_dur(lost, sizeof(lost), (int64_t)(lost_s * 1e9 + 0.5));
+		snprintf(f->message, sizeof(f->message),
+			 "GPU %d ran throttled for %s: the SM clock averaged %.0f of %.0f MHz, %.0f %% of the clock "
+			 "lost, about %s of work at full clock", gi, d, clk, ref, 100 * (1 - clk / ref), lost);
+		/* the return is looked at: a long list of reasons may be cut */
+		if (snprintf(f->evidence, sizeof(f->evidence),
+			 "SM clock %.0f MHz against the GPU's %.0f MHz (clocks.max.sm, else the highest seen "
+			 "under load) for %.1f s; reasons: %s", clk, ref, dur, why) < 0)
+			f->evidence[0] = '\0';
+	} else {
+		snprintf(f->message, sizeof(f->message),
+			 "GPU %d ran throttled for %s; no SM clock was logged, so the clock lost is unknown", gi, d);
+		snprintf(f->evidence, sizeof(f->evidence), "for %.1f s; reasons: %s", dur, why);
+	}
+}
+
+static void throttle_interval(struct analysis *an, int gi, void *st, const struct ival *iv, int state)
+{
+	struct throttle_st *s = st;
+	double ref = an->gpus[gi].sm_clock_ref_mhz;
+	bool brake;
+
+	if (state == ST_THROTTLED) {
+		if (s->thr.open && s->thr.t1_ns != iv->t0_ns)
+			close_thr(an, gi, &s->thr);
+		run_add(&s->thr, iv, ref);
+		return;
+	}
+	close_thr(an, gi, &s->thr);
+	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)) ||
+	    iv->v[M_UTIL_GPU] <= state_thr.active_util_pct)
+		return;
+	brake = ((iv->present & (1u << M_EVENT_MASK)) &&
+		 ((unsigned long long)iv->v[M_EVENT_MASK] & THROTTLE_MASK)) ||
+		((iv->present & (1u << M_PVIOL)) && iv->v[M_PVIOL] > 0) ||
+		((iv->present & (1u << M_TVIOL)) && iv->v[M_TVIOL] > 0);
+	if (brake)
+		run_add(&s->note, iv, ref);
+}
+
+static void throttle_finish(struct analysis *an, int gi, void *st)
+{
+	struct throttle_st *s = st;
+	const struct clk_run *r = &s->note;
+	char d[32], why[160];
+	struct finding *f;
+
+	close_thr(an, gi, &s->thr);
+	if (!r->open || r->s <= 0 || r->clk_s <= 0)
+		return;
+	f = det_finding(an, "clock_events_noted", gi, r->t0_ns, r->t1_ns, SEV_INFO, r->s);
+	if (!f)
+		return;
+	time_human_dur(d, sizeof(d), (int64_t)(r->s * 1e9 + 0.5));
+	reasons(why, sizeof(why), r);
+	if (snprintf(f->message, sizeof(f->message),
+		 "GPU %d reported %s for %s under load at full clocks (SM clock %.0f of %.0f MHz, %.1f %% lower): "
+		 "noted, not throttling", gi, why, d, r->clk_mhz_s / r->clk_s, r->ref_mhz_s / r->clk_s,
+		 100 * (1 - r->clk_mhz_s / r->ref_mhz_s)) < 0)
+		f->message[0] = '\0';
+	snprintf(f->evidence, sizeof(f->evidence),
+		 "a brake counts as throttling only with the SM clock below %.0f %% of the GPU's reference; "
+		 "about %.1f s of work lost over %.0f s", 100 * state_thr.brake_clock_ratio,
+		 r->lost_s * r->s / r->clk_s, r->s);
+}
+
+const struct detector detector_throttle = {
+	.id = "throttle",
+	.summary = "throttled stretches with the clock and work they lost; brakes at full clocks noted",
+	.state_size = sizeof(struct throttle_st),
+	.interval = throttle_interval,
+	.finish = throttle_finish,
+};
