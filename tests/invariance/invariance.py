@@ -40,7 +40,7 @@ KNOWN = {
 for c in ("capture", "capture+more", "tod"):
     for z in ZONES:
         KNOWN[(c, "TZ=" + z)] = NO_ZONED
-for c in ("capture", "capture+more", "full"):
+for c in ("capture", "capture+more", "capture+clock", "full"):
     KNOWN[(c, "store-halves")] = ("two ingest calls that each hold part of a GPU's minutes: "
                                   "the store keeps whole seconds for the end and one call's "
                                   "sources per minute (capture: energy -0.6 %, busy -2 s)")
@@ -136,13 +136,15 @@ def copy_dir(src, dst):
     return dst
 
 
-def make_case(name, sources):
+def make_case(name, sources, files=()):
     d = os.path.join(WORK, "case-" + name)
     os.makedirs(d)
     for s in sources:
         for f in files_of(os.path.join(ROOT, s)):
             if os.path.basename(f) != "README.md":
                 shutil.copy2(f, d)
+    for f in files:
+        shutil.copy2(os.path.join(ROOT, f), d)
     return d
 
 
@@ -309,6 +311,9 @@ def main():
         ("capture+more", make_case("capture+more", ["examples/h200-training", "examples/h200-more"])),
         ("full", make_case("full", ["examples/h200-training", "examples/h200-more",
                                     "tests/capture-kernel", "tests/trace/data"])),
+        # the bundled capture with nothing but its two clock references as zoned evidence
+        ("capture+clock", make_case("capture+clock", ["examples/h200-training"], ["tests/capture-kernel/clock_ref_start.txt",
+                                                                               "tests/capture-kernel/clock_ref_end.txt"])),
         ("more-alone", make_case("more-alone", ["examples/h200-more"])),
         ("tod", make_tod_case()),
     ]
@@ -365,6 +370,32 @@ def main():
         if len(full["joined"]) != 3:
             diffs.append("%d traces joined, not 3" % len(full["joined"]))
         verdict("full", "events and joins", diffs)
+
+    # evidence that conflicts: a third clock reference 3 h off the other two
+    # (another machine's): in New York nothing is moved, and every zone-less
+    # input says why
+    cf = os.path.join(WORK, "case-conflict")
+    shutil.copytree(os.path.join(WORK, "case-capture+clock"), cf)
+    with open(os.path.join(ROOT, "tests/capture-kernel/clock_ref_end.txt")) as fh:
+        ref = fh.read().splitlines()
+    with open(os.path.join(cf, "clock_ref_other.txt"), "w") as fh:
+        for ln in ref:
+            if ln.startswith("wall "):
+                ln = "wall %.9f" % (float(ln.split()[1]) + 3 * 3600)
+            fh.write(ln + "\n")
+    got, err = report([cf], tz="America/New_York")
+    if err:
+        failures.append("conflict / said: " + err)
+    else:
+        diffs = []
+        if got["start"] != "2026-11-30T03:46:33Z":
+            diffs.append("moved although the evidence conflicts: start %s" % got["start"])
+        for i in got["inputs"]:
+            tb = i.get("time_basis") or ""
+            if i.get("format") in ("smi-dmon", "smi-query", "gpu-monitor", "smi-pmon", "smi-apps") \
+                    and "conflicts, 2 of 3 fit an offset of -5h" not in tb:
+                diffs.append("%s: %s" % (os.path.basename(i["path"]), tb))
+        verdict("conflict", "said, not moved", diffs)
 
     for k in known_seen:
         print("  known failure: " + k)
