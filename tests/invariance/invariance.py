@@ -298,7 +298,15 @@ def check_case(name, d):
                 break
         if not err:
             got, err = report([], extra=["--db", db])
-        verdict(name, inv, [err] if err else differences(base, summary(got), db_what))
+        diffs = [err] if err else differences(base, summary(got), db_what)
+        if not err and base["window"][0]:
+            # trend --by day has the days of the window, and no other
+            p = run(["trend", "--db", db, "--by", "day"])
+            days = sorted(ln.split()[0] for ln in p.stdout.splitlines() if ln[:2] == "20")
+            want = sorted({base["window"][0][:10], base["window"][1][:10]})
+            if days != want:
+                diffs.append("trend --by day: days %s, not %s" % (days, want))
+        verdict(name, inv, diffs)
     return base
 
 
