@@ -359,7 +359,8 @@ int cmd_ingest(int argc, char **argv)
 	struct file_item **todo = NULL;
 	const char *db = NULL, **ops = NULL;
 	int nops = 0, each = 0, ret;
-	size_t nt;
+	size_t nt, nspans = 0;
+	int64_t (*spans)[2] = NULL;
 
 	memset(&s, 0, sizeof(s));
 	ingest_cli_init(&s.ic);
@@ -378,12 +379,21 @@ int cmd_ingest(int argc, char **argv)
 		expand(&s, ops[i], 0);
 	todo = xcalloc(s.nf ? s.nf : 1, sizeof(*todo));
 	nt = classify(&s, todo);
+	/* what earlier ingests read dates a time-of-day log that comes without
+	 * its dated log (issue 28; docs/states.md "Every log on one clock") */
+	if (nt && store_file_spans(&s.st, &spans, &nspans, &err) == 0) {
+		s.ic.o.known_spans = (const int64_t (*)[2])spans;
+		s.ic.o.nknown_spans = nspans;
+	}
 	if (each) {
 		for (size_t i = 0; i < nt && ret == EXIT_OK; i++)
 			ret = ingest_group(&s, &todo[i], 1);
 	} else if (nt) {
 		ret = ingest_group(&s, todo, nt);
 	}
+	s.ic.o.known_spans = NULL;
+	s.ic.o.nknown_spans = 0;
+	free(spans);
 	for (size_t i = 0; i < s.nf && !s.quiet; i++)
 		printf("%-10s %s (%s)\n", s.f[i].outcome ? s.f[i].outcome : "not read", s.f[i].path,
 		       s.f[i].detail[0] ? s.f[i].detail : "an earlier file failed");

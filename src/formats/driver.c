@@ -1366,7 +1366,8 @@ static double tod_readings(const struct pl_collect *pc, size_t i, size_t j, int6
 	return best;
 }
 
-static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, const struct pl_collect *pc)
+static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, const struct pl_collect *pc,
+			    const struct ingest_opts *o)
 {
 	for (size_t i = 0; i < res->nr; i++) {
 		int64_t k_lo = INT64_MAX, k_hi = INT64_MIN, k_best = 0;
@@ -1375,7 +1376,7 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, cons
 		struct input_stat *st = &res->inputs[i];
 		char day[16], rr[48] = "";
 		int y, m, d;
-		bool by_readings = false;
+		bool by_readings = false, stored = false;
 
 		if (!zi[i].tod || zi[i].first_ns == INT64_MIN)
 			continue;
@@ -1414,7 +1415,18 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, cons
 				}
 			}
 		}
-		if (from == res->nr)
+		/* the logs read before this run (the store's): times of day only */
+		for (size_t j = 0; j < o->nknown_spans && from == res->nr; j++) {
+			int64_t a = o->known_spans[j][0] - zi[i].last_ns, b = o->known_spans[j][1] - zi[i].first_ns;
+			a = a >= 0 ? (a + NS_PER_DAY - 1) / NS_PER_DAY : -(-a / NS_PER_DAY);
+			b = b >= 0 ? b / NS_PER_DAY : -((-b + NS_PER_DAY - 1) / NS_PER_DAY);
+			if (a > b)
+				continue;
+			k_lo = a < k_lo ? a : k_lo;
+			k_hi = b > k_hi ? b : k_hi;
+			stored = true;
+		}
+		if (from == res->nr && !stored)
 			continue;	/* no dated log of its GPU meets it */
 		if (!isnan(r_best) && r_best >= TOD_MATCH_R &&
 		    (isnan(r_next) || r_best - r_next >= TOD_MARGIN_R)) {
@@ -1433,7 +1445,8 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, cons
 			snprintf(rr, sizeof(rr), ", readings r=%.2f", r_best);
 		snprintf(st->tod_note, sizeof(st->tod_note),
 			 "time of day in file, date %s from %s (%s%s)", day,
-			 strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
+			 from == res->nr ? "the logs stored before"
+			 : strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
 			 : res->inputs[from].path,
 			 by_readings ? "its times of day and readings match" : "the one day its times of day meet",
 			 rr);
@@ -1473,6 +1486,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 		any_tod |= zi[i].tod;
 		any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
 	}
+	any_dated |= o->nknown_spans > 0;
 	if (!any_local && !any_tod) {
 		free(zi);
 		free(later);
@@ -1502,7 +1516,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 			scan_zone_input(res, i, o, 0, &zi[i], any_tod && any_dated ? &pc : NULL);
 		names[i] = res->inputs[i].path;
 	}
-	date_tod_inputs(res, zi, &pc);
+	date_tod_inputs(res, zi, &pc, o);
 	pl_collect_release(&pc);
 	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
 	if (v != ZN_AGREE)

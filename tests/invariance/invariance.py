@@ -346,6 +346,20 @@ def main():
                for i in got["inputs"] if "_T.log" in i["path"] and
                "from gpu_monitor.csv" not in (i.get("time_basis") or "")]
         verdict("tod", "dated by evidence", bad)
+    # ... and by the store's logs when its dated log was ingested first
+    db = os.path.join(WORK, "tod-dated-first.db")
+    err = None
+    for paths in ([os.path.join(tod, "gpu_monitor.csv")],
+                  [os.path.join(tod, f) for f in ("dmon_pucvmet_T.log", "pmon_um_T.log")]):
+        p = run(["ingest", "--db", db, "-q"] + paths)
+        if p.returncode:
+            err = "ingest exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
+    if not err:
+        got, err = report([], extra=["--db", db])
+    if err:
+        failures.append("tod / store, dated log first: " + err)
+    else:
+        verdict("tod", "store, dated log first", differences(summary(alone), summary(got), ("window", "energy")))
     # ... also beside a dated log of three days, by the readings it repeats:
     # the days before and after hold the same rows in reverse order
     wk = os.path.join(WORK, "case-tod-week")
