@@ -6,10 +6,6 @@
 #include "cli/commands.h"
 #include "cli/usage.h"
 
-#ifndef GPUTALLY_VERSION
-#define GPUTALLY_VERSION "0.1.0"
-#endif
-
 static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -36,7 +32,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: gputally <command> [options] [args]\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'gputally <command> --help' shows a command's options; 'man gputally' has the rest.\n"
+	fprintf(out, "\n'gputally <command> --help' shows a command's options; 'man gputally' has the rest;\n"
+		     "'gputally --version' prints the version.\n"
 		     "exit codes: 0 ok, 1 runtime failure, 2 usage, 3 input errors under --strict\n");
 }
 
@@ -51,6 +48,7 @@ static int help_options(void)
 
 int main(int argc, char **argv)
 {
+	messages_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -59,10 +57,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("gputally %s\n", GPUTALLY_VERSION);
-		return EXIT_OK;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return print_version();
 	if (!strcmp(argv[1], "help-options"))
 		return help_options();
 	for (size_t i = 0; i < NCOMMANDS; i++)

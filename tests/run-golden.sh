@@ -5,12 +5,18 @@
 #   expect.err  exact standard error (optional)
 #   expect.rc   exit code (optional, default 0)
 # Runs with LC_ALL=C TZ=UTC.  GOLDEN_UPDATE=1 rewrites the expectations:
-# review the diff like code.
+# review the diff like code.  The binary's version (`gputally --version`,
+# which changes with every commit) is written @VERSION@ in the expectations,
+# both in stdout and stderr.
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0
 export LC_ALL=C TZ=UTC
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+version=$("$bin" --version | sed -n 's/^gputally //p')
+if [ -z "$version" ]; then echo "FAIL: '$bin --version' printed no version"; exit 1; fi
+# the version as a sed pattern: . [ \ * ^ $ / are escaped, + is literal in a BRE
+vre=$(printf '%s\n' "$version" | sed 's/[].[\*^$/]/\\&/g')
 
 for dir in "$root"/tests/golden/*/; do
 	name=$(basename "$dir")
@@ -18,8 +24,10 @@ for dir in "$root"/tests/golden/*/; do
 	cd "$dir" || continue
 	# shellcheck disable=SC2046
 	eval "set -- $(cat cmd)"
-	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$bin" "$@" >"$tmp/raw.out" 2>"$tmp/raw.err"
 	rc=$?
+	sed "s/$vre/@VERSION@/g" "$tmp/raw.out" >"$tmp/out"
+	sed "s/$vre/@VERSION@/g" "$tmp/raw.err" >"$tmp/err"
 	want_rc=0
 	[ -f expect.rc ] && want_rc=$(cat expect.rc)
 	if [ -n "$GOLDEN_UPDATE" ]; then

@@ -45,6 +45,7 @@ struct win_sum {
 	uint32_t nsw;		/* entries whose work/no-work differs from the data entry before */
 };
 
+#define HEALTHY_RUNS 32
 struct gpu_work {
 	struct ival *ring;		/* ring_cap entries, a power of two */
 	struct win_sum *pre;		/* per ring slot: the sums of the entries before it */
@@ -68,6 +69,12 @@ struct gpu_work {
 	float held_sum[POWER_BINS], noctx_sum[POWER_BINS];	/* to report the median bin's mean */
 	uint64_t held_n, noctx_n, held_n_at_median;
 	double held_floor_cache;
+	/* the latest runs of healthy time (compute, memory-bound, plain idle),
+	 * oldest first, for analysis_cause(); healthy_lost: the end of the
+	 * newest run that no longer fits */
+	struct { int64_t t0_ns, t1_ns; } healthy[HEALTHY_RUNS];
+	int nhealthy;
+	int64_t healthy_lost_ns;
 	/* the fatal event that put the GPU down, for its outage */
 	bool down_pending;
 	int down_ev;
@@ -417,6 +424,21 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 		   (double)(b->act - a->act));
 }
 
+static void healthy_add(struct gpu_work *w, int64_t t0, int64_t t1)
+{
+	if (w->nhealthy && w->healthy[w->nhealthy - 1].t1_ns == t0) {
+		w->healthy[w->nhealthy - 1].t1_ns = t1;
+		return;
+	}
+	if (w->nhealthy == HEALTHY_RUNS) {
+		w->healthy_lost_ns = w->healthy[0].t1_ns;
+		memmove(&w->healthy[0], &w->healthy[1], (HEALTHY_RUNS - 1) * sizeof(w->healthy[0]));
+		w->nhealthy--;
+	}
+	w->healthy[w->nhealthy].t0_ns = t0;
+	w->healthy[w->nhealthy++].t1_ns = t1;
+}
+
 static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_stats *g = &an->gpus[gi];
@@ -482,6 +504,8 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	}
 	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
 		g->mem_total_mib = iv->v[M_MEM_TOTAL];
+	if (st == ST_COMPUTE || st == ST_MEMORY || st == ST_IDLE)
+		healthy_add(w, iv->t0_ns, iv->t1_ns);
 	add_segment(an, gi, iv, st);
 	det_feed_interval(an, gi, w->det, iv, st);
 }
@@ -1101,17 +1125,6 @@ static void sort_segments(struct analysis *an)
 	an->segs_alloc = an->nsegs;
 }
 
-/* Finding kinds that may be the effect of an event just before them. */
-static bool effect_kind(const char *kind)
-{
-	static const char *const kinds[] = { "log_gap", "throttling", "gpu_down", "held_idle",
-					     "input_starved" };
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kind, kinds[i]))
-			return true;
-	return false;
-}
-
 /* Host events that stop or slow every GPU: a cause for any GPU's finding. */
 static bool host_cause(int ev)
 {
@@ -1132,41 +1145,123 @@ void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
 		snprintf(buf, cap, "%s", name);
 }
 
+/* Healthy seconds of GPU gi's recent runs that fall in [t0, t1]; -1 when
+ * that time reaches past what is kept (unknown: taken as healthy). */
+static double healthy_between(const struct gpu_work *w, int64_t t0, int64_t t1)
+{
+	double s = 0;
+
+	if (t0 < w->healthy_lost_ns)
+		return -1;
+	for (int i = 0; i < w->nhealthy; i++) {
+		int64_t a = w->healthy[i].t0_ns > t0 ? w->healthy[i].t0_ns : t0;
+		int64_t b = w->healthy[i].t1_ns < t1 ? w->healthy[i].t1_ns : t1;
+		if (b > a)
+			s += (double)(b - a) / 1e9;
+	}
+	return s;
+}
+
 /*
- * Cause and effect: a gap, throttling, down or idle stretch that starts
- * within cfg.cause_window_ns after an event on the same GPU, or after a
- * suspend, power-off, AC off, driver load or boot of the host (or up to 5 s
- * before it: the sampling's resolution) names the event in its evidence.
- * The nearest such event before the finding's start is named, a cause
+ * Cause and effect: a stretch that starts within cfg.cause_window_ns after
+ * an event on the same GPU (or after a suspend, power-off, AC off, driver
+ * load or boot of the host), or up to 5 s before it (the sampling's
+ * resolution), is its effect, unless more than 5 s of healthy time lie
+ * between them: then the GPU recovered, and what came later has a cause of
+ * its own.  The nearest such event before the start is named, a cause
  * preferred to a consequence (Xid 45).
  */
-static void link_causes(struct analysis *an)
+#define CAUSE_SLACK_NS (5 * NS_PER_S)
+bool analysis_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap)
 {
-	for (size_t i = 0; i < an->nfinds; i++) {
-		struct finding *f = &an->finds[i];
-		const struct an_event *best = NULL;
-		char name[48], t[40];
-		size_t n;
-		if (f->gpu < 0 || !effect_kind(f->kind))
+	const struct gpu_work *w = gi >= 0 && gi < TL_MAX_GPUS ? an->work[gi] : NULL;
+	const struct an_event *best = NULL;
+	char name[48], t[40];
+
+	if (!w)
+		return false;
+	for (size_t k = 0; k < an->nevs; k++) {
+		const struct an_event *e = &an->evs[k];
+		double h;
+		if (e->unplaced || !(e->gpu == gi ? e->severity >= KS_WARNING : e->gpu < 0 && host_cause(e->ev)) ||
+		    t0_ns < e->t_ns - CAUSE_SLACK_NS || t0_ns > e->t_ns + an->cfg.cause_window_ns)
 			continue;
-		for (size_t k = 0; k < an->nevs; k++) {
-			const struct an_event *e = &an->evs[k];
-			if (e->unplaced || !(e->gpu == f->gpu ? e->severity >= KS_WARNING : e->gpu < 0 && host_cause(e->ev)) ||
-			    f->t0_ns < e->t_ns - 5 * NS_PER_S || f->t0_ns > e->t_ns + an->cfg.cause_window_ns)
-				continue;
-			if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)) ||
-			    ((best->flags & KF_CONSEQUENCE) == (e->flags & KF_CONSEQUENCE) && e->t_ns >= best->t_ns &&
-			     e->t_ns <= f->t0_ns))
-				best = e;
-		}
-		if (!best)
+		h = healthy_between(w, e->t_ns, t0_ns);
+		if (h < 0 || h > (double)CAUSE_SLACK_NS / 1e9)
 			continue;
-		analysis_event_name(name, sizeof(name), best->ev, best->code);
-		n = strlen(f->evidence);
-		snprintf(f->evidence + n, sizeof(f->evidence) - n, "%safter %s at %s, %s:%llu",
-			 n ? "; " : "", name, time_rfc3339(t, sizeof(t), best->t_ns),
-			 best->src ? best->src : "?", (unsigned long long)best->line);
+		if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)) ||
+		    ((best->flags & KF_CONSEQUENCE) == (e->flags & KF_CONSEQUENCE) && e->t_ns >= best->t_ns &&
+		     e->t_ns <= t0_ns))
+			best = e;
 	}
+	if (!best)
+		return false;
+	analysis_event_name(name, sizeof(name), best->ev, best->code);
+	snprintf(buf, cap, "%s at %s, %s:%llu", name, time_rfc3339(t, sizeof(t), best->t_ns),
+		 best->src ? best->src : "?", (unsigned long long)best->line);
+	return true;
+}
+
+const char *analysis_gpu_name(const struct analysis *an, int gi, char *buf, size_t cap)
+{
+	const struct gpu_ident *id = gi >= 0 && gi < an->tl.ngpus ? &an->tl.gpus[gi].id : NULL;
+
+	if (id && id->index >= 0)
+		snprintf(buf, cap, "GPU %d", id->index);
+	else if (id && id->uuid[0])
+		snprintf(buf, cap, "GPU %.40s", id->uuid);
+	else
+		snprintf(buf, cap, "GPU #%d", gi);
+	return buf;
+}
+
+const char *analysis_gpu_num(const struct analysis *an, int gi, char *buf, size_t cap)
+{
+	if (gi < 0)
+		snprintf(buf, cap, "-");
+	else if (gi < an->tl.ngpus && an->tl.gpus[gi].id.index >= 0)
+		snprintf(buf, cap, "%d", an->tl.gpus[gi].id.index);
+	else
+		snprintf(buf, cap, "?");
+	return buf;
+}
+
+bool finding_always(const char *kind)
+{
+	static const char *const kinds[] = { "memory_leak", "memory_leak_sawtooth", "gpu_down", "gpu_lost",
+					     "reset_required", "xid_error", "hw_errors_repeated", "error_row",
+					     "tool_error", "throttling", "imbalance" };
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* The GPU-seconds a finding covers: what it costs at the window's rate. */
+static double finding_weight_s(const struct finding *f)
+{
+	return f->total_s > 0 ? f->total_s : (double)(f->t1_ns - f->t0_ns) / 1e9;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	double wx = finding_weight_s(x), wy = finding_weight_s(y);
+	int ax = finding_always(x->kind), ay = finding_always(y->kind);
+
+	if (x->severity != y->severity)
+		return y->severity - x->severity;
+	if (ax != ay)
+		return ay - ax;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return cmp_find(a, b);
+}
+
+void analysis_rank_findings(struct analysis *an)
+{
+	if (an->nfinds > 1)
+		qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_rank);
 }
 
 /*
@@ -1218,10 +1313,8 @@ void analysis_finish(struct analysis *an)
 	trace_join_rest(an);
 	power_finish(an);
 	det_finish_all(an);
-	link_causes(an);
 	sort_segments(an);
-	if (an->nfinds)
-		qsort(an->finds, an->nfinds, sizeof(*an->finds), cmp_find);
+	analysis_rank_findings(an);
 }
 
 void analysis_release(struct analysis *an)

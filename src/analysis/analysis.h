@@ -16,6 +16,8 @@
 #include "timeline/timeline.h"
 #include "util/timeutil.h"
 
+struct analysis;
+
 enum severity { SEV_INFO, SEV_WARNING, SEV_CRITICAL };
 extern const char *const severity_name[3];
 
@@ -25,6 +27,18 @@ struct segment {
 	uint8_t state;		/* enum gpu_state */
 };
 
+/*
+ * One stretch of a summary finding (docs/states.md "Findings as a summary"):
+ * its time, energy (NAN unknown) and the event it came right after, if any
+ * ("Xid 79 at 2026-11-29T03:12:04Z, kern.log:1234"; "" none).
+ */
+#define FIND_DETAILS 5
+struct find_detail {
+	int64_t t0_ns, t1_ns;
+	double energy_j;
+	char cause[112];
+};
+
 struct finding {
 	const char *kind;	/* static: "memory_leak", "held_idle", ... */
 	int gpu;		/* -1: not one GPU */
@@ -32,14 +46,38 @@ struct finding {
 	int severity;
 	double value;		/* the headline number (slope, seconds, watts ...) */
 	char message[200];
-	char evidence[240];
+	char evidence[320];
 	/* a memory leak's fitted line: MiB used at t0 and at t1 (NAN when the
 	 * finding is not a fit), and when it reaches the GPU's memory total
 	 * (0: unknown or never) */
 	double fit_mib0, fit_mib1;
 	int64_t full_ns;
 	int32_t code;		/* an event finding's code (the Xid); -1 none; 0 others */
+	/* a summary of stretches (held_idle, input_starved, launch_bound,
+	 * throttling, gpu_down, log_gap): how many, their total time and
+	 * energy (NAN unknown), how many came right after an event, and the
+	 * longest few, longest first (ndetail <= FIND_DETAILS; the rest are
+	 * counted, not kept).  nstretch 0: not a summary (total_s may still
+	 * say the seconds it is about: idle_power's idle time). */
+	uint64_t nstretch, nlinked;
+	double total_s, energy_j;
+	uint8_t ndetail;
+	struct find_detail detail[FIND_DETAILS];
 };
+
+/*
+ * Kinds that always appear in a report, whatever their severity and
+ * however many findings there are: leaks, down time, Xids and other
+ * errors, throttling, imbalance.
+ */
+bool finding_always(const char *kind);
+/*
+ * Put the findings in the one order every writer lists them in: severity
+ * first (critical, warning, info), then the kinds that always appear, then
+ * what they cost (the GPU-seconds a finding covers: a stretch summary's
+ * total time, else its duration), then time, GPU, kind and code.
+ */
+void analysis_rank_findings(struct analysis *an);
 
 /* Per-GPU process bookkeeping (attribution of time, busy time and energy). */
 struct proc_stat {
@@ -283,6 +321,12 @@ struct analysis {
 	struct finding *finds;
 	size_t nfinds, finds_alloc;
 	uint64_t finds_dropped;
+	/* per GPU and kind, the highest severity found (for the cap) */
+	struct find_seen {
+		const char *kind;
+		int gpu, sev;
+	} find_seen[256];
+	size_t nfind_seen;
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	uint64_t events[8];
@@ -334,6 +378,24 @@ double gpu_util_mean(const struct gpu_stats *g);
 double gpu_util_quantile(const struct gpu_stats *g, double q);
 double gpu_power_mean(const struct gpu_stats *g);
 double gpu_energy_j(const struct gpu_stats *g, const char **source);
+
+/* How GPU gi is named in every message: "GPU 4" by its index, "GPU ?"
+ * with its UUID (or the report's number) when the index is unknown. */
+const char *analysis_gpu_name(const struct analysis *an, int gi, char *buf, size_t cap);
+/* The same for a table's GPU column: "4", "?" when the index is unknown,
+ * "-" for no GPU (gi < 0). */
+const char *analysis_gpu_num(const struct analysis *an, int gi, char *buf, size_t cap);
+
+/*
+ * The event a stretch of GPU gi starting at t0_ns is the effect of: an event
+ * of at least warning severity on the GPU, or a host suspend, power-off, AC
+ * off, driver load or boot, from cfg.cause_window_ns before t0_ns to 5 s
+ * after it, with no healthy time (compute, memory-bound or plain idle) of
+ * more than 5 s between the two.  Writes "Xid 79 at T, src:line" into buf
+ * and returns true, else false.  Valid while the stretch's intervals are
+ * being fed (the GPU's recent healthy time is kept for it).
+ */
+bool analysis_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap);
 
 /* How an event is named in words and evidence: "Xid 79", "fallen_off_bus". */
 void analysis_event_name(char *buf, size_t cap, int ev, int32_t code);

@@ -20,6 +20,7 @@
 
 static void bop_finish(struct analysis *an, int gi, void *st)
 {
+	char nm[48];
 	(void)st;
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
@@ -36,8 +37,8 @@ static void bop_finish(struct analysis *an, int gi, void *st)
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),
-			 "GPU %d busy on paper: utilization.gpu %.0f %% around %s, but its kernels fill %.1f %% of the %.3f s traced",
-			 gi, j->util_pct, base ? base + 1 : j->file, fill, j->span_s);
+			 "%s busy on paper: utilization.gpu %.0f %% around %s, but its kernels fill %.1f %% of the %.3f s traced",
+			 analysis_gpu_name(an, gi, nm, sizeof(nm)), j->util_pct, base ? base + 1 : j->file, fill, j->span_s);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "utilization.gpu %.1f %% over %s..%s (matched by %s and time); kernel union %.6f s of %.6f s; rule: >= 60 %% and kernels under half of it",
 			 j->util_pct, time_rfc3339(t0, sizeof(t0), j->w0_ns), time_rfc3339(t1, sizeof(t1), j->w1_ns),

@@ -9,26 +9,17 @@
 struct gap {
 	int64_t t0_ns, t1_ns;
 	bool open;
+	struct gather g;	/* every gap of the GPU: one finding */
 };
 
 static void close_gap(struct analysis *an, int gi, struct gap *w)
 {
-	struct finding *f;
-	char d[32];
 	double dur = (double)(w->t1_ns - w->t0_ns) / 1e9;
-	int64_t nominal = an->gpus[gi].nominal_ns ? an->gpus[gi].nominal_ns : NS_PER_S;
 
 	if (!w->open)
 		return;
 	w->open = false;
-	f = det_finding(an, "log_gap", gi, w->t0_ns, w->t1_ns, dur >= 3600 ? SEV_WARNING : SEV_INFO, dur);
-	if (!f)
-		return;
-	snprintf(f->message, sizeof(f->message), "no data for GPU %d for %s", gi,
-		 time_human_dur(d, sizeof(d), w->t1_ns - w->t0_ns));
-	snprintf(f->evidence, sizeof(f->evidence),
-		 "no sample for longer than %.1f s (2.5 sample intervals); not counted as idle or covered",
-		 (double)timeline_gap_threshold(nominal) / 1e9);
+	det_gather_add(an, gi, &w->g, w->t0_ns, w->t1_ns, NAN, 0, 0, dur >= 3600 ? SEV_WARNING : SEV_INFO, true);
 }
 
 static void gap_interval(struct analysis *an, int gi, void *st, const struct ival *iv, int state)
@@ -36,8 +27,12 @@ static void gap_interval(struct analysis *an, int gi, void *st, const struct iva
 	struct gap *w = st;
 
 	(void)state;
-	if (iv->kind != IV_GAP)
+	if (iv->kind != IV_GAP) {
+		/* closed at once: its cause is looked up while the healthy time
+		 * before it is still remembered (analysis_cause) */
+		close_gap(an, gi, w);
 		return;
+	}
 	if (w->open && w->t1_ns == iv->t0_ns) {
 		w->t1_ns = iv->t1_ns;
 	} else {
@@ -50,14 +45,31 @@ static void gap_interval(struct analysis *an, int gi, void *st, const struct iva
 
 static void gap_finish(struct analysis *an, int gi, void *st)
 {
-	close_gap(an, gi, st);
+	struct gap *w = st;
+	struct finding *f;
+	char name[48], d[32], lon[32];
+	int64_t nominal = an->gpus[gi].nominal_ns ? an->gpus[gi].nominal_ns : NS_PER_S;
+
+	close_gap(an, gi, w);
+	if (!(f = det_gather_emit(an, gi, &w->g, "log_gap")))
+		return;
+	analysis_gpu_name(an, gi, name, sizeof(name));
+	time_human_dur(d, sizeof(d), (int64_t)(w->g.total_s * 1e9));
+	if (w->g.n == 1)
+		snprintf(f->message, sizeof(f->message), "no data for %s for %s", name, d);
+	else
+		snprintf(f->message, sizeof(f->message), "no data for %s in %llu gaps, %s in all (the longest %s)", name,
+			 (unsigned long long)w->g.n, d, time_human_dur(lon, sizeof(lon), w->g.longest_ns));
+	snprintf(f->evidence, sizeof(f->evidence),
+		 "no sample for longer than %.1f s (2.5 sample intervals); not counted as idle or covered",
+		 (double)timeline_gap_threshold(nominal) / 1e9);
+	det_gather_cause(f, &w->g);
 }
 
 const struct detector detector_gap = {
 	.id = "gap",
-	.summary = "stretches with no sample for longer than 2.5 sample intervals",
+	.summary = "stretches with no sample for longer than 2.5 sample intervals, one finding per GPU",
 	.state_size = sizeof(struct gap),
 	.interval = gap_interval,
-	.interval_kinds = 1u << IV_GAP,
 	.finish = gap_finish,
 };

@@ -52,6 +52,7 @@ static void hw_event(struct analysis *an, int gi, void *st, const struct det_eve
 
 static void hw_finish(struct analysis *an, int gi, void *st)
 {
+	char nm[48];
 	struct hw_errors *h = st;
 	struct finding *f;
 	char d[32], list[120] = "";
@@ -71,7 +72,7 @@ static void hw_finish(struct analysis *an, int gi, void *st)
 	if (!f)
 		return;
 	snprintf(f->message, sizeof(f->message),
-		 "GPU %d had %u hardware-class errors over %s (%s): a candidate for return", gi, h->n,
+		 "%s had %u hardware-class errors over %s (%s): a candidate for return", analysis_gpu_name(an, gi, nm, sizeof(nm)), h->n,
 		 time_human_dur(d, sizeof(d), h->t1_ns - h->t0_ns), list);
 	snprintf(f->evidence, sizeof(f->evidence),
 		 "%.2f per GPU-day; the first at %s:%llu; check row remapping and retired pages "

@@ -11,6 +11,7 @@
 
 static void idle_power_finish(struct analysis *an, int gi, void *st)
 {
+	char nm[48];
 	struct gpu_stats *g = &an->gpus[gi];
 	struct finding *f;
 
@@ -20,9 +21,10 @@ static void idle_power_finish(struct analysis *an, int gi, void *st)
 	f = det_finding(an, "idle_power", gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
 	if (!f)
 		return;
+	f->total_s = g->idle_s;	/* what it costs: the idle seconds */
 	snprintf(f->message, sizeof(f->message),
-		 "GPU %d drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
-		 gi, g->idle_ws / g->idle_s, g->idle_s, g->idle_ws / 3.6e6);
+		 "%s drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
+		 analysis_gpu_name(an, gi, nm, sizeof(nm)), g->idle_ws / g->idle_s, g->idle_s, g->idle_ws / 3.6e6);
 	if (!isnan(g->held_floor_w) && !isnan(g->noctx_floor_w))
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "median idle power %.0f W with memory or a context held, %.0f W with nothing held: holding costs %.0f W",

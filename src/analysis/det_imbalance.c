@@ -25,6 +25,7 @@ static bool minute_of(const struct gpu_stats *h, int64_t t, double *busy, double
 
 static void imbalance_all(struct analysis *an)
 {
+	char nm[48];
 	int n = an->tl.ngpus;
 	int64_t base = INT64_MAX, end = INT64_MIN;
 
@@ -73,8 +74,8 @@ static void imbalance_all(struct analysis *an)
 			if (!f)
 				continue;
 			snprintf(f->message, sizeof(f->message),
-				 "GPU %d was %.0f %% busy while its peers were %.0f %% busy over the same minutes",
-				 i, 100 * mine, 100 * theirs);
+				 "%s was %.0f %% busy while its peers were %.0f %% busy over the same minutes",
+				 analysis_gpu_name(an, i, nm, sizeof(nm)), 100 * mine, 100 * theirs);
 			snprintf(f->evidence, sizeof(f->evidence),
 				 "busy fraction over %.0f common minutes: this GPU %.3f, mean of peers %.3f",
 				 my_c / 60, mine, theirs);

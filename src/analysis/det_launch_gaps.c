@@ -16,6 +16,7 @@
 
 static void lg_finish(struct analysis *an, int gi, void *st)
 {
+	char nm[48];
 	(void)st;
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
@@ -29,8 +30,8 @@ static void lg_finish(struct analysis *an, int gi, void *st)
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),
-			 "GPU %d launch-bound in %s: kernels (median %.2f us) are shorter than the gaps between them (median %.2f us)",
-			 gi, base ? base + 1 : j->file, j->kernel_p50_ns / 1e3, j->gap_p50_ns / 1e3);
+			 "%s launch-bound in %s: kernels (median %.2f us) are shorter than the gaps between them (median %.2f us)",
+			 analysis_gpu_name(an, gi, nm, sizeof(nm)), base ? base + 1 : j->file, j->kernel_p50_ns / 1e3, j->gap_p50_ns / 1e3);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%llu kernels fill %.1f %% of %.3f s (matched by %s and time); rule: >= 100 kernels, median kernel < median gap to the next",
 			 (unsigned long long)j->kernels, j->span_s > 0 ? 100 * j->kernel_s / j->span_s : 0.0,

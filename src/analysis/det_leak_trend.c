@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -298,9 +299,10 @@ static void full_text(char *buf, size_t n, double days)
 
 static void lt_finish(struct analysis *an, int gi, void *st)
 {
+	char nm[48];
 	struct leak_trend *w = st;
 	struct finding *f;
-	char full[80];
+	char full[80], rate[32];
 
 	if (w->min_open)
 		close_minute(an, gi, w);
@@ -316,8 +318,8 @@ static void lt_finish(struct analysis *an, int gi, void *st)
 		det_leak_fit(f, an->gpus[gi].mem_total_mib, c->y0, c->y1);
 		full_text(full, sizeof(full), c->full_days);
 		snprintf(f->message, sizeof(f->message),
-			 "GPU %d memory used creeps up %.1f +/- %.3g MiB/h over %.1f h: %s",
-			 gi, c->slope, c->ci, h, full);
+			 "%s memory used creeps up %s (+/- %.3g MiB/h) over %.1f h: %s",
+			 analysis_gpu_name(an, gi, nm, sizeof(nm)), nf_mib_rate(rate, sizeof(rate), c->slope), c->ci, h, full);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "Theil-Sen slope of %d points (per-minute medians, averaged by %d), 95%% interval "
 			 "+/- %.3g MiB/h, rise %.0f MiB, Mann-Kendall z >= 3, both halves rising",
@@ -338,8 +340,8 @@ static void lt_finish(struct analysis *an, int gi, void *st)
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),
-			 "GPU %d memory leaks %.1f MiB/h per cycle and the process was restarted %d times",
-			 gi, slope, restarts);
+			 "%s memory leaks %s per cycle and the process was restarted %d times",
+			 analysis_gpu_name(an, gi, nm, sizeof(nm)), nf_mib_rate(rate, sizeof(rate), slope), restarts);
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "%d cycles each with a significant Theil-Sen slope (%.1f to %.1f MiB/h), "
 			 "each ended by a fall of the per-minute median beyond 256 MiB",

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Throttling in cost terms: a finding for each throttled stretch, saying
- * how much SM clock it lost against the GPU's own reference and how much
- * work that was; and one note per GPU for brakes (clock-event reasons,
+ * Throttling in cost terms: the throttled stretches of a GPU gathered into
+ * one finding (detector.h, det_gather_*()), saying how much SM clock they
+ * lost against the GPU's own reference and how much work that was; and one
+ * note per GPU for brakes (clock-event reasons,
  * violation counters) reported while the clock stayed within
  * brake_clock_ratio of the reference, which is not throttling (states.h
  * state_throttled(), docs/states.md).
@@ -13,17 +14,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/strfmt.h"
 #include "util/timeutil.h"
 
 struct clk_run {		/* time, and the part of it with a clock reading */
 	int64_t t0_ns, t1_ns;
 	double s, clk_s, clk_mhz_s, ref_mhz_s, lost_s;
+	double energy_j, power_ws, power_s;
 	unsigned long long mask;
 	bool pviol, tviol, open;
 };
 
 struct throttle_st {
 	struct clk_run thr;	/* the open throttled stretch */
+	struct clk_run all;	/* every throttled stretch so far, summed */
+	struct gather g;	/* the stretches, for the one finding */
 	struct clk_run note;	/* brakes at full clocks, over the whole GPU */
 };
 
@@ -38,6 +43,12 @@ static void run_add(struct clk_run *r, const struct ival *iv, double ref)
 	}
 	r->t1_ns = iv->t1_ns;
 	r->s += dt;
+	if (!isnan(iv->energy_j))
+		r->energy_j += iv->energy_j;
+	if (iv->present & (1u << M_POWER)) {
+		r->power_ws += iv->v[M_POWER] * dt;
+		r->power_s += dt;
+	}
 	if ((iv->present & (1u << M_SM_CLOCK)) && ref > 0) {
 		double c = iv->v[M_SM_CLOCK];
 		double rf = c > ref ? c : ref;
@@ -76,10 +87,10 @@ static void reasons(char *buf, size_t cap, const struct clk_run *r)
 		snprintf(buf, cap, "no reason reported");
 }
 
-static void close_thr(struct analysis *an, int gi, struct clk_run *r)
+/* The open stretch ends: into the gather and the sums. */
+static void close_thr(struct analysis *an, int gi, struct throttle_st *t)
 {
-	char d[32], lost[32], why[160];
-	struct finding *f;
+	struct clk_run *r = &t->thr, *a = &t->all;
 	double dur;
 
 	if (!r->open)
@@ -88,29 +99,56 @@ static void close_thr(struct analysis *an, int gi, struct clk_run *r)
 	dur = (double)(r->t1_ns - r->t0_ns) / 1e9;
 	if (dur <= 0)
 		return;
-	f = det_finding(an, "throttling", gi, r->t0_ns, r->t1_ns, dur >= 60 ? SEV_WARNING : SEV_INFO, dur);
+	det_gather_add(an, gi, &t->g, r->t0_ns, r->t1_ns, r->energy_j, r->power_ws, r->power_s,
+		       dur >= 60 ? SEV_WARNING : SEV_INFO, true);
+	a->s += r->s;
+	a->clk_s += r->clk_s;
+	a->clk_mhz_s += r->clk_mhz_s;
+	a->ref_mhz_s += r->ref_mhz_s;
+	a->lost_s += r->lost_s;
+	a->mask |= r->mask;
+	a->pviol |= r->pviol;
+	a->tviol |= r->tviol;
+}
+
+/* One finding for every throttled stretch of the GPU. */
+static void emit_thr(struct analysis *an, int gi, struct throttle_st *t)
+{
+	const struct clk_run *a = &t->all;
+	const struct gather *g = &t->g;
+	char name[48], d[32], lon[32], lost[32], why[160], head[200];
+	struct finding *f = det_gather_emit(an, gi, g, "throttling");
+
 	if (!f)
 		return;
-	time_human_dur(d, sizeof(d), r->t1_ns - r->t0_ns);
-	reasons(why, sizeof(why), r);
-	if (r->clk_s > 0) {
-		double clk = r->clk_mhz_s / r->clk_s, ref = r->ref_mhz_s / r->clk_s;
-		/* the stretch's share with no clock reading counted at the same loss */
-		double lost_s = r->lost_s * r->s / r->clk_s;
+	analysis_gpu_name(an, gi, name, sizeof(name));
+	time_human_dur(d, sizeof(d), (int64_t)(g->total_s * 1e9 + 0.5));
+	time_human_dur(lon, sizeof(lon), g->longest_ns);
+	if (g->n == 1)
+		snprintf(head, sizeof(head), "%s ran throttled for %s", name, d);
+	else
+		snprintf(head, sizeof(head), "%s ran throttled in %llu stretches, %s in all (the longest %s)", name,
+			 (unsigned long long)g->n, d, lon);
+	reasons(why, sizeof(why), a);
+	if (a->clk_s > 0) {
+		double clk = a->clk_mhz_s / a->clk_s, ref = a->ref_mhz_s / a->clk_s;
+		/* the time with no clock reading counted at the same loss */
+		double lost_s = a->lost_s * a->s / a->clk_s;
 		time_human_dur(lost, sizeof(lost), (int64_t)(lost_s * 1e9 + 0.5));
-		snprintf(f->message, sizeof(f->message),
-			 "GPU %d ran throttled for %s: the SM clock averaged %.0f of %.0f MHz, %.0f %% of the clock "
-			 "lost, about %s of work at full clock", gi, d, clk, ref, 100 * (1 - clk / ref), lost);
+		fmt_cut(f->message, sizeof(f->message),
+			"%s: the SM clock averaged %.0f of %.0f MHz, %.0f %% of the clock lost, about %s of work "
+			"at full clock", head, clk, ref, 100 * (1 - clk / ref), lost);
 		/* the return is looked at: a long list of reasons may be cut */
 		if (snprintf(f->evidence, sizeof(f->evidence),
 			 "SM clock %.0f MHz against the GPU's %.0f MHz (clocks.max.sm, else the highest seen "
-			 "under load) for %.1f s; reasons: %s", clk, ref, dur, why) < 0)
+			 "under load) for %.1f s; reasons: %s", clk, ref, a->s, why) < 0)
 			f->evidence[0] = '\0';
 	} else {
-		snprintf(f->message, sizeof(f->message),
-			 "GPU %d ran throttled for %s; no SM clock was logged, so the clock lost is unknown", gi, d);
-		snprintf(f->evidence, sizeof(f->evidence), "for %.1f s; reasons: %s", dur, why);
+		fmt_cut(f->message, sizeof(f->message), "%s; no SM clock was logged, so the clock lost is unknown",
+			head);
+		snprintf(f->evidence, sizeof(f->evidence), "for %.1f s; reasons: %s", a->s, why);
 	}
+	det_gather_cause(f, g);
 }
 
 static void throttle_interval(struct analysis *an, int gi, void *st, const struct ival *iv, int state)
@@ -121,11 +159,11 @@ static void throttle_interval(struct analysis *an, int gi, void *st, const struc
 
 	if (state == ST_THROTTLED) {
 		if (s->thr.open && s->thr.t1_ns != iv->t0_ns)
-			close_thr(an, gi, &s->thr);
+			close_thr(an, gi, s);
 		run_add(&s->thr, iv, ref);
 		return;
 	}
-	close_thr(an, gi, &s->thr);
+	close_thr(an, gi, s);
 	if (iv->kind != IV_DATA || !(iv->present & (1u << M_UTIL_GPU)) ||
 	    iv->v[M_UTIL_GPU] <= state_thr.active_util_pct)
 		return;
@@ -141,10 +179,11 @@ static void throttle_finish(struct analysis *an, int gi, void *st)
 {
 	struct throttle_st *s = st;
 	const struct clk_run *r = &s->note;
-	char d[32], why[160];
+	char d[32], why[160], name[48];
 	struct finding *f;
 
-	close_thr(an, gi, &s->thr);
+	close_thr(an, gi, s);
+	emit_thr(an, gi, s);
 	if (!r->open || r->s <= 0 || r->clk_s <= 0)
 		return;
 	f = det_finding(an, "clock_events_noted", gi, r->t0_ns, r->t1_ns, SEV_INFO, r->s);
@@ -152,9 +191,10 @@ static void throttle_finish(struct analysis *an, int gi, void *st)
 		return;
 	time_human_dur(d, sizeof(d), (int64_t)(r->s * 1e9 + 0.5));
 	reasons(why, sizeof(why), r);
+	analysis_gpu_name(an, gi, name, sizeof(name));
 	if (snprintf(f->message, sizeof(f->message),
-		 "GPU %d reported %s for %s under load at full clocks (SM clock %.0f of %.0f MHz, %.1f %% lower): "
-		 "noted, not throttling", gi, why, d, r->clk_mhz_s / r->clk_s, r->ref_mhz_s / r->clk_s,
+		 "%s reported %s for %s under load at full clocks (SM clock %.0f of %.0f MHz, %.1f %% lower): "
+		 "noted, not throttling", name, why, d, r->clk_mhz_s / r->clk_s, r->ref_mhz_s / r->clk_s,
 		 100 * (1 - r->clk_mhz_s / r->ref_mhz_s)) < 0)
 		f->message[0] = '\0';
 	snprintf(f->evidence, sizeof(f->evidence),
@@ -165,7 +205,7 @@ static void throttle_finish(struct analysis *an, int gi, void *st)
 
 const struct detector detector_throttle = {
 	.id = "throttle",
-	.summary = "throttled stretches with the clock and work they lost; brakes at full clocks noted",
+	.summary = "throttled stretches, one finding per GPU, with the clock and work they lost; brakes at full clocks noted",
 	.state_size = sizeof(struct throttle_st),
 	.interval = throttle_interval,
 	.finish = throttle_finish,

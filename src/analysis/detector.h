@@ -26,7 +26,9 @@
  * state_size bytes, zeroed when the GPU is first seen, freed at the end.
  * A detector owns nothing else; everything it learns lives in st, so memory
  * grows with GPUs, never with samples.  Findings are added with
- * det_finding(); the analysis sorts them at the end.
+ * det_finding() (stretches of time through det_gather_*(), one finding per
+ * GPU and kind); the analysis ranks them once at the end
+ * (analysis_rank_findings()).
  *
  * Only the analysis layer includes this header: report/ sees findings.
  */
@@ -69,11 +71,41 @@ const struct detector *detector_at(size_t i);
 
 /*
  * A new finding, zeroed but for the fields given; NULL when the cap
- * (analysis_cfg.max_findings) is reached, which is counted in finds_dropped.
+ * (analysis_cfg.max_findings) is reached and the GPU already has a finding
+ * of this kind at this severity or above, which is counted in finds_dropped:
+ * the cap never refuses a finding of another kind or of a higher severity.
  * The caller fills message and evidence.
  */
 struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0_ns,
 			    int64_t t1_ns, int severity, double value);
+/*
+ * Stretches of one kind on one GPU gathered into one finding (docs/states.md
+ * "Findings as a summary"): the count, total time and energy, the longest
+ * FIND_DETAILS stretches with their times, and the event each came right
+ * after (analysis_cause(), for the kinds that may be an effect).
+ */
+struct gather {
+	uint64_t n, linked;
+	double total_s, energy_j, power_ws, power_s;
+	int64_t t0_ns, t1_ns;	/* the first stretch's start, the last one's end */
+	int64_t longest_ns;
+	int sev;
+	bool energy_unknown;	/* a stretch with no energy known */
+	char first_cause[112];	/* the first linked stretch's cause */
+	uint8_t nworst;
+	struct find_detail worst[FIND_DETAILS];	/* longest first */
+};
+/* Add a stretch; effect: look for the event it came right after. */
+void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns, int64_t t1_ns,
+		    double energy_j, double power_ws, double power_s, int sev, bool effect);
+/* The finding of everything gathered (value: the total seconds), NULL when
+ * nothing was or the cap refused it; the caller writes message and
+ * evidence, then calls det_gather_cause() to append the cause. */
+struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g, const char *kind);
+/* Append "; after Xid 79 at T, src:line" (one stretch) or "; N of the M
+ * stretches came right after an event, the first after ..." to the evidence. */
+void det_gather_cause(struct finding *f, const struct gather *g);
+
 /*
  * Give a memory-leak finding its fitted line: mib0 at f->t0_ns, mib1 at
  * f->t1_ns, and the time that line reaches total_mib (the GPU's memory total,

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +130,24 @@ struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int6
 			    int64_t t1, int sev, double value)
 {
 	struct finding *f;
+	struct find_seen *seen = NULL;
 
-	if (an->nfinds >= an->cfg.max_findings) {
+	for (size_t i = 0; i < an->nfind_seen && !seen; i++)
+		if (an->find_seen[i].gpu == gpu && !strcmp(an->find_seen[i].kind, kind))
+			seen = &an->find_seen[i];
+	/* the cap refuses only what its GPU and kind already have at that
+	 * severity: never another kind, never a higher severity */
+	if (an->nfinds >= an->cfg.max_findings && seen && seen->sev >= sev) {
 		an->finds_dropped++;
+		return NULL;
+	}
+	if (!seen && an->nfind_seen < sizeof(an->find_seen) / sizeof(an->find_seen[0])) {
+		seen = &an->find_seen[an->nfind_seen++];
+		*seen = (struct find_seen){ kind, gpu, sev };
+	} else if (seen && sev > seen->sev) {
+		seen->sev = sev;
+	} else if (!seen && an->nfinds >= an->cfg.max_findings) {
+		an->finds_dropped++;	/* more GPU-and-kind pairs than the table holds */
 		return NULL;
 	}
 	ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
@@ -144,7 +160,77 @@ struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int6
 	f->severity = sev;
 	f->value = value;
 	f->fit_mib0 = f->fit_mib1 = NAN;
+	f->energy_j = NAN;
 	return f;
+}
+
+void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns, int64_t t1_ns,
+		    double energy_j, double power_ws, double power_s, int sev, bool effect)
+{
+	struct find_detail d = { t0_ns, t1_ns, energy_j, "" };
+	int64_t len = t1_ns - t0_ns;
+	size_t at;
+
+	if (!g->n || t0_ns < g->t0_ns)
+		g->t0_ns = t0_ns;
+	if (!g->n || t1_ns > g->t1_ns)
+		g->t1_ns = t1_ns;
+	g->n++;
+	g->total_s += (double)len / 1e9;
+	if (isnan(energy_j))
+		g->energy_unknown = true;
+	else
+		g->energy_j += energy_j;
+	g->power_ws += power_ws;
+	g->power_s += power_s;
+	if (sev > g->sev)
+		g->sev = sev;
+	if (len > g->longest_ns)
+		g->longest_ns = len;
+	if (effect && analysis_cause(an, gi, t0_ns, d.cause, sizeof(d.cause))) {
+		if (!g->linked++)
+			snprintf(g->first_cause, sizeof(g->first_cause), "%s", d.cause);
+	}
+	/* the longest few, longest first; an equal one keeps the earlier */
+	for (at = g->nworst; at > 0 && g->worst[at - 1].t1_ns - g->worst[at - 1].t0_ns < len; at--)
+		;
+	if (at >= FIND_DETAILS)
+		return;
+	if (g->nworst < FIND_DETAILS)
+		g->nworst++;
+	memmove(&g->worst[at + 1], &g->worst[at], (g->nworst - 1 - at) * sizeof(g->worst[0]));
+	g->worst[at] = d;
+}
+
+struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g, const char *kind)
+{
+	struct finding *f;
+
+	if (!g->n)
+		return NULL;
+	f = det_finding(an, kind, gi, g->t0_ns, g->t1_ns, g->sev, g->total_s);
+	if (!f)
+		return NULL;
+	f->nstretch = g->n;
+	f->nlinked = g->linked;
+	f->total_s = g->total_s;
+	f->energy_j = g->energy_unknown && g->energy_j == 0 ? NAN : g->energy_j;
+	f->ndetail = g->nworst;
+	memcpy(f->detail, g->worst, g->nworst * sizeof(g->worst[0]));
+	return f;
+}
+
+void det_gather_cause(struct finding *f, const struct gather *g)
+{
+	size_t n = strlen(f->evidence);
+
+	if (!g->linked)
+		return;
+	if (g->n == 1)
+		snprintf(f->evidence + n, sizeof(f->evidence) - n, "%safter %s", n ? "; " : "", g->first_cause);
+	else
+		snprintf(f->evidence + n, sizeof(f->evidence) - n, "%s%llu of the %llu came right after an event, the first after %s",
+			 n ? "; " : "", (unsigned long long)g->linked, (unsigned long long)g->n, g->first_cause);
 }
 
 void det_leak_fit(struct finding *f, double total_mib, double mib0, double mib1)

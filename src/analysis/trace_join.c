@@ -224,7 +224,7 @@ static int match(const struct analysis *an, const char *file, int32_t dev, const
 		if (id->index != dev)
 			continue;
 		if (uuid && id->uuid[0]) {
-			snprintf(why, cap, "GPU %d of the logs is %.40s, the trace's device %d is %.40s", gi,
+			snprintf(why, cap, "GPU %d of the logs is %.40s, the trace's device %d is %.40s", id->index,
 				 id->uuid, dev, uuid);
 			return -1;
 		}
@@ -301,8 +301,11 @@ void trace_join_rest(struct analysis *an)
 		gi = match(an, ta->files[f].path, dev, &how, why, sizeof(why));
 		if (ta->files[f].fatal)
 			snprintf(why, sizeof(why), "the trace cannot be read to its end: %.160s", ta->files[f].first_bad);
-		else if (gi >= 0)
-			snprintf(why, sizeof(why), "the log of GPU %d does not cover the trace's time", gi);
+		else if (gi >= 0) {
+			char nm[48];
+			snprintf(why, sizeof(why), "the log of %s does not cover the trace's time",
+				 analysis_gpu_name(an, gi, nm, sizeof(nm)));
+		}
 		ALLOC_GROW(an->unjoined, an->nunjoined + 1, an->unjoined_alloc);
 		u = &an->unjoined[an->nunjoined++];
 		u->device = dev;

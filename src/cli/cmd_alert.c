@@ -17,6 +17,7 @@
 #include "cli/cost_opts.h"
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
@@ -187,7 +188,7 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 	if (json)
 		alert_json(stdout, &c.ev, profile);
 	else
-		alert_text(stdout, &c.ev);
+		alert_text((term_safe_stdout(), stdout), &c.ev);
 	if (c.ev.dropped)
 		fprintf(stderr, "gputally: %" PRIu64 " more alert(s) not listed (at most %d)\n",
 			c.ev.dropped, ALERT_MAX_ALERTS);

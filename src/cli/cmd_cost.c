@@ -7,10 +7,13 @@
 
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "report/cost_explain.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
+#include "util/version.h"
 #include "util/scan.h"
 
 enum {
@@ -57,6 +60,7 @@ struct cost_run {
 
 /* ---- small formatting helpers ------------------------------------------ */
 
+/* parameters and plain figures: the shortest exact text (jsonw's) */
 static const char *num(char *buf, size_t cap, double v, int decimals)
 {
 	if (isnan(v))
@@ -66,17 +70,10 @@ static const char *num(char *buf, size_t cap, double v, int decimals)
 	return fmt_num(buf, cap, v, decimals);
 }
 
-/* An amount with the profile's currency after it, if it names one. */
+/* An amount with the profile's currency after it (util/numfmt.h's rule). */
 static const char *money(char *buf, size_t cap, const struct cost_params *p, double v)
 {
-	char n[48];
-
-	num(n, sizeof(n), v, 4);
-	if (p->currency[0] && isfinite(v))
-		snprintf(buf, cap, "%s %s", n, p->currency);
-	else
-		snprintf(buf, cap, "%s", n);
-	return buf;
+	return nf_money(buf, cap, v, p->currency);
 }
 
 static int parse_fraction_arg(const char *opt, const char *arg, double lo_open, double hi,
@@ -153,13 +150,13 @@ static void print_verdict_text(const struct cost_run *r)
 	const struct cost_longrun *lr = &r->lr;
 	char b1[64], b2[64];
 
-	printf("\nbreak-even utilization u* = %s: %s\n", num(b1, sizeof(b1), lr->u_star, 6),
+	printf("\nbreak-even utilization u* = %s: %s\n", nf_pct(b1, sizeof(b1), lr->u_star, 1),
 	       cost_status_name(lr->status));
 	switch (lr->status) {
 	case COST_OK:
 		printf("  Owning is cheaper than renting once the GPU does useful work more than "
-		       "%s %% of its available hours, about %s useful GPU-hours a month.\n",
-		       num(b1, sizeof(b1), 100 * lr->u_star, 2),
+		       "%s of its available hours, about %s useful GPU-hours a month.\n",
+		       nf_pct(b1, sizeof(b1), lr->u_star, 1),
 		       num(b2, sizeof(b2), lr->useful_hours_per_month, 1));
 		printf("  useful GPU-hours a month to break even: %s\n",
 		       num(b1, sizeof(b1), lr->useful_hours_per_month, 2));
@@ -183,7 +180,7 @@ static void print_job_text(const struct cost_run *r)
 {
 	char b1[64], b2[64], b3[64], b4[64];
 
-	printf("\njob length break-even at utilization %s%s:\n", num(b1, sizeof(b1), r->u_job, 6),
+	printf("\njob length break-even at utilization %s%s:\n", nf_pct(b1, sizeof(b1), r->u_job, 1),
 	       isnan(r->u_at) ? " (the best case for owning; --utilization sets it)" : "");
 	switch (r->job_be.status) {
 	case COST_JOB_CROSS:
@@ -228,9 +225,9 @@ static void print_sens_text(const struct cost_run *r)
 		const struct cost_sens *s = &r->sens[i];
 		printf("  %-28s %12s %12s %10s %10s %10s\n", s->param,
 		       num(a, sizeof(a), s->low_value, 6), num(b, sizeof(b), s->high_value, 6),
-		       isnan(s->u_low) ? "never" : num(c, sizeof(c), s->u_low, 6),
-		       isnan(s->u_high) ? "never" : num(d, sizeof(d), s->u_high, 6),
-		       num(e, sizeof(e), s->swing, 6));
+		       isnan(s->u_low) ? "never" : nf_pct(c, sizeof(c), s->u_low, 2),
+		       isnan(s->u_high) ? "never" : nf_pct(d, sizeof(d), s->u_high, 2),
+		       nf_pct(e, sizeof(e), s->swing, 2));
 	}
 }
 
@@ -252,7 +249,7 @@ static void print_roi_text(const struct cost_run *r)
 		       "'gputally report' measures it) to compute it.\n");
 		return;
 	}
-	printf("\nreturn on investment at utilization %s (docs/cost.md):\n", num(a, sizeof(a), o->u, 6));
+	printf("\nreturn on investment at utilization %s (docs/cost.md):\n", nf_pct(a, sizeof(a), o->u, 1));
 	printf("  capital     price charged to GPU work %s; running cost %s a year (energy %s); "
 	       "TCO over %s years %s\n", money(a, sizeof(a), &r->p, o->capex),
 	       money(b, sizeof(b), &r->p, o->opex_per_year), money(c, sizeof(c), &r->p, o->energy_per_year),
@@ -302,7 +299,7 @@ static void print_text(const struct cost_run *r)
 
 	if (!isnan(r->u_at))
 		printf("\nat utilization %s a useful hour costs %s locally against %s in the cloud.\n",
-		       num(b1, sizeof(b1), r->u_at, 6),
+		       nf_pct(b1, sizeof(b1), r->u_at, 1),
 		       money(b2, sizeof(b2), &r->p, cost_local_per_useful_hour(&r->p, r->u_at)),
 		       money(b3, sizeof(b3), &r->p, lr->c_cloud));
 	print_job_text(r);
@@ -319,6 +316,7 @@ static void print_json(const struct cost_run *r)
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_key(&w, "profile");
 	jsonw_obj_begin(&w);
 	jsonw_kstr(&w, "name", r->p.name);
@@ -544,7 +542,7 @@ int cmd_cost(int argc, char **argv)
 	else if (json)
 		print_json(r);
 	else
-		print_text(r);
+		print_text((term_safe_stdout(), r));
 	if (fflush(stdout) || ferror(stdout)) {
 		error("cannot write the output");
 		rc = EXIT_FAILURE_RUN;

@@ -5,8 +5,10 @@
 
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "record/doctor.h"
 #include "util/jsonw.h"
+#include "util/version.h"
 
 enum { OPT_ROOT = 1, OPT_NVML_LIB, OPT_KERNEL_LOG, OPT_APP_LOG, OPT_JSON, OPT_HELP };
 
@@ -26,6 +28,7 @@ static void print_json(const struct doctor_opts *o, const struct doctor_report *
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "root", o->root);
 	jsonw_key(&w, "checks");
 	jsonw_arr_begin(&w);
@@ -110,7 +113,7 @@ int cmd_doctor(int argc, char **argv)
 	if (json)
 		print_json(&o, r);
 	else
-		print_text(&o, r);
+		print_text((term_safe_stdout(), &o), r);	/* details quote kernel lines */
 	rc = r->failed ? EXIT_FAILURE_RUN : EXIT_OK;
 	free(r);
 	return rc;

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "formats/format.h"
 #include "util/jsonw.h"
 
@@ -46,6 +47,7 @@ int cmd_formats(int argc, char **argv)
 		}
 		jsonw_arr_end(&w);
 	} else {
+		term_safe_stdout();
 		for (size_t i = 0; i < format_count(); i++) {
 			const struct format *f = format_at(i);
 			printf("%-19s %s\n%-19s recognised by: %s\n", f->id, f->summary, "", f->detects);

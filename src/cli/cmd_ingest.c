@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "store/store.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
+#include "util/termsafe.h"
 
 enum {
 	OPT_DB = 1,
@@ -43,7 +45,7 @@ struct file_item {
 	struct file_check fc;
 	const char *dup_of;	/* same content as an earlier file of this call */
 	const char *outcome;	/* what was done, for the report line */
-	char detail[1400];
+	char *detail;		/* the rest of that line, owned (NULL: none) */
 };
 
 struct ingest_state {
@@ -123,6 +125,20 @@ static void when(char *buf, size_t cap, int64_t t_s)
 	time_rfc3339(buf, cap, t_s * NS_PER_S);
 }
 
+/* Set it->detail, sized to its text: one line per file is kept to the end,
+ * and a fixed 1400 bytes each were 140 MB for 100000 files. */
+static void __attribute__((format(printf, 2, 3))) set_detail(struct file_item *it, const char *fmt, ...)
+{
+	char buf[1400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	free(it->detail);
+	it->detail = xstrdup(buf);
+}
+
 /* The line for one file read in this run. */
 static void describe_read(struct file_item *it, const struct input_stat *in)
 {
@@ -130,7 +146,7 @@ static void describe_read(struct file_item *it, const struct input_stat *in)
 
 	if (!in->format) {
 		it->outcome = "skipped";
-		snprintf(it->detail, sizeof(it->detail), "%s", in->skip_reason[0] ? in->skip_reason : "not read");
+		set_detail(it, "%s", in->skip_reason[0] ? in->skip_reason : "not read");
 		return;
 	}
 	if (in->t_first_ns != INT64_MIN) {
@@ -144,12 +160,12 @@ static void describe_read(struct file_item *it, const struct input_stat *in)
 		char at[40];
 		when(at, sizeof(at), it->fc.known_at);
 		it->outcome = "grown";
-		snprintf(it->detail, sizeof(it->detail),
+		set_detail(it,
 			 "%s, %" PRIu64 " new bytes after the %" PRIu64 " of '%s' ingested %s; %s .. %s",
 			 in->format->id, it->fc.size - it->fc.known_size, it->fc.known_size, it->fc.known_path, at, a, b);
 	} else {
 		it->outcome = "new";
-		snprintf(it->detail, sizeof(it->detail), "%s, %" PRIu64 " bytes, %" PRIu64 " records; %s .. %s",
+		set_detail(it, "%s, %" PRIu64 " bytes, %" PRIu64 " records; %s .. %s",
 			 in->format->id, it->fc.size, in->records, a, b);
 	}
 }
@@ -322,13 +338,13 @@ static size_t classify(struct ingest_state *s, struct file_item **todo)
 		if (!strcmp(it->path, "-")) {
 			/* the content is read twice (fingerprint, then parse): a pipe cannot be */
 			it->outcome = "skipped";
-			snprintf(it->detail, sizeof(it->detail), "standard input cannot be ingested: save it to a file first");
+			set_detail(it, "standard input cannot be ingested: save it to a file first");
 			s->n_unreadable++;
 			continue;
 		}
 		if (store_check_file(&s->st, it->path, &it->fc)) {
 			it->outcome = "unreadable";
-			snprintf(it->detail, sizeof(it->detail), "%s", it->fc.why);
+			set_detail(it, "%s", it->fc.why);
 			s->n_unreadable++;
 			continue;
 		}
@@ -340,9 +356,9 @@ static size_t classify(struct ingest_state *s, struct file_item **todo)
 			it->outcome = "already";
 			when(at, sizeof(at), it->fc.known_at);
 			if (it->dup_of)
-				snprintf(it->detail, sizeof(it->detail), "same content as '%s' of this run", it->dup_of);
+				set_detail(it, "same content as '%s' of this run", it->dup_of);
 			else
-				snprintf(it->detail, sizeof(it->detail), "same content as '%s', ingested %s",
+				set_detail(it, "same content as '%s', ingested %s",
 					 it->fc.known_path, at);
 			s->n_known++;
 			continue;
@@ -394,9 +410,10 @@ int cmd_ingest(int argc, char **argv)
 	s.ic.o.known_spans = NULL;
 	s.ic.o.nknown_spans = 0;
 	free(spans);
+	term_safe_stdout();	/* file names and reasons */
 	for (size_t i = 0; i < s.nf && !s.quiet; i++)
 		printf("%-10s %s (%s)\n", s.f[i].outcome ? s.f[i].outcome : "not read", s.f[i].path,
-		       s.f[i].detail[0] ? s.f[i].detail : "an earlier file failed");
+		       s.f[i].detail ? s.f[i].detail : "an earlier file failed");
 	printf("ingest: %d new, %d grown, %d already there, %d skipped; minutes %" PRIu64 " new, %" PRIu64
 	       " updated, %" PRIu64 " already there; findings %" PRIu64 " new, %" PRIu64 " already there -> %s\n",
 	       s.n_new, s.n_grown, s.n_known, s.n_skipped + s.n_unreadable, s.tot.minutes_new, s.tot.minutes_updated,
@@ -409,8 +426,10 @@ int cmd_ingest(int argc, char **argv)
 		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped ('gputally report' on the same files lists them)\n",
 			s.bad_total);
 	store_close(&s.st);
-	for (size_t i = 0; i < s.nf; i++)
+	for (size_t i = 0; i < s.nf; i++) {
 		free(s.f[i].path);
+		free(s.f[i].detail);
+	}
 	free(s.f);
 	free(todo);
 	free(ops);

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* gputally report: read logs, explain where GPU time went, price it. */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "cli/commands.h"
@@ -17,6 +24,8 @@
 #include "formats/prom_remote.h"
 #include "report/report.h"
 #include "store/store.h"
+#include "util/fdio.h"
+#include "util/termsafe.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -168,7 +177,8 @@ static int files_have_uuids(const struct report_ctx *c)
 /* --gpu-map FILE into the timeline's PCI map; a bad line stops the run. */
 static int load_gpu_map(struct timeline *tl, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* a map is a line per PCI address: bounded, so /dev/zero ends */
+	FILE *f = fopen_bounded(path, 16 << 20, 4096);
 	char *line = NULL;
 	size_t cap = 0;
 	uint64_t n = 0;
@@ -189,9 +199,117 @@ static int load_gpu_map(struct timeline *tl, const char *path)
 			break;
 		}
 	}
+	if (ret == EXIT_OK && ferror(f)) {
+		error("--gpu-map '%s': not read: %s", path, errno == EFBIG ? fd_bound_error() : strerror(errno));
+		ret = EXIT_USAGE;
+	}
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+/* Does something accept a TCP connection at 127.0.0.1:port within timeout_ms? */
+static bool tcp_answers(int port, int timeout_ms)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err = 0;
+	socklen_t len = sizeof(err);
+	struct pollfd p;
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		ok = true;
+	} else if (errno == EINPROGRESS) {
+		p.fd = fd;
+		p.events = POLLOUT;
+		ok = poll(&p, 1, timeout_ms) == 1 && !getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) && !err;
+	}
+	close(fd);
+	return ok;
+}
+
+/* `journalctl -k -o json` into a temporary file; "" when there is no such output. */
+static void journal_to_file(char *path, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	char cmd[600];
+	struct stat sb;
+	int fd, rc;
+
+	snprintf(path, cap, "%s/gputally-journalctl-k-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if ((fd = mkstemp(path)) < 0) {
+		path[0] = '\0';
+		return;
+	}
+	close(fd);
+	/* path is ours (mkstemp's letters), so it needs no quoting beyond these */
+	snprintf(cmd, sizeof(cmd), "journalctl -k -o json --no-pager >'%s' 2>/dev/null", path);
+	rc = system(cmd);
+	if (rc != 0 || stat(path, &sb) || sb.st_size == 0) {
+		unlink(path);
+		path[0] = '\0';
+	}
+}
+
+/*
+ * report with no path: read the places where this machine keeps its GPU logs
+ * (README, "Audit this machine"), and say which were read and which were
+ * not there.  GPUTALLY_ROOT (the tests) puts the fixed paths under another
+ * root and skips journalctl and the Prometheus probe.  Returns the number
+ * of sources found.
+ */
+static int this_machine(const char ***ops, int *nops, struct prom_remote_opts *po, char *journal, size_t jcap)
+{
+	static const struct {
+		const char *path, *what;
+	} places[] = {
+		{ "gputally-logs", "gputally record's default directory" },
+		{ "/var/log/gputally", "gputally record's directory" },
+		{ "/var/log/kern.log", "the kernel log" },
+		{ "/var/lib/node_exporter/textfile_collector", "node_exporter's textfile directory" },
+		{ "/var/lib/prometheus/node-exporter", "node_exporter's textfile directory, Debian's" },
+	};
+	static char paths[sizeof(places) / sizeof(places[0])][1024];
+	const char *root = getenv("GPUTALLY_ROOT");
+	bool kern = false;
+	int found = 0;
+
+	journal[0] = '\0';
+	fprintf(stderr, "gputally: no path given: auditing this machine\n");
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s%s", root && places[i].path[0] == '/' ? root : "", places[i].path);
+		if (access(paths[i], R_OK)) {
+			fprintf(stderr, "  not there: %s (%s)\n", paths[i], places[i].what);
+			continue;
+		}
+		fprintf(stderr, "  reading:   %s (%s)\n", paths[i], places[i].what);
+		*ops = xreallocarray(*ops, (size_t)*nops + 1, sizeof(**ops));
+		(*ops)[(*nops)++] = paths[i];
+		kern |= strstr(places[i].path, "kern.log") != NULL;
+		found++;
+	}
+	if (!kern && !root) {
+		journal_to_file(journal, jcap);
+		if (journal[0]) {
+			fprintf(stderr, "  reading:   journalctl -k -o json (the kernel's journal, saved as %s)\n", journal);
+			*ops = xreallocarray(*ops, (size_t)*nops + 1, sizeof(**ops));
+			(*ops)[(*nops)++] = journal;
+			found++;
+		} else {
+			fprintf(stderr, "  not there: journalctl -k (no journal, or no access to it)\n");
+		}
+	}
+	if (!root && tcp_answers(9090, 300)) {
+		po->url = "http://localhost:9090";
+		fprintf(stderr, "  reading:   Prometheus at http://localhost:9090 (the last day)\n");
+		found++;
+	} else if (!root) {
+		fprintf(stderr, "  not there: Prometheus at localhost:9090 (nothing answers)\n");
+	}
+	return found;
 }
 
 static int parse_when(const char *opt, const char *arg, int64_t ref_ns, int64_t *out)
@@ -254,6 +372,7 @@ int cmd_report(int argc, char **argv)
 	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
 	int64_t now_ns = 0;
 	FILE *out = stdout;
+	char journal[512] = "";	/* report with no path: journalctl's output, removed at the end */
 
 	ingest_cli_init(&ic);
 	option_iter_init(&it, argc, argv);
@@ -262,7 +381,7 @@ int cmd_report(int argc, char **argv)
 		case -1:
 			return EXIT_USAGE;
 		case OPT_HELP:
-			options_help("report", "[options] FILE|DIR...",
+			options_help("report", "[options] [FILE|DIR...]",
 				     "Read GPU logs (any mix of formats; .gz and .zst too), line them up on one timeline\n"
 				     "per GPU, explain where the time went and price it against renting.",
 				     report_options);
@@ -353,6 +472,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (html && !strcmp(html, "-") && (json || markdown || output)) {
 		error("--html - writes the page to standard output: it cannot go with --json, --markdown or --output");
+		return EXIT_USAGE;
+	}
+	if (nops == 0 && !po.url && !db && !this_machine(&ops, &nops, &po, journal, sizeof(journal))) {
+		error("report found none of this machine's logs (above): give files or directories "
+		      "(try 'gputally report examples/h200-training')");
+		free(ops);
 		return EXIT_USAGE;
 	}
 	if (db && (nops || po.url)) {
@@ -489,6 +614,7 @@ render:
 	rep.nbad = c.nbad;
 	rep.bad_total = c.bad_total;
 	rep.now_ns = now_ns;
+	rep.assume_prices = profile == NULL;
 	rep.store = db;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
@@ -506,7 +632,7 @@ render:
 	else if (markdown)
 		report_markdown(out, &rep);
 	else
-		report_text(out, &rep);
+		report_text(out = term_safe(out), &rep);	/* closed below */
 	if (fflush(out) || ferror(out)) {
 		error("writing the report failed");
 		ret = EXIT_FAILURE_RUN;
@@ -517,6 +643,8 @@ render:
 		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped; see 'Skipped lines' in the report\n",
 			c.bad_total);
 out:
+	if (journal[0])
+		unlink(journal);
 	store_close(&st);
 	report_release(&rep);
 	if (c.an) {

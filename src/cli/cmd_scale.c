@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* gputally scale: speedup, Amdahl and USL fits, and the cost of each GPU count. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "cli/cost_opts.h"
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/profile.h"
 #include "cost/scale.h"
 #include "formats/driver.h"
@@ -19,6 +21,12 @@
 #include "util/scan.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
+#include "util/fdio.h"
+
+/* Bounds on what is read whole or line by line (fopen_bounded). */
+#define SCALE_TABLE_MAX (64ull << 20)
+#define APP_LOG_MAX (64ull << 30)
+#define APP_LINE_MAX (1u << 20)
 
 enum {
 	OPT_JSON = 1,
@@ -147,7 +155,7 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 	}
 	for (int i = 0; i < napps; i++) {
 		struct gl_err first = { 0 };
-		FILE *f = fopen(apps[i], "r");
+		FILE *f = fopen_bounded(apps[i], APP_LOG_MAX, APP_LINE_MAX);
 		if (!f) {
 			error("cannot open '%s'", apps[i]);
 			ret = -EXIT_FAILURE_RUN;
@@ -155,6 +163,12 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 		}
 		uint64_t bad0 = lg->app.bad;
 		long got = scale_app_read(f, apps[i], &steps, &nsteps, &lg->app, &first, &err);
+		if (ferror(f)) {
+			error("%s: not read: %s", apps[i], errno == EFBIG ? fd_bound_error() : strerror(errno));
+			fclose(f);
+			ret = -EXIT_INPUT;
+			goto out;
+		}
 		fclose(f);
 		if (got < 0) {
 			print_gl_err(&err);
@@ -304,15 +318,21 @@ int cmd_scale(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		in = strcmp(ops[0], "-") ? fopen(ops[0], "r") : stdin;
+		/* a run table is a few lines: bounded, so /dev/zero ends */
+		in = fopen_bounded(ops[0], SCALE_TABLE_MAX, 4096);
 		if (!in) {
 			error("cannot open '%s'", ops[0]);
 			ret = EXIT_FAILURE_RUN;
 			goto out;
 		}
 		n = scale_read(in, ops[0], runs, SCALE_MAX_RUNS, &err);
-		if (in != stdin)
+		if (ferror(in)) {
+			error("%s: not read: %s", ops[0], errno == EFBIG ? fd_bound_error() : strerror(errno));
 			fclose(in);
+			ret = EXIT_INPUT;
+			goto out;
+		}
+		fclose(in);
 		if (n < 0) {
 			print_gl_err(&err);
 			ret = EXIT_INPUT;
@@ -324,7 +344,7 @@ int cmd_scale(int argc, char **argv)
 	if (json)
 		scale_json(stdout, res, &p, logs ? "logs" : ops[0], logs ? &lg : NULL);
 	else
-		scale_text(stdout, res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
+		scale_text((term_safe_stdout(), stdout), res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
 out:
 	free(runs);
 	free(res);

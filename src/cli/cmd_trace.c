@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "formats/driver.h"
 #include "report/trace_out.h"
 #include "util/timeutil.h"
@@ -204,7 +205,7 @@ int cmd_trace(int argc, char **argv)
 	if (json)
 		trace_json(out, &an, &res);
 	else
-		trace_text(out, &an, &res);
+		trace_text(out = term_safe(out), &an, &res);	/* closed below */
 	if (fflush(out) || ferror(out)) {
 		error("writing the output failed");
 		ret = EXIT_FAILURE_RUN;

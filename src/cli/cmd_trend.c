@@ -15,10 +15,13 @@
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
+#include "util/termsafe.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "store/store.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -123,13 +126,10 @@ static void bar(char *buf, size_t width, double frac)
 	buf[width] = 0;
 }
 
+/* a table cell: util/numfmt.h's rule, "-" where there is no figure */
 static const char *num(char *buf, size_t cap, double v, int dec)
 {
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%.*f", dec, v);
-	return buf;
+	return isnan(v) ? "-" : nf_num(buf, cap, v, dec);
 }
 
 /* A CSV cell: empty for a number that is not known (NaN), never "nan". */
@@ -223,6 +223,7 @@ static void json_out(const struct trend_query *q, const struct cost_params *cp, 
 
 	jsonw_init(&w, stdout, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "by", by_name[q->by]);
 	jsonw_kstr(&w, "tz", zone_name);
 	jsonw_kstr(&w, "task", q->task);
@@ -445,12 +446,14 @@ int cmd_trend(int argc, char **argv)
 		if (rows[i].mem_max_mib > tot.mem_max_mib)
 			tot.mem_max_mib = rows[i].mem_max_mib;
 	}
+	if (!a.json)
+		term_safe_stdout();	/* task names come from logs */
 	if (a.json)
 		json_out(&a.q, &cp, rows, n, tasks, nt, &tot);
 	else if (a.csv)
 		csv_out(&a.q, &cp, rows, n);
 	else
-		text_out(&a.q, &cp, rows, n, tasks, nt, &tot);
+		text_out(&a.q, &cp, rows, n, tasks, nt, &tot);	/* term_safe_stdout() above */
 	if (fflush(stdout) || ferror(stdout)) {
 		error("writing the trend failed");
 		ret = EXIT_FAILURE_RUN;

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli/usage.h"
+#include "util/termsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "util/version.h"
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -46,4 +49,15 @@ void print_gl_err(const struct gl_err *e)
 		fprintf(stderr, "%s: %s\n", e->src, e->msg);
 	else
 		fprintf(stderr, "gputally: error: %s\n", e->msg);
+}
+
+void messages_init(void)
+{
+	term_safe_stderr();
+}
+
+int print_version(void)
+{
+	printf("gputally %s\n", gputally_version());
+	return EXIT_OK;
 }

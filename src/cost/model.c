@@ -52,6 +52,8 @@ static const struct cost_param_info params[COST_NPARAMS] = {
 	  "local cost per job independent of its length", 0 },
 	{ "business_gain_per_year", P(business_gain_per_year), 0, 0, HUGE_VAL, 0, "currency/year",
 	  "yearly gain or saving the work brings (the business layer of the ROI; no effect on u*)", 0 },
+	{ "grid_gco2_per_kwh", P(grid_gco2_per_kwh), 0, 0, HUGE_VAL, 0, "gCO2e/kWh",
+	  "carbon intensity of the electricity (0: unknown); energy x pue x this = CO2e, no effect on cost", 0 },
 };
 
 #undef P
@@ -88,6 +90,7 @@ const char *cost_origin_name(unsigned origin)
 	case COST_PROFILE: return "profile";
 	case COST_SET: return "set";
 	case COST_MEASURED: return "measured";
+	case COST_ASSUMED: return "assumed";
 	}
 	return "unknown";
 }

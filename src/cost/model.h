@@ -39,6 +39,7 @@ enum cost_param_id {
 	COST_CLOUD_MIN_BILLED_S,
 	COST_LOCAL_PER_JOB_FIXED,
 	COST_BUSINESS_GAIN_PER_YEAR,
+	COST_GRID_GCO2_PER_KWH,
 	COST_NPARAMS
 };
 
@@ -48,6 +49,7 @@ enum cost_origin {
 	COST_PROFILE,
 	COST_SET,	/* --set KEY=VALUE */
 	COST_MEASURED,	/* idle/busy power measured from the logs */
+	COST_ASSUMED,	/* report: from the built-in price table (docs/prices.md) */
 };
 
 struct cost_params {
@@ -55,7 +57,7 @@ struct cost_params {
 		electricity_price, pue, cooling_w, idle_power_w, busy_power_w,
 		maintenance_hours_per_year, labor_rate, other_fixed_per_year, cloud_hourly_rate,
 		cloud_efficiency, cloud_cold_start_s, cloud_billing_increment_s, cloud_min_billed_s,
-		local_per_job_fixed, business_gain_per_year;
+		local_per_job_fixed, business_gain_per_year, grid_gco2_per_kwh;
 	char currency[16];	/* display only; "" when the profile names none */
 	char name[64];		/* profile name: its `name =` key, else the preset or file name */
 	char description[192];

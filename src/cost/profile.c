@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
+
 static const struct {
 	const char *name, *text;
 } presets[] = {
@@ -168,14 +170,18 @@ static int load_file(struct cost_params *p, const char *path, struct gl_err *err
 	struct load_ctx c = { .p = p };
 	int rc;
 
-	c.file = fopen(path, "r");
+	c.file = fopen_bounded(path, 1 << 20, 4096);	/* /dev/zero ends */
 	if (!c.file) {
 		gl_err_errno(err, "cannot open profile '%s'", path);
 		return GL_EIO;
 	}
 	rc = parse(&c, path, err);
-	if (!rc && ferror(c.file)) {
-		gl_err_errno(err, "cannot read profile '%s'", path);
+	if (ferror(c.file)) {
+		if (errno == EFBIG)
+			gl_err_set(err, GL_EPARSE, "profile '%s': %s (a profile is a few lines)", path,
+				   fd_bound_error());
+		else
+			gl_err_errno(err, "cannot read profile '%s'", path);
 		rc = GL_EIO;
 	}
 	fclose(c.file);

@@ -314,6 +314,7 @@ struct chunk {
 struct source {
 	struct input_stat *st;
 	const struct format *fmt;
+	const struct ingest_opts *opts;
 	struct reader rd;
 	size_t pos;		/* READER_MAP: next byte to cut */
 	bool huge_batches;	/* the only input: its batches may take huge pages */
@@ -350,11 +351,26 @@ struct source {
 	struct tick_seq tick;	/* which time-less records share a tick (ticks.h) */
 	struct kboot_seq kboot;	/* the boots of a kernel log (anchor.h) */
 	bool ticks_counted;
-	/* with many inputs, one is opened only when the merge reaches its first
-	 * record (ingest_run): until then it holds no file, buffer or decoder */
-	enum { SRC_OPEN, SRC_WAITING, SRC_DONE } state;
-	int64_t t_first;	/* SRC_WAITING: time of its first record */
+	size_t order;		/* the input's index: of equal times, the lower first */
 };
+
+/* With many inputs, one is opened only when the merge reaches its first
+ * record (ingest_run): until then it holds no file, buffer, decoder or
+ * struct source, only this. */
+struct waiting {
+	int64_t t_first;	/* the time of its first record */
+	size_t order;
+	struct input_stat *st;
+};
+
+static int cmp_waiting(const void *a, const void *b)
+{
+	const struct waiting *x = a, *y = b;
+
+	if (x->t_first != y->t_first)
+		return x->t_first < y->t_first ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
 
 struct pool {
 	pthread_mutex_t mu;
@@ -366,10 +382,16 @@ struct pool {
 	int nthreads;
 };
 
+static size_t max_line(const struct ingest_opts *o)
+{
+	return o && o->max_line ? o->max_line : MAX_LINE;
+}
+
 static void parse_lines(const struct format *f, struct parse_ctx *ctx, const char *p,
 			size_t n, bool ends_partial, bool *read)
 {
 	const char *end = p + n;
+	const size_t limit = max_line(ctx->opts);
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -380,7 +402,10 @@ static void parse_lines(const struct format *f, struct parse_ctx *ctx, const cha
 		if (len && p[len - 1] == '\r')
 			len--;
 		ctx->last_line_partial = !nl && ends_partial;
-		if (len) {
+		if (len > limit) {
+			/* one bad line, however long (cut_chunk keeps only its head) */
+			ctx_bad(ctx, 0, "line longer than %zu bytes", limit);
+		} else if (len) {
 			size_t i = 0;
 			uint64_t bad = ctx->out->bad;
 			while (i < len && (p[i] == ' ' || p[i] == '\t'))
@@ -659,6 +684,38 @@ static void chunk_set_context(struct chunk *c, const struct source *s)
 	}
 }
 
+/*
+ * buf[0, cap) is the start of one line longer than the limit (no newline):
+ * keep its first `keep` bytes, enough for parse_lines() to see it is too
+ * long, read on and drop what follows up to its newline, and put that
+ * newline and whatever came after it behind the kept head.  So a 4 GiB
+ * line is one bad line, not 256 pieces each taken for a line (and every
+ * later line number off by 255).  Returns the bytes now in buf; *eof when
+ * the input ended (or failed) inside the line.
+ */
+static size_t drop_long_line(struct source *s, char *buf, size_t cap, size_t keep,
+			     struct gl_err *err, bool *eof)
+{
+	for (;;) {
+		long got = reader_read(&s->rd, buf + keep, cap - keep, err);
+		const char *nl;
+		if (got <= 0) {
+			if (got < 0)
+				snprintf(s->st->skip_reason, sizeof(s->st->skip_reason),
+					 "stopped early: %.160s", err ? err->msg : "read error");
+			*eof = true;
+			return keep;
+		}
+		s->st->bytes += (uint64_t)got;
+		nl = memchr(buf + keep, '\n', (size_t)got);
+		if (nl) {
+			size_t rest = (size_t)(buf + keep + got - nl);
+			memmove(buf + keep, nl, rest);
+			return keep + rest;
+		}
+	}
+}
+
 /* Cut the next chunk of s into c.  Returns false when nothing is left. */
 static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, struct gl_err *err)
 {
@@ -702,6 +759,7 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 		}
 	} else {
 		size_t cap = chunk_bytes + s->carry_n + s->head_n, n = 0;
+		const size_t limit = max_line(s->opts);
 		char *buf = xmalloc(cap + 1);
 		bool eof = false;
 		if (s->carry_n)
@@ -720,9 +778,19 @@ static bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, str
 				if (s->fmt->stream)
 					break;	/* any cut will do */
 				if (s->fmt->whole_file || !memchr(buf, '\n', n)) {
-					if (cap >= MAX_LINE && !s->fmt->whole_file)
-						break;	/* cut an over-long line */
-					cap *= 2;
+					if (!s->fmt->whole_file && cap > limit) {
+						/* over-long: keep its head, drop the rest
+						 * (read behind the head, 64 KiB at least) */
+						if (cap < limit + 1 + 65536) {
+							cap = limit + 1 + 65536;
+							buf = xrealloc(buf, cap + 1);
+						}
+						n = drop_long_line(s, buf, cap, limit + 1, err, &eof);
+						if (eof)
+							break;
+						continue;
+					}
+					cap = cap * 2 > limit + 1 && cap <= limit ? limit + 1 : cap * 2;
 					buf = xrealloc(buf, cap + 1);
 				} else {
 					break;
@@ -875,6 +943,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 		return;
 	tmp.st = s->st;
 	tmp.fmt = s->fmt;
+	tmp.opts = o;
 	tmp.rd = rd;
 	c.src = &tmp;
 	tick_seq_init(&seq);
@@ -1137,10 +1206,18 @@ static void place_timeless(struct ingest_result *res, const struct ingest_opts *
 	bool any = false;
 
 	pl_collect_init(&pc, o, res->nr);
-	for (size_t i = 0; i < res->nr; i++)
+	for (size_t i = 0; i < res->nr; i++) {
+		struct pl_input *in = &pc.in[i];
 		scan_input(res, i, o, PRESCAN_BYTES, &pc);
-	for (size_t i = 0; i < res->nr; i++)
-		any |= pc.in[i].timeless;
+		any |= in->timeless;
+		/* only the flag is wanted here: each input's series go at once,
+		 * not at the end (they were 6 KB an input: 750 MB for 100000) */
+		for (size_t k = 0; k < in->ng; k++)
+			pl_series_release(&in->g[k].s);
+		free(in->g);
+		in->g = NULL;
+		in->ng = 0;
+	}
 	pl_collect_release(&pc);
 	if (!any)
 		return;
@@ -1686,6 +1763,7 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 
 	name = name ? name + 1 : st->path;
 	s->st = st;
+	s->opts = o;
 	s->rd.fd = -1;
 	s->tod_base_days = INT64_MIN;
 	if (st->skip_reason[0])
@@ -1783,9 +1861,11 @@ static bool open_source(struct source *s, struct input_stat *st, const struct in
 int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts *o,
 	       struct ingest_sink *sink, struct ingest_result *res, struct gl_err *err)
 {
-	struct source *srcs;
+	struct source **open = NULL;
+	struct waiting *wait = NULL;
 	struct pool pl = { 0 };
-	size_t nsrc = 0, chunk_bytes, in_cap;
+	size_t nsrc = 0, nopen = 0, open_alloc = 0, nwait = 0, wait_alloc = 0, wpos = 0;
+	size_t chunk_bytes, in_cap;
 	unsigned window;
 	int rc = 0;
 	long ncpu;
@@ -1828,18 +1908,30 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			break;
 		}
 
-	srcs = xcalloc(res->nr ? res->nr : 1, sizeof(*srcs));
+	/*
+	 * The open sources (a list) and the inputs that wait for the merge to
+	 * reach their first record (an array sorted by that time): a source
+	 * is allocated when it is opened and freed when it is finished, so
+	 * only inputs that overlap in time hold one, and each record costs a
+	 * look at the open sources only (100000 inputs in a row were one
+	 * struct source each to the end, and a pass over all of them per
+	 * record).
+	 */
 	for (size_t i = 0; i < res->nr; i++) {
-		struct source *s = &srcs[nsrc];
+		struct source *s = xcalloc(1, sizeof(*s));
 		struct input_stat *st = &res->inputs[i], before = *st;
-		memset(s, 0, sizeof(*s));
+		s->order = i;
 		if (!open_source(s, st, o, !lazy, in_cap)) {
 			source_release(s);
+			free(s);
 			continue;
 		}
 		nsrc++;
-		if (!lazy)
+		if (!lazy) {
+			ALLOC_GROW(open, nopen + 1, open_alloc);
+			open[nopen++] = s;
 			continue;
+		}
 		/*
 		 * Many inputs (a directory of daily logs): find when each one
 		 * starts from its first 64 KiB, then close it until the merge
@@ -1847,24 +1939,25 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 		 * file, buffers and a decompressor at once.
 		 */
 		source_start(s, 1, &pl, PRESCAN_BYTES, NULL);
-		s->t_first = source_peek(s, &pl, PRESCAN_BYTES, o, NULL) ? s->next->t_ns : INT64_MIN;
+		ALLOC_GROW(wait, nwait + 1, wait_alloc);
+		wait[nwait].t_first = source_peek(s, &pl, PRESCAN_BYTES, o, NULL) ? s->next->t_ns : INT64_MIN;
+		wait[nwait].st = st;
+		wait[nwait].order = i;
+		nwait++;
 		source_release(s);
+		free(s);
 		{
-			int64_t t_first = s->t_first;
 			const struct format *fmt = st->format;
-			memset(s, 0, sizeof(*s));
 			keep_sniffed(&before, st);
 			*st = before;	/* read again from the start when opened */
 			st->format = fmt;	/* known now (sink->begin), set again then */
-			s->st = st;
-			s->rd.fd = -1;
-			s->t_first = t_first;
-			s->state = SRC_WAITING;
 		}
 	}
+	if (nwait)
+		qsort(wait, nwait, sizeof(*wait), cmp_waiting);
 
-	if (nsrc == 1)
-		srcs[0].huge_batches = true;
+	if (nsrc == 1 && nopen == 1)
+		open[0]->huge_batches = true;
 	if (sink->begin)
 		sink->begin(sink->ud, res);
 
@@ -1890,52 +1983,51 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	if (window > 8)
 		window = 8;
 
-	for (size_t i = 0; i < nsrc; i++) {
-		if (srcs[i].state != SRC_OPEN)
-			continue;
-		source_start(&srcs[i], window, &pl, chunk_bytes, err);
-	}
+	for (size_t i = 0; i < nopen; i++)
+		source_start(open[i], window, &pl, chunk_bytes, err);
 
 	for (;;) {
 		struct source *best = NULL;
 		int64_t best_t = 0;
-		for (size_t i = 0; i < nsrc; i++) {
-			struct source *s = &srcs[i];
+		/* the earliest record; of equal times, by path (below) */
+		for (size_t i = 0; i < nopen; i++) {
+			struct source *s = open[i];
 			int64_t t;
-			if (s->state == SRC_DONE)
-				continue;
-			if (s->state == SRC_WAITING) {
-				t = s->t_first;
-			} else if (source_peek(s, &pl, chunk_bytes, o, err)) {
-				t = s->next->t_ns;
-			} else {
+			if (!source_peek(s, &pl, chunk_bytes, o, err)) {
 				source_release(s);	/* finished: free it now */
-				s->state = SRC_DONE;
+				free(s);
+				open[i--] = open[--nopen];
 				continue;
 			}
 			/* records of one time from several inputs: by path, not by
 			 * the order the inputs were given in (the last reading of a
-			 * time is the one a GPU's state keeps) */
+			 * time is the one a GPU's state keeps); one file given twice:
+			 * the first given */
+			t = s->next->t_ns;
 			if (!best || t < best_t ||
-			    (t == best_t && strcmp(s->st->path, best->st->path) < 0)) {
+			    (t == best_t && (strcmp(s->st->path, best->st->path) < 0 ||
+					     (!strcmp(s->st->path, best->st->path) && s->order < best->order)))) {
 				best = s;
 				best_t = t;
 			}
 		}
-		if (!best)
-			break;
-		if (best->state == SRC_WAITING) {
-			/* the merge has reached it: open it and look again */
-			struct input_stat *st = best->st;
-			memset(best, 0, sizeof(*best));
-			if (!open_source(best, st, o, false, in_cap)) {
-				source_release(best);
-				best->state = SRC_DONE;
+		if (wpos < nwait && (!best || wait[wpos].t_first < best_t ||
+				     (wait[wpos].t_first == best_t && wait[wpos].order < best->order))) {
+			/* the merge has reached a waiting input: open it and look again */
+			struct source *s = xcalloc(1, sizeof(*s));
+			s->order = wait[wpos].order;
+			if (!open_source(s, wait[wpos++].st, o, false, in_cap)) {
+				source_release(s);
+				free(s);
 				continue;
 			}
-			source_start(best, window, &pl, chunk_bytes, err);
+			source_start(s, window, &pl, chunk_bytes, err);
+			ALLOC_GROW(open, nopen + 1, open_alloc);
+			open[nopen++] = s;
 			continue;
 		}
+		if (!best)
+			break;
 		{
 			struct rec *r = best->next;
 			struct input_stat *st = best->st;
@@ -1980,9 +2072,12 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	pthread_mutex_destroy(&pl.mu);
 	pthread_cond_destroy(&pl.job_cv);
 	pthread_cond_destroy(&pl.done_cv);
-	for (size_t i = 0; i < nsrc; i++)
-		source_release(&srcs[i]);
-	free(srcs);
+	for (size_t i = 0; i < nopen; i++) {
+		source_release(open[i]);
+		free(open[i]);
+	}
+	free(open);
+	free(wait);
 	for (size_t i = 0; i < res->nr; i++) {
 		struct input_stat *st = &res->inputs[i];
 		if (st->zone_note[0]) {

@@ -178,6 +178,37 @@ static void id_field(struct json_lex *lx, enum json_tok t, int64_t *out, bool *i
 	num_field(lx, t, 0, out, is_num, e, "pid or tid that is neither a number nor a string");
 }
 
+/*
+ * args.stream: a number from CUDA; ROCm traces (HIP) may write it as a
+ * string (issue 36).  "7" is 7, "0x7f3a..." its value, any other string a
+ * stable id of its own (FNV-1a, 62 bits): streams are told apart, never
+ * merged, and the event is not skipped.
+ */
+static void stream_field(struct json_lex *lx, enum json_tok t, struct ev *e)
+{
+	struct slice s;
+	const char *p, *end;
+	uint64_t h = 1469598103934665603u, x;
+
+	if (t != JT_STR) {
+		num_field(lx, t, 0, &e->stream, NULL, e, "args.stream is neither a number nor a string");
+		return;
+	}
+	s = lx->tok;
+	p = s.p;
+	end = s.p + s.n;
+	if (s.n && !slice_to_i64(s, &e->stream) && e->stream >= 0)
+		return;
+	if (s.n > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && !scan_hex_u64(&p, end, &x) &&
+	    p == end) {
+		e->stream = (int64_t)(x & INT64_MAX);
+		return;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		h = (h ^ (uint8_t)s.p[i]) * 1099511628211u;
+	e->stream = (int64_t)(h >> 2);
+}
+
 static int parse_args(struct json_lex *lx, struct ev *e)
 {
 	for (;;) {
@@ -194,7 +225,7 @@ static int parse_args(struct json_lex *lx, struct ev *e)
 		if (key_is(key, "device"))
 			num_field(lx, t, 0, &e->device, NULL, e, "args.device is not a number");
 		else if (key_is(key, "stream"))
-			num_field(lx, t, 0, &e->stream, NULL, e, "args.stream is not a number");
+			stream_field(lx, t, e);
 		else if (key_is(key, "correlation"))
 			num_field(lx, t, 0, &e->corr, NULL, e, "args.correlation is not a number");
 		else if ((t = json_skip(lx, t)) < 0)

@@ -236,11 +236,20 @@ static const struct qkey *key_find(const struct smi_q *q, int level, struct slic
 {
 	const char *sec = NULL;
 	bool reasons;
+	int at = 0;
 
 	for (int l = level - 1; l >= 1 && !sec; l--)
-		if (q->sec[l][0])
+		if (q->sec[l][0]) {
 			sec = q->sec[l];
+			at = l;
+		}
 	if (!sec)
+		return NULL;
+	/* the GPU's own sections sit right under it; the PCIe link two levels
+	 * down, in PCI / GPU Link Info.  A "FB Memory Usage" deeper down
+	 * belongs to a MIG device (MIG Devices / MIG Device): not the GPU's */
+	if (at != 1 && !(at == 3 && !strcmp(q->sec[1], "PCI") &&
+			 (!strcmp(sec, "PCIe Generation") || !strcmp(sec, "Link Width"))))
 		return NULL;
 	reasons = !strcmp(sec, "Clocks Event Reasons") || !strcmp(sec, "Clocks Throttle Reasons");
 	for (size_t i = 0; i < sizeof(qkeys) / sizeof(qkeys[0]); i++)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/smi.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -361,50 +362,6 @@ static bool value_number(struct slice v, double *out, uint8_t *status)
 	return true;
 }
 
-static const char *const month_names[12] = {
-	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-};
-
-/* "Sun Nov 29 22:46:33 2026" (C ctime, day padded with a space), local time. */
-static int xml_time(struct slice s, int64_t *t_ns)
-{
-	const char *p, *end;
-	int mo = -1, d, h, mi, sec, y;
-	int64_t t_s;
-	struct slice w;
-
-	s = slice_trim(s);
-	p = s.p;
-	end = s.p + s.n;
-	if (!scan_token(&p, end, &w) || w.n != 3)	/* weekday */
-		return -1;
-	if (!scan_token(&p, end, &w) || w.n != 3)
-		return -1;
-	for (int i = 0; i < 12; i++)
-		if (!memcmp(w.p, month_names[i], 3))
-			mo = i + 1;
-	scan_skip_space(&p, end);
-	if (mo < 0 || p >= end || *p < '0' || *p > '9')
-		return -1;
-	d = *p++ - '0';
-	if (p < end && *p >= '0' && *p <= '9')
-		d = d * 10 + (*p++ - '0');
-	scan_skip_space(&p, end);
-	if (scan_fixed_digits(&p, end, 2, &h) || p >= end || *p++ != ':' ||
-	    scan_fixed_digits(&p, end, 2, &mi) || p >= end || *p++ != ':' ||
-	    scan_fixed_digits(&p, end, 2, &sec))
-		return -1;
-	scan_skip_space(&p, end);
-	if (scan_fixed_digits(&p, end, 4, &y) || p != end)
-		return -1;
-	if (!civil_valid(y, mo, d) || h > 23 || mi > 59 || sec > 60)
-		return -1;
-	if (time_local_to_utc(y, mo, d, h, mi, sec, &t_s))
-		return -1;
-	*t_ns = t_s * NS_PER_S;
-	return 0;
-}
-
 static void set_metric(struct pend *p, int m, double v)
 {
 	p->r.v[m] = v;
@@ -498,7 +455,7 @@ static void leaf_done(struct smi_xml *x)
 	if (x->text_long)
 		return;	/* longer than any value: unknown */
 	if (x->field == F_TIMESTAMP) {
-		if (!xml_time(t, &x->t_ns)) {
+		if (!smi_ctime(t, &x->t_ns)) {
 			x->has_time = true;
 		} else {
 			char q[48];

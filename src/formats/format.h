@@ -226,6 +226,7 @@ struct ingest_opts {
 	int64_t start_ns;
 	int threads;		/* worker threads; 0 = number of CPUs */
 	size_t chunk_bytes;	/* 0 = default */
+	size_t max_line;	/* a longer line is one bad line; 0 = 16 MiB (tests set less) */
 	bool tolerant;		/* --tolerant: accept a cut or trailing comma in JSON */
 	bool has_boot_time;	/* --boot-time: when the kernel of a log's last boot started */
 	int64_t boot_time_ns;

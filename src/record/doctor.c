@@ -994,7 +994,7 @@ static void check_cuda_capability(struct ctx *c)
 			t.line = lineno;
 			while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 				line[--n] = 0;
-			snprintf(t.text, sizeof(t.text), "%s", line);
+			fmt_cut(t.text, sizeof(t.text), "%s", line);
 			s = t;
 		}
 	}

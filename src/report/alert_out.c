@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
 const char *alert_gpu_label(const struct alert_eval *ev, int gpu, char *buf, size_t cap)
@@ -54,6 +55,7 @@ void alert_json(FILE *out, const struct alert_eval *ev, const char *profile)
 		return;
 	jsonw_init(w, out, true);
 	jsonw_obj_begin(w);
+	jsonw_version(w);
 	jsonw_kstr(w, "rules_source", ev->rules->src);
 	jsonw_kint(w, "rules", (int64_t)ev->rules->n);
 	jsonw_key(w, "profile");

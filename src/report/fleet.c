@@ -14,6 +14,7 @@
 
 #include "report/report.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/xalloc.h"
 
 static bool lost_state(int s)
@@ -273,12 +274,7 @@ void report_fleet_release(struct report *r)
 
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
-	int d = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
-	if (isnan(v))
-		snprintf(buf, cap, "n/a");
-	else
-		snprintf(buf, cap, "%.*f%s%s", d, v == 0 ? 0 : v, r->params.currency[0] ? " " : "", r->params.currency);
-	return buf;
+	return nf_money(buf, cap, v, r->params.currency);
 }
 
 static double pct(double a, double b)

@@ -21,6 +21,7 @@
 
 #include "report/svg.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -77,8 +78,7 @@ vnum(struct hw *h, double val, int jdec, double scale, int sdec, const char *fmt
 
 static int money_dec(double v)
 {
-	/* small windows cost cents: about three significant digits (as text.c) */
-	return fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
+	return nf_money_decimals(v);	/* util/numfmt.h, as every writer */
 }
 
 static const char *cur(const struct report *r)
@@ -165,6 +165,7 @@ static const char css[] =
 	"@media print{.sw{print-color-adjust:exact;-webkit-print-color-adjust:exact}}\n"
 	".sw{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin-right:.3em;border:1px solid var(--mut)}\n"
 	"details{margin:.3em 0}summary{cursor:pointer;color:var(--mut)}code{font-size:.92em}\n"
+	".wide{overflow-x:auto;max-width:100%}td code,td.path{overflow-wrap:anywhere}.wide th.n{white-space:normal}\n"
 	"@media print{body{max-width:none;font-size:11pt;color:#000;background:#fff}"
 	"figure,table,.summary{break-inside:avoid}h2{break-after:avoid}details{display:block}"
 	"details>*{display:block}summary{display:none}}\n";
@@ -239,32 +240,94 @@ static double legend_states(struct hw *h, double y, const bool *which)
 
 /* ---- summary, inputs, GPUs --------------------------------------------- */
 
-static int cmp_find_weight(const void *a, const void *b)
-{
-	const struct finding *x = *(const struct finding *const *)a, *y = *(const struct finding *const *)b;
-	int64_t dx = x->t1_ns - x->t0_ns, dy = y->t1_ns - y->t0_ns;
-
-	if (x->severity != y->severity)
-		return y->severity - x->severity;
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* Findings by weight: severity first, then how long they lasted. */
+/* Findings in the analysis' one order (severity, the kinds that always
+ * appear, cost: analysis_rank_findings()); the writers never sort them. */
 static const struct finding **findings_by_weight(const struct analysis *an)
 {
 	const struct finding **v = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*v));
 
 	for (size_t i = 0; i < an->nfinds; i++)
 		v[i] = &an->finds[i];
-	qsort(v, an->nfinds, sizeof(*v), cmp_find_weight);
 	return v;
 }
 
 static size_t find_index(const struct analysis *an, const struct finding *f)
 {
 	return (size_t)(f - an->finds);
+}
+
+/* The Prices row: the figures taken from docs/prices.md, or why there are none. */
+static void prices_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	static const int keys[] = { COST_HARDWARE_PRICE, COST_CLOUD_HOURLY_RATE, COST_ELECTRICITY_PRICE };
+	static const char *const what[] = { "purchase", "cloud, per hour", "electricity, per kWh" };
+	bool first = true;
+
+	if (r->prices.unknown) {
+		fprintf(h->out, "<tr><th>Prices</th><td>");
+		esc(h, r->prices.gpu_name[0] ? r->prices.gpu_name : "The logs do not name the GPU model, which");
+		fprintf(h->out, " is not in the built-in price table (docs/prices.md): no verdict. Give yours: "
+			"<code>--profile FILE</code> or <code>--set hardware_price=N --set cloud_hourly_rate=N "
+			"--set electricity_price=N</code></td></tr>\n");
+		return;
+	}
+	if (!r->prices.used)
+		return;
+	fprintf(h->out, "<tr><th>Prices</th><td><b>assumed</b>, not yours (docs/prices.md, row ");
+	esc(h, r->prices.row->model);
+	fprintf(h->out, "): ");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (r->params.origin[keys[i]] != COST_ASSUMED)
+			continue;
+		fprintf(h->out, "%s%s ", first ? "" : ", ", what[i]);
+		vmoney(h, cost_param_get(&r->params, (size_t)keys[i]), "cost.params.%s.value", cost_param_info((size_t)keys[i])->key);
+		first = false;
+	}
+	fprintf(h->out, "%s. Yours: <code>--profile FILE</code> or <code>--set KEY=VALUE</code>.</td></tr>\n",
+		r->prices.old ? "; some figures are more than a year old" : "");
+}
+
+/* Where the rest went: the three states that bought no work, with time and money; the files not read. */
+static void rest_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	char a[32];
+	size_t listed = 0;
+
+	if (r->ntop_causes) {
+		fprintf(h->out, "<tr><th>Not useful</th><td>");
+		for (int i = 0; i < r->ntop_causes; i++) {
+			int s = r->top_cause[i];
+			fprintf(h->out, "%s%s ", i ? "; " : "", state_label[s]);
+			esc(h, time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)));
+			if (have_prices(r)) {
+				fprintf(h->out, ", ");
+				int wk = 0;	/* its index in the JSON's cost.waterfall (no gap row there) */
+				for (int t = 0; t < s; t++)
+					wk += t != ST_GAP;
+				vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
+			}
+		}
+		fprintf(h->out, "</td></tr>\n");
+	}
+	if (!r->not_telemetry)
+		return;
+	fprintf(h->out, "<tr><th>Not telemetry</th><td>%zu file%s: ", r->not_telemetry, r->not_telemetry == 1 ? "" : "s");
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		const char *base = strrchr(in->path, '/');
+		if (!report_not_telemetry(in))
+			continue;
+		if (listed++ == 4) {
+			fprintf(h->out, ", ...");
+			break;
+		}
+		fprintf(h->out, "%s<code>", listed > 1 ? ", " : "");
+		esc(h, base ? base + 1 : in->path);
+		fprintf(h->out, "</code>");
+	}
+	fprintf(h->out, " (<a href=\"#inputs\">inputs</a>, at the end)</td></tr>\n");
 }
 
 static void summary(struct hw *h, const struct finding **byw)
@@ -301,7 +364,17 @@ static void summary(struct hw *h, const struct finding **byw)
 	vnum(h, r->energy_j, 1, 1 / 3.6e6, 3, "cost.window.energy_j");
 	fprintf(h->out, " kWh (");
 	esc(h, r->energy_source);
-	fprintf(h->out, ")</td></tr>\n<tr><th>Cost</th><td>");
+	fprintf(h->out, ")");
+	if (!isnan(r->co2e_kg)) {
+		fprintf(h->out, ", ");
+		vnum(h, r->co2e_kg, 6, 1, nf_money_decimals(r->co2e_kg), "cost.window.co2e_kg");
+		fprintf(h->out, " kg CO2e at ");
+		vnum(h, r->params.grid_gco2_per_kwh, 6, 1, 0, "cost.params.grid_gco2_per_kwh.value");
+		fprintf(h->out, " g/kWh%s", r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
+	}
+	fprintf(h->out, "</td></tr>\n");
+	prices_row(h);
+	fprintf(h->out, "<tr><th>Cost</th><td>");
 	if (have_prices(r)) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");
 		fprintf(h->out, " to own for this window, ");
@@ -316,9 +389,12 @@ static void summary(struct hw *h, const struct finding **byw)
 	} else {
 		fprintf(h->out, "no prices given (<code>--profile NAME</code> or <code>--set KEY=VALUE</code>)");
 	}
-	fprintf(h->out, "</td></tr>\n<tr><th>Verdict</th><td class=\"verdict\">");
+	fprintf(h->out, "</td></tr>\n<tr><th>Verdict</th><td class=\"verdict\">%s",
+		r->prices.used ? "<b>(assumed prices)</b> " : "");
 	esc(h, r->verdict);
-	fprintf(h->out, "</td></tr>\n</table>\n");
+	fprintf(h->out, "</td></tr>\n");
+	rest_row(h);
+	fprintf(h->out, "</table>\n");
 	fprintf(h->out, "<h3>Largest findings</h3>\n");
 	if (!an->nfinds)
 		fprintf(h->out, "<p>None.</p>\n");
@@ -389,6 +465,111 @@ static void inputs(struct hw *h)
 			fprintf(h->out, "<li>... %" PRIu64 " more in --json</li>\n", r->bad_total - MAX_BAD_LISTED);
 		fprintf(h->out, "</ul></details>\n");
 	}
+	fprintf(h->out, "</section>\n");
+}
+
+static void money_text(char *buf, size_t cap, const struct report *r, double v)
+{
+	nf_money(buf, cap, v, cur(r));
+}
+
+#define MONTH_MAX_CELLS 6000	/* more GPU-days than this: the all-GPU row only */
+
+/*
+ * The month at a glance: a days x GPUs heatmap of the useful share (darker
+ * is busier, hatched is no data), each cell's figures in its title, and the
+ * owned cost of each day as bars under it.
+ */
+static void month(struct hw *h)
+{
+	const struct report *r = h->r;
+	size_t ng = (size_t)r->an->tl.ngpus, nd = r->ndays, rows, step;
+	double cw, maxc = 0, top = 24, base;
+	int cell_h, height, hm_h, bars_h = 60;
+	char b[200], m1[64], desc[300];
+	bool per_gpu;
+
+	if (nd < 2)
+		return;
+	per_gpu = nd * ng <= MONTH_MAX_CELLS;
+	rows = per_gpu ? ng : 1;
+	cell_h = rows <= 16 ? 18 : rows <= 64 ? 8 : 4;
+	hm_h = (int)rows * cell_h;
+	height = (int)top + hm_h + 24 + bars_h + 30;
+	cw = (double)PW / (double)nd;
+	for (size_t d = 0; d < nd; d++) {
+		double c = 0;
+		for (size_t g = 0; g < ng; g++)
+			c += r->day_cost[d * ng + g];
+		if (isfinite(c))
+			maxc = fmax(maxc, c);
+	}
+	snprintf(desc, sizeof(desc), "For each of %zu UTC days, the useful share of %s's covered time as the darkness "
+		 "of a cell, and the owned cost of the day as a bar.", nd, per_gpu ? "each GPU" : "all GPUs");
+	fprintf(h->out, "<section id=\"month\"><h2>By day</h2>\n");
+	chart_begin(h, height, "Useful share by day and GPU, and the owned cost of each day", desc);
+	for (size_t g = 0; g < rows && cell_h >= 12; g++) {
+		snprintf(b, sizeof(b), per_gpu ? "GPU %zu" : "all GPUs", g);
+		text_at(h, ML - 6, top + (double)g * cell_h + cell_h - 5, "end", "mut", b);
+	}
+	for (size_t d = 0; d < nd; d++) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		for (size_t g = 0; g < rows; g++) {
+			double cov = 0, use = 0, cost = 0;
+			for (size_t k = per_gpu ? g : 0; k < (per_gpu ? g + 1 : ng); k++) {
+				cov += r->day_covered_s[d * ng + k];
+				use += r->day_useful_s[d * ng + k];
+				cost += r->day_cost[d * ng + k];
+			}
+			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" ", ML + (double)d * cw,
+				top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1);
+			if (cov > 0)
+				fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
+			else
+				fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
+			if (have_prices(r))
+				money_text(m1, sizeof(m1), r, cost);
+			else
+				snprintf(m1, sizeof(m1), "no prices");
+			if (per_gpu)
+				snprintf(b, sizeof(b), "GPU %zu", g);
+			else
+				snprintf(b, sizeof(b), "all GPUs");
+			fprintf(h->out, "<title>%s, %04d-%02d-%02d: useful %.1f %% of %.1f h covered; owned %s</title></rect>", b,
+				y, m, dd, cov > 0 ? 100 * use / cov : 0, cov / 3600, m1);
+		}
+	}
+	/* the days' labels: about ten */
+	step = nd / 10 + 1;
+	for (size_t d = 0; d < nd; d += step) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+		text_at(h, ML + ((double)d + 0.5) * cw, top + hm_h + 14, "middle", "mut", b);
+	}
+	base = top + hm_h + 24 + bars_h;
+	if (maxc > 0) {
+		for (size_t d = 0; d < nd; d++) {
+			double c = 0, bh;
+			int y, m, dd;
+			for (size_t g = 0; g < ng; g++)
+				c += r->day_cost[d * ng + g];
+			bh = bars_h * c / maxc;
+			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+			money_text(m1, sizeof(m1), r, c);
+			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" style=\"fill:var(--c-own)\">"
+				"<title>%04d-%02d-%02d: owned %s</title></rect>", ML + (double)d * cw, base - bh,
+				cw > 1.5 ? cw - 1 : cw, bh, y, m, dd, m1);
+		}
+		money_text(m1, sizeof(m1), r, maxc);
+		snprintf(b, sizeof(b), "owned cost per day (highest %s)", m1);
+		text_at(h, ML, base + 16, NULL, "mut", b);
+	} else {
+		text_at(h, ML, base, NULL, "mut", "no prices: no cost per day (--profile or --set)");
+	}
+	chart_end(h, "Darker is busier (the share of covered time in useful states); hatched: no data that day. "
+		  "Hover a cell for its figures; --json has them under days.");
 	fprintf(h->out, "</section>\n");
 }
 
@@ -751,28 +932,52 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 	}
 }
 
-static void markers(struct hw *h, int gi, double y, const struct finding **byw)
+/* One marker: a finding at x, or (d non-NULL) one of a summary's longest stretches. */
+static void marker(struct hw *h, double x, double y, const struct finding *f, const struct find_detail *d, int k)
+{
+	char t0[40], t1[40], dd[32];
+
+	fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
+		"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
+		f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
+	esc(h, f->kind);
+	fprintf(h->out, ": ");
+	esc(h, f->message);
+	fprintf(h->out, ". ");
+	esc(h, f->evidence);
+	if (d) {
+		fprintf(h->out, ". Stretch %d of the longest: %s to %s (%s)", k + 1, time_rfc3339(t0, sizeof(t0), d->t0_ns),
+			time_rfc3339(t1, sizeof(t1), d->t1_ns), time_human_dur(dd, sizeof(dd), d->t1_ns - d->t0_ns));
+		if (d->cause[0]) {
+			fprintf(h->out, ", after ");
+			esc(h, d->cause);
+		}
+	}
+	fprintf(h->out, "</title></g>");
+}
+
+/* Markers of a GPU's findings: one per finding, or per longest stretch of a
+ * summary of several, at most MAX_MARKERS in the findings' order. */
+static size_t markers(struct hw *h, int gi, double y, const struct finding **byw, bool draw)
 {
 	const struct report *r = h->r;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < r->an->nfinds && shown < MAX_MARKERS; i++) {
 		const struct finding *f = byw[i];
-		double x;
 		if (f->gpu != gi && f->gpu != -1)
 			continue;
-		x = xt(r, f->t0_ns);
-		fprintf(h->out, "<g class=\"mk\"><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"%s\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>"
-			"<title>[%s] ", x, y, f->severity == SEV_CRITICAL ? "#D55E00" :
-			f->severity == SEV_WARNING ? "#F0E442" : "#56B4E9", severity_name[f->severity]);
-		esc(h, f->kind);
-		fprintf(h->out, ": ");
-		esc(h, f->message);
-		fprintf(h->out, ". ");
-		esc(h, f->evidence);
-		fprintf(h->out, "</title></g>");
+		if (f->nstretch > 1 && f->ndetail > 0) {
+			for (int k = 0; k < f->ndetail && shown < MAX_MARKERS; k++, shown++)
+				if (draw)
+					marker(h, xt(r, f->detail[k].t0_ns), y, f, &f->detail[k], k);
+			continue;
+		}
+		if (draw)
+			marker(h, xt(r, f->t0_ns), y, f, NULL, 0);
 		shown++;
 	}
+	return shown;
 }
 
 static void timeline(struct hw *h, int gi, const struct finding **byw)
@@ -788,10 +993,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	size_t nmark = 0;
 
 	gpu_label(l, sizeof(l), r->an, gi);
-	for (size_t i = 0; i < r->an->nfinds; i++)
-		nmark += r->an->finds[i].gpu == gi || r->an->finds[i].gpu == -1;
-	if (nmark > MAX_MARKERS)
-		nmark = MAX_MARKERS;
+	nmark = markers(h, gi, 0, byw, false);
 	for (int m = 0; m < SER__COUNT; m++) {
 		c[m] = xcalloc(PW, sizeof(struct svg_col));
 		n[m] = svg_columns(&g->ser, m, c[m], PW, &merged);
@@ -810,7 +1012,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		snprintf(note, sizeof(note), "every sample shown (%s samples, columns of %s)", d2, d1);
 	snprintf(title, sizeof(title), "%s: utilization, power, memory, temperature and SM clock against time", l);
 	snprintf(desc, sizeof(desc),
-		 "%s over the report window: %zu findings marked. Mean utilization %.1f %%, peak power %.0f W, "
+		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %.1f %%, peak power %.0f W, "
 		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
 		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
@@ -837,9 +1039,12 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		}
 		if (pp->m == SER_UTIL || hi < 1)
 			hi = pp->m == SER_UTIL ? 100 : 1;
-		if (pp->m == SER_MEM && g->mem_total_mib > hi)
-			hi = g->mem_total_mib;
-		snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
+		/* memory scales to the data, not to the total: a 16 GiB leak on a
+		 * 141 GiB GPU must not be a flat line; the label names the total */
+		if (pp->m == SER_MEM && g->mem_total_mib > 0)
+			snprintf(lab, sizeof(lab), "%s (%s, of %.0f)", pp->label, pp->unit, g->mem_total_mib);
+		else
+			snprintf(lab, sizeof(lab), "%s (%s)", pp->label, pp->unit);
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" class=\"ax\"/>", ML, y, PW, PH);
 		if (!any) {
 			snprintf(lab, sizeof(lab), r->store ? "the store keeps no %s" : "no %s readings in the inputs",
@@ -867,7 +1072,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	}
 	text_at(h, ML - 4, y + 11, "end", "mut", "state");
 	state_band(h, gi, y, c[SER_UTIL], n[SER_UTIL]);
-	markers(h, gi, y - 1, byw);
+	markers(h, gi, y - 1, byw, true);
 	time_axis(h, 30, y + 18);
 	y = legend_states(h, y + 58, NULL) + 18;
 	fprintf(h->out, "<path d=\"M%d %.1fl-5 -9h10z\" fill=\"#F0E442\" stroke=\"var(--fg)\" stroke-width=\"0.6\"/>",
@@ -992,10 +1197,6 @@ static void time_split(struct hw *h)
 
 /* ---- charts 3-5: the cost ----------------------------------------------- */
 
-static void money_text(char *buf, size_t cap, const struct report *r, double v)
-{
-	snprintf(buf, cap, "%.*f %s", money_dec(v), v, cur(r));
-}
 
 static void waterfall(struct hw *h)
 {
@@ -1003,14 +1204,16 @@ static void waterfall(struct hw *h)
 	int steps[ST__COUNT], ns = 0, height = 250, bw;
 	double top = 20, bot = 190, run, lo = 0, hi = r->win.local_cost;
 	struct svg_scale ys;
-	char b[96], desc[400];
+	char b[96], desc[400], m1[64], m2[64];
 
 	for (int s = 0; s < ST__COUNT; s++)
 		if (s != ST_GAP && !state_is_useful(s) && r->state_cost[s] > 0)
 			steps[ns++] = s;
+	money_text(m1, sizeof(m1), r, r->win.local_cost);
+	money_text(m2, sizeof(m2), r, r->useful_cost);
 	snprintf(desc, sizeof(desc),
-		 "From the owned cost of the window, %.4g %s, the cost of the time in each state that bought no work is taken "
-		 "away in turn, leaving the useful cost, %.4g %s.", r->win.local_cost, cur(r), r->useful_cost, cur(r));
+		 "From the owned cost of the window, %s, the cost of the time in each state that bought no work is taken "
+		 "away in turn, leaving the useful cost, %s.", m1, m2);
 	fprintf(h->out, "<h3>From the window's cost to its useful cost</h3>\n");
 	if (!(r->win.local_cost > 0)) {
 		fprintf(h->out, "<p class=\"mut\">No waterfall: the window has no owned cost (no prices, or no covered time).</p>\n");
@@ -1093,7 +1296,7 @@ static void breakeven(struct hw *h)
 	int height = 300;
 	double top = 24, bot = 250, ymax, lo = 0, t[12];
 	struct svg_scale xs = { 0, 100, ML, ML + PW }, ys;
-	char b[160], desc[400];
+	char b[160], desc[400], m1[64], m2[64];
 	size_t n;
 	bool open = false;
 
@@ -1110,11 +1313,12 @@ static void breakeven(struct hw *h)
 		ymax = 12 * r->lr.c_cloud;
 	n = svg_ticks(&lo, &ymax, 5, t, 12);
 	ys = (struct svg_scale){ 0, ymax, bot, top };
+	money_text(m1, sizeof(m1), r, r->lr.c_cloud);
+	money_text(m2, sizeof(m2), r, r->c_local_obs);
 	snprintf(desc, sizeof(desc),
-		 "Owned cost per useful hour falls as utilization rises; the cloud's is flat at %.4g %s. "
-		 "Observed utilization %.1f %% (%.4g %s per useful hour owned); break-even %s.",
-		 r->lr.c_cloud, cur(r), 100 * r->win.u_obs, r->c_local_obs, cur(r),
-		 r->lr.status == COST_NEVER ? "does not exist" : "marked");
+		 "Owned cost per useful hour falls as utilization rises; the cloud's is flat at %s. "
+		 "Observed utilization %.1f %% (%s per useful hour owned); break-even %s.",
+		 m1, 100 * r->win.u_obs, m2, r->lr.status == COST_NEVER ? "does not exist" : "marked");
 	chart_begin(h, height, "Owned cost per useful hour against utilization, and the cloud's", desc);
 	for (size_t i = 0; i < n; i++) {
 		double y = svg_map(&ys, t[i]);
@@ -1162,7 +1366,8 @@ static void breakeven(struct hw *h)
 		fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-dasharray=\"2 2\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 			"y2=\"%.1f\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" style=\"fill:var(--c-own)\"><title>observed</title></circle>",
 			x, x, y, bot, x, y);
-		snprintf(b, sizeof(b), "observed %.1f %%: %.4g %s per useful hour%s", 100 * r->win.u_obs, c, cur(r),
+		money_text(m1, sizeof(m1), r, c);
+		snprintf(b, sizeof(b), "observed %.1f %%: %s per useful hour%s", 100 * r->win.u_obs, m1,
 			 isfinite(c) && c <= ymax ? "" : " (above the chart)");
 		text_at(h, x + (x > ML + PW * 0.6 ? -6 : 6), y + 18, x > ML + PW * 0.6 ? "end" : NULL, NULL, b);
 	}
@@ -1330,9 +1535,11 @@ static void processes(struct hw *h)
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
+	char gn[16];
 	size_t np = an->nprocs, nd, *ord;
 	double maxs = 0, maxc = 0;
-	int height, half, x1 = ML + 150, x2 = x1 + (W - MR - x1) / 2 + 10;
+	/* x1: room for a 20-character name and its pid and GPU; bars leave room for their label */
+	int height, half, x1 = ML + 214, x2 = x1 + (W - MR - x1) / 2 + 10;
 	char b[200];
 
 	fprintf(h->out, "<section id=\"processes\"><h2>Processes</h2>\n");
@@ -1365,9 +1572,10 @@ static void processes(struct hw *h)
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
 		double y = 28 + (double)i * 24, wd;
-		snprintf(b, sizeof(b), "%.24s (pid %" PRId64 ", GPU %d)", p->name[0] ? p->name : "-", p->pid, p->gpu);
+		snprintf(b, sizeof(b), "%.20s%s (pid %" PRId64 ", GPU %s)", p->name[0] ? p->name : "-",
+			 strlen(p->name) > 20 ? "..." : "", p->pid, analysis_gpu_num(an, p->gpu, gn, sizeof(gn)));
 		text_at(h, x1 - 6, y + 14, "end", NULL, b);
-		wd = maxs > 0 ? half * p->busy_s / maxs : 0;
+		wd = maxs > 0 ? (half - 56) * p->busy_s / maxs : 0;
 		fprintf(h->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"18\" style=\"fill:var(--c-util)\"><title>", x1, y,
 			fmax(wd, 0.5));
 		snprintf(b, sizeof(b), "%.64s: %.1f busy GPU-seconds", p->name, p->busy_s);
@@ -1403,7 +1611,7 @@ static void processes(struct hw *h)
 	for (size_t i = 0; i < np; i++) {
 		size_t k = ord[i];
 		const struct proc_stat *p = &an->procs[k];
-		fprintf(h->out, "<tr><td>%d</td><td class=\"n\">%" PRId64 "</td><td><code>", p->gpu, p->pid);
+		fprintf(h->out, "<tr><td>%s</td><td class=\"n\">%" PRId64 "</td><td><code>", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		esc(h, p->name[0] ? p->name : "-");
 		fprintf(h->out, "</code></td><td class=\"n\">");
 		vnum(h, p->present_s, 3, 1, 1, "processes.%zu.present_s", k);
@@ -1445,9 +1653,9 @@ static void leak_chart(struct hw *h, const struct finding *f)
 	int64_t span = f->t1_ns - f->t0_ns, a, b;
 	struct svg_col *c = xcalloc(PW, sizeof(*c));
 	struct svg_scale xs, ys;
-	double lo = 0, hi = fmax(f->fit_mib1, g->mem_total_mib), t[12];
-	char l[128], title[200], desc[600], b1[96], b2[48], lab[96];
-	bool full_in = false, open = false;
+	double lo = fmin(f->fit_mib0, f->fit_mib1), hi = fmax(f->fit_mib0, f->fit_mib1), pad, t[12];
+	char l[128], title[200], desc[600], b1[96], b2[48], lab[96], rate[32];
+	bool full_in = false, open = false, gib;
 	int64_t tt[64], step = 0;
 	size_t nt;
 
@@ -1464,18 +1672,31 @@ static void leak_chart(struct hw *h, const struct finding *f)
 		a = g->first_ns;
 	xs = (struct svg_scale){ (double)a, (double)b, ML, ML + PW };
 	n = svg_columns(&g->ser, SER_MEM, c, PW, &merged);
+	/* the axis spans the data, the fitted line and its projection, and the
+	 * memory total only when the projection reaches it on the chart: a
+	 * 16 GiB rise must not be a flat line under a 141 GiB total */
 	for (size_t i = 0; i < n; i++)
-		if (c[i].t1_ns >= a && c[i].t0_ns <= b && !isnan(c[i].max))
+		if (c[i].t1_ns >= a && c[i].t0_ns <= b && !isnan(c[i].max)) {
 			hi = fmax(hi, c[i].max);
+			lo = fmin(lo, isnan(c[i].min) ? c[i].max : c[i].min);
+		}
+	if (full_in && g->mem_total_mib > 0)
+		hi = fmax(hi, g->mem_total_mib);
+	else if (f->full_ns > f->t1_ns)
+		hi = fmax(hi, f->fit_mib1 + (f->fit_mib1 - f->fit_mib0) * (double)(b - f->t1_ns) / (double)span);
+	pad = (hi - lo) * 0.05 + 1;
+	lo = fmax(0, lo - pad);
+	hi += pad;
 	gpu_label(l, sizeof(l), r->an, f->gpu);
 	snprintf(title, sizeof(title), "%s: memory used during the %s finding, with its fitted line", l, f->kind);
 	if (f->full_ns)
 		snprintf(b1, sizeof(b1), "%s", time_rfc3339(b2, sizeof(b2), f->full_ns));
 	else
 		snprintf(b1, sizeof(b1), "never (memory total unknown, or more than a century away)");
-	snprintf(desc, sizeof(desc), "Memory used on %s from %s for %s; the fitted line rises %.1f MiB/h from %.0f MiB "
+	snprintf(desc, sizeof(desc), "Memory used on %s from %s for %s; the fitted line rises %s from %.0f MiB "
 		 "to %.0f MiB. At that rate memory is full: %s.", l, time_rfc3339(b2, sizeof(b2), f->t0_ns),
-		 time_human_dur(lab, sizeof(lab), span), f->value, f->fit_mib0, f->fit_mib1, b1);
+		 time_human_dur(lab, sizeof(lab), span), nf_mib_rate(rate, sizeof(rate), f->value), f->fit_mib0,
+		 f->fit_mib1, b1);
 	chart_begin(h, LH + 70, title, desc);
 	nt = svg_ticks(&lo, &hi, 4, t, 12);
 	ys = (struct svg_scale){ lo, hi, 20 + LH, 20 };
@@ -1510,7 +1731,7 @@ static void leak_chart(struct hw *h, const struct finding *f)
 			"stroke-dasharray=\"6 4\"/>", xl(&xs, f->t1_ns), svg_map(&ys, f->fit_mib1), xl(&xs, end),
 			svg_map(&ys, fmin(y_end, hi)));
 	}
-	if (g->mem_total_mib > 0) {
+	if (g->mem_total_mib > 0 && g->mem_total_mib <= hi) {
 		double y = svg_map(&ys, g->mem_total_mib);
 		fprintf(h->out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"var(--c-pow)\" stroke-dasharray=\"3 3\"/>",
 			ML, ML + PW, y, y);
@@ -1533,8 +1754,10 @@ static void leak_chart(struct hw *h, const struct finding *f)
 	chart_end(h, full_in ? "The dashed line runs to the moment the fitted line reaches the memory total."
 		  : "Where memory would be full lies beyond the chart (or is unknown): see the figures below.");
 	fprintf(h->out, "<p>Slope ");
-	vnum(h, f->value, 3, 1, 1, "findings.%zu.value", fi);
-	fprintf(h->out, " MiB/h, fitted ");
+	/* MiB/h or GiB/h as util/numfmt.h picks; the JSON value stays in MiB/h */
+	gib = strstr(nf_mib_rate(rate, sizeof(rate), f->value), "GiB") != NULL;
+	vnum(h, f->value, 3, gib ? 1.0 / 1024 : 1, 1, "findings.%zu.value", fi);
+	fprintf(h->out, gib ? " GiB/h, fitted " : " MiB/h, fitted ");
 	vnum(h, f->fit_mib0, 1, 1, 0, "findings.%zu.fit.mib_at_start", fi);
 	fprintf(h->out, " to ");
 	vnum(h, f->fit_mib1, 1, 1, 0, "findings.%zu.fit.mib_at_end", fi);
@@ -1582,8 +1805,10 @@ static void findings(struct hw *h, const struct finding **byw)
 		const struct finding *f = byw[i];
 		fprintf(h->out, "<tr><td class=\"sev-%s\">%s</td><td>", severity_name[f->severity], severity_name[f->severity]);
 		esc(h, f->kind);
-		if (f->gpu >= 0)
-			fprintf(h->out, "</td><td>%d</td><td>", f->gpu);
+		if (f->gpu >= 0 && an->tl.gpus[f->gpu].id.index >= 0)
+			fprintf(h->out, "</td><td>%d</td><td>", an->tl.gpus[f->gpu].id.index);
+		else if (f->gpu >= 0)
+			fprintf(h->out, "</td><td>?</td><td>");
 		else
 			fprintf(h->out, "</td><td>-</td><td>");
 		when(h, f->t0_ns);
@@ -1605,6 +1830,7 @@ static void findings(struct hw *h, const struct finding **byw)
 static void events(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
+	char gn[16];
 	size_t n = an->nevs < MAX_FINDINGS_LISTED ? an->nevs : MAX_FINDINGS_LISTED;
 	char name[48];
 
@@ -1625,7 +1851,7 @@ static void events(struct hw *h)
 			"<th>after</th><th>source</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < an->noutages && i < MAX_FINDINGS_LISTED; i++) {
 			const struct outage *o = &an->outages[i];
-			fprintf(h->out, "<tr><td>%d</td><td>", o->gpu);
+			fprintf(h->out, "<tr><td>%s</td><td>", analysis_gpu_num(an, o->gpu, gn, sizeof(gn)));
 			when(h, o->t0_ns);
 			fprintf(h->out, "</td><td>");
 			when(h, o->t1_ns);
@@ -1651,7 +1877,7 @@ static void events(struct hw *h)
 			else
 				when(h, e->t_ns);
 			if (e->gpu >= 0)
-				fprintf(h->out, "</td><td>%d</td><td>", e->gpu);
+				fprintf(h->out, "</td><td>%s</td><td>", analysis_gpu_num(an, e->gpu, gn, sizeof(gn)));
 			else
 				fprintf(h->out, "</td><td>host</td><td>");
 			analysis_event_name(name, sizeof(name), e->ev, e->code);
@@ -1683,21 +1909,26 @@ static void events(struct hw *h)
 static void traces(struct hw *h)
 {
 	const struct analysis *an = h->r->an;
+	char gn[16];
 
 	if (!an->trace)
 		return;
 	fprintf(h->out, "<section id=\"traces\"><h2>Traces</h2>\n<p class=\"mut\">Over each traced stretch the "
 		"kernels' union counts as useful time, in place of what utilization.gpu counts there.</p>\n");
 	if (an->njoins)
-		fprintf(h->out, "<table><thead><tr><th>GPU</th><th>trace</th><th>matched by</th><th>from</th>"
+		fprintf(h->out, "<div class=\"wide\"><table><thead><tr><th>GPU</th><th>trace</th><th>matched by (and time)</th><th>from</th>"
 			"<th class=\"n\">span</th><th class=\"n\">kernels</th><th class=\"n\">kernels fill</th>"
-			"<th class=\"n\">utilization.gpu</th><th class=\"n\">median kernel</th>"
+			"<th class=\"n\">utilization .gpu</th><th class=\"n\">median kernel</th>"
 			"<th class=\"n\">median gap</th><th class=\"n\">useful</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(h->out, "<tr><td>%d</td><td>", j->gpu);
+		const char *base = strrchr(j->file, '/');
+		/* the file's name, its path on hover: a long path must not widen the page */
+		fprintf(h->out, "<tr><td>%s</td><td class=\"path\" title=\"", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)));
 		esc(h, j->file);
-		fprintf(h->out, "</td><td>%s and time</td><td>", j->matched_by);
+		fprintf(h->out, "\">");
+		esc(h, base ? base + 1 : j->file);
+		fprintf(h->out, "</td><td>%s</td><td>", j->matched_by);
 		when(h, j->t0_ns);
 		fprintf(h->out, "</td><td class=\"n\">");
 		vnum(h, j->span_s, 9, 1e3, 1, "traces.joined.%zu.span_s", i);
@@ -1711,10 +1942,10 @@ static void traces(struct hw *h)
 		vnum(h, j->kernels > 1 ? j->gap_p50_ns / 1e3 : NAN, 3, 1, 2, "traces.joined.%zu.gap_p50_us", i);
 		fprintf(h->out, " us</td><td class=\"n\">");
 		vnum(h, j->overlaps ? j->useful_state_s : j->kernel_s, 9, 1, 4, "traces.joined.%zu.useful_s", i);
-		fprintf(h->out, " s from %s</td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
+		fprintf(h->out, " s<br><span class=\"mut\">from %s</span></td></tr>\n", j->overlaps ? "utilization.gpu" : "trace kernels");
 	}
 	if (an->njoins)
-		fprintf(h->out, "</tbody></table>\n");
+		fprintf(h->out, "</tbody></table></div>\n");
 	for (size_t i = 0; i < an->nunjoined; i++) {
 		fprintf(h->out, "<p class=\"mut\">Not joined: ");
 		esc(h, an->unjoined[i].file);
@@ -1745,10 +1976,12 @@ void report_html(FILE *out, const struct report *r)
 		"Times are UTC; every figure is in <code>gputally report --json</code> under the same name "
 		"(hover a number's cell in a browser's inspector: <code>data-key</code>).</p></header>\n<main>\n");
 	summary(&h, byw);
-	inputs(&h);
+	if (r->t0_ns == INT64_MAX)
+		inputs(&h);
 	if (r->fleet)
 		fleet_section(&h);
 	if (r->t0_ns != INT64_MAX && r->t1_ns > r->t0_ns) {
+		month(&h);
 		gpus_table(&h);
 		fprintf(out, "<section id=\"timelines\"><h2>Timelines</h2>\n");
 		for (int i = 0; i < r->an->tl.ngpus; i++)
@@ -1768,6 +2001,8 @@ void report_html(FILE *out, const struct report *r)
 	} else {
 		fprintf(out, "<p>No GPU samples were read, so there is nothing to chart: see the inputs above for why.</p>\n");
 	}
+	if (r->t0_ns != INT64_MAX)
+		inputs(&h);	/* the details last: the summary sums them up */
 	fprintf(out, "</main>\n<footer class=\"mut\"><p>Written by gputally");
 	if (r->now_ns) {
 		fprintf(out, " at ");

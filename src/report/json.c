@@ -12,6 +12,7 @@
 
 #include "formats/kmsg.h"
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
 static void knum_or_null(struct jsonw *w, const char *k, double v, int d)
@@ -424,6 +425,31 @@ static void findings(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "value", f->value, 3);
 		jsonw_kstr(w, "message", f->message);
 		jsonw_kstr(w, "evidence", f->evidence);
+		if (f->nstretch) {
+			/* a summary: its totals and the longest few (the rest counted) */
+			jsonw_key(w, "stretches");
+			jsonw_obj_begin(w);
+			jsonw_kint(w, "count", (int64_t)f->nstretch);
+			jsonw_knum(w, "total_s", f->total_s, 3);
+			knum_or_null(w, "energy_j", f->energy_j, 1);
+			knum_or_null(w, "cost", report_finding_cost(r, f), 4);
+			jsonw_kint(w, "after_event", (int64_t)f->nlinked);
+			jsonw_key(w, "longest");
+			jsonw_arr_begin(w);
+			for (int k = 0; k < f->ndetail; k++) {
+				const struct find_detail *d = &f->detail[k];
+				jsonw_obj_begin(w);
+				jsonw_ktime(w, "start", d->t0_ns);
+				jsonw_ktime(w, "end", d->t1_ns);
+				jsonw_knum(w, "seconds", (double)(d->t1_ns - d->t0_ns) / 1e9, 3);
+				knum_or_null(w, "energy_j", d->energy_j, 1);
+				jsonw_kstr(w, "after", d->cause[0] ? d->cause : NULL);
+				jsonw_obj_end(w);
+			}
+			jsonw_arr_end(w);
+			jsonw_kint(w, "longest_cut", (int64_t)(f->nstretch - f->ndetail));
+			jsonw_obj_end(w);
+		}
 		if (isfinite(f->fit_mib0)) {
 			jsonw_key(w, "fit");
 			jsonw_obj_begin(w);
@@ -531,6 +557,47 @@ static void traces(struct jsonw *w, const struct report *r)
 	jsonw_obj_end(w);
 }
 
+/* One figure of the built-in price table: value, source, date and age. */
+static void price_fig(struct jsonw *w, const char *key, const struct price_fig *f, int age)
+{
+	jsonw_key(w, key);
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "value", f->value, 6);
+	jsonw_kstr(w, "source", f->source);
+	jsonw_kstr(w, "date", f->date[0] ? f->date : NULL);
+	jsonw_key(w, "age_months");
+	if (age >= 0)
+		jsonw_int(w, age);
+	else
+		jsonw_null(w);
+	jsonw_obj_end(w);
+}
+
+/* cost.assumed: the built-in prices report took (docs/prices.md), else null. */
+static void assumed_prices(struct jsonw *w, const struct report *r)
+{
+	const struct price_row *row = r->prices.row;
+
+	jsonw_key(w, "assumed");
+	if (!r->prices.used && !r->prices.unknown) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "gpu_name", r->prices.gpu_name);
+	jsonw_kstr(w, "row", row ? row->model : NULL);
+	jsonw_kbool(w, "known", row != NULL);
+	jsonw_kbool(w, "older_than_a_year", r->prices.old);
+	if (row) {
+		price_fig(w, "hardware_price", &row->purchase, r->prices.age_purchase);
+		price_fig(w, "board_power_w", &row->power, -1);
+		price_fig(w, "cloud_hourly_rate", &row->cloud, r->prices.age_cloud);
+		price_fig(w, "electricity_price", &r->prices.table->electricity, r->prices.age_electricity);
+		price_fig(w, "grid_gco2_per_kwh", &r->prices.table->grid, r->prices.age_grid);
+	}
+	jsonw_obj_end(w);
+}
+
 static void cost(struct jsonw *w, const struct report *r)
 {
 	const struct cost_params *p = &r->params;
@@ -549,6 +616,7 @@ static void cost(struct jsonw *w, const struct report *r)
 		jsonw_obj_end(w);
 	}
 	jsonw_obj_end(w);
+	assumed_prices(w, r);
 
 	jsonw_key(w, "window");
 	jsonw_obj_begin(w);
@@ -566,6 +634,7 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_knum(w, "gaps_h", r->gaps_h, 6);
 	jsonw_knum(w, "energy_j", r->energy_j, 1);
 	jsonw_kstr(w, "energy_source", r->energy_source);
+	jsonw_knum(w, "co2e_kg", r->co2e_kg, 6);
 	jsonw_kint(w, "jobs", (int64_t)r->njobs);
 	jsonw_kstr(w, "jobs_from", r->jobs_from_processes ? "processes" : "gpus");
 	jsonw_knum(w, "local_cost", r->win.local_cost, 6);
@@ -644,6 +713,36 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_obj_end(w);
 }
 
+/* days: per UTC day and GPU, covered and useful seconds and the owned cost (report.h). */
+static void days(struct jsonw *w, const struct report *r)
+{
+	size_t ng = (size_t)r->an->tl.ngpus;
+
+	jsonw_key(w, "days");
+	jsonw_arr_begin(w);
+	for (size_t d = 0; d < r->ndays; d++) {
+		char date[16];
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		snprintf(date, sizeof(date), "%04d-%02d-%02d", y, m, dd);
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "date", date);
+		jsonw_key(w, "gpus");
+		jsonw_arr_begin(w);
+		for (size_t g = 0; g < ng; g++) {
+			jsonw_obj_begin(w);
+			jsonw_kint(w, "gpu", (int64_t)g);
+			jsonw_knum(w, "covered_s", r->day_covered_s[d * ng + g], 3);
+			jsonw_knum(w, "useful_s", r->day_useful_s[d * ng + g], 3);
+			jsonw_knum(w, "cost", r->day_cost[d * ng + g], 6);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+		jsonw_obj_end(w);
+	}
+	jsonw_arr_end(w);
+}
+
 /* What follows the segments: bounded by the caps on findings and events. */
 static void tail_members(struct jsonw *w, const struct report *r)
 {
@@ -653,6 +752,7 @@ static void tail_members(struct jsonw *w, const struct report *r)
 	processes(w, r);
 	traces(w, r);
 	cost(w, r);
+	days(w, r);
 	report_fleet_json(w, r);
 }
 
@@ -802,6 +902,7 @@ void report_json(FILE *out, const struct report *r)
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "tz", r->tz);
 	if (r->now_ns)
 		jsonw_ktime(&w, "generated_at", r->now_ns);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 #define MD_FINDINGS 60
@@ -26,22 +27,11 @@ static void md(FILE *out, const char *s)
 	}
 }
 
-static const char *num(char *buf, size_t cap, double v, int decimals)
-{
-	if (isnan(v))
-		return "n/a";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", decimals, v == 0 ? 0 : v);
-	return buf;
-}
+#define num nf_num
 
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
-	char n[48];
-	int d = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
-	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, d), r->params.currency[0] ? " " : "", r->params.currency);
-	return buf;
+	return nf_money(buf, cap, v, r->params.currency);
 }
 
 static bool have_prices(const struct report *r)
@@ -80,13 +70,28 @@ static void summary(FILE *out, const struct report *r)
 		fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours); mean utilization %s %% |\n",
 			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
 			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
-	fprintf(out, "| Energy | %s kWh (%s) |\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	fprintf(out, "| Energy | %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	if (!isnan(r->co2e_kg))
+		fprintf(out, ", %s kg CO2e at %s g/kWh", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
+			num(c, sizeof(c), r->params.grid_gco2_per_kwh, 0));
+	fprintf(out, " |\n");
+	if (r->prices.unknown) {
+		fprintf(out, "| Prices | ");
+		md(out, r->prices.gpu_name);
+		fprintf(out, " is not in the built-in price table (docs/prices.md): set hardware\\_price, "
+			"cloud\\_hourly\\_rate and electricity\\_price |\n");
+	} else if (r->prices.used) {
+		fprintf(out, "| Prices | **assumed**, not yours: row ");
+		md(out, r->prices.row->model);
+		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
+			r->prices.old ? " (some figures more than a year old)" : "");
+	}
 	if (have_prices(r))
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
 	else
 		fprintf(out, "| Cost | no prices given (--profile NAME or --set KEY=VALUE) |\n");
-	fprintf(out, "\n**Verdict:** ");
+	fprintf(out, "\n**Verdict%s:** ", r->prices.used ? " (assumed prices)" : "");
 	md(out, r->verdict);
 	fprintf(out, "\n");
 	(void)c;
@@ -183,6 +188,7 @@ static void cost(FILE *out, const struct report *r)
 static void processes(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[32], b[32], c[32], d[64], e[64];
 
 	if (!an->nprocs)
@@ -191,7 +197,7 @@ static void processes(FILE *out, const struct report *r)
 		"|--:|--:|---|--:|--:|--:|--:|--:|\n");
 	for (size_t i = 0; i < an->nprocs && i < MD_PROCS; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		fprintf(out, "| %d | %" PRId64 " | ", p->gpu, p->pid);
+		fprintf(out, "| %s | %" PRId64 " | ", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid);
 		md(out, p->name[0] ? p->name : "-");
 		fprintf(out, " | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), p->present_s, 1), num(b, sizeof(b), p->busy_s, 1),
 			num(c, sizeof(c), p->energy_j / 3.6e6, 4), money(d, sizeof(d), r, r->proc_local_cost[i]),
@@ -213,24 +219,25 @@ static void findings(FILE *out, const struct report *r)
 		return;
 	}
 	fprintf(out, "| severity | kind | GPU | from | to | what | evidence |\n|---|---|--:|---|---|---|---|\n");
-	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
-		for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
-			const struct finding *f = &an->finds[i];
-			if (f->severity != sev)
-				continue;
-			fprintf(out, "| %s | ", severity_name[sev]);
-			md(out, f->kind);
-			if (f->gpu >= 0)
-				fprintf(out, " | %d | ", f->gpu);
-			else
-				fprintf(out, " | - | ");
-			fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
-			md(out, f->message);
-			fprintf(out, " | ");
-			md(out, f->evidence);
-			fprintf(out, " |\n");
-			shown++;
-		}
+	/* the analysis' one order: severity, the kinds that always appear, cost */
+	for (size_t i = 0; i < an->nfinds && shown < MD_FINDINGS; i++) {
+		const struct finding *f = &an->finds[i];
+		const struct gpu_ident *id = f->gpu >= 0 ? &an->tl.gpus[f->gpu].id : NULL;
+		fprintf(out, "| %s | ", severity_name[f->severity]);
+		md(out, f->kind);
+		if (id && id->index >= 0)
+			fprintf(out, " | %d | ", id->index);
+		else if (id)
+			fprintf(out, " | ? | ");
+		else
+			fprintf(out, " | - | ");
+		fprintf(out, "%s | %s | ", time_rfc3339(a, sizeof(a), f->t0_ns), time_rfc3339(b, sizeof(b), f->t1_ns));
+		md(out, f->message);
+		fprintf(out, " | ");
+		md(out, f->evidence);
+		fprintf(out, " |\n");
+		shown++;
+	}
 	if (an->nfinds > shown || an->finds_dropped)
 		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
 }
@@ -239,6 +246,7 @@ static void findings(FILE *out, const struct report *r)
 static void events(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[48], b[48], name[48], c[64];
 	size_t shown = 0;
 
@@ -265,7 +273,7 @@ static void events(FILE *out, const struct report *r)
 		analysis_event_name(name, sizeof(name), e->ev, e->code);
 		fprintf(out, "| %s | ", e->unplaced ? "unplaced" : time_rfc3339(a, sizeof(a), e->t_ns));
 		if (e->gpu >= 0)
-			fprintf(out, "%d | ", e->gpu);
+			fprintf(out, "%s | ", analysis_gpu_num(an, e->gpu, gn, sizeof(gn)));
 		else
 			fprintf(out, "host | ");
 		md(out, name);
@@ -289,6 +297,7 @@ static void events(FILE *out, const struct report *r)
 static void traces(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[48], b[32], c[32], d[32], e[32], f[32];
 
 	if (!an->trace)
@@ -298,7 +307,7 @@ static void traces(FILE *out, const struct report *r)
 		"|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(out, "| %d | ", j->gpu);
+		fprintf(out, "| %s | ", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)));
 		md(out, j->file);
 		fprintf(out, " | %s | %s | %s | %" PRIu64 " | %s | %s | %s | %s | %s |\n", j->matched_by,
 			time_rfc3339(a, sizeof(a), j->t0_ns), num(b, sizeof(b), j->span_s * 1e3, 1), j->kernels,

@@ -2,10 +2,82 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/numfmt.h"
+#include "util/strfmt.h"
+#include "util/timeutil.h"
 #include "util/xalloc.h"
+
+/* Take a price key from the table unless the user gave it (profile or --set). */
+static void assume(struct report *r, int id, double v)
+{
+	if (r->params.origin[id] != COST_DEFAULT || !(v > 0))
+		return;
+	cost_param_put(&r->params, (size_t)id, v, COST_ASSUMED);
+	r->prices.used = true;
+}
+
+/*
+ * With no --profile, prices come from the built-in table (docs/prices.md),
+ * for the GPU model with the most covered time; only the keys still at
+ * their defaults, so that each --set makes one figure yours.  Board power
+ * stands in for busy power until measured_power() replaces it.
+ */
+static void assumed_prices(struct report *r)
+{
+	const struct analysis *an = r->an;
+	const struct price_table *t = prices_builtin();
+	double best = -1;
+
+	r->prices.age_purchase = r->prices.age_cloud = r->prices.age_electricity = r->prices.age_grid = -1;
+	r->prices.table = t;
+	if (!r->assume_prices)
+		return;
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const char *name = an->tl.gpus[i].id.name;
+		if (name[0] && an->gpus[i].covered_s > best) {
+			best = an->gpus[i].covered_s;
+			snprintf(r->prices.gpu_name, sizeof(r->prices.gpu_name), "%s", name);
+		}
+	}
+	r->prices.row = prices_match(t, r->prices.gpu_name);
+	if (!r->prices.row) {
+		r->prices.unknown = an->tl.ngpus > 0;
+		return;
+	}
+	assume(r, COST_HARDWARE_PRICE, r->prices.row->purchase.value);
+	assume(r, COST_BUSY_POWER_W, r->prices.row->power.value);
+	assume(r, COST_CLOUD_HOURLY_RATE, r->prices.row->cloud.value);
+	assume(r, COST_ELECTRICITY_PRICE, t->electricity.value);
+	assume(r, COST_GRID_GCO2_PER_KWH, t->grid.value);
+	if (r->prices.used && !r->params.currency[0])
+		snprintf(r->params.currency, sizeof(r->params.currency), "%s", t->currency);
+}
+
+/* How old each assumed figure is, against --now or else the logs' end. */
+static void price_ages(struct report *r)
+{
+	int64_t ref = r->now_ns ? r->now_ns : r->t1_ns;
+	const struct price_row *row = r->prices.row;
+	const struct price_table *t = r->prices.table;
+	const struct cost_params *p = &r->params;
+
+	if (!r->prices.used || ref == INT64_MIN)
+		return;
+	if (p->origin[COST_HARDWARE_PRICE] == COST_ASSUMED)
+		r->prices.age_purchase = prices_age_months(row->purchase.date, ref);
+	if (p->origin[COST_CLOUD_HOURLY_RATE] == COST_ASSUMED)
+		r->prices.age_cloud = prices_age_months(row->cloud.date, ref);
+	if (p->origin[COST_ELECTRICITY_PRICE] == COST_ASSUMED)
+		r->prices.age_electricity = prices_age_months(t->electricity.date, ref);
+	if (p->origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED)
+		r->prices.age_grid = prices_age_months(t->grid.date, ref);
+	r->prices.old = r->prices.age_purchase > 12 || r->prices.age_cloud > 12 ||
+			r->prices.age_electricity > 12 || r->prices.age_grid > 12;
+}
 
 static void measured_power(struct report *r)
 {
@@ -145,26 +217,30 @@ static void verdict_window(struct report *r, const char *cur)
 {
 	size_t n = strlen(r->verdict);
 	double tot = r->win.cloud_cost;
+	char m1[64], m2[64];
 
 	if (!(tot > 0) || !(r->cloud_job_charges > 0) || !isfinite(r->win.premium_pct) ||
 	    !(r->lr.c_cloud > 0) || !isfinite(r->c_local_obs) || n + 1 >= sizeof(r->verdict))
 		return;
-	snprintf(r->verdict + n, sizeof(r->verdict) - n,
-		 " The verdict rests on the per-hour comparison: per useful hour owning %s %.1f %%. "
-		 "The window's %.1f %% %s %s mostly the cloud's per-job charge (%.4g of %.4g%s%s to rent: "
-		 "%zu job(s), cold start and billing minimum), not the hours%s.",
-		 r->c_local_obs <= r->lr.c_cloud ? "saves" : "costs",
-		 100 * fabs(1 - r->c_local_obs / r->lr.c_cloud), fabs(r->win.premium_pct),
-		 r->win.premium_pct < 0 ? "saving" : "premium",
-		 r->cloud_job_charges >= 0.5 * tot ? "is" : "is not", r->cloud_job_charges, tot,
-		 cur[0] ? " " : "", cur, r->njobs ? r->njobs : (size_t)1,
-		 r->cloud_job_charges >= 0.5 * tot ? "" : " alone");
+	bool mostly = r->cloud_job_charges >= 0.5 * tot;
+
+	fmt_cut(r->verdict + n, sizeof(r->verdict) - n,
+		" The verdict rests on the per-hour comparison: per useful hour owning %s %.1f %%. "
+		"The window's %.1f %% %s %s the cloud's per-job charge (%s of %s to rent: "
+		"%zu job(s), cold start and billing minimum)%s.",
+		r->c_local_obs <= r->lr.c_cloud ? "saves" : "costs",
+		100 * fabs(1 - r->c_local_obs / r->lr.c_cloud), fabs(r->win.premium_pct),
+		r->win.premium_pct < 0 ? "saving" : "premium",
+		mostly ? "is mostly" : "comes from the hours, not",
+		nf_money(m1, sizeof(m1), r->cloud_job_charges, NULL), nf_money(m2, sizeof(m2), tot, cur),
+		r->njobs ? r->njobs : (size_t)1, mostly ? ", not the hours" : "");
 }
 
 static void verdict(struct report *r)
 {
 	const char *cur = r->params.currency[0] ? r->params.currency : "";
 	double u = r->win.u_obs;
+	char m1[64], m2[64];
 
 	if (r->covered_h <= 0) {
 		snprintf(r->verdict, sizeof(r->verdict), "No covered GPU time in the inputs: nothing to price.");
@@ -197,14 +273,14 @@ static void verdict(struct report *r)
 	default:
 		if (u >= r->lr.u_star)
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "Owning pays: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %.2f%s%s locally against %.2f%s%s to rent.",
-				 100 * u, 100 * r->lr.u_star, r->c_local_obs, cur[0] ? " " : "", cur,
-				 r->lr.c_cloud, cur[0] ? " " : "", cur);
+				 "Owning pays: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %s locally against %s to rent.",
+				 100 * u, 100 * r->lr.u_star, nf_money(m1, sizeof(m1), r->c_local_obs, cur),
+				 nf_money(m2, sizeof(m2), r->lr.c_cloud, cur));
 		else
 			snprintf(r->verdict, sizeof(r->verdict),
-				 "Renting would be cheaper: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %.2f%s%s locally against %.2f%s%s to rent (%.1fx).",
-				 100 * u, 100 * r->lr.u_star, r->c_local_obs, cur[0] ? " " : "", cur,
-				 r->lr.c_cloud, cur[0] ? " " : "", cur, r->c_local_obs / r->lr.c_cloud);
+				 "Renting would be cheaper: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %s locally against %s to rent (%.1fx).",
+				 100 * u, 100 * r->lr.u_star, nf_money(m1, sizeof(m1), r->c_local_obs, cur),
+				 nf_money(m2, sizeof(m2), r->lr.c_cloud, cur), r->c_local_obs / r->lr.c_cloud);
 	}
 	verdict_window(r, cur);
 }
@@ -230,13 +306,100 @@ static void outage(struct report *r)
 	r->power_span_h = t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
 }
 
+/* The first screen's figures (report.h): where the rest went, the top findings, the files that are not telemetry. */
+static void first_screen(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->ntop_causes = 0;
+	for (int k = 0; k < 3; k++) {
+		int best = -1;
+		for (int s = 0; s < ST__COUNT; s++) {
+			bool taken = false;
+			/* unknown is not known to have bought nothing: not a cause */
+			if (s == ST_GAP || s == ST_UNKNOWN || state_is_useful(s) || !(r->state_s[s] > 0))
+				continue;
+			for (int j = 0; j < r->ntop_causes; j++)
+				taken |= r->top_cause[j] == s;
+			if (!taken && (best < 0 || r->state_s[s] > r->state_s[best]))
+				best = s;
+		}
+		if (best < 0)
+			break;
+		r->top_cause[r->ntop_causes++] = best;
+	}
+	r->ntop_finds = 0;
+	for (int sev = SEV_CRITICAL; sev >= SEV_INFO && r->ntop_finds < 3; sev--)
+		for (size_t i = 0; i < an->nfinds && r->ntop_finds < 3; i++)
+			if (an->finds[i].severity == sev)
+				r->top_find[r->ntop_finds++] = i;
+	r->not_telemetry = r->not_read = 0;
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		r->not_telemetry += report_not_telemetry(in);
+		r->not_read += !in->format && !report_not_telemetry(in);
+	}
+}
+
+bool report_not_telemetry(const struct input_stat *in)
+{
+	/* sniffed, and no format took it (one that did but could not be
+	 * placed in time is telemetry that was not read) */
+	return !in->format && in->sniffed && !in->sniff_format;
+}
+
+/* The month at a glance: covered and useful seconds per UTC day and GPU, from the state segments. */
+static void by_day(struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t ng = (size_t)an->tl.ngpus, n;
+	int64_t d0, d1;
+
+	r->ndays = 0;
+	if (r->t0_ns == INT64_MAX || r->t1_ns <= r->t0_ns || !ng)
+		return;
+	d0 = r->t0_ns / NS_PER_DAY - (r->t0_ns < 0 && r->t0_ns % NS_PER_DAY);
+	d1 = (r->t1_ns - 1) / NS_PER_DAY - (r->t1_ns - 1 < 0 && (r->t1_ns - 1) % NS_PER_DAY);
+	if (d1 <= d0 || d1 - d0 + 1 > REPORT_MAX_DAYS)
+		return;
+	n = (size_t)(d1 - d0 + 1);
+	r->day_first = d0;
+	r->ndays = n;
+	r->day_covered_s = xcalloc(n * ng, sizeof(double));
+	r->day_useful_s = xcalloc(n * ng, sizeof(double));
+	r->day_cost = xcalloc(n * ng, sizeof(double));
+	for (size_t i = 0; i < an->nsegs; i++) {
+		const struct segment *s = &an->segs[i];
+		int64_t t = s->t0_ns;
+		if (s->state == ST_GAP || s->gpu >= ng)
+			continue;
+		while (t < s->t1_ns) {
+			int64_t day = t / NS_PER_DAY - (t < 0 && t % NS_PER_DAY);
+			int64_t end = (day + 1) * NS_PER_DAY < s->t1_ns ? (day + 1) * NS_PER_DAY : s->t1_ns;
+			if (day >= d0 && day <= d1) {
+				size_t k = (size_t)(day - d0) * ng + s->gpu;
+				r->day_covered_s[k] += (double)(end - t) / 1e9;
+				if (state_is_useful(s->state))
+					r->day_useful_s[k] += (double)(end - t) / 1e9;
+			}
+			t = end;
+		}
+	}
+	for (size_t k = 0; k < n * ng; k++)
+		r->day_cost[k] = r->win.local_cost > 0 ? r->day_covered_s[k] / 3600 * r->cost_per_gpu_hour : NAN;
+}
+
 void report_compute(struct report *r)
 {
 	struct cost_window_in in;
 	double covered_s = 0;
 
+	assumed_prices(r);
 	measured_power(r);
 	window_totals(r);
+	price_ages(r);
+	r->co2e_kg = r->params.grid_gco2_per_kwh > 0 ?
+		     r->energy_j / 3.6e6 * r->params.pue * r->params.grid_gco2_per_kwh / 1000 : NAN;
 	r->busy_unknown = r->covered_h > 0 && !(r->util_known_h > 0);
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
@@ -271,6 +434,8 @@ void report_compute(struct report *r)
 	outage(r);
 	proc_costs(r);
 	verdict(r);
+	first_screen(r);
+	by_day(r);
 	report_fleet_compute(r);
 }
 
@@ -287,6 +452,13 @@ double report_state_share(const struct report *r, int gpu, int st)
 	return total > 0 ? s[st] / total : NAN;
 }
 
+double report_finding_cost(const struct report *r, const struct finding *f)
+{
+	if (!f->nstretch || !strcmp(f->kind, "log_gap") || !(r->cost_per_gpu_hour > 0))
+		return NAN;
+	return f->total_s / 3600 * r->cost_per_gpu_hour;
+}
+
 void report_release(struct report *r)
 {
 	free(r->job_useful_h);
@@ -294,5 +466,10 @@ void report_release(struct report *r)
 	free(r->proc_cloud_cost);
 	free(r->proc_local_cost);
 	r->proc_cloud_cost = r->proc_local_cost = NULL;
+	free(r->day_covered_s);
+	free(r->day_useful_s);
+	free(r->day_cost);
+	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
+	r->ndays = 0;
 	report_fleet_release(r);
 }

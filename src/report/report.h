@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "cost/model.h"
+#include "cost/prices.h"
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
 
@@ -84,6 +85,40 @@ struct report {
 	double cloud_hours_cost, cloud_job_charges;
 	double util_known_h;	/* covered hours with a utilization reading */
 	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
+	/* input: no --profile was given, so price keys still at their default
+	 * are taken from the built-in table (docs/prices.md) for the GPU model
+	 * with the most covered time, with origin COST_ASSUMED */
+	bool assume_prices;
+	struct {
+		bool used;		/* some figure was assumed */
+		bool unknown;		/* assume_prices, but the model is not in the table */
+		char gpu_name[96];	/* the GPU name looked up */
+		const struct price_row *row;	/* its row (borrowed from the table) */
+		const struct price_table *table;
+		/* whole months from each figure's date to --now, else to the
+		 * logs' end (-1: not assumed); old: one of them is over 12 */
+		int age_purchase, age_cloud, age_electricity, age_grid;
+		bool old;
+	} prices;
+	/* the first screen: the (up to) three states that bought no work with
+	 * the most time, most first; the first three findings by severity (the
+	 * order the findings lists use); inputs that are not telemetry (no
+	 * format recognised them) */
+	int top_cause[3];
+	int ntop_causes;
+	size_t top_find[3];
+	int ntop_finds;
+	size_t not_telemetry;	/* opened and sniffed, but no format's (report_not_telemetry) */
+	size_t not_read;	/* could not be opened or read */
+	double co2e_kg;		/* energy x pue x grid_gco2_per_kwh; NAN when the intensity is unknown */
+	/* by UTC day (only when the window touches two days or more, up to
+	 * REPORT_MAX_DAYS): day_first is days since 1970-01-01; per day d and
+	 * GPU g at [d * ngpus + g]: covered and useful seconds, and the GPU-day's
+	 * share of the window's owned cost (by covered time, as the waterfall;
+	 * NAN without prices) */
+	int64_t day_first;
+	size_t ndays;
+	double *day_covered_s, *day_useful_s, *day_cost;
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
@@ -107,8 +142,17 @@ struct report {
 void report_compute(struct report *r);
 void report_release(struct report *r);
 
+#define REPORT_MAX_DAYS 400
+
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
+/* What a stretch summary's time cost: its GPU-hours at the window's local
+ * cost per covered GPU-hour (cost_per_gpu_hour); NAN for a finding that is
+ * not a summary, for gaps (not covered time) and when no price is known. */
+double report_finding_cost(const struct report *r, const struct finding *f);
+
+/* An input that was read but holds no telemetry (a README, lspci output). */
+bool report_not_telemetry(const struct input_stat *in);
 
 /* fleet.c: the per-node/namespace/pod rows, and their renderings */
 #define FLEET_PODS_LISTED 200	/* in Markdown and HTML; every pod is in --json */

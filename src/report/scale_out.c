@@ -9,16 +9,14 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "util/numfmt.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
+/* a table cell: util/numfmt.h's rule, "-" where there is no figure */
 static const char *num(char *buf, size_t cap, double v, int dec)
 {
-	if (isnan(v))
-		return "-";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", dec, v == 0 ? 0 : v);
-	return buf;
+	return isnan(v) ? "-" : nf_num(buf, cap, v, dec);
 }
 
 static const char *cur(const struct cost_params *p)
@@ -213,6 +211,7 @@ void scale_json(FILE *out, const struct scale_result *r, const struct cost_param
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
+	jsonw_version(&w);
 	jsonw_kstr(&w, "source", src);
 	jsonw_kstr(&w, "throughput_from", r->throughput_from);
 	jsonw_kint(&w, "base_gpus", r->rows[0].gpus);

@@ -9,22 +9,14 @@
 
 #include "formats/kmsg.h"
 #include "util/jsonw.h"
+#include "util/numfmt.h"
 #include "util/timeutil.h"
 
 #define MAX_TEXT_SEGMENTS 40
-#define MAX_TEXT_FINDINGS 60
 #define MAX_TEXT_BAD 20
 #define MAX_TEXT_EVENT_GROUPS 40
 
-static const char *num(char *buf, size_t cap, double v, int decimals)
-{
-	if (isnan(v))
-		return "n/a";
-	if (isinf(v))
-		return v > 0 ? "inf" : "-inf";
-	snprintf(buf, cap, "%.*f", decimals, v);
-	return buf;
-}
+#define num nf_num
 
 static const char *when(char *buf, size_t cap, int64_t t_ns)
 {
@@ -33,12 +25,7 @@ static const char *when(char *buf, size_t cap, int64_t t_ns)
 
 static const char *money(char *buf, size_t cap, const struct report *r, double v)
 {
-	char n[40];
-	/* small windows cost cents: keep three significant digits or so */
-	int decimals = fabs(v) >= 100 ? 2 : fabs(v) >= 1 ? 3 : 4;
-	snprintf(buf, cap, "%s%s%s", num(n, sizeof(n), v, decimals), r->params.currency[0] ? " " : "",
-		 r->params.currency);
-	return buf;
+	return nf_money(buf, cap, v, r->params.currency);
 }
 
 static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
@@ -54,6 +41,122 @@ static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, i
 static bool have_prices(const struct report *r)
 {
 	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
+}
+
+/* One assumed figure for the Prices line: "cloud 6.35 USD/h (2026-03)". */
+static void assumed_fig(FILE *out, const struct report *r, int id, const char *what, const char *unit,
+			const char *date, bool *first)
+{
+	char a[64];
+
+	if (r->params.origin[id] != COST_ASSUMED)
+		return;
+	fprintf(out, "%s%s %s%s (%s)", *first ? "" : ", ", what, money(a, sizeof(a), r, cost_param_get(&r->params, (size_t)id)),
+		unit, date[0] ? date : "datasheet");
+	*first = false;
+}
+
+/* Where the prices came from when no profile was given (docs/prices.md). */
+static void price_lines(FILE *out, const struct report *r)
+{
+	const struct price_row *row = r->prices.row;
+	const struct price_table *t = r->prices.table;
+	static const int keys[] = { COST_HARDWARE_PRICE, COST_CLOUD_HOURLY_RATE, COST_ELECTRICITY_PRICE };
+	bool first = true;
+	int old = 0;
+
+	if (r->prices.unknown) {
+		if (r->prices.gpu_name[0])
+			fprintf(out, "Prices:    %s is not in the built-in price table (docs/prices.md), so there is no verdict;\n",
+				r->prices.gpu_name);
+		else
+			fprintf(out, "Prices:    the logs do not name the GPU model, so no price can be assumed (docs/prices.md);\n");
+		fprintf(out, "           give yours: --profile FILE or --set hardware_price=N --set cloud_hourly_rate=N "
+			"--set electricity_price=N\n");
+		return;
+	}
+	if (!r->prices.used)
+		return;
+	fprintf(out, "Prices:    assumed, not yours: docs/prices.md's row %s for %s\n           ", row->model,
+		r->prices.gpu_name);
+	assumed_fig(out, r, COST_HARDWARE_PRICE, "purchase", "", row->purchase.date, &first);
+	assumed_fig(out, r, COST_CLOUD_HOURLY_RATE, "cloud", "/h", row->cloud.date, &first);
+	assumed_fig(out, r, COST_ELECTRICITY_PRICE, "electricity", "/kWh", t->electricity.date, &first);
+	fprintf(out, "\n           yours with --profile FILE, or");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (r->params.origin[keys[i]] == COST_ASSUMED)
+			fprintf(out, " --set %s=N", cost_param_info((size_t)keys[i])->key);
+	fputc('\n', out);
+	if (!r->prices.old)
+		return;
+	fprintf(out, "           more than a year old:");
+	if (r->prices.age_purchase > 12)
+		fprintf(out, "%s purchase price of %s", old++ ? "," : "", row->purchase.date);
+	if (r->prices.age_cloud > 12)
+		fprintf(out, "%s cloud rate of %s", old++ ? "," : "", row->cloud.date);
+	if (r->prices.age_electricity > 12)
+		fprintf(out, "%s electricity price of %s", old++ ? "," : "", t->electricity.date);
+	if (r->prices.age_grid > 12)
+		fprintf(out, "%s grid intensity of %s", old++ ? "," : "", t->grid.date);
+	fprintf(out, " (against %s)\n", r->now_ns ? "--now" : "the logs' end");
+}
+
+/* Where the rest went, the top findings and the files that are not telemetry, in a few lines. */
+static void first_screen(FILE *out, const struct report *r)
+{
+	const struct analysis *an = r->an;
+	char a[32], b[64], c[32];
+	size_t listed = 0;
+
+	if (r->ntop_causes) {
+		fprintf(out, "Not useful:");
+		for (int i = 0; i < r->ntop_causes; i++) {
+			int s = r->top_cause[i];
+			fprintf(out, "%s %s %s (%s", i ? "," : "", state_label[s],
+				time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
+				num(c, sizeof(c), 100 * report_state_share(r, -1, s), 1));
+			if (have_prices(r))
+				fprintf(out, " %%, %s)", money(b, sizeof(b), r, r->state_cost[s]));
+			else
+				fprintf(out, " %%)");
+		}
+		fputc('\n', out);
+	}
+	for (int i = 0; i < r->ntop_finds; i++) {
+		const struct finding *f = &an->finds[r->top_find[i]];
+		fprintf(out, "%s [%s] %s\n", i ? "          " : "Findings: ", severity_name[f->severity], f->message);
+	}
+	if (r->not_read) {
+		fprintf(out, "Not read:  %zu file%s:", r->not_read, r->not_read == 1 ? "" : "s");
+		for (size_t i = 0; i < r->inputs->nr; i++) {
+			const struct input_stat *in = &r->inputs->inputs[i];
+			if (in->format || report_not_telemetry(in))
+				continue;
+			if (listed++ == 2) {
+				fprintf(out, " ...");
+				break;
+			}
+			fprintf(out, "%s %.90s%s", listed > 1 ? ";" : "", in->skip_reason,
+				strlen(in->skip_reason) > 90 ? "..." : "");
+		}
+		fputc('\n', out);
+		listed = 0;
+	}
+	if (!r->not_telemetry)
+		return;
+	fprintf(out, "Skipped:   %zu file%s not telemetry: ", r->not_telemetry, r->not_telemetry == 1 ? "" : "s");
+	for (size_t i = 0; i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		const char *base = strrchr(in->path, '/');
+		if (!report_not_telemetry(in))
+			continue;
+		if (listed++ == 4) {
+			fprintf(out, ", ...");
+			break;
+		}
+		fprintf(out, "%s%s", listed > 1 ? ", " : "", base ? base + 1 : in->path);
+	}
+	fprintf(out, " (Inputs, at the end)\n");
 }
 
 static void summary(FILE *out, const struct report *r)
@@ -83,10 +186,18 @@ static void summary(FILE *out, const struct report *r)
 			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
 			num(e, sizeof(e), r->covered_h, 3),
 			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
-	fprintf(out, "Energy:    %s kWh (%s)\n", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	fprintf(out, "Energy:    %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
+	if (!isnan(r->co2e_kg))
+		fprintf(out, ", %s kg CO2e at %s g/kWh%s", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
+			num(c, sizeof(c), r->params.grid_gco2_per_kwh, 0),
+			r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
+	fputc('\n', out);
+	price_lines(out, r);
 	if (!have_prices(r)) {
-		fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
+		if (!r->prices.unknown)
+			fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
 		fprintf(out, "Verdict:   %s\n", r->verdict);
+		first_screen(out, r);
 		return;
 	}
 	fprintf(out, "Cost:      %s to own for this window, %s to rent the same useful work",
@@ -94,7 +205,8 @@ static void summary(FILE *out, const struct report *r)
 	if (!isnan(r->win.premium_pct))
 		fprintf(out, " (owning %s %s %%)", r->win.premium_pct >= 0 ? "costs" : "saves",
 			num(c, sizeof(c), fabs(r->win.premium_pct), 1));
-	fprintf(out, "\nVerdict:   %s\n", r->verdict);
+	fprintf(out, "\nVerdict:   %s%s\n", r->prices.used ? "(assumed prices) " : "", r->verdict);
+	first_screen(out, r);
 }
 
 /* More inputs than this are summed up by format, and only those worth a look listed. */
@@ -222,6 +334,42 @@ static void inputs(FILE *out, const struct report *r)
 	}
 }
 
+#define TEXT_DAY_GPUS 16	/* more GPUs than this: the day's share of all of them only */
+#define TEXT_DAYS 62
+
+/* The month at a glance: per UTC day, each GPU's useful share and the day's owned cost. */
+static void by_day(FILE *out, const struct report *r)
+{
+	size_t ng = (size_t)r->an->tl.ngpus, cols = ng <= TEXT_DAY_GPUS ? ng : 0;
+	char a[32], b[64];
+
+	if (r->ndays < 2)
+		return;
+	fprintf(out, "\nBy day (UTC): time in useful states as a share of each GPU's covered time, and the day's owned cost\n  %-10s", "day");
+	for (size_t g = 0; g < cols; g++)
+		fprintf(out, " %6s", (snprintf(a, sizeof(a), "GPU %zu", g), a));
+	fprintf(out, " %6s %14s\n", "all", "cost");
+	for (size_t d = 0; d < r->ndays && d < TEXT_DAYS; d++) {
+		double cov = 0, use = 0, cost = 0;
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(out, "  %04d-%02d-%02d", y, m, dd);
+		for (size_t g = 0; g < ng; g++) {
+			size_t k = d * ng + g;
+			cov += r->day_covered_s[k];
+			use += r->day_useful_s[k];
+			cost += r->day_cost[k];
+			if (g < cols)
+				fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
+					(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
+		}
+		fprintf(out, " %6s %14s\n", cov > 0 ? (snprintf(a, sizeof(a), "%.0f %%", 100 * use / cov), a) : "-",
+			have_prices(r) ? money(b, sizeof(b), r, cost) : "-");
+	}
+	if (r->ndays > TEXT_DAYS)
+		fprintf(out, "  ... %zu more days in --json\n", r->ndays - TEXT_DAYS);
+}
+
 static void gpus(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
@@ -308,6 +456,7 @@ static void segments(FILE *out, const struct report *r)
 static void processes(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!an->nprocs)
@@ -319,7 +468,7 @@ static void processes(FILE *out, const struct report *r)
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
 		double gb = an->gpus[p->gpu].busy_s;
-		fprintf(out, "  %-4d %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", p->gpu, p->pid,
+		fprintf(out, "  %-4s %8" PRId64 " %-18.18s %10s %10s %7s %10s %8s\n", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)), p->pid,
 			p->name[0] ? p->name : "-",
 			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
 			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
@@ -328,18 +477,66 @@ static void processes(FILE *out, const struct report *r)
 	}
 }
 
+/* "2423 stretches, 21h32m06s in all, 9494.7 kJ, 12.3 EUR": a summary's totals */
+static const char *stretch_totals(char *buf, size_t cap, const struct report *r, const struct finding *f)
+{
+	char d[32], e[32], c[48];
+	double cost = report_finding_cost(r, f);
+
+	time_human_dur(d, sizeof(d), (int64_t)(f->total_s * 1e9));
+	snprintf(buf, cap, "%llu %s, %s in all%s%s%s%s%s", (unsigned long long)f->nstretch,
+		 strcmp(f->kind, "log_gap") ? (f->nstretch == 1 ? "stretch" : "stretches") : (f->nstretch == 1 ? "gap" : "gaps"),
+		 d, isnan(f->energy_j) ? "" : ", ", isnan(f->energy_j) ? "" : num(e, sizeof(e), f->energy_j / 1e3, 1),
+		 isnan(f->energy_j) ? "" : " kJ", isnan(cost) ? "" : ", cost ",
+		 isnan(cost) ? "" : money(c, sizeof(c), r, cost));
+	return buf;
+}
+
+/* A finding in full: its line, message, evidence and, for a summary of
+ * several stretches, its totals and the longest ones.  Returns the lines. */
+static int finding_full(FILE *out, const struct report *r, const struct finding *f)
+{
+	const struct analysis *an = r->an;
+	char a[40], b[40], l[160], t[160];
+	int lines = 3;
+
+	fprintf(out, "  [%s] %s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
+		f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
+		when(b, sizeof(b), f->t1_ns), f->message, f->evidence);
+	if (f->nstretch > 1) {
+		fprintf(out, "    %s; longest:", stretch_totals(t, sizeof(t), r, f));
+		for (int i = 0; i < f->ndetail && i < 3; i++)
+			fprintf(out, "%s %s (%s)", i ? "," : "", when(a, sizeof(a), f->detail[i].t0_ns),
+				time_human_dur(b, sizeof(b), f->detail[i].t1_ns - f->detail[i].t0_ns));
+		fputc('\n', out);
+		lines++;
+	}
+	return lines;
+}
+
+/*
+ * The findings, in the analysis' one order (severity, the kinds that always
+ * appear, cost): all in full when that takes at most TEXT_FINDING_ALL
+ * lines, else in full while the section is short (TEXT_FINDING_LINES), then
+ * the rest one line per severity and kind (a lone finding with its message), naming their GPUs and
+ * adding up their stretches, so that every kind found is on the screen
+ * whatever the number of GPUs and days.
+ */
+#define TEXT_FINDING_ALL 45
+#define TEXT_FINDING_LINES 24
+#define TEXT_GROUP_GPUS 8
 static void findings(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	char a[40], b[40];
-	size_t shown = 0;
+	size_t i;
+	int lines = 0, budget;
 
-	fprintf(out, "\nFindings (%zu)\n", an->nfinds + (size_t)an->finds_dropped);
+	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
-		/* a tally by kind first: on long logs the list itself is long */
+		/* a tally by kind first */
 		const char *kinds[32];
 		size_t counts[32], nk = 0;
-		for (size_t i = 0; i < an->nfinds; i++) {
+		for (i = 0; i < an->nfinds; i++) {
 			size_t k;
 			for (k = 0; k < nk && strcmp(kinds[k], an->finds[i].kind); k++)
 				;
@@ -355,18 +552,65 @@ static void findings(FILE *out, const struct report *r)
 			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
 		fputc('\n', out);
 	}
-	for (int sev = SEV_CRITICAL; sev >= SEV_INFO; sev--)
-		for (size_t i = 0; i < an->nfinds && shown < MAX_TEXT_FINDINGS; i++) {
-			const struct finding *f = &an->finds[i];
-			if (f->severity != sev)
+	/* all in full when that fits on a screen, else the first ones */
+	for (i = 0; i < an->nfinds; i++)
+		lines += 3 + (an->finds[i].nstretch > 1);
+	budget = lines <= TEXT_FINDING_ALL ? lines : TEXT_FINDING_LINES;
+	for (i = 0, lines = 0; i < an->nfinds && lines < budget; i++)
+		lines += finding_full(out, r, &an->finds[i]);
+	/* the rest: one line per severity and kind, in the order they first come */
+	for (size_t g = i; g < an->nfinds; g++) {
+		const struct finding *f = &an->finds[g];
+		uint64_t n = 0, stretches = 0;
+		double total_s = 0, cost = 0;
+		bool done = false, costed = false;
+		char l[48], d[32], c[48];
+		bool seen[TL_MAX_GPUS + 1] = { false };	/* by GPU + 1: host first */
+		size_t ngpus = 0;
+		for (size_t k = i; k < g && !done; k++)
+			done = an->finds[k].severity == f->severity && !strcmp(an->finds[k].kind, f->kind);
+		if (done)
+			continue;
+		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
+		for (size_t k = g; k < an->nfinds; k++) {
+			const struct finding *o = &an->finds[k];
+			double oc = report_finding_cost(r, o);
+			if (o->severity != f->severity || strcmp(o->kind, f->kind))
 				continue;
-			fprintf(out, "  [%s] %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity],
-				f->kind, when(a, sizeof(a), f->t0_ns), when(b, sizeof(b), f->t1_ns), f->message,
-				f->evidence);
-			shown++;
+			/* each GPU once, the first TEXT_GROUP_GPUS by name */
+			if (!seen[o->gpu + 1]) {
+				seen[o->gpu + 1] = true;
+				if (ngpus < TEXT_GROUP_GPUS)
+					fprintf(out, "%s%s", ngpus ? ", " : " ",
+						o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
+				ngpus++;
+			}
+			n++;
+			stretches += o->nstretch;
+			total_s += o->total_s;
+			if (!isnan(oc)) {
+				cost += oc;
+				costed = true;
+			}
 		}
-	if (an->nfinds > shown || an->finds_dropped)
-		fprintf(out, "  ... %zu more in --json\n", an->nfinds - shown + (size_t)an->finds_dropped);
+		if (ngpus > TEXT_GROUP_GPUS)
+			fprintf(out, " and %zu more GPUs", ngpus - TEXT_GROUP_GPUS);
+		if (stretches)
+			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)stretches,
+				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",
+				time_human_dur(d, sizeof(d), (int64_t)(total_s * 1e9)), costed ? ", cost " : "",
+				costed ? money(c, sizeof(c), r, cost) : "");
+		else if (n > 1)
+			fprintf(out, ": %llu findings", (unsigned long long)n);
+		else
+			fprintf(out, ": %s", f->message);
+		fputc('\n', out);
+	}
+	if (an->finds_dropped)
+		fprintf(out, "  ... %llu more of the kinds above, not kept (the cap on findings)\n",
+			(unsigned long long)an->finds_dropped);
+	if (i < an->nfinds)
+		fprintf(out, "  (every finding in full, with the longest stretches of each, in --json)\n");
 }
 
 static void cost(FILE *out, const struct report *r)
@@ -485,6 +729,7 @@ static void skipped(FILE *out, const struct report *r)
 static void traces(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
+	char gn[16];
 	char t[32], fill[32], kp[32], gp[32], u[32], us[32];
 
 	if (!an->trace)
@@ -492,7 +737,7 @@ static void traces(FILE *out, const struct report *r)
 	fprintf(out, "\nTraces (kernel time is what counts as useful over each stretch)\n");
 	for (size_t i = 0; i < an->njoins; i++) {
 		const struct trace_join *j = &an->joins[i];
-		fprintf(out, "  GPU %d  %s (device %d, matched by %s and time)\n", j->gpu, j->file, j->device,
+		fprintf(out, "  GPU %s  %s (device %d, matched by %s and time)\n", analysis_gpu_num(an, j->gpu, gn, sizeof(gn)), j->file, j->device,
 			j->matched_by);
 		fprintf(out, "    %s for %.1f ms: kernels fill %s %% (%" PRIu64 " kernels, median %s us, median gap %s us)\n",
 			when(t, sizeof(t), j->t0_ns), j->span_s * 1e3,
@@ -694,13 +939,14 @@ static void unplaced(FILE *out, const struct report *r)
 void report_text(FILE *out, const struct report *r)
 {
 	summary(out, r);
-	inputs(out, r);
-	unplaced(out, r);
 	if (r->t0_ns == INT64_MAX) {
+		inputs(out, r);
+		unplaced(out, r);
 		skipped(out, r);
 		return;
 	}
 	gpus(out, r);
+	by_day(out, r);
 	states(out, r);
 	findings(out, r);
 	outages(out, r);
@@ -710,5 +956,8 @@ void report_text(FILE *out, const struct report *r)
 	cost(out, r);
 	report_fleet_text(out, r);
 	segments(out, r);
+	/* the details of what was read last: the first screen sums them up */
+	inputs(out, r);
+	unplaced(out, r);
 	skipped(out, r);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/jsonw.h"
+#include "util/version.h"
 #include "util/timeutil.h"
 
 static double us(int64_t ns)
@@ -219,6 +220,7 @@ void trace_json(FILE *out, const struct trace_an *an, const struct ingest_result
 
 	jsonw_init(&w, out, true);
 	jsonw_obj_begin(&w);
+	jsonw_version(&w);
 	jsonw_key(&w, "files");
 	jsonw_arr_begin(&w);
 	for (size_t i = 0; i < in->nr; i++) {

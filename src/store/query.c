@@ -541,6 +541,7 @@ int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, 
 	minutes(s, an, rows, t0, t1);
 	procs(s, an, rows, t0, t1);
 	findings(s, an, rows, since_ns, until_ns);
+	analysis_rank_findings(an);	/* the one order every writer lists them in */
 	events(s, an, rows, since_ns, until_ns);
 	outages(s, an, rows, since_ns, until_ns);
 	return n;

@@ -106,7 +106,23 @@ awk -v h="$hdr" 'BEGIN {
 }' >"$out/month/query.csv"
 "$bin" report --profile h200-vs-cloud --html "$out/month.html" --json "$out/month/query.csv" >"$out/month.json" ||
 	bad "month report failed"
-$check "$out/month.html" "$out/month.json" --max-bytes 5000000 --charts 12 || fail=1
+$check "$out/month.html" "$out/month.json" --max-bytes 5000000 --charts 13 || fail=1
+# the month at a glance: 30 days x 8 GPUs whose parts add up to the window (issue 31)
+python3 - "$out/month.json" <<'PY' || bad "month: the days do not add up to the window"
+import json, sys
+j = json.load(open(sys.argv[1]))
+days = j["days"]
+assert len(days) == 30 and all(len(d["gpus"]) == 8 for d in days), len(days)
+cost = sum(g["cost"] for d in days for g in d["gpus"])
+cov = sum(g["covered_s"] for d in days for g in d["gpus"])
+w = j["cost"]["window"]
+assert abs(cost - w["local_cost"]) <= 1e-6 * w["local_cost"], (cost, w["local_cost"])
+assert abs(cov / 3600 - w["covered_h"]) <= 1e-6 * w["covered_h"], (cov, w["covered_h"])
+d13 = days[12]["gpus"][3]	# the outage: 6 h without data on GPU 3
+assert abs(d13["covered_s"] - 18 * 3600) < 120, d13
+PY
+grep -q '<section id="month">' "$out/month.html" || bad "month: no By day heatmap"
+"$bin" report --profile h200-vs-cloud "$out/month/query.csv" | grep -c '^  2026-10-' | grep -qx 30 || bad "month: the text has not 30 days"
 
 # ---- the fleet section of report --prometheus, from the fake server of the prom tests ----
 # (a few lines of Python on loopback: no Prometheus needed; tests/prom has the real one)

@@ -99,6 +99,113 @@ for dev in /dev/zero "$T/fifo"; do
 	rm -f "$T/z.db"
 done
 
+# ---- 6. a line of 40 MiB (the limit is 16 MiB): one bad line, lines right --
+python3 - "$D" "$T/long.log" <<'PY'
+import sys
+rows = open(sys.argv[1]).read().split("\n")
+# row 100 of the capture, repeated without newlines past 40 MiB
+long = rows[99] * (40 * 1024 * 1024 // len(rows[99]) + 1)
+open(sys.argv[2], "w").write("\n".join(rows[:100] + [long] + rows[100:]))
+PY
+gzip -1 -c "$T/long.log" >"$T/long.log.gz"
+for f in long.log long.log.gz; do
+	"$BIN" dump "$T/$f" >"$T/long.out" 2>"$T/long.err"
+	nbad=$(grep -c '"kind":"bad"' "$T/long.out")
+	"$BIN" dump "$D" >"$T/short.out" 2>/dev/null
+	# every record of the capture, the rows after line 100 one line later
+	if [ "$nbad" = 1 ] && grep -q '"line":101,"col":0,"msg":"line longer than 16777216 bytes"' "$T/long.out" &&
+	   python3 - "$T/short.out" "$T/long.out" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2]) if '"bad"' not in l]
+for r in a:
+    if r["line"] > 100: r["line"] += 1
+sys.exit(0 if a == b else 1)
+PY
+	then ok "$f: a 40 MiB line is one bad line, the rows after it keep their line numbers"
+	else bad "$f: a 40 MiB line ($nbad bad lines)"; grep '"bad"' "$T/long.out" | head -3 | cut -c1-200; fi
+done
+rm -f "$T/long.log" "$T/long.log.gz" "$T/long.out"
+
+# ---- 3b. the files beside the logs are bounded too -------------------------
+for c in "report --gpu-map /dev/zero $D" "report --profile /dev/zero $D" "scale /dev/zero" \
+	 "scale --logs --app-log /dev/zero $D" "alert --rules /dev/zero $D"; do
+	# shellcheck disable=SC2086
+	lim "$BIN" $c >/dev/null 2>"$T/b.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q '/dev/zero.*\(longer than\|at most\)' "$T/b.err"
+	then ok "$c: stops with a message (exit $rc)"
+	else bad "$c (exit $rc)"; head -3 "$T/b.err"; fi
+done
+
+# ---- 4. no raw control character from a log reaches a terminal ------------
+# the capture's pmon log with its process renamed to one that retitles and
+# recolours a terminal; a file name and a kernel line holding the same
+ESC=$(printf '\033') BEL=$(printf '\007')
+HOSTILE="py${ESC}]0;pwned${BEL}${ESC}[31mthon"
+mkdir -p "$T/h"
+sed "s/python3 /$HOSTILE /" "$EX/pmon_um_DT.log" >"$T/h/pmon.log"
+cp "$D" "$T/h/dmon${ESC}[2J.log"
+printf '[  12.345678] NVRM: Xid (PCI:0000:3b:00): 79, pid=635, name=%s, GPU has fallen off the bus.\n' "$HOSTILE" >"$T/h/kern.log"
+printf ' 20261129    22:46:40       0  %s\n' "$HOSTILE" >>"$T/h/dmon${ESC}[2J.log"
+"$BIN" ingest -q --db "$T/h.db" "$T/h/pmon.log" "$T/h/dmon${ESC}[2J.log" >/dev/null 2>&1
+raw() {	# NAME FILE...: no ESC or BEL in the files
+	name=$1; shift
+	if cat "$@" | grep -q "[$ESC$BEL]"; then bad "$name: raw control characters"; cat -v "$@" | grep -a '\^\[' | head -3
+	else ok "$name"; fi
+}
+"$BIN" report "$T/h" >"$T/r.out" 2>"$T/r.err"
+raw "report (text): process, file name and bad line escaped" "$T/r.out" "$T/r.err"
+grep -q 'py\\x1b\]0;pwned\\x07' "$T/r.out" || bad "report (text) shows the name as \\x1b]0;pwned\\x07"
+"$BIN" dump "$T/h" >/dev/null 2>"$T/d.err"
+raw "dump: its messages on standard error" "$T/d.err"
+"$BIN" alert "$T/h" >"$T/a.out" 2>"$T/a.err"
+raw "alert (text)" "$T/a.out" "$T/a.err"
+"$BIN" trend --db "$T/h.db" >"$T/t.out" 2>"$T/t.err"
+raw "trend (text): task names" "$T/t.out" "$T/t.err"
+grep -q 'pwned' "$T/t.out" || bad "trend (text) lists the task"
+"$BIN" trend --db "$T/h.db" --csv >"$T/tc.out" 2>&1
+raw "trend --csv" "$T/tc.out"
+"$BIN" ingest --db "$T/h2.db" "$T/h" >"$T/i.out" 2>"$T/i.err"
+raw "ingest: file names" "$T/i.out" "$T/i.err"
+"$BIN" doctor --kernel-log "$T/h/kern.log" >"$T/k.out" 2>"$T/k.err"
+raw "doctor (text): a kernel line" "$T/k.out" "$T/k.err"
+"$BIN" scale --logs "$T/h" >"$T/s.out" 2>"$T/s.err"
+raw "scale --logs (text)" "$T/s.out" "$T/s.err"
+"$BIN" formats >"$T/fm.out" 2>&1
+raw "formats" "$T/fm.out"
+
+# ---- 5. per-input memory: 3000 small logs in a row ----------------------------
+# five rows of the capture's dmon log each, ten seconds apart, none overlapping
+if [ -x /usr/bin/time ]; then
+	python3 - "$D" "$T/many" <<'PY'
+import datetime, os, sys
+src = open(sys.argv[1]).read().split("\n")
+hdr, rows = src[:2], [l for l in src[2:] if l.strip() and not l.startswith("#")][:5]
+base = datetime.datetime(2026, 11, 1)
+os.makedirs(sys.argv[2])
+for i in range(3000):
+    out = hdr[:]
+    for k, r in enumerate(rows):
+        t = base + datetime.timedelta(seconds=i * 10 + k)
+        f = r.split()
+        out.append(" " + t.strftime("%Y%m%d    %H:%M:%S") + " " + " ".join("%6s" % x for x in f[2:]))
+    open(os.path.join(sys.argv[2], "dmon_%05d.log" % i), "w").write("\n".join(out) + "\n")
+PY
+	/usr/bin/time -f %M "$BIN" report "$T/many/dmon_00000.log" >/dev/null 2>"$T/m1"
+	/usr/bin/time -f %M "$BIN" report "$T/many" >/dev/null 2>"$T/m3000"
+	/usr/bin/time -f %M "$BIN" ingest -q --db "$T/m.db" "$T/many" >/dev/null 2>"$T/mi"
+	one=$(tail -1 "$T/m1") all=$(tail -1 "$T/m3000") ing=$(tail -1 "$T/mi")
+	per=$(( (all - one) * 1024 / 3000 )) peri=$(( (ing - one) * 1024 / 3000 ))
+	# 1.2 KB of an input's statistics stay to the end; 7.5 KB each did before
+	if [ $per -lt 3000 ] && [ $peri -lt 4500 ]; then
+		ok "3000 logs: $per bytes an input in report, $peri in ingest (peak RSS)"
+	else
+		bad "3000 logs: $per bytes an input in report, $peri in ingest (peak RSS; want < 3000, 4500)"
+	fi
+	rm -rf "$T/many" "$T/m.db"
+fi
+
 # ---- 2. two to four writers into one new store ------------------------------
 # each round: four ingests of four logs of the capture start at once into a
 # store that does not exist yet; all must store their file (no "table meta

@@ -885,6 +885,113 @@ static void test_sink_stops(void **state)
 	gen_release(&gen);
 }
 
+/* ---- over-long lines ---------------------------------------------------------- */
+
+struct long_sink {
+	struct got g;
+	char msg[128];		/* the bad line's message */
+	uint64_t bad_line;
+	int nbad;
+};
+
+static int collect_long(void *ud, const struct input_stat *in, const struct rec *r,
+			const struct batch *b)
+{
+	struct long_sink *ls = ud;
+
+	if (r->kind == REC_BAD) {
+		ls->nbad++;
+		ls->bad_line = r->line;
+		snprintf(ls->msg, sizeof(ls->msg), "%s", batch_str(b, r->name));
+		return 0;
+	}
+	return collect(&ls->g, in, r, b);
+}
+
+/*
+ * Row 120 of a 300-row log is followed by one line of rows that lost their
+ * newlines: five times the line limit (4096 or 100000 here, 16 MiB by
+ * default; the second is past the 64 KiB sniffed head, so the line is read
+ * into a buffer that grows up to the limit).  It must be one bad line, "line longer than 4096 bytes", at its own line
+ * number, and every row after it must keep its own line number: plain
+ * (mapped), gzip and zstd (read in chunks), any chunk size, one thread or
+ * three.  Before, the
+ * chunk cutter cut it into pieces of the limit, each taken for a line.
+ */
+static void long_line(void **state, size_t limit)
+{
+	static const size_t chunks[] = { 64, 0 };
+	static const int threads[] = { 1, 3 };
+	struct gen gen;
+	struct sbuf text = { 0 }, row = { 0 };
+	char path[3][256];
+	const char *kinds[3] = { "long.log", "long.log.gz", "long.log.zst" };
+	const char *at, *end;
+	char want[64];
+	uint64_t after;
+
+	(void)state;
+	make_tmp_dir();
+	gen_dmon(&gen, 1, 300, "\n");
+	after = gen.w[119].line;
+	/* the text up to the end of line `after`, the long line, the rest */
+	at = gen.text.p;
+	for (uint64_t l = 0; l < after; l++)
+		at = strchr(at, '\n') + 1;
+	end = strchr(at, '\n');
+	sb_add(&row, at, (size_t)(end - at));	/* the next row, without its newline */
+	sb_add(&text, gen.text.p, (size_t)(at - gen.text.p));
+	while (text.n < (size_t)(at - gen.text.p) + 5 * limit)
+		sb_add(&text, row.p, row.n);
+	sb_add(&text, "\n", 1);
+	sb_add(&text, at, gen.text.n - (size_t)(at - gen.text.p));
+	for (size_t i = 0; i < gen.nw; i++)
+		if (gen.w[i].line > after)
+			gen.w[i].line++;
+	write_file(tmp_path(path[0], sizeof(path[0]), kinds[0]), text.p, text.n);
+	write_gzip(tmp_path(path[1], sizeof(path[1]), kinds[1]), text.p, text.n);
+	write_zstd(tmp_path(path[2], sizeof(path[2]), kinds[2]), text.p, text.n);
+	for (int k = 0; k < 3; k++) {
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+				struct ingest_opts o = opts(threads[t], chunks[c]);
+				struct long_sink ls = { 0 };
+				struct ingest_sink sink = { &ls, collect_long, NULL };
+				struct ingest_result res = { 0 };
+				struct gl_err err = { 0 };
+				const char *paths[1] = { path[k] };
+
+				o.max_line = limit;
+				assert_int_equal(ingest_run(paths, 1, &o, &sink, &res, &err), 0);
+				if (ls.nbad != 1 || ls.bad_line != after + 1)
+					fail_msg("%s chunk %zu threads %d: %d bad line(s), the last at line %llu; "
+						 "want 1 at line %llu", kinds[k], chunks[c], threads[t], ls.nbad,
+						 (unsigned long long)ls.bad_line, (unsigned long long)after + 1);
+				snprintf(want, sizeof(want), "line longer than %zu bytes", limit);
+				assert_string_equal(ls.msg, want);
+				check_records(&ls.g, &gen);
+				assert_int_equal(res.inputs[0].lines, gen.lines + 1);
+				assert_int_equal(res.inputs[0].bad, 1);
+				assert_int_equal(res.inputs[0].bytes, text.n);
+				got_release(&ls.g);
+				ingest_result_release(&res);
+			}
+		}
+		unlink(path[k]);
+	}
+	rmdir(tmp_dir);
+	free(text.p);
+	free(row.p);
+	gen_release(&gen);
+}
+
+static void test_long_line(void **state)
+{
+	static const size_t limits[] = { 4096, 100000 };
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		long_line(state, limits[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -900,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_sink_stops),
 		cmocka_unit_test(test_many_inputs_lazy),
 		cmocka_unit_test(test_dmon_fixed_width),
+		cmocka_unit_test(test_long_line),
 	};
 
 	/* local times in the logs are read as UTC */

@@ -184,6 +184,8 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/gpustat/y_basic.txt", "gpustat" },
 		{ "tests/formats/gpustat/y_mock_full_process.txt", "gpustat" },
 		{ "tests/formats/dcgmi-dmon/y_basic.txt", "dcgmi-dmon" },
+		{ "tests/formats/rocm-smi/y_basic.txt", "rocm-smi" },
+		{ "tests/formats/rocm-smi-json/y_mi100_rocm602_4gpu.json", "rocm-smi-json" },
 	};
 
 	(void)st;
