@@ -1451,7 +1451,7 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, cons
 		double r_best = NAN, r_next = NAN;
 		size_t from = res->nr, from_best = res->nr;
 		struct input_stat *st = &res->inputs[i];
-		char day[16], rr[48] = "";
+		char day[16], rr[48] = "", note[240];
 		int y, m, d;
 		bool by_readings = false, stored = false;
 
@@ -1520,13 +1520,15 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, cons
 		snprintf(day, sizeof(day), "%04d-%02d-%02d", y, m, d);
 		if (!isnan(r_best) && (by_readings || k_lo == k_hi))
 			snprintf(rr, sizeof(rr), ", readings r=%.2f", r_best);
-		snprintf(st->tod_note, sizeof(st->tod_note),
+		snprintf(note, sizeof(note),
 			 "time of day in file, date %s from %s (%s%s)", day,
 			 from == res->nr ? "the logs stored before"
 			 : strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
 			 : res->inputs[from].path,
 			 by_readings ? "its times of day and readings match" : "the one day its times of day meet",
 			 rr);
+		free(st->tod_note);
+		st->tod_note = xstrdup(note);
 		zi[i].first_ns += k_best * NS_PER_DAY;
 		zi[i].last_ns += k_best * NS_PER_DAY;
 	}
@@ -1548,7 +1550,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	const char **names;
 	bool *later, any_local = false, any_zoned = false, any_tod = false, any_dated = false;
 	int64_t shift;
-	char note[sizeof(res->inputs[0].zone_note)];
+	char note[400];
 	enum zn_verdict v;
 
 	if (!res->nr)
@@ -1601,7 +1603,8 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 			if (!zi[i].zoneless)
 				continue;
 			res->inputs[i].zone_shift_ns = v == ZN_SHIFT ? shift : 0;
-			snprintf(res->inputs[i].zone_note, sizeof(res->inputs[i].zone_note), "%s", note);
+			free(res->inputs[i].zone_note);
+			res->inputs[i].zone_note = xstrdup(note);
 		}
 	free(names);
 	free(zi);
@@ -2080,9 +2083,13 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	free(wait);
 	for (size_t i = 0; i < res->nr; i++) {
 		struct input_stat *st = &res->inputs[i];
-		if (st->zone_note[0]) {
-			snprintf(st->time_note, sizeof(st->time_note), "%s; %s",
-				 st->time_basis ? st->time_basis : "timestamps in the file", st->zone_note);
+		if (st->zone_note) {
+			const char *tb = st->time_basis ? st->time_basis : "timestamps in the file";
+			size_t n = strlen(tb) + strlen(st->zone_note) + 3;
+			char *t = xmalloc(n);
+			snprintf(t, n, "%s; %s", tb, st->zone_note);
+			free(st->time_note);
+			st->time_note = t;
 			st->time_basis = st->time_note;
 		}
 		if (st->spool_cut && st->format && !st->skip_reason[0])
@@ -2103,6 +2110,9 @@ void ingest_result_release(struct ingest_result *res)
 		free(res->inputs[i].columns);
 		anc_plan_free(res->inputs[i].anchor);
 		spool_release(&res->inputs[i]);
+		free(res->inputs[i].zone_note);
+		free(res->inputs[i].tod_note);
+		free(res->inputs[i].time_note);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));
