@@ -260,6 +260,13 @@ TEST_TARGETS += kernel-tests
 kernel-tests: $(BIN)
 	@sh tests/kernel/run.sh $(BIN)
 
+# The audit does not change with file times, TZ, input order, split or joined
+# logs, or a trip through the store (issue 28; tests/invariance/invariance.py)
+.PHONY: invariance
+TEST_TARGETS += invariance
+invariance: $(BIN)
+	@sh tests/invariance/run.sh $(BIN)
+
 # The history store: ingest, trend and report --db against recounts (docs/store.md)
 .PHONY: store-tests
 TEST_TARGETS += store-tests

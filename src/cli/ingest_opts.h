@@ -23,7 +23,7 @@ enum {
 #define INGEST_OPTION_ROWS                                                                          \
 	{ "format", 'f', "ID", "read every input as format ID (see 'gputally formats') instead of sniffing", OPT_I_FORMAT }, \
 	{ "tz", 0, "ZONE", "time zone of timestamps that carry none (default: the machine's, or $TZ)", OPT_I_TZ }, \
-	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T); for syslog and journalctl lines without a year, the last day of the log", OPT_I_DATE }, \
+	{ "date", 0, "YYYY-MM-DD", "date for logs that only carry a time of day (dmon -o T) when no dated log beside them or their file name gives it; for syslog and journalctl lines without a year, the last day of the log", OPT_I_DATE }, \
 	{ "columns", 0, "LIST", "column names for headerless --query-gpu CSV (as given to --query-gpu)", OPT_I_COLUMNS }, \
 	{ "interval", 0, "DUR", "sample interval of logs with no time at all (default 1s)", OPT_I_INTERVAL }, \
 	{ "start", 0, "TIME", "first sample time of logs with no time at all (RFC 3339), instead of placing them by content", OPT_I_START }, \

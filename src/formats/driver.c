@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "formats/place.h"
+#include "formats/zone.h"
 #include "formats/reader.h"
 #include "formats/smi.h"
 #include "formats/spool.h"
@@ -991,6 +992,10 @@ static int64_t tick_time(const struct source *s, uint64_t k, const struct ingest
 
 static void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts *o)
 {
+	/* a stamp without a zone read in the wrong one (zone.h): moved last,
+	 * after the steps below that reason in the zone it was read in */
+	int64_t zone_ns = r->time_kind == TK_ABS || r->time_kind == TK_TOD ? s->st->zone_shift_ns : 0;
+
 	if (r->kind == REC_ANCHOR) {
 		if (r->anc.quality != ANC_Q_CLOCK_REF || r->anc.boot_id != STR_NONE)
 			kboot_next(&s->kboot, r);
@@ -1014,11 +1019,14 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 		break;
 	case TK_TOD:
 		if (s->tod_base_days == INT64_MIN) {
-			if (o->date_days != INT64_MIN) {
-				s->tod_base_days = o->date_days;
-				s->st->time_basis = "time of day in file, date from --date";
+			if (s->st->tod_by_evidence) {
+				s->tod_base_days = s->st->tod_days;
+				s->st->time_basis = s->st->tod_note;
 			} else if ((s->tod_base_days = date_from_name(s->st->path)) != INT64_MIN) {
 				s->st->time_basis = "time of day in file, date from file name";
+			} else if (o->date_days != INT64_MIN) {
+				s->tod_base_days = o->date_days;
+				s->st->time_basis = "time of day in file, date from --date";
 			} else {
 				s->tod_base_days = local_days_of(s->rd.mtime_ns);
 				s->st->time_basis = "time of day in file, date from file modification time";
@@ -1061,8 +1069,11 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 		break;
 	}
 	r->time_kind = TK_ABS;
-	if (r->kind == REC_BAD)
+	if (r->kind == REC_BAD) {
+		if (r->t_ns != INT64_MIN)
+			r->t_ns += zone_ns;
 		return;
+	}
 	/*
 	 * When clocks fall back, an hour of local time happens twice, and a
 	 * timestamp without a zone is converted to the first occurrence.  A
@@ -1095,6 +1106,8 @@ static void resolve_time_slow(struct source *s, struct rec *r, const struct inge
 		s->st->dst_repeats++;
 	}
 	s->last_t_ns = r->t_ns;
+	if (r->t_ns != INT64_MIN)
+		r->t_ns += zone_ns;
 }
 
 /* Give r its absolute time, in place. */
@@ -1103,7 +1116,7 @@ static inline void resolve_time(struct source *s, struct rec *r, const struct in
 	/* the common case, an absolute time that is no step back: what
 	 * resolve_time_slow() would do comes down to this */
 	if (r->time_kind == TK_ABS && r->kind != REC_ANCHOR && r->kind != REC_BAD &&
-	    r->t_ns != INT64_MIN && !s->dst_shift_ns &&
+	    r->t_ns != INT64_MIN && !s->dst_shift_ns && !s->st->zone_shift_ns &&
 	    (s->last_t_ns == INT64_MIN || r->t_ns >= s->last_t_ns - DST_STEP_MIN_NS)) {
 		s->last_t_ns = r->t_ns;
 		return;
@@ -1317,6 +1330,286 @@ static void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
 		free(has);
 	}
 	free(full);
+}
+
+/*
+ * The zone pre-pass (zone.h): read input i, up to max bytes (0: all), and
+ * note whether its stamps carry a zone and what span its times cover.
+ * Kernel logs are placed by their anchors already (place_kernel() runs
+ * first); logs without time are not evidence either way.
+ */
+static bool scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+			    size_t max_bytes, struct zn_input *zi, struct pl_collect *pc)
+{
+	bool any = false;	/* a record of any kind was read */
+	struct input_stat *st = &res->inputs[i], before = *st;
+	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
+	struct chunk c = { 0 };
+	size_t done = 0;
+	bool timed = false, local = false;
+
+	zi->first_ns = zi->last_ns = INT64_MIN;
+	zi->zoned = zi->zoneless = false;
+	if (!open_source(&s, st, o, false, 0) || s.fmt->by_path) {
+		source_release(&s);
+		keep_learnt(&before, st);
+		*st = before;
+		return true;	/* nothing to learn from reading more */
+	}
+	s.last_t_ns = INT64_MIN;
+	c.src = &s;
+	while ((!max_bytes || done < max_bytes) &&
+	       cut_chunk(&s, &c, max_bytes ? max_bytes : DEFAULT_CHUNK, NULL)) {
+		uint64_t before_n = time_local_count();
+		done += c.n;
+		parse_chunk(&c, o);
+		local |= time_local_count() != before_n;
+		any |= c.batch.nr > 0;
+		for (size_t k = 0; k < c.batch.nr; k++) {
+			struct rec r = c.batch.recs[k];
+			int64_t t;
+			if (r.kind == REC_BAD || r.time_kind == TK_NONE || r.time_kind == TK_FILE)
+				continue;
+			local |= r.time_kind == TK_TOD;
+			resolve_time(&s, &r, o);
+			if (r.time_kind != TK_ABS || r.t_ns == INT64_MIN)
+				continue;	/* a printk time no anchor places */
+			timed = true;
+			if (pc)
+				pl_collect_rec(pc, i, &r, &c.batch);	/* readings, to date -o T logs */
+			/*
+			 * The span is what the run measured: samples, processes,
+			 * trace events and clock references.  Kernel events are
+			 * not in it: a kernel log reaches back to its boot, days
+			 * before the run, and would fit every offset or none.
+			 * Kernel logs without a zone (dmesg -T) still move with
+			 * the others; kernel logs placed by a clock reference
+			 * come with it.
+			 */
+			if (r.kind == REC_ANCHOR ? r.anc.quality != ANC_Q_CLOCK_REF
+			    : r.kind != REC_SAMPLE && r.kind != REC_PROC && r.kind != REC_TRACE)
+				continue;
+			t = r.t_ns;
+			if (zi->first_ns == INT64_MIN || t < zi->first_ns)
+				zi->first_ns = t;
+			if (zi->last_ns == INT64_MIN || t > zi->last_ns)
+				zi->last_ns = t;
+		}
+	}
+	zi->zoneless = timed && local;
+	zi->zoned = timed && !local && zi->first_ns != INT64_MIN;
+	zi->tod = s.tod_base_days != INT64_MIN;
+	zi->tod_days = s.tod_base_days;
+	for (int k = 0; k < c.nctx; k++)
+		free(c.ctx[k]);
+	free(c.owned);
+	batch_release(&c.batch);
+	source_release(&s);
+	keep_learnt(&before, st);
+	*st = before;
+	return any;
+}
+
+/*
+ * A time-of-day log takes its date from the dated logs beside it first: the
+ * whole number of days that puts its times of day on a dated log's span and
+ * its readings on that log's readings (the same GPU).  One day that the
+ * spans allow and the readings do not contradict, or the one day whose
+ * readings match clearly best among several: that date.  Otherwise the
+ * driver's rules (file name, --date, file time) stay.  Moves zi[i]'s span.
+ */
+#define TOD_MAX_DAYS 62		/* candidate days compared by readings */
+#define TOD_MATCH_R 0.7		/* readings that repeat the dated log's */
+#define TOD_MARGIN_R 0.1	/* over the next best day */
+#define TOD_CONTRA_R 0.3	/* below this the readings say "not this day" */
+
+static double tod_readings(const struct pl_collect *pc, size_t i, size_t j, int64_t k, bool *same)
+{
+	double best = NAN;
+
+	if (!pc->in[i].ng) {
+		*same = true;	/* no readings (pmon: processes only): times of day alone */
+		return NAN;
+	}
+	for (size_t g = 0; g < pc->in[i].ng; g++) {
+		const struct pl_series *ref = pl_same_gpu(&pc->in[j], &pc->in[i].g[g]);
+		double r;
+		if (!ref)
+			continue;
+		*same = true;
+		r = pl_corr_shift(&pc->in[i].g[g].s, ref, k * NS_PER_DAY);
+		if (!isnan(r) && (isnan(best) || r > best))
+			best = r;
+	}
+	return best;
+}
+
+static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, const struct pl_collect *pc,
+			    const struct ingest_opts *o)
+{
+	for (size_t i = 0; i < res->nr; i++) {
+		int64_t k_lo = INT64_MAX, k_hi = INT64_MIN, k_best = 0;
+		double r_best = NAN, r_next = NAN;
+		size_t from = res->nr, from_best = res->nr;
+		struct input_stat *st = &res->inputs[i];
+		char day[16], rr[48] = "", note[240];
+		int y, m, d;
+		bool by_readings = false, stored = false;
+
+		if (!zi[i].tod || zi[i].first_ns == INT64_MIN)
+			continue;
+		for (size_t j = 0; j < res->nr; j++) {
+			int64_t a, b;
+			bool same = false;
+			if (j == i || zi[j].tod || zi[j].first_ns == INT64_MIN)
+				continue;
+			/* days k with [first + k, last + k] meeting [first_j, last_j] */
+			a = zi[j].first_ns - zi[i].last_ns;
+			b = zi[j].last_ns - zi[i].first_ns;
+			a = a >= 0 ? (a + NS_PER_DAY - 1) / NS_PER_DAY : -(-a / NS_PER_DAY);
+			b = b >= 0 ? b / NS_PER_DAY : -((-b + NS_PER_DAY - 1) / NS_PER_DAY);
+			if (a > b)
+				continue;
+			if (b - a >= TOD_MAX_DAYS)
+				b = a + TOD_MAX_DAYS - 1;
+			for (int64_t k = a; k <= b; k++) {
+				double r = tod_readings(pc, i, j, k, &same);
+				if (!same)
+					break;	/* another GPU's log dates nothing */
+				if (from == res->nr)
+					from = j;
+				k_lo = k < k_lo ? k : k_lo;
+				k_hi = k > k_hi ? k : k_hi;
+				if (isnan(r))
+					continue;
+				if (isnan(r_best) || r > r_best) {
+					if (!isnan(r_best) && k != k_best)
+						r_next = r_best;
+					r_best = r;
+					k_best = k;
+					from_best = j;
+				} else if (k != k_best && (isnan(r_next) || r > r_next)) {
+					r_next = r;
+				}
+			}
+		}
+		/* the logs read before this run (the store's): times of day only */
+		for (size_t j = 0; j < o->nknown_spans && from == res->nr; j++) {
+			int64_t a = o->known_spans[j][0] - zi[i].last_ns, b = o->known_spans[j][1] - zi[i].first_ns;
+			a = a >= 0 ? (a + NS_PER_DAY - 1) / NS_PER_DAY : -(-a / NS_PER_DAY);
+			b = b >= 0 ? b / NS_PER_DAY : -((-b + NS_PER_DAY - 1) / NS_PER_DAY);
+			if (a > b)
+				continue;
+			k_lo = a < k_lo ? a : k_lo;
+			k_hi = b > k_hi ? b : k_hi;
+			stored = true;
+		}
+		if (from == res->nr && !stored)
+			continue;	/* no dated log of its GPU meets it */
+		if (!isnan(r_best) && r_best >= TOD_MATCH_R &&
+		    (isnan(r_next) || r_best - r_next >= TOD_MARGIN_R)) {
+			by_readings = true;	/* the day whose readings it repeats */
+			from = from_best;
+		} else if (k_lo == k_hi && (isnan(r_best) || r_best >= TOD_CONTRA_R)) {
+			k_best = k_lo;		/* the one day the spans allow */
+		} else {
+			continue;		/* several days, or readings that disagree */
+		}
+		st->tod_by_evidence = true;
+		st->tod_days = zi[i].tod_days + k_best;
+		civil_from_days(st->tod_days, &y, &m, &d);
+		snprintf(day, sizeof(day), "%04d-%02d-%02d", y, m, d);
+		if (!isnan(r_best) && (by_readings || k_lo == k_hi))
+			snprintf(rr, sizeof(rr), ", readings r=%.2f", r_best);
+		snprintf(note, sizeof(note),
+			 "time of day in file, date %s from %s (%s%s)", day,
+			 from == res->nr ? "the logs stored before"
+			 : strrchr(res->inputs[from].path, '/') ? strrchr(res->inputs[from].path, '/') + 1
+			 : res->inputs[from].path,
+			 by_readings ? "its times of day and readings match" : "the one day its times of day meet",
+			 rr);
+		free(st->tod_note);
+		st->tod_note = xstrdup(note);
+		zi[i].first_ns += k_best * NS_PER_DAY;
+		zi[i].last_ns += k_best * NS_PER_DAY;
+	}
+}
+
+/*
+ * Stamps without a zone are read in TZ; where zoned evidence of the same
+ * run (clock references, epoch stamps, traces, placed kernel logs, stamps
+ * with an offset) lies a whole number of quarter hours away from them, and
+ * agrees after that offset, they are moved by it (zone.h).  Time-of-day
+ * logs are dated first (date_tod_inputs).  The first 64 KiB of each input
+ * say whether any of this can apply; only then is every input read in full
+ * once more.
+ */
+static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
+{
+	struct zn_input *zi;
+	struct pl_collect pc;
+	const char **names;
+	bool *later, any_local = false, any_zoned = false, any_tod = false, any_dated = false;
+	int64_t shift;
+	char note[400];
+	enum zn_verdict v;
+
+	if (!res->nr)
+		return;
+	zi = xcalloc(res->nr, sizeof(*zi));
+	later = xcalloc(res->nr, sizeof(*later));
+	for (size_t i = 0; i < res->nr; i++) {
+		/* a trace whose events start past its first 64 KiB: read it whole */
+		later[i] = !scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i], NULL);
+		any_local |= zi[i].zoneless;
+		any_zoned |= zi[i].zoned;
+		any_tod |= zi[i].tod;
+		any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
+	}
+	any_dated |= o->nknown_spans > 0;
+	if (!any_local && !any_tod) {
+		free(zi);
+		free(later);
+		return;
+	}
+	for (size_t i = 0; i < res->nr; i++)
+		if (later[i] && !res->inputs[i].skip_reason[0]) {
+			scan_zone_input(res, i, o, 0, &zi[i], NULL);
+			any_zoned |= zi[i].zoned;
+			any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
+			later[i] = false;	/* read whole already */
+		} else {
+			/* zoned evidence needs no more than a stretch of it: a
+			 * part of a zoned span lies beside the run when the whole does */
+			later[i] = zi[i].zoneless;
+		}
+	if (!(any_local && any_zoned) && !(any_tod && any_dated)) {
+		free(zi);
+		free(later);
+		return;
+	}
+	names = xcalloc(res->nr, sizeof(*names));
+	pl_collect_init(&pc, o, res->nr);
+	for (size_t i = 0; i < res->nr; i++) {
+		/* dating -o T logs compares readings: every timed log, whole */
+		if (later[i] || (any_tod && any_dated && zi[i].first_ns != INT64_MIN))
+			scan_zone_input(res, i, o, 0, &zi[i], any_tod && any_dated ? &pc : NULL);
+		names[i] = res->inputs[i].path;
+	}
+	date_tod_inputs(res, zi, &pc, o);
+	pl_collect_release(&pc);
+	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
+	if (v != ZN_AGREE)
+		for (size_t i = 0; i < res->nr; i++) {
+			if (!zi[i].zoneless)
+				continue;
+			res->inputs[i].zone_shift_ns = v == ZN_SHIFT ? shift : 0;
+			free(res->inputs[i].zone_note);
+			res->inputs[i].zone_note = xstrdup(note);
+		}
+	free(names);
+	free(zi);
+	free(later);
 }
 
 /* Free everything s holds; safe to call again. */
@@ -1588,8 +1881,11 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (size_t i = 0; i < res->nr; i++)
 		if (res->inputs[i].stream && !res->inputs[i].skip_reason[0])
 			spool_input(&res->inputs[i], o);
-	place_timeless(res, o);
+	/* kernel logs first: placed by their anchors they are zoned evidence;
+	 * then zones, so that logs placed by content follow their reference */
 	place_kernel(res, o);
+	place_zones(res, o);
+	place_timeless(res, o);
 	lazy = res->nr > MAP_MAX_INPUTS;
 	in_cap = res->nr > 8 ? 16 * 1024 : 0;
 
@@ -1697,7 +1993,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (;;) {
 		struct source *best = NULL;
 		int64_t best_t = 0;
-		/* the earliest record; of equal times, the input given first */
+		/* the earliest record; of equal times, by path (below) */
 		for (size_t i = 0; i < nopen; i++) {
 			struct source *s = open[i];
 			int64_t t;
@@ -1707,8 +2003,14 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 				open[i--] = open[--nopen];
 				continue;
 			}
+			/* records of one time from several inputs: by path, not by
+			 * the order the inputs were given in (the last reading of a
+			 * time is the one a GPU's state keeps); one file given twice:
+			 * the first given */
 			t = s->next->t_ns;
-			if (!best || t < best_t || (t == best_t && s->order < best->order)) {
+			if (!best || t < best_t ||
+			    (t == best_t && (strcmp(s->st->path, best->st->path) < 0 ||
+					     (!strcmp(s->st->path, best->st->path) && s->order < best->order)))) {
 				best = s;
 				best_t = t;
 			}
@@ -1782,6 +2084,15 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	free(wait);
 	for (size_t i = 0; i < res->nr; i++) {
 		struct input_stat *st = &res->inputs[i];
+		if (st->zone_note) {
+			const char *tb = st->time_basis ? st->time_basis : "timestamps in the file";
+			size_t n = strlen(tb) + strlen(st->zone_note) + 3;
+			char *t = xmalloc(n);
+			snprintf(t, n, "%s; %s", tb, st->zone_note);
+			free(st->time_note);
+			st->time_note = t;
+			st->time_basis = st->time_note;
+		}
 		if (st->spool_cut && st->format && !st->skip_reason[0])
 			snprintf(st->skip_reason, sizeof(st->skip_reason),
 				 "stopped early: a stream longer than %llu bytes (GPUTALLY_SPOOL_MAX) is read up to "
@@ -1800,6 +2111,9 @@ void ingest_result_release(struct ingest_result *res)
 		free(res->inputs[i].columns);
 		anc_plan_free(res->inputs[i].anchor);
 		spool_release(&res->inputs[i]);
+		free(res->inputs[i].zone_note);
+		free(res->inputs[i].tod_note);
+		free(res->inputs[i].time_note);
 	}
 	free(res->inputs);
 	memset(res, 0, sizeof(*res));

@@ -54,6 +54,18 @@ struct input_stat {
 	bool sniffed;
 	const struct format *sniff_format;	/* NULL: no format took it */
 	int sniff_score;
+	/* stamps without a zone checked against zoned evidence (zone.h): the
+	 * shift added to them and what was found (NULL: nothing to say); a
+	 * time-of-day log dated by a dated log beside it: that date (local
+	 * days) and the basis text; time_basis with the zone sentence added.
+	 * The texts are owned, allocated only when there is something to say
+	 * (a directory of thousands of logs keeps its inputs small) */
+	int64_t zone_shift_ns;
+	char *zone_note;
+	bool tod_by_evidence;
+	int64_t tod_days;
+	char *tod_note;
+	char *time_note;
 	bool named;		/* given by name, not found in a directory */
 	/* a stream (standard input, a pipe, a FIFO): read once into a copy
 	 * (spool.h) that every pass reads by read_path, owned */

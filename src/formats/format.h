@@ -240,6 +240,10 @@ struct ingest_opts {
 	bool tolerant;		/* --tolerant: accept a cut or trailing comma in JSON */
 	bool has_boot_time;	/* --boot-time: when the kernel of a log's last boot started */
 	int64_t boot_time_ns;
+	/* the spans [first, last] (UTC ns) of logs read before this run (ingest:
+	 * the store's files): dated evidence for time-of-day logs; may be NULL */
+	const int64_t (*known_spans)[2];
+	size_t nknown_spans;
 };
 
 struct parse_ctx {

@@ -409,6 +409,46 @@ int pl_align(const struct pl_series *x, const struct pl_series *ref, struct pl_f
 	return 0;
 }
 
+double pl_corr_shift(const struct pl_series *x, const struct pl_series *ref, int64_t shift_ns)
+{
+	double rsum = 0;
+	int nm = 0;
+
+	if (!x->n || !ref->n || x->step_ns <= 0 || x->step_ns != ref->step_ns)
+		return NAN;
+	for (int m = 0; m < PL_NM; m++) {
+		double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, vx, vy;
+		size_t n = 0;
+		for (size_t a = 0; a < x->n; a++) {
+			int64_t d = x->t0_ns + (int64_t)a * x->step_ns + shift_ns - ref->t0_ns;
+			int64_t b = d >= 0 ? (d + ref->step_ns / 2) / ref->step_ns : -1;
+			double u, v;
+			if (b < 0 || (size_t)b >= ref->n)
+				continue;
+			u = x->v[a][m];
+			v = ref->v[b][m];
+			if (isnan(u) || isnan(v))
+				continue;
+			sx += u;
+			sy += v;
+			sxx += u * u;
+			syy += v * v;
+			sxy += u * v;
+			n++;
+		}
+		if (n < MIN_SAMPLES)
+			continue;
+		vx = sxx - sx * sx / (double)n;
+		vy = syy - sy * sy / (double)n;
+		if (sqrt(fmax(vx, 0) / (double)(n - 1)) < min_spread[m] ||
+		    sqrt(fmax(vy, 0) / (double)(n - 1)) < min_spread[m])
+			continue;
+		rsum += (sxy - sx * sy / (double)n) / sqrt(vx * vy);
+		nm++;
+	}
+	return nm ? rsum / nm : NAN;
+}
+
 /* ---- the pre-pass ---------------------------------------------------------- */
 
 static const int pl_metric[PL_NM] = { M_POWER, M_UTIL_GPU, M_MEM_USED, M_SM_CLOCK };
@@ -524,6 +564,14 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+const struct pl_series *pl_same_gpu(const struct pl_input *in, const struct pl_gpu_series *g)
+{
+	for (size_t k = 0; k < in->ng; k++)
+		if (same_gpu(g, &in->g[k]))
+			return &in->g[k].s;
+	return NULL;
+}
+
 /* A timed input whose file time is far from its last sample: the file times
  * of this set were reset (a copy, an archive), and say nothing. */
 static int reset_file_time(const struct pl_collect *c)
@@ -578,40 +626,124 @@ static void by_file_time(struct pl_collect *c, struct ingest_result *res, size_t
 	st->place_uncertain_s = NAN;
 }
 
-/* Try every timed series of the same GPU; keep the best placed fit. */
+/*
+ * One reference per GPU: the readings of every timed log of that GPU in one
+ * series on the grid of the earliest, so that where a log lies does not
+ * depend on how the timed logs were cut into files (a log split in two, two
+ * days joined, the same file given twice).  Returns how many inputs went in
+ * and the one that gave the most buckets (its name stands for them).
+ */
+static size_t merged_ref(const struct pl_collect *c, const struct ingest_result *res, size_t self,
+			 const struct pl_gpu_series *gx, struct pl_series *out, size_t *main_ref)
+{
+	size_t n = 0, most = 0;
+	int64_t t0 = INT64_MAX, step = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < c->nin; r++) {
+		const struct pl_input *ti = &c->in[r];
+		if (r == self || !ti->timed)
+			continue;
+		for (size_t gr = 0; gr < ti->ng; gr++)
+			if (same_gpu(gx, &ti->g[gr]) && ti->g[gr].s.n) {
+				t0 = ti->g[gr].s.t0_ns < t0 ? ti->g[gr].s.t0_ns : t0;
+				step = ti->g[gr].s.step_ns;
+			}
+	}
+	if (t0 == INT64_MAX || step <= 0)
+		return 0;
+	out->t0_ns = t0;
+	out->step_ns = step;
+	/*
+	 * Sums in double of each log's (float mean x count): exact for the few
+	 * logs a bucket meets, so the merged mean does not depend on the order
+	 * the logs were given in.
+	 */
+	{
+		double (*sum)[PL_NM] = NULL;
+		uint32_t (*cnt)[PL_NM] = NULL;
+		size_t len = 0;
+		for (size_t r = 0; r < c->nin; r++) {
+			const struct pl_input *ti = &c->in[r];
+			if (r == self || !ti->timed)
+				continue;
+			for (size_t gr = 0; gr < ti->ng; gr++) {
+				const struct pl_series *s = &ti->g[gr].s;
+				size_t off;
+				if (!same_gpu(gx, &ti->g[gr]) || !s->n)
+					continue;
+				off = (size_t)((s->t0_ns - t0 + step / 2) / step);
+				if (off + s->n > PL_MAX_BUCKETS)
+					continue;
+				if (off + s->n > len) {
+					sum = xrealloc(sum, (off + s->n) * sizeof(*sum));
+					cnt = xrealloc(cnt, (off + s->n) * sizeof(*cnt));
+					memset(sum + len, 0, (off + s->n - len) * sizeof(*sum));
+					memset(cnt + len, 0, (off + s->n - len) * sizeof(*cnt));
+					len = off + s->n;
+				}
+				for (size_t k = 0; k < s->n; k++)
+					for (int m = 0; m < PL_NM; m++)
+						if (s->cnt[k][m]) {
+							sum[off + k][m] += (double)s->v[k][m] * s->cnt[k][m];
+							cnt[off + k][m] += s->cnt[k][m];
+						}
+				out->truncated |= s->truncated;
+				/* the name: most buckets, then the first path by name */
+				if (!n || s->n > most ||
+				    (s->n == most && strcmp(base_name(res->inputs[r].path),
+							    base_name(res->inputs[*main_ref].path)) < 0)) {
+					most = s->n;
+					*main_ref = r;
+				}
+				n++;
+			}
+		}
+		for (size_t k = 0; k < len; k++)
+			for (int m = 0; m < PL_NM; m++) {
+				pl_series_add(out, k, m, cnt[k][m] ? sum[k][m] / cnt[k][m] : NAN);
+				if (cnt[k][m])
+					out->cnt[k][m] = cnt[k][m] > UINT16_MAX ? UINT16_MAX : (uint16_t)cnt[k][m];
+			}
+		free(sum);
+		free(cnt);
+	}
+	return n;
+}
+
+/* Match the readings against the timed logs of the same GPU taken together. */
 static void by_content(struct pl_collect *c, struct ingest_result *res, size_t i)
 {
 	struct pl_input *in = &c->in[i];
 	struct input_stat *st = &res->inputs[i];
 	struct pl_fit best = { 0 };
-	size_t best_ref = 0, best_x = 0, cands = 0;
+	size_t best_ref = 0, best_x = 0, best_n = 0, cands = 0;
 	char why[200] = "no timed log of the same GPU to match its readings against";
-	char a[40];
+	char a[40], more[64] = "";
 
-	for (size_t gx = 0; gx < in->ng; gx++)
-		for (size_t r = 0; r < c->nin; r++) {
-			const struct pl_input *ti = &c->in[r];
-			if (r == i || !ti->timed)
-				continue;
-			for (size_t gr = 0; gr < ti->ng; gr++) {
-				struct pl_fit f;
-				if (!same_gpu(&in->g[gx], &ti->g[gr]))
-					continue;
-				cands++;
-				pl_align(&in->g[gx].s, &ti->g[gr].s, &f);
-				if (f.placed && (!best.placed || f.r > best.r)) {
-					pl_fit_release(&best);
-					best = f;
-					best_ref = r;
-					best_x = gx;
-					continue;
-				}
-				if (!best.placed)
-					snprintf(why, sizeof(why), "its readings do not match %.40s: %.100s",
-						 base_name(res->inputs[r].path), f.why);
-				pl_fit_release(&f);
-			}
+	for (size_t gx = 0; gx < in->ng; gx++) {
+		struct pl_series ref;
+		struct pl_fit f;
+		size_t main_ref = 0, n = merged_ref(c, res, i, &in->g[gx], &ref, &main_ref);
+		if (!n)
+			continue;
+		cands++;
+		pl_align(&in->g[gx].s, &ref, &f);
+		pl_series_release(&ref);
+		if (f.placed && (!best.placed || f.r > best.r)) {
+			pl_fit_release(&best);
+			best = f;
+			best_ref = main_ref;
+			best_x = gx;
+			best_n = n;
+			continue;
 		}
+		if (!best.placed)
+			snprintf(why, sizeof(why), "its readings do not match %.40s%s: %.100s",
+				 base_name(res->inputs[main_ref].path), n > 1 ? " and the other timed logs" : "",
+				 f.why);
+		pl_fit_release(&f);
+	}
 	if (!best.placed) {
 		if (!cands)
 			snprintf(why, sizeof(why), "no timed log of the same GPU to match its readings against");
@@ -629,10 +761,12 @@ static void by_content(struct pl_collect *c, struct ingest_result *res, size_t i
 	st->place_r = best.r;
 	st->place_uncertain_s = (double)c->o->interval_ns / NS_PER_S;
 	st->place_ref = res->inputs[best_ref].path;
+	if (best_n > 1)
+		snprintf(more, sizeof(more), " and %zu more timed log(s) of the GPU", best_n - 1);
 	snprintf(st->basis, sizeof(st->basis),
-		 "no time in the file; its samples match %s from %s (fit r=%.3f over %zu samples, "
+		 "no time in the file; its samples match %s%s from %s (fit r=%.3f over %zu samples, "
 		 "%zu rows missing; within one --interval)",
-		 base_name(res->inputs[best_ref].path), time_rfc3339(a, sizeof(a), st->placed_ns[0]),
+		 base_name(res->inputs[best_ref].path), more, time_rfc3339(a, sizeof(a), st->placed_ns[0]),
 		 best.r, best.matched, best.skipped);
 	pl_fit_release(&best);
 }

@@ -82,6 +82,16 @@ struct pl_input {
 	size_t ng;
 };
 
+/*
+ * How well timed series x, moved by shift_ns, matches timed series ref: the
+ * mean Pearson r over the metrics that vary in both, on the buckets where
+ * both have a reading.  NAN when fewer than 20 pairs or nothing varies.
+ * Dates a time-of-day log by the dated log whose readings it repeats.
+ */
+double pl_corr_shift(const struct pl_series *x, const struct pl_series *ref, int64_t shift_ns);
+/* The series of input in's GPU that is g's GPU (index, or uuid when both have one), or NULL. */
+const struct pl_series *pl_same_gpu(const struct pl_input *in, const struct pl_gpu_series *g);
+
 struct pl_collect {
 	const struct ingest_opts *o;
 	struct pl_input *in;	/* one per ingest_result input */

@@ -216,6 +216,7 @@ static bool input_noteworthy(const struct input_stat *in)
 {
 	return !in->format || in->bad || in->skip_reason[0] || in->partial_last_line ||
 	       in->dst_repeats || !in->time_basis || in->basis[0] || in->columns_note[0] ||
+	       in->zone_note || in->tod_by_evidence ||	/* its clock was set by other logs */
 	       in->columns_unread[0];
 }
 

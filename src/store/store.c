@@ -477,6 +477,33 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc)
 	return 0;
 }
 
+int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*spans = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT t_first_ns, t_last_ns FROM files WHERE t_first_ns IS NOT NULL"
+			       " AND t_last_ns IS NOT NULL ORDER BY t_first_ns", -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*spans = xrealloc(*spans, cap * sizeof(**spans));
+		}
+		(*spans)[*n][0] = sqlite3_column_int64(st, 0);
+		(*spans)[*n][1] = sqlite3_column_int64(st, 1);
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	return 0;
+}
+
 int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
 		   struct gl_err *err)
 {
@@ -492,8 +519,8 @@ int store_add_file(struct store *s, const struct file_check *fc, const struct in
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)fc->size);
 	sqlite3_bind_text(st, 3, fc->hash, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, fc->head, -1, SQLITE_STATIC);
-	if (in->format)
-		sqlite3_bind_text(st, 5, in->format->id, -1, SQLITE_STATIC);
+	if (in->format || in->sniff_format)	/* sniffed only: seen, not counted (cmd_ingest.c) */
+		sqlite3_bind_text(st, 5, (in->format ? in->format : in->sniff_format)->id, -1, SQLITE_STATIC);
 	if (in->t_first_ns != INT64_MIN) {
 		sqlite3_bind_int64(st, 6, in->t_first_ns);
 		sqlite3_bind_int64(st, 7, in->t_last_ns);

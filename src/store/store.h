@@ -75,6 +75,9 @@ struct file_check {
 
 /* Read path (decompressed, like the ingest driver) and compare it with every stored content. */
 int store_check_file(struct store *s, const char *path, struct file_check *fc);
+/* The [first, last] times of every stored file that has them, malloc'd
+ * (*spans NULL when none): what earlier ingests read, as dated evidence. */
+int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl_err *err);
 /* Record one file read in this run (in: what the driver said of it). */
 int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
 		   struct gl_err *err);

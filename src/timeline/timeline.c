@@ -558,7 +558,9 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 	} else if (has_energy) {
 		counter_reading(tl, gi, t, r->v[M_ENERGY]);
 	}
-	if (r->status || g->status_t_ns <= t) {
+	/* at one instant a GPU reported lost by one source is not made well by
+	 * another's "ok": which input's record comes first must not decide */
+	if (r->status || g->status_t_ns < t) {
 		g->status = r->status;
 		g->status_t_ns = t;
 	}

@@ -48,6 +48,12 @@ static _Thread_local int64_t cache_hour_key = INT64_MIN;
 static _Thread_local int64_t cache_offset_s;
 static _Thread_local int cache_y = -1, cache_mo, cache_d;
 static _Thread_local int64_t cache_days;
+static _Thread_local uint64_t local_count;
+
+uint64_t time_local_count(void)
+{
+	return local_count;
+}
 
 int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s)
 {
@@ -58,6 +64,7 @@ int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s)
 	 * valid and its day number known */
 	if (h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60)
 		return GL_ERANGE;
+	local_count++;
 	if (y == cache_y && mo == cache_mo && d == cache_d) {
 		days = cache_days;
 	} else {

@@ -30,6 +30,11 @@ int civil_valid(int y, int m, int d);
  */
 int time_local_to_utc(int y, int mo, int d, int h, int mi, int s, int64_t *t_s);
 
+/* How many local wall times this thread has converted (time_local_to_utc,
+ * time_parse_iso without a zone): a reader that notes it before and after
+ * parsing a file learns whether the file's stamps carried no zone. */
+uint64_t time_local_count(void);
+
 /* UTC offset of the process time zone at t_s, in seconds east of UTC. */
 long time_utc_offset_s(int64_t t_s);
 
