@@ -319,7 +319,8 @@ if [ "${PROM_HISTORY:-1}" != 0 ] && command -v promtool >/dev/null; then
 	i=0
 	while [ $i -lt 100 ] && ! curl -sf -m 1 "$surl/-/ready" >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
 	"$bin" report --prometheus "$surl" --since "$ss" --until "$se" --step 1s --json >"$sp/stop.json" 2>"$sp/stop.err"
-	check "stop: report --prometheus exits 0 ($(head -c 200 $sp/stop.err))" "[ $? -eq 0 ]"
+	rc=$?
+	check "stop: report --prometheus exits 0 ($(head -c 200 $sp/stop.err))" "[ $rc -eq 0 ]"
 	python3 "$here/check_stop.py" "$sp/stop.json" "$sp/expect.json" >"$sp/check.out" 2>&1
 	rc=$?
 	[ -n "$PROM_VERBOSE" ] && cat "$sp/check.out"
