@@ -10,7 +10,12 @@
 struct tsafe {
 	FILE *under;
 	bool lead;		/* the last byte was 0xC2, the lead of U+0080..U+00BF */
+	bool owned;		/* allocated by term_safe(), freed on close; the
+				 * standard streams' state is static: they are never
+				 * closed, and must not read as a leak at exit */
 };
+
+static struct tsafe std_out, std_err;
 
 static bool is_control(unsigned char c)
 {
@@ -78,26 +83,35 @@ static int ts_close(void *cookie)
 		rc |= fflush(t->under);
 	else if (fclose(t->under))
 		rc = -1;
-	free(t);
+	if (t->owned)
+		free(t);
 	return rc;
+}
+
+/* A stream over t (zeroed but for owned), or under itself when none can be made. */
+static FILE *wrap(FILE *under, struct tsafe *t)
+{
+	cookie_io_functions_t io = { .write = ts_write, .close = ts_close };
+	FILE *f;
+
+	if (fflush(under))
+		return under;
+	t->under = under;
+	f = fopencookie(t, "w", io);
+	return f ? f : under;
 }
 
 FILE *term_safe(FILE *under)
 {
-	cookie_io_functions_t io = { .write = ts_write, .close = ts_close };
 	struct tsafe *t = calloc(1, sizeof(*t));
 	FILE *f;
 
-	if (!t || fflush(under)) {
-		free(t);
+	if (!t)
 		return under;
-	}
-	t->under = under;
-	f = fopencookie(t, "w", io);
-	if (!f) {
+	t->owned = true;
+	f = wrap(under, t);
+	if (f == under)
 		free(t);
-		return under;
-	}
 	return f;
 }
 
@@ -107,7 +121,7 @@ void term_safe_stdout(void)
 
 	if (!done) {
 		done = true;
-		stdout = term_safe(stdout);
+		stdout = wrap(stdout, &std_out);
 	}
 }
 
@@ -118,7 +132,7 @@ void term_safe_stderr(void)
 	if (!done) {
 		FILE *f;
 		done = true;
-		f = term_safe(stderr);
+		f = wrap(stderr, &std_err);
 		if (f != stderr) {
 			setvbuf(f, NULL, _IOLBF, 0);	/* messages go out line by line */
 			stderr = f;
