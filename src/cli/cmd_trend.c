@@ -42,7 +42,7 @@ enum {
 
 const struct option_def trend_options[] = {
 	{ "db", 0, "FILE", "the store written by 'gputally ingest'", OPT_DB },
-	{ "by", 0, "hour|day|week|month", "bucket size (UTC unless --tz; weeks start on Monday; default day)", OPT_BY },
+	{ "by", 0, "hour|day|week|month|task", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task: one row per task over the window", OPT_BY },
 	{ "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)", OPT_TZ },
 	{ "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute", OPT_TASK },
 	{ "gpu", 0, "INDEX|UUID", "only this GPU", OPT_GPU },
@@ -270,6 +270,77 @@ static void csv_out(const struct trend_query *q, const struct cost_params *cp, c
 	}
 }
 
+struct trend_args {
+	bool by_task;		/* --by task: the per-task rows are the table */
+	struct trend_query q;
+	const char *db, *profile, *since, *until, *tz;
+	const char **sets;
+	int nsets, json, csv;
+};
+
+/*
+ * --by task: one row per task (a process name, or a logger's task label)
+ * over the window, most busy first, and the total of every GPU-hour beside
+ * them.  A task's GPU-hours are the minutes it was present on each GPU, so a
+ * GPU shared by two tasks at once counts in both rows, and the time no task
+ * was seen in none: the rows need not add up to the total.
+ */
+static void by_task_out(const struct trend_args *a, const struct cost_params *cp, const struct trend_row *tasks,
+			size_t nt, const struct trend_row *tot)
+{
+	struct priced p;
+
+	if (a->json) {
+		struct jsonw w;
+		jsonw_init(&w, stdout, true);
+		jsonw_obj_begin(&w);
+		jsonw_version(&w);
+		jsonw_kstr(&w, "by", "task");
+		jsonw_kstr(&w, "gpu", a->q.gpu);
+		jsonw_kstr(&w, "profile", cp->name[0] ? cp->name : NULL);
+		jsonw_kstr(&w, "currency", cp->currency[0] ? cp->currency : NULL);
+		jsonw_key(&w, "tasks");
+		jsonw_arr_begin(&w);
+		for (size_t i = 0; i < nt; i++)
+			json_row(&w, cp, &tasks[i], a->q.by, 1);
+		jsonw_arr_end(&w);
+		jsonw_key(&w, "total");
+		json_row(&w, cp, tot, a->q.by, 2);
+		jsonw_obj_end(&w);
+		jsonw_flush(&w);
+		fputc('\n', stdout);
+		return;
+	}
+	if (a->csv) {
+		printf("task,gpus,gpu_hours,busy_gpu_hours,util_mean_pct,busy_share,mem_max_mib,energy_kwh,"
+		       "energy_source,owned_cost,rented_cost,idle_cost\n");
+		for (size_t i = 0; i < nt; i++) {
+			char v[9][24];
+			price(cp, &tasks[i], &p);
+			printf("%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", tasks[i].name, tasks[i].gpus,
+			       csv_num(v[0], tasks[i].covered_s / 3600, 6), csv_num(v[1], tasks[i].busy_s / 3600, 6),
+			       csv_num(v[2], p.util_pct, 3), csv_num(v[3], p.busy_share, 6),
+			       csv_num(v[4], tasks[i].mem_max_mib >= 0 ? tasks[i].mem_max_mib : NAN, 1),
+			       csv_num(v[5], p.energy_kwh, 6), p.energy_source, csv_num(v[6], p.owned, 4),
+			       csv_num(v[7], p.rented, 4), csv_num(v[8], p.idle_money, 4));
+		}
+		return;
+	}
+	printf("gputally trend by task%s%s (the whole window); profile %s%s%s\n", a->q.gpu ? ", GPU " : "",
+	       a->q.gpu ? a->q.gpu : "", cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "",
+	       cp->currency);
+	printf("%-18s %4s %9s %6s %6s %9s %9s %10s %10s %10s  %s\n", "task", "GPUs", "GPU-h", "util%", "busy%",
+	       "mem GiB", "kWh", "owned", "rented", "idle money", "busy share");
+	for (size_t i = 0; i < nt; i++) {
+		price(cp, &tasks[i], &p);
+		text_row(tasks[i].name, &tasks[i], &p);
+	}
+	price(cp, tot, &p);
+	text_row("all GPU time", tot, &p);
+	if (!nt)
+		printf("(no task in this window: the logs named no process and no task label)\n");
+}
+
 /* Measured idle and busy power over the window (all GPUs), as report measures them. */
 static void measured_power(struct cost_params *cp, const struct trend_row *all, size_t n)
 {
@@ -287,12 +358,6 @@ static void measured_power(struct cost_params *cp, const struct trend_row *all, 
 		cost_param_put(cp, COST_BUSY_POWER_W, aws / as, COST_MEASURED);
 }
 
-struct trend_args {
-	struct trend_query q;
-	const char *db, *profile, *since, *until, *tz;
-	const char **sets;
-	int nsets, json, csv;
-};
 
 static int parse(int argc, char **argv, struct trend_args *a)
 {
@@ -318,11 +383,14 @@ static int parse(int argc, char **argv, struct trend_args *a)
 			break;
 		case OPT_BY:
 			a->q.by = -1;
+			a->by_task = !strcmp(it.arg, "task");
+			if (a->by_task)
+				a->q.by = TREND_MONTH;	/* the buckets are not shown */
 			for (int i = 0; i < 4; i++)
 				if (!strcmp(it.arg, by_name[i]))
 					a->q.by = i;
 			if (a->q.by < 0) {
-				error("--by wants hour, day, week or month, got '%s'", it.arg);
+				error("--by wants hour, day, week, month or task, got '%s'", it.arg);
 				free(ops);
 				return EXIT_USAGE;
 			}
@@ -448,7 +516,14 @@ int cmd_trend(int argc, char **argv)
 	}
 	if (!a.json)
 		term_safe_stdout();	/* task names come from logs */
-	if (a.json)
+	if (a.by_task && a.q.task) {
+		error("--by task lists every task; --task NAME picks one (give one of them)");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (a.by_task)
+		by_task_out(&a, &cp, tasks, nt, &tot);
+	else if (a.json)
 		json_out(&a.q, &cp, rows, n, tasks, nt, &tot);
 	else if (a.csv)
 		csv_out(&a.q, &cp, rows, n);

@@ -69,7 +69,7 @@ before=$(count "$T/h.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT 
 "$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest2.txt"
 after=$(count "$T/h.db" "SELECT count(*), sum(covered_ms) FROM minutes; SELECT count(*) FROM files; SELECT count(*) FROM findings")
 check "ingest twice: the store is unchanged" test "$before" = "$after"
-check "ingest twice: every log is 'already there'" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/ingest2.txt"
+check "ingest twice: every log is 'already there'" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/ingest2.txt"
 
 # ---- 3. a file that grew adds only its new part; a gzip'ed copy is known ----
 # dmon of the capture: the first 120 rows, then the whole file
@@ -152,7 +152,7 @@ for v in 1 2 3 4; do
 	check "v$v -> v5: the findings kept, their code not recorded (-2)" test \
 		"$(count "$T/v$v.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")" = "$finds_now" -a \
 		"$(count "$T/v$v.db" "SELECT DISTINCT code FROM findings")" = -2
-	check "v$v -> v5: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/mig.txt"
+	check "v$v -> v5: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
 	check "v$v -> v5: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
 	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
 	check "v$v -> v5: report --db unchanged" python3 -c "
@@ -464,12 +464,12 @@ check "full disk: the same ingest works once there is room" "$BIN" ingest -q --d
 
 # ---- 10. --each, a clock that jumps back, a locked store, a damaged one ----------
 "$BIN" ingest --each --db "$T/each.db" "$EX" >"$T/each.txt"
-check "--each: one run per file read" test "$(count "$T/each.db" "SELECT count(*) FROM runs")" = 7
-check "--each: every file stored" test "$(count "$T/each.db" "SELECT count(*) FROM files")" = 5
+check "--each: one run per file read" test "$(count "$T/each.db" "SELECT count(*) FROM runs")" = 9
+check "--each: every file stored" test "$(count "$T/each.db" "SELECT count(*) FROM files")" = 7
 check "--each: a finding seen by several logs is stored once" test \
 	"$(count "$T/each.db" "SELECT kind FROM findings ORDER BY t0_ns, kind")" = "$(count "$T/h.db" "SELECT kind FROM findings ORDER BY t0_ns, kind")"
 "$BIN" ingest -q --db "$T/each.db" "$EX" >"$T/each2.txt"
-check "--each then all together: nothing new" grep -q "^ingest: 0 new, 0 grown, 5 already there" "$T/each2.txt"
+check "--each then all together: nothing new" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/each2.txt"
 # 20 minutes, then 10 minutes stamped an hour earlier, then the rest: a clock set back
 head -n 2 "$T/days.log" >"$T/jump.log"
 sed -n '3,2402p' "$T/days.log" >>"$T/jump.log"
@@ -605,6 +605,24 @@ EOF
 check "trend --tz Asia/Kolkata (+05:30): local hours start at :30 UTC" sh -c \
 	"$BIN trend --db $T/dst.db --tz Asia/Kolkata --by hour --since 2026-03-28T05:00:00+05:30 --until 2026-03-28T07:00:00+05:30 | grep -q '^2026-03-28T05+05:30 .* 0.50 '"
 if "$BIN" trend --db "$T/dst.db" --tz Mars/Olympus >/dev/null 2>&1; then fail "--tz Mars/Olympus"; else pass "trend --tz with an unknown zone is a usage error"; fi
+
+# ---- trend --by task: the per-task rows as the table, in text, CSV and JSON ----
+"$BIN" trend --db "$T/h.db" --by task --json >"$T/bytask.json"
+"$BIN" trend --db "$T/h.db" --by task --csv >"$T/bytask.csv"
+"$BIN" trend --db "$T/h.db" --by task >"$T/bytask.txt"
+check "trend --by task: the same tasks and GPU-hours as trend's tasks[], in every output" python3 - "$T/tasks.json" "$T/bytask.json" "$T/bytask.csv" "$T/bytask.txt" <<'EOF'
+import csv, json, sys
+want = {t["task"]: t["gpu_hours"] for t in json.load(open(sys.argv[1]))["tasks"]}
+j = json.load(open(sys.argv[2]))
+assert j["by"] == "task" and {t["task"]: t["gpu_hours"] for t in j["tasks"]} == want, (j, want)
+assert j["total"]["gpu_hours"] > 0
+c = {r["task"]: float(r["gpu_hours"]) for r in csv.DictReader(open(sys.argv[3]))}
+assert c == want, (c, want)
+lines = open(sys.argv[4]).read().split("\n")
+assert lines[0].startswith("gputally trend by task"), lines[0]
+assert sorted(l.split()[0] for l in lines[2:] if l and not l.startswith("all GPU time")) == sorted(want), lines
+EOF
+if "$BIN" trend --db "$T/h.db" --by task --task python3 >/dev/null 2>&1; then fail "--by task with --task"; else pass "trend --by task with --task NAME is a usage error"; fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"
