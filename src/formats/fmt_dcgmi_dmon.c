@@ -26,7 +26,6 @@
 
 #define MAX_COLS 48
 #define MAX_TICK 64
-#define QUOTE_MAX 40
 
 enum role {
 	R_SKIP,
@@ -76,22 +75,6 @@ static void d_fini(void *state)
 {
 	struct dmon *d = state;
 	textlines_free(&d->tl);
-}
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
-
-static size_t tokens(struct slice s, struct slice *tok, size_t cap)
-{
-	const char *p = s.p, *end = s.p + s.n;
-	size_t n = 0;
-	struct slice w;
-
-	while (n < cap && scan_token(&p, end, &w))
-		tok[n++] = w;
-	return n;
 }
 
 static void set(struct rec *r, int m, double v)
@@ -166,7 +149,7 @@ static void row(struct parse_ctx *ctx, struct dmon *d, const char *line, const s
 			continue;
 		if (!smi_value_unit(t, "", &v, &st)) {
 			if (!smi_missing_token(t, &st))
-				ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" is not a number", quote_len(t),
+				ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" is not a number", fmt_quote_len(t),
 					t.p);
 			continue;
 		}
@@ -226,7 +209,7 @@ static void d_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 	if (!s.n)
 		return;
-	nt = tokens(s, tok, MAX_COLS + 4);
+	nt = scan_tokens(s, tok, MAX_COLS + 4);
 	if (slice_eq(tok[0], "#Entity")) {
 		flush(ctx, d);
 		header(d, tok, nt);
@@ -241,7 +224,7 @@ static void d_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (nt >= 2 && slice_eq(tok[0], "GPU")) {
 		if (slice_to_i64(tok[1], &id) || id < 0 || id > 65535) {
 			ctx_bad(ctx, ctx_col(line, tok[1].p), "\"%.*s\" is not a GPU id",
-				quote_len(tok[1]), tok[1].p);
+				fmt_quote_len(tok[1]), tok[1].p);
 			return;
 		}
 		if (!d->ncols) {
@@ -256,10 +239,10 @@ static void d_line(struct parse_ctx *ctx, const char *line, size_t n)
 			slice_eq(tok[0], "CPU") || slice_eq(tok[0], "Core") || slice_eq(tok[0], "NvSwitch")))
 		return;	/* not a GPU */
 	if (slice_starts_with(s, "Error:") || slice_starts_with(s, "dmon was stopped")) {
-		ctx_event(ctx, EV_TOOL_ERROR, 0, TK_NONE, -1, "%.*s", quote_len(s), s.p);
+		ctx_event(ctx, EV_TOOL_ERROR, 0, TK_NONE, -1, "%.*s", fmt_quote_len(s), s.p);
 		return;
 	}
-	ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is not a dcgmi dmon row", quote_len(s), s.p);
+	ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is not a dcgmi dmon row", fmt_quote_len(s), s.p);
 }
 
 static void d_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)

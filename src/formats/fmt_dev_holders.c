@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define QUOTE_MAX 40
 #define MAX_TOK 16
 #define MAX_SEEN 4096
 
@@ -37,22 +36,6 @@ struct holders {
 		int32_t gpu;
 	} seen[MAX_SEEN];
 };
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
-
-static size_t tokens(struct slice s, struct slice *tok, size_t cap)
-{
-	const char *p = s.p, *end = s.p + s.n;
-	size_t n = 0;
-	struct slice w;
-
-	while (n < cap && scan_token(&p, end, &w))
-		tok[n++] = w;
-	return n;
-}
 
 /* "/dev/nvidia3" -> 3; the other NVIDIA nodes -> -1; not a device -> -2 */
 static int device_gpu(struct slice d)
@@ -118,7 +101,7 @@ static void h_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 	if (!s.n)
 		return;
-	nt = tokens(s, tok, MAX_TOK);
+	nt = scan_tokens(s, tok, MAX_TOK);
 	/* headers: fuser's "USER PID ACCESS COMMAND", lsof's "COMMAND PID USER FD ..." */
 	if ((nt >= 4 && slice_eq(tok[0], "USER") && slice_eq(tok[1], "PID")) ||
 	    (nt >= 4 && slice_eq(tok[0], "COMMAND") && slice_eq(tok[1], "PID")))
@@ -128,7 +111,7 @@ static void h_line(struct parse_ctx *ctx, const char *line, size_t n)
 		gpu = device_gpu(tok[nt - 1]);
 		if (gpu < -1) {
 			ctx_bad(ctx, ctx_col(line, tok[nt - 1].p), "a maps line that names no "
-				"/dev/nvidia* file: \"%.*s\"", quote_len(tok[nt - 1]), tok[nt - 1].p);
+				"/dev/nvidia* file: \"%.*s\"", fmt_quote_len(tok[nt - 1]), tok[nt - 1].p);
 			return;
 		}
 		hold(ctx, h, pid, gpu, (struct slice){ NULL, 0 });
@@ -139,7 +122,7 @@ static void h_line(struct parse_ctx *ctx, const char *line, size_t n)
 		gpu = device_gpu(tok[nt - 1]);
 		if (gpu < -1) {
 			ctx_bad(ctx, ctx_col(line, tok[nt - 1].p), "a link to \"%.*s\", not to a "
-				"/dev/nvidia* file", quote_len(tok[nt - 1]), tok[nt - 1].p);
+				"/dev/nvidia* file", fmt_quote_len(tok[nt - 1]), tok[nt - 1].p);
 			return;
 		}
 		if (!proc_pid(tok[nt - 3], &pid)) {
@@ -163,7 +146,7 @@ static void h_line(struct parse_ctx *ctx, const char *line, size_t n)
 			return;	/* "root kernel mount /dev/...": the kernel, not a process */
 		if (nt < 4 || slice_to_i64(tok[1], &pid) || pid < 0) {
 			ctx_bad(ctx, ctx_col(line, tok[0].p), "not a fuser -v holder (USER PID "
-				"ACCESS COMMAND): \"%.*s\"", quote_len(tok[0]), tok[0].p);
+				"ACCESS COMMAND): \"%.*s\"", fmt_quote_len(tok[0]), tok[0].p);
 			return;
 		}
 		hold(ctx, h, pid, device_gpu((struct slice){ h->fuser_dev, strlen(h->fuser_dev) }),
@@ -187,7 +170,7 @@ static void h_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	}
 	ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" names no process holding a /dev/nvidia* file",
-		quote_len(s), s.p);
+		fmt_quote_len(s), s.p);
 }
 
 /* fuser -v's row under a device: "root  635 F...m python3" */
@@ -196,7 +179,7 @@ static bool fuser_row(struct slice s)
 	struct slice tok[MAX_TOK];
 	int64_t pid;
 
-	if (tokens(slice_trim(s), tok, MAX_TOK) != 4 || slice_to_i64(tok[1], &pid) || tok[2].n != 5)
+	if (scan_tokens(slice_trim(s), tok, MAX_TOK) != 4 || slice_to_i64(tok[1], &pid) || tok[2].n != 5)
 		return false;
 	for (size_t i = 0; i < 5; i++)
 		if (!strchr("Frcem.", tok[2].p[i]))

@@ -21,29 +21,12 @@
 #include "formats/smi.h"
 #include "util/timeutil.h"
 
-#define QUOTE_MAX 40
 #define MAX_TOK 64
 
 struct gpustat {
 	bool has_time;
 	int64_t t_ns;
 };
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
-
-static size_t tokens(struct slice s, struct slice *tok, size_t cap)
-{
-	const char *p = s.p, *end = s.p + s.n;
-	size_t n = 0;
-	struct slice w;
-
-	while (n < cap && scan_token(&p, end, &w))
-		tok[n++] = w;
-	return n;
-}
 
 /* Cut s at each " | "; returns the number of cells. */
 static size_t cells(struct slice s, struct slice *c, size_t cap)
@@ -74,7 +57,7 @@ static bool unknown(struct slice v)
 
 static void bad_value(struct parse_ctx *ctx, const char *line, struct slice v, const char *what)
 {
-	ctx_bad(ctx, ctx_col(line, v.p), "\"%.*s\" is not %s", quote_len(v), v.p, what);
+	ctx_bad(ctx, ctx_col(line, v.p), "\"%.*s\" is not %s", fmt_quote_len(v), v.p, what);
 }
 
 /* "80°C", "77'C", "80C" */
@@ -95,7 +78,7 @@ static bool temperature(struct slice v, double *out)
 static bool header(struct gpustat *g, struct slice s)
 {
 	struct slice tok[MAX_TOK];
-	size_t nt = tokens(s, tok, MAX_TOK);
+	size_t nt = scan_tokens(s, tok, MAX_TOK);
 	int64_t t;
 
 	/* the date is the last five words (gpustat 0.x, no driver) or the five
@@ -198,7 +181,7 @@ static void gpu_line(struct parse_ctx *ctx, struct gpustat *g, const char *line,
 	ni = scan_split(c[1].p, c[1].n, ',', it, 8, &(bool){ false });
 	for (size_t i = 0; i < ni; i++) {
 		struct slice f = slice_trim(it[i]);
-		nt = tokens(f, tok, MAX_TOK);
+		nt = scan_tokens(f, tok, MAX_TOK);
 		if (!nt)
 			continue;
 		if (i == 0) {
@@ -239,7 +222,7 @@ static void gpu_line(struct parse_ctx *ctx, struct gpustat *g, const char *line,
 		}
 	}
 	/* memory used / total MB */
-	nt = tokens(c[2], tok, MAX_TOK);
+	nt = scan_tokens(c[2], tok, MAX_TOK);
 	if (nt == 4 && slice_eq(tok[1], "/") && slice_eq(tok[3], "MB")) {
 		if (smi_value_unit(tok[0], "", &v, &st)) {
 			r.v[M_MEM_USED] = v;
@@ -269,7 +252,7 @@ static void gpu_line(struct parse_ctx *ctx, struct gpustat *g, const char *line,
 		}
 	}
 	if (nc >= 4 && !slice_eq(c[3], "(Not Supported)")) {
-		nt = tokens(c[3], tok, MAX_TOK);
+		nt = scan_tokens(c[3], tok, MAX_TOK);
 		for (size_t i = 0; i < nt; i++) {
 			/* gpustat can list a process twice on one line (issue 43's
 			 * mpv/12795): once is enough */
@@ -305,7 +288,7 @@ static void gs_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (slice_eq(s, "(No GPUs are available)"))
 		return;
 	ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is neither a gpustat header (host, date, "
-		"driver) nor a GPU line", quote_len(s), s.p);
+		"driver) nor a GPU line", fmt_quote_len(s), s.p);
 }
 
 static int gs_sniff(const char *head, size_t n, const char *name)

@@ -24,7 +24,6 @@
 #include "formats/smi.h"
 
 #define MAX_COLS 24
-#define QUOTE_MAX 40
 
 enum role {
 	R_SKIP,
@@ -57,11 +56,6 @@ struct rocm_table {
 	bool name_line;		/* ROCm 6: the header has a second line of names */
 	size_t last_rec;	/* index in the batch of the last row's sample, +1; 0 none */
 };
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
 
 /* Values of a row: whitespace apart, "[...]" and "A, B" kept whole. */
 static size_t values(struct slice s, struct slice *v, size_t cap)
@@ -149,7 +143,7 @@ static void row(struct parse_ctx *ctx, struct rocm_table *t, const char *line, s
 		case R_INDEX:
 			if (slice_to_i64(v[c], &idx) || idx < 0 || idx > 65535) {
 				ctx_bad(ctx, ctx_col(line, v[c].p), "\"%.*s\" is not a GPU index",
-					quote_len(v[c]), v[c].p);
+					fmt_quote_len(v[c]), v[c].p);
 				return;
 			}
 			continue;
@@ -167,7 +161,7 @@ static void row(struct parse_ctx *ctx, struct rocm_table *t, const char *line, s
 			g.present |= 1u << m;
 		} else if (!smi_missing_token(v[c], &st) && !slice_eq(v[c], "Unsupported")) {
 			ctx_bad(ctx, ctx_col(line, v[c].p), "\"%.*s\" is not a reading of its column",
-				quote_len(v[c]), v[c].p);
+				fmt_quote_len(v[c]), v[c].p);
 		}
 	}
 	if (idx < 0) {
@@ -245,7 +239,7 @@ static void rt_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;	/* "=== Concise Info ===" and the rules */
 	}
 	if (!t->in_log) {
-		ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is outside a ROCm SMI log", quote_len(s),
+		ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is outside a ROCm SMI log", fmt_quote_len(s),
 			s.p);
 		return;
 	}
@@ -264,7 +258,7 @@ static void rt_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	}
 	if (slice_starts_with(s, "WARNING") || slice_starts_with(s, "ERROR")) {
-		ctx_event(ctx, EV_TOOL_ERROR, 0, TK_NONE, -1, "%.*s", quote_len(s), s.p);
+		ctx_event(ctx, EV_TOOL_ERROR, 0, TK_NONE, -1, "%.*s", fmt_quote_len(s), s.p);
 		return;
 	}
 	row(ctx, t, line, s);

@@ -21,7 +21,6 @@
 #include "util/xalloc.h"
 
 #define MAX_DOC_BYTES (64u * 1024 * 1024)
-#define QUOTE_MAX 40
 
 enum kind {
 	K_NUM,		/* a number, unit in the label */
@@ -67,11 +66,6 @@ static void rsj_fini(void *state)
 	docbuf_release(&j->doc);
 }
 
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
-
 /* Line and column of p in the buffer, counting from line 1. */
 static void where(const char *buf, const char *p, uint64_t *line, uint32_t *col)
 {
@@ -93,7 +87,7 @@ static void bad_at(struct parse_ctx *ctx, const char *buf, const char *p, const 
 	where(buf, p, &line, &col);
 	ctx->line = line;
 	if (v.p)
-		ctx_bad(ctx, col, "%s: \"%.*s\"", what, quote_len(v), v.p);
+		ctx_bad(ctx, col, "%s: \"%.*s\"", what, fmt_quote_len(v), v.p);
 	else
 		ctx_bad(ctx, col, "%s", what);
 }

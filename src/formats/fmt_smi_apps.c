@@ -8,7 +8,6 @@
 /* help_query_apps.txt lists 8 fields; room for what later drivers add */
 #define MAX_COLS 32
 #define MAX_SPLIT 256
-#define QUOTE_MAX 40
 
 enum role {
 	R_IGNORE,	/* unknown, or gpu_name / gpu_bus_id / gpu_serial: not read */
@@ -47,11 +46,6 @@ struct apps_state {
 	uint8_t role[MAX_COLS];
 	uint8_t def[MAX_COLS];	/* index into fields[], for messages */
 };
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
 
 static int field_lookup(struct slice name)
 {
@@ -195,7 +189,7 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 		case R_TIME:
 			if (!smi_csv_time(v, &r.t_ns))
 				continue;
-			ctx_bad(ctx, ctx_col(line, v.p), "bad timestamp '%.*s'", quote_len(v), v.p);
+			ctx_bad(ctx, ctx_col(line, v.p), "bad timestamp '%.*s'", fmt_quote_len(v), v.p);
 			return;
 		case R_UUID:
 			if (!smi_missing_token(v, &status))
@@ -233,7 +227,7 @@ static void read_row(struct parse_ctx *ctx, const struct apps_state *st, const c
 				continue;
 			break;
 		}
-		ctx_bad(ctx, ctx_col(line, v.p), "bad value '%.*s' in %s", quote_len(v), v.p,
+		ctx_bad(ctx, ctx_col(line, v.p), "bad value '%.*s' in %s", fmt_quote_len(v), v.p,
 			fields[st->def[i]].name);
 		return;
 	}

@@ -13,7 +13,6 @@
 #define MAX_COLS 128
 #define COL_NAME_MAX 15
 /* how much of an offending token a message quotes */
-#define QUOTE_MAX 40
 /* header lines up to this long are remembered (struct mon_state) */
 #define HDR_CACHE 512
 /* x86-64 with GCC or clang: a row's shape is checked with AVX2 where the
@@ -425,11 +424,6 @@ static bool parse_tod(struct slice t, int64_t *tod_s)
 	return true;
 }
 
-static int quote_len(struct slice t)
-{
-	return (int)(t.n < QUOTE_MAX ? t.n : QUOTE_MAX);
-}
-
 static bool is_dash(struct slice t)
 {
 	return t.n == 1 && t.p[0] == '-';
@@ -461,20 +455,20 @@ static bool read_fields(struct parse_ctx *ctx, const struct mon_state *st, const
 		switch (c->kind) {
 		case COL_DATE:
 			if (!parse_date(t, &y, &mo, &d)) {
-				ctx_bad(ctx, col, "bad date '%.*s'", quote_len(t), t.p);
+				ctx_bad(ctx, col, "bad date '%.*s'", fmt_quote_len(t), t.p);
 				return false;
 			}
 			date_col = col;
 			break;
 		case COL_TIME:
 			if (!parse_tod(t, &tod_s)) {
-				ctx_bad(ctx, col, "bad time '%.*s'", quote_len(t), t.p);
+				ctx_bad(ctx, col, "bad time '%.*s'", fmt_quote_len(t), t.p);
 				return false;
 			}
 			break;
 		case COL_GPU:
 			if (slice_to_i64(t, &x) || x < 0 || x > INT32_MAX) {
-				ctx_bad(ctx, col, "bad gpu index '%.*s'", quote_len(t), t.p);
+				ctx_bad(ctx, col, "bad gpu index '%.*s'", fmt_quote_len(t), t.p);
 				return false;
 			}
 			r->gpu = (int32_t)x;
@@ -483,7 +477,7 @@ static bool read_fields(struct parse_ctx *ctx, const struct mon_state *st, const
 			if (is_dash(t))
 				break;
 			if (slice_to_i64(t, &x) || x < 0) {
-				ctx_bad(ctx, col, "bad number '%.*s' in column pid", quote_len(t),
+				ctx_bad(ctx, col, "bad number '%.*s' in column pid", fmt_quote_len(t),
 					t.p);
 				return false;
 			}
@@ -496,7 +490,7 @@ static bool read_fields(struct parse_ctx *ctx, const struct mon_state *st, const
 			if (is_dash(t))
 				break;
 			if (slice_to_double(t, &val)) {
-				ctx_bad(ctx, col, "bad number '%.*s' in column %s", quote_len(t),
+				ctx_bad(ctx, col, "bad number '%.*s' in column %s", fmt_quote_len(t),
 					t.p, c->name);
 				return false;
 			}

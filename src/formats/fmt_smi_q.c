@@ -25,7 +25,6 @@
 
 #define MAX_LEVEL 8
 #define SEC_LEN 48
-#define QUOTE_MAX 40
 
 /* What a key under a section gives. */
 enum qf {
@@ -136,11 +135,6 @@ static void q_fini(void *state)
 	textlines_free(&q->tl);
 	free(q->procs);
 	q->procs = NULL;
-}
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
 }
 
 static void set_metric(struct smi_q *q, int m, double v)
@@ -262,8 +256,8 @@ static const struct qkey *key_find(const struct smi_q *q, int level, struct slic
 static void bad_value(struct parse_ctx *ctx, const char *line, struct slice key,
 		      struct slice val, const char *want)
 {
-	ctx_bad(ctx, ctx_col(line, val.p), "%.*s: \"%.*s\" is not %s", quote_len(key), key.p,
-		quote_len(val), val.p, want);
+	ctx_bad(ctx, ctx_col(line, val.p), "%.*s: \"%.*s\" is not %s", fmt_quote_len(key), key.p,
+		fmt_quote_len(val), val.p, want);
 }
 
 static void gpu_key(struct parse_ctx *ctx, struct smi_q *q, const char *line, int level,
@@ -424,7 +418,7 @@ static void q_line(struct parse_ctx *ctx, const char *line, size_t n)
 		if (smi_csv_tool_text(ctx, line, n))
 			return;
 		ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" is not nvidia-smi -q text%s",
-			quote_len(t), t.p, q->in_doc ? "" : " (no NVSMI LOG banner or Timestamp yet)");
+			fmt_quote_len(t), t.p, q->in_doc ? "" : " (no NVSMI LOG banner or Timestamp yet)");
 		return;
 	}
 	if (level >= MAX_LEVEL)
@@ -456,14 +450,14 @@ static void q_line(struct parse_ctx *ctx, const char *line, size_t n)
 		} else if (!q->in_doc) {
 			ctx_bad(ctx, ctx_col(line, t.p),
 				"\"%.*s\" before the NVSMI LOG banner or Timestamp: not nvidia-smi -q text",
-				quote_len(t), t.p);
+				fmt_quote_len(t), t.p);
 		}
 		return;
 	}
 	if (!q->gpu_open) {
 		if (!q->in_doc)
 			ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" outside a GPU block: not nvidia-smi -q text",
-				quote_len(t), t.p);
+				fmt_quote_len(t), t.p);
 		return;
 	}
 	gpu_key(ctx, q, line, level, key, val);

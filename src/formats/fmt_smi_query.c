@@ -21,12 +21,6 @@
 #define SIBLING_FILES_STR "1024"
 #define SIBLING_BYTES (16 * 1024)	/* a 212-column header is about 7 KiB */
 /* how much of an offending token a message quotes */
-#define QUOTE_MAX 40
-
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
 
 /* ---- shared CSV helpers ------------------------------------------------- */
 
@@ -814,7 +808,7 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 		case R_TIME:
 			if (smi_csv_time(v, &r.t_ns)) {
 				ctx_bad(ctx, ctx_col(line, v.p), "%sbad timestamp '%.*s'",
-					cut, quote_len(v), v.p);
+					cut, fmt_quote_len(v), v.p);
 				return;
 			}
 			continue;
@@ -874,7 +868,7 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 			}
 			ctx_bad(ctx, ctx_col(line, v.p),
 				"%sexpected Active or Not Active, got '%.*s' in %s",
-				cut, quote_len(v), v.p, fields[cl->def].name);
+				cut, fmt_quote_len(v), v.p, fields[cl->def].name);
 			return;
 		case R_METRIC:
 		case R_POWER:
@@ -892,7 +886,7 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 		/* not a reading: a "no value" token, or a bad line */
 		if (smi_missing_token(v, &r.status))
 			continue;
-		ctx_bad(ctx, ctx_col(line, v.p), "%sbad value '%.*s' in %s", cut, quote_len(v), v.p,
+		ctx_bad(ctx, ctx_col(line, v.p), "%sbad value '%.*s' in %s", cut, fmt_quote_len(v), v.p,
 			fields[cl->def].name);
 		return;
 	}

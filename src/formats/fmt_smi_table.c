@@ -21,7 +21,6 @@
 
 #include "formats/smi.h"
 
-#define QUOTE_MAX 40
 #define MAX_TOK 32
 
 enum sec { SEC_NONE, SEC_GPUS, SEC_MIG, SEC_PROCS };
@@ -45,11 +44,6 @@ static void t_init(void *state, const struct ingest_opts *o)
 	t->gpu = -1;
 }
 
-static int quote_len(struct slice s)
-{
-	return s.n > QUOTE_MAX ? QUOTE_MAX : (int)s.n;
-}
-
 /* Split the text between the first and the last '|' into cells. */
 static size_t cells(struct slice t, struct slice *c, size_t cap)
 {
@@ -71,17 +65,6 @@ static size_t cells(struct slice t, struct slice *c, size_t cap)
 	return n;
 }
 
-static size_t tokens(struct slice s, struct slice *tok, size_t cap)
-{
-	const char *p = s.p, *end = s.p + s.n;
-	size_t n = 0;
-	struct slice w;
-
-	while (n < cap && scan_token(&p, end, &w))
-		tok[n++] = w;
-	return n;
-}
-
 static bool is_border(struct slice t)
 {
 	return t.n >= 2 && (t.p[0] == '+' || t.p[0] == '|') &&
@@ -98,7 +81,7 @@ static bool date_line(struct slice t, int64_t *t_ns)
 
 static void bad_cell(struct parse_ctx *ctx, const char *line, struct slice v, const char *what)
 {
-	ctx_bad(ctx, ctx_col(line, v.p), "\"%.*s\" is not %s", quote_len(v), v.p, what);
+	ctx_bad(ctx, ctx_col(line, v.p), "\"%.*s\" is not %s", fmt_quote_len(v), v.p, what);
 }
 
 static bool number(struct parse_ctx *ctx, const char *line, struct slice v, const char *unit,
@@ -126,12 +109,12 @@ static void gpu_row(struct parse_ctx *ctx, struct smi_table *t, const char *line
 		    const struct slice *c)
 {
 	struct slice tok[MAX_TOK];
-	size_t nt = tokens(c[0], tok, MAX_TOK);
+	size_t nt = scan_tokens(c[0], tok, MAX_TOK);
 	int64_t idx;
 
 	if (nt < 2 || slice_to_i64(tok[0], &idx) || idx < 0 || idx > 65535) {
 		ctx_bad(ctx, ctx_col(line, c[0].p), "\"%.*s\" is not a GPU row (index, name, "
-			"persistence mode)", quote_len(slice_trim(c[0])), slice_trim(c[0]).p);
+			"persistence mode)", fmt_quote_len(slice_trim(c[0])), slice_trim(c[0]).p);
 		t->gpu = -1;
 		t->row = 1;
 		return;
@@ -166,7 +149,7 @@ static void figures_row(struct parse_ctx *ctx, struct smi_table *t, const char *
 		return;
 	memset(&g, 0, sizeof(g));
 	/* fan, temperature, perf, power / cap */
-	nt = tokens(c[0], tok, MAX_TOK);
+	nt = scan_tokens(c[0], tok, MAX_TOK);
 	if (nt >= 1 && number(ctx, line, tok[0], "%", "a fan speed", &v, &st))
 		set(&g, M_FAN, v);
 	if (nt >= 2 && number(ctx, line, tok[1], "C", "a temperature", &v, &st))
@@ -189,7 +172,7 @@ static void figures_row(struct parse_ctx *ctx, struct smi_table *t, const char *
 		}
 	}
 	/* memory used / total */
-	nt = tokens(c[1], tok, MAX_TOK);
+	nt = scan_tokens(c[1], tok, MAX_TOK);
 	if (nt == 3 && slice_eq(tok[1], "/")) {
 		if (number(ctx, line, tok[0], "MiB", "a memory size", &v, &st))
 			set(&g, M_MEM_USED, v);
@@ -199,7 +182,7 @@ static void figures_row(struct parse_ctx *ctx, struct smi_table *t, const char *
 		bad_cell(ctx, line, slice_trim(c[1]), "memory used / total");
 	}
 	/* GPU-Util (N/A on a MIG GPU: unknown), compute mode */
-	nt = tokens(c[2], tok, MAX_TOK);
+	nt = scan_tokens(c[2], tok, MAX_TOK);
 	if (nt >= 1 && number(ctx, line, tok[0], "%", "a utilization", &v, &st))
 		set(&g, M_UTIL_GPU, v);
 	if (!(r = ctx_rec(ctx, REC_SAMPLE)))
@@ -226,7 +209,7 @@ static void proc_row(struct parse_ctx *ctx, struct smi_table *t, const char *lin
 		     struct slice cell)
 {
 	struct slice tok[MAX_TOK];
-	size_t nt = tokens(cell, tok, MAX_TOK), at;
+	size_t nt = scan_tokens(cell, tok, MAX_TOK), at;
 	int64_t gpu, pid;
 	double v;
 	uint8_t st = 0;
@@ -237,7 +220,7 @@ static void proc_row(struct parse_ctx *ctx, struct smi_table *t, const char *lin
 	at = t->gi_ci ? 3 : 1;
 	if (nt < at + 3 || slice_to_i64(tok[0], &gpu) || gpu < 0) {
 		ctx_bad(ctx, ctx_col(line, slice_trim(cell).p), "\"%.*s\" is not a process row "
-			"(GPU%s, PID, type, name, memory)", quote_len(slice_trim(cell)),
+			"(GPU%s, PID, type, name, memory)", fmt_quote_len(slice_trim(cell)),
 			slice_trim(cell).p, t->gi_ci ? ", GI, CI" : "");
 		return;
 	}
@@ -294,14 +277,14 @@ static void t_line(struct parse_ctx *ctx, const char *line, size_t n)
 	}
 	nc = cells(s, c, 8);
 	if (!nc && ctx->last_line_partial) {
-		ctx_bad(ctx, ctx_col(line, s.p), "a last line cut short: \"%.*s\"", quote_len(s), s.p);
+		ctx_bad(ctx, ctx_col(line, s.p), "a last line cut short: \"%.*s\"", fmt_quote_len(s), s.p);
 		return;
 	}
 	if (!nc) {
 		if (smi_csv_tool_text(ctx, line, n))
 			return;
 		ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is not part of an nvidia-smi table",
-			quote_len(s), s.p);
+			fmt_quote_len(s), s.p);
 		return;
 	}
 	if (nc == 1) {
@@ -350,7 +333,7 @@ static void t_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (t->sec == SEC_MIG)
 		return;	/* MIG devices: memory and SM counts per slice, no utilization */
 	ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is not a row of the nvidia-smi table",
-		quote_len(s), s.p);
+		fmt_quote_len(s), s.p);
 }
 
 static int t_sniff(const char *head, size_t n, const char *name)

@@ -356,4 +356,11 @@ const struct format *format_find(const char *id);
  */
 bool smi_missing_token(struct slice tok, uint8_t *status);
 
+/* How much of a bad token a message quotes ('%.*s', fmt_quote_len(t), t.p). */
+#define FMT_QUOTE_MAX 40
+static inline int fmt_quote_len(struct slice s)
+{
+	return s.n > FMT_QUOTE_MAX ? FMT_QUOTE_MAX : (int)s.n;
+}
+
 #endif

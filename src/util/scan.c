@@ -270,3 +270,14 @@ int slice_to_i64(struct slice s, int64_t *out)
 		return rc;
 	return p == end ? 0 : GL_EPARSE;
 }
+
+size_t scan_tokens(struct slice s, struct slice *tok, size_t cap)
+{
+	const char *p = s.p, *end = s.p + s.n;
+	size_t n = 0;
+	struct slice w;
+
+	while (n < cap && scan_token(&p, end, &w))
+		tok[n++] = w;
+	return n;
+}

@@ -55,6 +55,8 @@ static inline bool slice_starts_with(struct slice s, const char *lit)
 }
 /* Copy into dst (size cap, always NUL-terminated); returns dst. */
 char *slice_copy(char *dst, size_t cap, struct slice s);
+/* The blank-separated words of s into tok[0..cap); returns how many (at most cap). */
+size_t scan_tokens(struct slice s, struct slice *tok, size_t cap);
 
 /*
  * Split [line, line+n) at every sep into fields (no quoting, no trimming).
