@@ -37,7 +37,7 @@ KNOWN = {
                              "call is dated by its file time: the store does not lend the "
                              "logs of earlier calls as evidence",
 }
-# the bundled capture holds its clock references since 74831c9: only the
+# the bundled capture holds its two clock references (examples/): only the
 # generated time-of-day case has no zoned evidence
 for c in ("tod",):
     for z in ZONES:
