@@ -205,7 +205,7 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 		paths[i] = items[i]->path;
 	analysis_init(an, NULL);
 	an->cfg.series = false;	/* the store keeps minutes (on_state), not the page's series */
-	if (store_exec(&s->st, "BEGIN IMMEDIATE", &err)) {
+	if (store_begin_write(&s->st, &err)) {
 		print_gl_err(&err);
 		ret = EXIT_FAILURE_RUN;
 		goto out_nofail;

@@ -217,11 +217,34 @@ static int check_version(struct store *s, enum store_mode mode, struct gl_err *e
  * second now waits on the first's lock (busy_timeout), then finds the
  * schema made and current.
  */
+static bool busy(struct store *s)
+{
+	int code = sqlite3_errcode(s->db) & 0xff;
+
+	return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+int store_begin_write(struct store *s, struct gl_err *err)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+
+	/* busy_timeout waits for another writer; a lock SQLite refuses at
+	 * once (one that would deadlock, a snapshot gone stale) is tried again */
+	for (int tries = 0;; tries++) {
+		if (!store_exec(s, "BEGIN IMMEDIATE", err))
+			return 0;
+		if (!busy(s) || tries >= 200)
+			return GL_EIO;
+		memset(err, 0, sizeof(*err));
+		nanosleep(&nap, NULL);
+	}
+}
+
 static int check_and_migrate(struct store *s, struct gl_err *err)
 {
 	int rc;
 
-	if (store_exec(s, "BEGIN IMMEDIATE", err))
+	if (store_begin_write(s, err))
 		return GL_EIO;
 	rc = check_version(s, STORE_WRITE, err);
 	if (rc) {
@@ -229,6 +252,31 @@ static int check_and_migrate(struct store *s, struct gl_err *err)
 		return rc;
 	}
 	return store_exec(s, "COMMIT", err);
+}
+
+/*
+ * The schema, then WAL (readers such as trend go on while ingest writes;
+ * NORMAL is still atomic per transaction when the process is killed).
+ * Writers that open a new store at once can still meet SQLITE_BUSY where
+ * the busy handler is not used: switching a new file to WAL needs it alone,
+ * and SQLite answers a lock that would deadlock at once.  Such an answer is
+ * tried again for up to 10 s; any other error is final.
+ */
+static int open_writer(struct store *s, struct gl_err *err)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		rc = check_and_migrate(s, err);
+		if (!rc)
+			rc = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
+		if (!rc || !busy(s) || tries >= 200)
+			return rc;
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		memset(err, 0, sizeof(*err));
+		nanosleep(&nap, NULL);
+	}
 }
 
 int store_open(struct store *s, const char *path, enum store_mode mode, struct gl_err *err)
@@ -249,12 +297,10 @@ int store_open(struct store *s, const char *path, enum store_mode mode, struct g
 	}
 	/* a writer holds the lock for one file at a time: wait for it rather than fail */
 	sqlite3_busy_timeout(s->db, 10000);
-	rc = mode == STORE_WRITE ? check_and_migrate(s, err) : check_version(s, mode, err);
-	if (!rc && mode == STORE_WRITE) {
-		/* WAL: readers (trend) go on while ingest writes; NORMAL is still
-		 * atomic per transaction when the process is killed */
-		rc = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
-	}
+	if (mode != STORE_WRITE)
+		rc = check_version(s, mode, err);
+	else
+		rc = open_writer(s, err);
 	if (rc) {
 		store_close(s);
 		return rc;

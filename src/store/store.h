@@ -41,6 +41,9 @@ void store_close(struct store *s);
 const char *store_migration_sql(int v);
 
 int store_exec(struct store *s, const char *sql, struct gl_err *err);
+/* BEGIN IMMEDIATE: wait for another writer (busy_timeout), and try again
+ * for up to 10 s where SQLite refuses the lock at once; 0 or GL_EIO. */
+int store_begin_write(struct store *s, struct gl_err *err);
 /* "SELECT <the hours columns> FROM minutes": add WHERE and GROUP BY 1, 2 */
 extern const char store_hours_agg[];
 
