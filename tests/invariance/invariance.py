@@ -34,6 +34,9 @@ NO_ZONED = ("no zoned evidence in the case (no clock reference, trace, epoch sta
 KNOWN = {
     ("more-alone", "copy"): "no timed log beside them: logs without time are placed by "
                             "their file time (docs/states.md); --start fixes it",
+    ("more-alone", "store-halves"): "no timed log beside them: each ingest call places its "
+                                    "time-less logs by their file times, and the window's end "
+                                    "moves by the milliseconds between the copies' file times",
     ("tod", "store-halves"): "a time-of-day log ingested without its dated log in the same "
                              "call is dated by its file time: the store does not lend the "
                              "logs of earlier calls as evidence",
