@@ -354,6 +354,24 @@ static inline int64_t read_ns(const struct tl_gpu *g, int m)
 	return (g->upd_mask >> m) & 1 ? g->upd_t_ns : g->ft_ns[m];
 }
 
+/* Deliver [t0, t1) with no reading in it: a gap, or (status GS_LOST) time
+ * the GPU is known down.  No energy is known there, nor its processes. */
+static void emit_empty(struct timeline *tl, int gi, uint8_t kind, uint8_t status, int64_t t0, int64_t t1)
+{
+	struct ival local, *iv;
+	bool held;
+
+	iv = ival_slot(tl, gi, &local, &held);
+	memset(iv, 0, sizeof(*iv));
+	iv->kind = kind;
+	iv->t0_ns = t0;
+	iv->t1_ns = t1;
+	iv->status = status;
+	iv->energy_j = NAN;
+	iv->nproc = -1;
+	deliver(tl, gi, iv, held);
+}
+
 /* Emit [g->t_prev, t1) with the readings in force since t_prev. */
 static void emit_until(struct timeline *tl, int gi, int64_t t1)
 {
@@ -371,29 +389,14 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1)
 	if (g->read_failed) {
 		/* nothing was read at t0: the time until the next reading is
 		 * not known, whatever the interval (read_failed()) */
-		iv = ival_slot(tl, gi, &local, &held);
-		memset(iv, 0, sizeof(*iv));
-		iv->kind = IV_GAP;
-		iv->t0_ns = t0;
-		iv->t1_ns = t1;
-		iv->energy_j = NAN;
-		iv->nproc = -1;
-		deliver(tl, gi, iv, held);
+		emit_empty(tl, gi, IV_GAP, 0, t0, t1);
 		return;
 	}
 	if (g->down) {
 		/* a GPU down after a fatal event: no reading is carried into the
 		 * time, no energy is known there, and it is not a gap (the GPU is
 		 * known to be unusable, and that time is paid for) */
-		iv = ival_slot(tl, gi, &local, &held);
-		memset(iv, 0, sizeof(*iv));
-		iv->kind = IV_DATA;
-		iv->t0_ns = t0;
-		iv->t1_ns = t1;
-		iv->status = GS_LOST;
-		iv->energy_j = NAN;
-		iv->nproc = -1;
-		deliver(tl, gi, iv, held);
+		emit_empty(tl, gi, IV_DATA, GS_LOST, t0, t1);
 		return;
 	}
 	if (dt > thr)
@@ -423,14 +426,7 @@ static void emit_until(struct timeline *tl, int gi, int64_t t1)
 	if (gap_at < t1) {
 		/* a gap ends the run: no counter difference is taken across it */
 		end_run(tl, gi);
-		iv = ival_slot(tl, gi, &local, &held);
-		memset(iv, 0, sizeof(*iv));
-		iv->kind = IV_GAP;
-		iv->t0_ns = gap_at;
-		iv->t1_ns = t1;
-		iv->energy_j = NAN;
-		iv->nproc = -1;
-		deliver(tl, gi, iv, held);
+		emit_empty(tl, gi, IV_GAP, 0, gap_at, t1);
 	}
 }
 
