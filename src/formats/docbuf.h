@@ -23,4 +23,15 @@ void docbuf_add(struct docbuf *d, const char *p, size_t n, size_t max);
 uint64_t docbuf_lines(const struct docbuf *d);
 void docbuf_release(struct docbuf *d);
 
+struct parse_ctx;
+/*
+ * A stream() format's whole-document step: add the chunk (bound DOCBUF_MAX);
+ * at the last chunk call read(ctx) on the document when there is one, or
+ * report a document past the bound as one fatal bad line naming `what`, and
+ * set the input's line count.  read is not called before the last chunk.
+ */
+#define DOCBUF_MAX (64u * 1024 * 1024)
+void docbuf_stream(struct docbuf *d, struct parse_ctx *ctx, const char *p, size_t n, bool last,
+		   const char *what, void (*read)(struct parse_ctx *ctx));
+
 #endif

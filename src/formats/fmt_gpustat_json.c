@@ -20,7 +20,6 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-#define MAX_BYTES (64u * 1024 * 1024)
 #define MAX_PROCS 256
 
 static const struct {
@@ -309,22 +308,17 @@ broken:
 	}
 }
 
+/* the whole document, then read_all() */
+static void gsj_read(struct parse_ctx *ctx)
+{
+	read_all(ctx, ctx->state);
+}
+
 static void gsj_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 {
 	struct gsj *j = ctx->state;
 
-	docbuf_add(&j->doc, p, n, MAX_BYTES);
-	if (!last)
-		return;
-	if (j->doc.too_big) {
-		ctx->line = 1;
-		ctx_bad(ctx, 1, "not read: more than 64 MiB of gpustat --json");
-		ctx->out->recs[ctx->out->nr - 1].ev = BAD_FATAL;
-		return;
-	}
-	if (j->doc.n)
-		read_all(ctx, j);
-	ctx->line = docbuf_lines(&j->doc);
+	docbuf_stream(&j->doc, ctx, p, n, last, "gpustat --json", gsj_read);
 }
 
 static int gsj_sniff(const char *head, size_t n, const char *name)

@@ -20,7 +20,6 @@
 #include "util/json.h"
 #include "util/xalloc.h"
 
-#define MAX_DOC_BYTES (64u * 1024 * 1024)
 
 enum kind {
 	K_NUM,		/* a number, unit in the label */
@@ -242,22 +241,17 @@ broken:
 	}
 }
 
+/* the whole document, then read_all() */
+static void rsj_read(struct parse_ctx *ctx)
+{
+	read_all(ctx, ctx->state);
+}
+
 static void rsj_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 {
 	struct rsj *j = ctx->state;
 
-	docbuf_add(&j->doc, p, n, MAX_DOC_BYTES);
-	if (!last)
-		return;
-	if (j->doc.too_big) {
-		ctx->line = 1;
-		ctx_bad(ctx, 1, "not read: more than 64 MiB of rocm-smi --json");
-		ctx->out->recs[ctx->out->nr - 1].ev = BAD_FATAL;
-		return;
-	}
-	if (j->doc.n)
-		read_all(ctx, j);
-	ctx->line = docbuf_lines(&j->doc);
+	docbuf_stream(&j->doc, ctx, p, n, last, "rocm-smi --json", rsj_read);
 }
 
 static int rsj_sniff(const char *head, size_t n, const char *name)
