@@ -1584,6 +1584,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 			later[i] = zi[i].zoneless;
 		}
 	if (!(any_local && any_zoned) && !(any_tod && any_dated)) {
+		zn_hold_undated(res, zi, o);
 		free(zi);
 		free(later);
 		return;
@@ -1597,6 +1598,7 @@ static void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 		names[i] = res->inputs[i].path;
 	}
 	date_tod_inputs(res, zi, &pc, o);
+	zn_hold_undated(res, zi, o);
 	pl_collect_release(&pc);
 	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
 	if (v != ZN_AGREE)

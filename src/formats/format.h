@@ -244,6 +244,11 @@ struct ingest_opts {
 	 * the store's files): dated evidence for time-of-day logs; may be NULL */
 	const int64_t (*known_spans)[2];
 	size_t nknown_spans;
+	/* ingest: a log that only its file time would place (a time-of-day
+	 * log with no date, a log without time that matches no timed log) is
+	 * left out with its reason instead, and the store reads it again when
+	 * a later ingest brings evidence (docs/store.md "Held logs") */
+	bool hold_weak;
 };
 
 struct parse_ctx {

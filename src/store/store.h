@@ -81,6 +81,21 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc);
 /* The [first, last] times of every stored file that has them, malloc'd
  * (*spans NULL when none): what earlier ingests read, as dated evidence. */
 int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl_err *err);
+/* A stored content that a later ingest may read again (docs/store.md
+ * "Held logs and shared minutes"). */
+struct stored_file {
+	int64_t id;
+	char path[512];
+	char hash[FP_HEX];
+	uint64_t size;
+	int64_t t_first_ns, t_last_ns;	/* INT64_MIN: held (seen, not placed) */
+};
+/* The latest content of each path that is held (a format, no span), or
+ * whose span meets [lo_ns, hi_ns], malloc'd (*out NULL when none). */
+int store_stored_files(struct store *s, int64_t lo_ns, int64_t hi_ns, struct stored_file **out, size_t *n,
+		       struct gl_err *err);
+/* A held file that a later run placed: its row takes what the driver said now. */
+int store_place_file(struct store *s, int64_t id, const struct input_stat *in, int64_t run, struct gl_err *err);
 /* Record one file read in this run (in: what the driver said of it). */
 int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
 		   struct gl_err *err);
@@ -96,6 +111,13 @@ struct store_counts {
 struct store_writer;
 /* Attach to an analysis (after analysis_init, before any analysis_add). */
 struct store_writer *store_writer_new(struct store *s, struct analysis *an);
+/* Every stored source of the minutes that meet spans[0..n) (UTC ns) is
+ * read again in this run, and paths[0..np) are every file it reads: those
+ * minutes, their processes, the findings that meet them and the events of
+ * those files are replaced by this run's, not kept by the rule of the most
+ * seconds.  Call before analysis_add; spans and paths are copied. */
+void store_writer_replace(struct store_writer *w, const int64_t (*spans)[2], size_t n, const char *const *paths,
+			  size_t np);
 /* After analysis_finish: flush the last minutes and store the findings. */
 int store_writer_finish(struct store_writer *w, struct store_counts *c, struct gl_err *err);
 void store_writer_free(struct store_writer *w);
