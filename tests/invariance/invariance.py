@@ -47,6 +47,14 @@ for inv in ("store-once", "store-twice", "store-halves", "store-each"):
 for c in ("tod",):
     for z in ZONES:
         KNOWN[(c, "TZ=" + z)] = NO_ZONED
+# the public corpus (tests/corpus/public): logs with local stamps and nothing
+# zoned beside them, as published
+for c in ("public/omniopt-gpu-usage", "public/virtualclient-4xt4", "public/virtualclient-8xh100"):
+    for z in ZONES:
+        KNOWN[(c, "TZ=" + z)] = NO_ZONED
+KNOWN[("public/vgg-benchmarks-v100", "split")] = (
+    "a log without time placed by --start (args): each of the two halves starts at --start, "
+    "so they overlap instead of following each other; nothing in the files says which is first")
 
 failures = []
 known_seen = []
@@ -60,8 +68,11 @@ def run(args, tz="UTC", cwd=None):
     return p
 
 
+ARGS = []   # the case's own arguments (a public corpus case's args file)
+
+
 def report(paths, tz="UTC", extra=()):
-    p = run(["report", "--json"] + list(extra) + list(paths), tz=tz)
+    p = run(["report", "--json"] + ARGS + list(extra) + list(paths), tz=tz)
     if p.returncode != 0:
         return None, "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
     return json.loads(p.stdout), None
@@ -240,7 +251,71 @@ def make_tod_case():
     return d
 
 
-def check_case(name, d):
+PUBLIC = os.path.join(ROOT, "tests", "corpus", "public")
+PUBLIC_META = ("SOURCE", "args", "expect", "README.md")
+
+
+def public_cases():
+    """tests/corpus/public/NAME/: real published outputs (SOURCE says whose),
+    the arguments they need (args, one a line) and values worked out by hand
+    from the files (expect, key=value)."""
+    out = []
+    for n in sorted(os.listdir(PUBLIC)) if os.path.isdir(PUBLIC) else []:
+        src = os.path.join(PUBLIC, n)
+        if not os.path.isdir(src):
+            continue
+        d = os.path.join(WORK, "case-public-" + n)
+        os.makedirs(d)
+        for f in files_of(src):
+            if os.path.basename(f) not in PUBLIC_META:
+                shutil.copy2(f, d)
+        args, expect = [], {}
+        if os.path.exists(os.path.join(src, "args")):
+            with open(os.path.join(src, "args")) as fh:
+                args = [ln.rstrip("\n") for ln in fh if ln.strip()]
+        with open(os.path.join(src, "expect")) as fh:
+            for ln in fh:
+                ln = ln.strip()
+                if ln and not ln.startswith("#"):
+                    k, v = ln.split("=", 1)
+                    expect[k] = v
+        out.append(("public/" + n, d, args, expect))
+    return out
+
+
+def worked_values(d, expect):
+    """The report's figures against the values worked out from the files:
+    times exact (to the millisecond), seconds and joules within 0.5 %."""
+    diffs = []
+    gpus = {}
+    for g in d.get("gpus", []):
+        for key in (g.get("uuid"), g.get("index")):
+            if key is not None:
+                gpus[str(key)] = g
+    for k, v in sorted(expect.items()):
+        if k == "gpus":
+            if len(d.get("gpus", [])) != int(v):
+                diffs.append("%d GPU(s), not %s" % (len(d.get("gpus", [])), v))
+        elif k in ("start", "end"):
+            if not same_time(d.get(k), v):
+                diffs.append("%s %s, not %s" % (k, d.get(k), v))
+        else:
+            what, gpu = k.split(".", 1)
+            got = (gpus.get(gpu) or {}).get(what)
+            if got is None or abs(got - float(v)) > max(0.005 * abs(float(v)), 0.0015):
+                diffs.append("GPU %s %s %s, not %s" % (gpu, what, got, v))
+    return diffs
+
+
+def check_case(name, d, args=()):
+    ARGS[:] = list(args)
+    try:
+        return check_case_args(name, d)
+    finally:
+        ARGS[:] = []
+
+
+def check_case_args(name, d):
     base_d, err = report([d])
     if err:
         failures.append("%s / base: %s" % (name, err))
@@ -251,7 +326,7 @@ def check_case(name, d):
         len(base["joined"]), sum(base["findings"].values())))
 
     # the files copied: new file times
-    c = copy_dir(d, os.path.join(WORK, name + "-copy"))
+    c = copy_dir(d, os.path.join(WORK, name.replace("/", "-") + "-copy"))
     got, err = report([c])
     verdict(name, "copy", [err] if err else differences(base, summary(got)))
 
@@ -267,18 +342,22 @@ def check_case(name, d):
                   if i.get("format"))
     got, err = report(list(reversed(read)))
     verdict(name, "order", [err] if err else differences(base, summary(got)))
-    timed = split_target(d) or read[0]
+    t = split_target(d)
+    if not t and name.startswith("public/"):
+        # the largest text log the report read
+        logs = [f for f in read if f.endswith((".csv", ".log", ".dmon", ".txt"))]
+        t = max(logs, key=os.path.getsize) if logs else None
+    timed = t or read[0]
     got, err = report(read + [timed])
     verdict(name, "twice", [err] if err else differences(base, summary(got)))
 
     # a log split in two; two halves joined into one
-    t = split_target(d)
     if t:
         with open(t) as fh:
             lines = fh.read().splitlines(True)
         h = header_len(lines)
         mid = h + (len(lines) - h) // 2
-        sd = os.path.join(WORK, name + "-split")
+        sd = os.path.join(WORK, name.replace("/", "-") + "-split")
         shutil.copytree(d, sd)
         os.remove(os.path.join(sd, os.path.basename(t)))
         stem, ext = os.path.splitext(os.path.basename(t))
@@ -288,7 +367,7 @@ def check_case(name, d):
             fh.writelines(lines[:h] + lines[mid:])
         got, err = report([sd])
         verdict(name, "split", [err] if err else differences(base, summary(got)))
-        jd = os.path.join(WORK, name + "-join")
+        jd = os.path.join(WORK, name.replace("/", "-") + "-join")
         shutil.copytree(d, jd)
         with open(os.path.join(jd, os.path.basename(t)), "w") as fh:
             fh.writelines(lines[:mid] + lines[:h] + lines[mid:])   # its header again mid-file
@@ -299,7 +378,9 @@ def check_case(name, d):
     # in two halves; read back with report --db
     db_what = ("window", "energy", "busy", "findings")
     for inv in ("store-once", "store-twice", "store-halves", "store-each"):
-        db = os.path.join(WORK, "%s-%s.db" % (name, inv))
+        if inv in ("store-halves", "store-each") and len(fs) < 2:
+            continue    # one file: no halves
+        db = os.path.join(WORK, "%s-%s.db" % (name.replace("/", "-"), inv))
         steps = {"store-once": [[d]],
                  "store-twice": [[d], [c]],
                  "store-halves": [fs[:len(fs) // 2], fs[len(fs) // 2:]],
@@ -308,7 +389,7 @@ def check_case(name, d):
                  "store-each": [[f] for f in fs]}[inv]
         err = None
         for paths in steps:
-            p = run(["ingest", "--db", db, "-q"] + paths)
+            p = run(["ingest", "--db", db, "-q"] + ARGS + paths)
             if p.returncode != 0:
                 err = "ingest exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
                 break
@@ -341,10 +422,17 @@ def main():
         ("more-alone", make_case("more-alone", ["examples/h200-more"])),
         ("tod", make_tod_case()),
     ]
-    print("invariance: %d cases" % len(cases))
+    publics = public_cases()
+    print("invariance: %d cases, %d of them from the public corpus" % (len(cases) + len(publics), len(publics)))
     bases = {}
     for name, d in cases:
         bases[name] = check_case(name, d)
+    for name, d, args, expect in publics:
+        bases[name] = check_case(name, d, args)
+        ARGS[:] = args
+        got, err = report([d])
+        ARGS[:] = []
+        verdict(name, "worked values", [err] if err else worked_values(got, expect))
 
     # case 1: the time-of-day logs are dated by the dated log beside them,
     # so nothing is counted twice: the energy is the dated log's alone
