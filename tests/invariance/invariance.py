@@ -52,6 +52,13 @@ for c in ("tod",):
 for c in ("public/omniopt-gpu-usage", "public/virtualclient-4xt4", "public/virtualclient-8xh100"):
     for z in ZONES:
         KNOWN[(c, "TZ=" + z)] = NO_ZONED
+for c in ("public/xuesong-a10-dmon-td",):
+    for z in ZONES:
+        KNOWN[(c, "TZ=" + z)] = NO_ZONED
+KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
+    "rows with no index, UUID or bus id name no GPU and are not counted (the report says so); "
+    "rows a few ms apart may be one GPU sampled fast or several GPUs of one query "
+    "(virtualclient-4xt4's rows are 5 ms apart), so nothing tells them apart")
 KNOWN[("public/vgg-benchmarks-v100", "split")] = (
     "a log without time placed by --start (args): each of the two halves starts at --start, "
     "so they overlap instead of following each other; nothing in the files says which is first")
