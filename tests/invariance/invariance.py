@@ -290,9 +290,11 @@ def public_cases():
     return out
 
 
-def worked_values(d, expect):
+def worked_values(d, expect, case_dir=None):
     """The report's figures against the values worked out from the files:
-    times exact (to the millisecond), seconds and joules within 0.5 %."""
+    times exact (to the millisecond), seconds and joules within 0.5 %;
+    trace.FILE.KEY from `gputally trace --json FILE` (its first device),
+    in UTC and in every zone of the tier."""
     diffs = []
     gpus = {}
     for g in d.get("gpus", []):
@@ -306,6 +308,23 @@ def worked_values(d, expect):
         elif k in ("start", "end"):
             if not same_time(d.get(k), v):
                 diffs.append("%s %s, not %s" % (k, d.get(k), v))
+        elif k in ("joined", "not_joined"):
+            n = len((d.get("traces") or {}).get(k) or [])
+            if n != int(v):
+                diffs.append("%d trace(s) %s, not %s" % (n, k, v))
+        elif k.startswith("trace."):
+            f, key = k[len("trace."):].rsplit(".", 1)
+            for tz in ["UTC"] + ZONES:
+                p = run(["trace", "--json", os.path.join(case_dir, f)], tz=tz)
+                try:
+                    got = json.loads(p.stdout)["devices"][0].get(key)
+                except (ValueError, KeyError, IndexError):
+                    got = "exit %d" % p.returncode
+                ok = same_time(got, v) if key.startswith("span_") else \
+                    isinstance(got, (int, float)) and abs(got - float(v)) <= max(0.005 * abs(float(v)), 1e-9)
+                if not ok:
+                    diffs.append("TZ=%s %s %s %s, not %s" % (tz, f, key, got, v))
+                    break
         else:
             what, gpu = k.split(".", 1)
             got = (gpus.get(gpu) or {}).get(what)
@@ -439,7 +458,7 @@ def main():
         ARGS[:] = args
         got, err = report([d])
         ARGS[:] = []
-        verdict(name, "worked values", [err] if err else worked_values(got, expect))
+        verdict(name, "worked values", [err] if err else worked_values(got, expect, d))
 
     # case 1: the time-of-day logs are dated by the dated log beside them,
     # so nothing is counted twice: the energy is the dated log's alone
