@@ -493,10 +493,20 @@ def main():
     for inv, calls in (("store, dated log first", [three[:1], three[1:]]),
                        ("store, dated log last", [three[1:], three[:1]])):
         db = os.path.join(WORK, "tod-%s.db" % inv.split()[-1])
+        said = []
         for paths in calls:
-            p = run(["ingest", "--db", db, "-q"] + paths)
+            p = run(["ingest", "--db", db] + paths)
+            said.append(p.stdout)
             if p.returncode and not err:
                 err = "ingest exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
+        if inv.endswith("last") and not err:
+            # the -o T logs are held by the first call, placed by the second
+            held = [ln for ln in said[0].splitlines() if "_T.log" in ln and "held" in ln]
+            placed = [ln for ln in said[1].splitlines() if ln.startswith("placed") and "_T.log" in ln
+                      and "from gpu_monitor.csv" in ln]
+            verdict("tod", "store says held, then placed",
+                    [] if len(held) == 2 and len(placed) == 2 else
+                    ["first call: %s; second call: %s" % (said[0].strip(), said[1].strip())])
         if not err:
             got, err = report([], extra=["--db", db])
         if err:
