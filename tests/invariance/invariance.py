@@ -97,6 +97,7 @@ def summary(d):
     joined = sorted(os.path.basename(t["path"]) for t in tr.get("joined", []))
     kinds = collections.Counter(f["kind"] for f in d.get("findings", []))
     return {
+        "event_times": sorted(e.get("time") or "" for e in d.get("events", [])),
         "window": (d.get("start"), d.get("end")),
         "gpus": gpus,
         "events": d.get("events_total", 0),
@@ -132,6 +133,9 @@ def differences(a, b, what=("window", "energy", "busy", "events", "joined", "fin
             out.append("busy of %s %.3f s became %.3f s" % (k[:12], ba, bb))
     if "events" in what and a["events"] != b["events"]:
         out.append("events %d became %d" % (a["events"], b["events"]))
+    elif "events" in what and len(a["event_times"]) == len(b["event_times"]) and \
+            not all(same_time(x or None, y or None) for x, y in zip(a["event_times"], b["event_times"])):
+        out.append("event times %s became %s" % (a["event_times"][:3], b["event_times"][:3]))
     if "joined" in what and a["joined"] != b["joined"]:
         out.append("joined traces %s became %s" % (a["joined"], b["joined"]))
     if "findings" in what and a["findings"] != b["findings"]:
@@ -314,6 +318,10 @@ def worked_values(d, expect, case_dir=None):
         elif k == "events":
             if d.get("events_total", 0) != int(v):
                 diffs.append("%s event(s), not %s" % (d.get("events_total", 0), v))
+        elif k.startswith("event_time."):
+            ts = [e.get("time") for e in d.get("events", []) if e.get("kind") == k[len("event_time."):]]
+            if not ts or not same_time(ts[0], v):
+                diffs.append("%s event at %s, not %s" % (k[len("event_time."):], ts[0] if ts else None, v))
         elif k.startswith("event."):
             n = sum(1 for e in d.get("events", []) if e.get("kind") == k[len("event."):])
             if n != int(v):
