@@ -285,11 +285,6 @@ static void add_counts(struct store_counts *t, const struct store_counts *c)
 	t->findings_kept += c->findings_kept;
 }
 
-/*
- * Read items[0..n) together and commit them in one transaction: the
- * rollups, the findings, a row per file read and the run.  Any failure
- * rolls the whole transaction back, so the store is as it was before.
- */
 #define GROUP_AGAIN (-100)	/* read the group again with more companions */
 
 static int ingest_group_pass(struct ingest_state *s, struct file_item **items, size_t n, struct companion **comp,
@@ -311,10 +306,12 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 	if (ret == GROUP_AGAIN)
 		ret = ingest_group_pass(s, items, n, &comp, &ncomp, &repl, &nrepl);
 	for (size_t k = 0; k < ncomp; k++) {
-		if (comp[k].detail) {
+		if (comp[k].detail && ret == EXIT_OK) {
 			ALLOC_GROW(s->again, s->nagain + 1, s->again_alloc);
 			s->again[s->nagain++] = comp[k].detail;
 			s->n_again++;
+		} else {
+			free(comp[k].detail);	/* rolled back: nothing to list */
 		}
 	}
 	free(comp);
@@ -323,9 +320,12 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 }
 
 /*
- * One reading of items and comp.  *repl NULL (the first pass): when stored
- * files share minutes with what was read, they are added to comp, the spans
- * read go to *repl, everything is rolled back and GROUP_AGAIN returned.
+ * Read items[0..n) and comp together and commit them in one transaction:
+ * the rollups, the findings, a row per file read and the run.  Any failure
+ * rolls the whole transaction back, so the store is as it was before.
+ * *repl NULL (the first pass): when stored files share minutes with what
+ * was read, they are added to comp, the spans read go to *repl, everything
+ * is rolled back and GROUP_AGAIN returned.
  */
 static int ingest_group_pass(struct ingest_state *s, struct file_item **items, size_t n, struct companion **comp,
 			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl)
