@@ -202,8 +202,7 @@ void report_fleet_compute(struct report *r)
 		/* a GPU not from the server came from the files given beside it */
 		struct fleet_row *row = row_find(&r->nodes, &r->nnodes,
 						 fi < 0 ? "(files)" : f->gpus[fi].node[0] ? f->gpus[fi].node : "?", NULL);
-		const char *src;
-		double e = gpu_energy_j(g, &src);
+		double e = r->gpus[gi].energy_j;
 
 		if (fi >= 0)
 			an_of[fi] = gi;

@@ -121,17 +121,14 @@ static void gpus(FILE *out, const struct report *r)
 		"power max W | temp max C | memory max MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double en = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &r->gpus[i];
 		fprintf(out, "| ");
 		gpu_label(out, an, i);
 		fprintf(out, " | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), g->covered_s / 3600, 3),
 			num(b, sizeof(b), g->gaps_s / 3600, 3), num(c, sizeof(c), g->busy_s / 3600, 3),
-			num(d, sizeof(d), gpu_util_mean(g), 1), num(e, sizeof(e), en / 3.6e6, 3),
-			num(f, sizeof(f), gpu_power_mean(g), 0),
-			num(g2, sizeof(g2), g->power_known_s > 0 ? g->power_max_w : NAN, 0),
-			num(t, sizeof(t), g->temp_max_c > 0 ? g->temp_max_c : NAN, 0),
-			num(m, sizeof(m), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
+			num(d, sizeof(d), rg->util_mean_pct, 1), num(e, sizeof(e), rg->energy_j / 3.6e6, 3),
+			num(f, sizeof(f), rg->power_mean_w, 0), num(g2, sizeof(g2), rg->power_max_w, 0),
+			num(t, sizeof(t), rg->temp_max_c, 0), num(m, sizeof(m), rg->mem_max_mib, 0));
 	}
 }
 

@@ -42,6 +42,39 @@ struct fleet_row {
 	double share, unsliced_cost;
 };
 
+/*
+ * One GPU's figures, as every writer prints them (report_compute()): NAN
+ * where there was no reading (no utilization, no power, a temperature or
+ * memory of 0), never a 0 that reads as a measurement.
+ */
+struct report_gpu {
+	double util_mean_pct, util_p50_pct, util_p95_pct;
+	double power_mean_w, power_max_w;
+	double idle_power_w, busy_power_w;	/* mean over idle and over active time */
+	double temp_max_c, mem_max_mib, mem_total_mib;
+	double energy_j;		/* NAN: no counter and no power reading */
+	const char *energy_source;	/* "counter", "power", ... (static) */
+	/* the busy figure of the cost and the verdict (docs/states.md "Busy"),
+	 * and the utilization-seconds the joined traces replaced and added */
+	double useful_s, trace_out_s, trace_in_s;
+};
+
+/* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
+struct report_proc {
+	double busy_share;	/* of its GPU's busy time */
+	double energy_share;	/* of its GPU's energy */
+	double sm_mean_pct;	/* mean per-process SM % (pmon), NAN without */
+};
+
+/* How many findings of one kind (report.kinds, in the order the kinds first come). */
+struct report_kind {
+	const char *kind;	/* borrowed from the analysis */
+	size_t n;
+};
+
+/* The break-even chart's owned cost per useful hour at u = i / REPORT_CURVE_N (i = 1..N, index i - 1). */
+#define REPORT_CURVE_N 400
+
 struct report {
 	/* inputs (borrowed) */
 	const struct ingest_result *inputs;
@@ -133,6 +166,16 @@ struct report {
 	const struct analysis *slice_an;
 	struct fleet_row *migs, *slices;
 	size_t nmigs, nslices;
+	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
+	struct report_gpu *gpus;
+	/* the findings tallied by kind, all of them (no cap) */
+	struct report_kind *kinds;
+	size_t nkinds;
+	/* per process (an->procs order), and their indices the busiest first, ties by index */
+	struct report_proc *procs;
+	size_t *proc_by_busy;
+	/* C_L(u): the owned cost per useful hour along the utilization axis */
+	double curve_local[REPORT_CURVE_N];
 };
 
 /*

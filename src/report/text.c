@@ -381,20 +381,17 @@ static void gpus(FILE *out, const struct report *r)
 		"P_mean", "P_max", "T_max", "mem_MiB");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double en = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &r->gpus[i];
 		char cov[32], gap[32], busy[32];
 		fprintf(out, "  %-22.22s %9s %8s %9s %6s %5s %5s %9s %-13s %7s %7s %6s %9s\n",
 			gpu_label(l, sizeof(l), an, i),
 			time_human_dur(cov, sizeof(cov), (int64_t)(g->covered_s * 1e9)),
 			time_human_dur(gap, sizeof(gap), (int64_t)(g->gaps_s * 1e9)),
 			time_human_dur(busy, sizeof(busy), (int64_t)(g->busy_s * 1e9)),
-			num(a, sizeof(a), gpu_util_mean(g), 1), num(b, sizeof(b), gpu_util_quantile(g, 0.5), 0),
-			num(c, sizeof(c), gpu_util_quantile(g, 0.95), 0), num(d, sizeof(d), en / 1e3, 1), src,
-			num(e, sizeof(e), gpu_power_mean(g), 0),
-			num(f, sizeof(f), g->power_known_s > 0 ? g->power_max_w : NAN, 0),
-			num(g2, sizeof(g2), g->temp_max_c > 0 ? g->temp_max_c : NAN, 0),
-			num(h, sizeof(h), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
+			num(a, sizeof(a), rg->util_mean_pct, 1), num(b, sizeof(b), rg->util_p50_pct, 0),
+			num(c, sizeof(c), rg->util_p95_pct, 0), num(d, sizeof(d), rg->energy_j / 1e3, 1), rg->energy_source,
+			num(e, sizeof(e), rg->power_mean_w, 0), num(f, sizeof(f), rg->power_max_w, 0),
+			num(g2, sizeof(g2), rg->temp_max_c, 0), num(h, sizeof(h), rg->mem_max_mib, 0));
 		if (an->tl.gpus[i].id.uuid[0])
 			fprintf(out, "  %-22s %s\n", "", an->tl.gpus[i].id.uuid);
 		if (g->energy_unknown_s > 0) {
@@ -467,7 +464,6 @@ static void processes(FILE *out, const struct report *r)
 		"busy%", "energy_kJ", "mem_MiB");
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		double gb = an->gpus[p->gpu].busy_s;
 		char pid[24];
 		/* a task label (gpu_monitor.sh's TASK_ID) has no pid */
 		if (p->pid == PID_TASK)
@@ -478,7 +474,7 @@ static void processes(FILE *out, const struct report *r)
 			p->name[0] ? p->name : "-",
 			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
 			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
-			num(c, sizeof(c), gb > 0 ? 100 * p->busy_s / gb : NAN, 1),
+			num(c, sizeof(c), 100 * r->procs[i].busy_share, 1),
 			num(d, sizeof(d), p->energy_j / 1e3, 1), num(e, sizeof(e), p->fb_max_mib, 0));
 	}
 }
@@ -539,23 +535,10 @@ static void findings(FILE *out, const struct report *r)
 
 	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
-		/* a tally by kind first */
-		const char *kinds[32];
-		size_t counts[32], nk = 0;
-		for (i = 0; i < an->nfinds; i++) {
-			size_t k;
-			for (k = 0; k < nk && strcmp(kinds[k], an->finds[i].kind); k++)
-				;
-			if (k == nk && nk < 32) {
-				kinds[nk] = an->finds[i].kind;
-				counts[nk++] = 0;
-			}
-			if (k < nk)
-				counts[k]++;
-		}
+		/* a tally by kind first: every kind (report_compute) */
 		fprintf(out, "  by kind:");
-		for (size_t k = 0; k < nk; k++)
-			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
+		for (size_t k = 0; k < r->nkinds; k++)
+			fprintf(out, "%s %zu %s", k ? "," : "", r->kinds[k].n, r->kinds[k].kind);
 		fputc('\n', out);
 	}
 	/* all in full when that fits on a screen, else the first ones */
