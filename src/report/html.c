@@ -1112,7 +1112,7 @@ static void time_split(struct hw *h)
 		}
 		for (int s = 0; s < ST__COUNT; s++) {
 			double wd = PW * g->state_s[s] / total;
-			double share = report_state_share(r, i, s);
+			double share = r->gpus[i].state_share[s];
 			if (g->state_s[s] <= 0)
 				continue;
 			if (s == ST_GAP)
@@ -1149,7 +1149,7 @@ static void time_split(struct hw *h)
 			continue;
 		}
 		vnum(h, r->state_s[s], 3, 1 / 3600.0, 3, "cost.waterfall.%d.seconds", wk);
-		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * report_state_share(r, -1, s));
+		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * r->state_share[s]);
 		if (have_prices(r))
 			vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
 		else

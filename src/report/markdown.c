@@ -143,7 +143,7 @@ static void states(FILE *out, const struct report *r)
 			continue;
 		fprintf(out, "| %s | %s | %s | %s%s | %s |\n", state_name[s], state_label[s],
 			num(a, sizeof(a), r->state_s[s] / 3600, 3),
-			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1), s == ST_GAP ? "" : " %",
+			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1), s == ST_GAP ? "" : " %",
 			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 	}
 	if (have_prices(r))

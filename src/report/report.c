@@ -520,6 +520,11 @@ void report_compute(struct report *r)
 	for (int s = 0; s < ST__COUNT; s++)
 		if (state_is_useful(s))
 			r->useful_cost += r->state_cost[s];
+	for (int s = 0; s < ST__COUNT; s++) {
+		r->state_share[s] = report_state_share(r, -1, s);
+		for (int i = 0; i < r->an->tl.ngpus; i++)
+			r->gpus[i].state_share[s] = report_state_share(r, i, s);
+	}
 	outage(r);
 	proc_costs(r);
 	verdict(r);

@@ -57,6 +57,8 @@ struct report_gpu {
 	/* the busy figure of the cost and the verdict (docs/states.md "Busy"),
 	 * and the utilization-seconds the joined traces replaced and added */
 	double useful_s, trace_out_s, trace_in_s;
+	/* share of its covered time in each state (report_state_share()) */
+	double state_share[ST__COUNT];
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
@@ -102,6 +104,7 @@ struct report {
 	struct cost_sens sens[COST_NSENS];
 	size_t nsens;
 	double state_s[ST__COUNT];	/* all GPUs */
+	double state_share[ST__COUNT];	/* all GPUs: report_state_share(r, -1, s) */
 	double state_cost[ST__COUNT];	/* the waterfall */
 	double useful_cost;		/* its end: the cost of the useful states */
 	/* the outage: GPU time down after fatal kernel events (part of the

@@ -114,7 +114,7 @@ static void first_screen(FILE *out, const struct report *r)
 			int s = r->top_cause[i];
 			fprintf(out, "%s %s %s (%s", i ? "," : "", state_label[s],
 				time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
-				num(c, sizeof(c), 100 * report_state_share(r, -1, s), 1));
+				num(c, sizeof(c), 100 * r->state_share[s], 1));
 			if (have_prices(r))
 				fprintf(out, " %%, %s)", money(b, sizeof(b), r, r->state_cost[s]));
 			else
@@ -416,7 +416,7 @@ static void states(FILE *out, const struct report *r)
 			continue;
 		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", state_name[s], state_label[s],
 			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
-			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1),
+			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1),
 			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 		if (s == ST_DOWN && r->outage_s > 0)
 			fprintf(out, "    %-14s %-20s %10s %6s%% %14s\n", "of which", "outage after events",
