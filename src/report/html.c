@@ -357,7 +357,7 @@ static void summary(struct hw *h, const struct finding **byw)
 		fprintf(h->out, " %% busy (");
 		vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
 		fprintf(h->out, " busy GPU-hours); mean utilization ");
-		vnum(h, 100 * r->util_busy_h / r->util_known_h, 2, 1, 1, "cost.window.mean_utilization_pct");
+		vnum(h, r->util_mean_pct, 2, 1, 1, "cost.window.mean_utilization_pct");
 		fprintf(h->out, " %%");
 	}
 	fprintf(h->out, "</td></tr>\n<tr><th>Energy</th><td>");

@@ -655,7 +655,7 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_knum(w, "premium_pct", r->win.premium_pct, 2);
 	jsonw_knum(w, "u_obs", r->busy_unknown ? NAN : r->win.u_obs, 6);	/* null: no utilization read */
 	/* mean utilization.gpu over the time it was read: not the busy figure */
-	jsonw_knum(w, "mean_utilization_pct", r->util_known_h > 0 ? 100 * r->util_busy_h / r->util_known_h : NAN, 2);
+	jsonw_knum(w, "mean_utilization_pct", r->util_mean_pct, 2);
 	jsonw_knum(w, "local_cost_per_useful_hour", r->c_local_obs, 6);
 	jsonw_obj_end(w);
 

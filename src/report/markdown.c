@@ -69,7 +69,7 @@ static void summary(FILE *out, const struct report *r)
 	else
 		fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours); mean utilization %s %% |\n",
 			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
-			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
+			num(c, sizeof(c), r->util_mean_pct, 1));
 	fprintf(out, "| Energy | %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (!isnan(r->co2e_kg))
 		fprintf(out, ", %s kg CO2e at %s g/kWh", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),

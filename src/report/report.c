@@ -489,6 +489,7 @@ void report_compute(struct report *r)
 	r->co2e_kg = r->params.grid_gco2_per_kwh > 0 ?
 		     r->energy_j / 3.6e6 * r->params.pue * r->params.grid_gco2_per_kwh / 1000 : NAN;
 	r->busy_unknown = r->covered_h > 0 && !(r->util_known_h > 0);
+	r->util_mean_pct = r->util_known_h > 0 ? 100 * r->util_busy_h / r->util_known_h : NAN;
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
 	memset(&in, 0, sizeof(in));
