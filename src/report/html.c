@@ -101,11 +101,6 @@ vmoney(struct hw *h, double val, const char *fmt, ...)
 	svg_esc(h->out, cur(h->r));
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 static void gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
 {
 	const struct gpu_ident *id = &an->tl.gpus[gi].id;
@@ -301,7 +296,7 @@ static void rest_row(struct hw *h)
 			int s = r->top_cause[i];
 			fprintf(h->out, "%s%s ", i ? "; " : "", state_label[s]);
 			esc(h, time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)));
-			if (have_prices(r)) {
+			if (r->has_prices) {
 				fprintf(h->out, ", ");
 				int wk = 0;	/* its index in the JSON's cost.waterfall (no gap row there) */
 				for (int t = 0; t < s; t++)
@@ -375,7 +370,7 @@ static void summary(struct hw *h, const struct finding **byw)
 	fprintf(h->out, "</td></tr>\n");
 	prices_row(h);
 	fprintf(h->out, "<tr><th>Cost</th><td>");
-	if (have_prices(r)) {
+	if (r->has_prices) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");
 		fprintf(h->out, " to own for this window, ");
 		vmoney(h, r->win.cloud_cost, "cost.window.cloud_cost");
@@ -528,7 +523,7 @@ static void month(struct hw *h)
 				fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
 			else
 				fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
-			if (have_prices(r))
+			if (r->has_prices)
 				money_text(m1, sizeof(m1), r, cost);
 			else
 				snprintf(m1, sizeof(m1), "no prices");
@@ -1150,7 +1145,7 @@ static void time_split(struct hw *h)
 		}
 		vnum(h, r->state_s[s], 3, 1 / 3600.0, 3, "cost.waterfall.%d.seconds", wk);
 		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * r->state_share[s]);
-		if (have_prices(r))
+		if (r->has_prices)
 			vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
 		else
 			fprintf(h->out, "-");
@@ -1161,7 +1156,7 @@ static void time_split(struct hw *h)
 			vnum(h, r->outage_s, 3, 1 / 3600.0, 3, "cost.outage.seconds");
 			fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">",
 				100 * r->outage_s / (r->covered_h * 3600));
-			if (have_prices(r))
+			if (r->has_prices)
 				vmoney(h, r->outage_cost, "cost.outage.cost");
 			else
 				fprintf(h->out, "-");
@@ -1481,7 +1476,7 @@ static void cost_section(struct hw *h)
 	const struct cost_params *p = &r->params;
 
 	fprintf(h->out, "<section id=\"cost\"><h2>Cost</h2>\n");
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(h->out, "<p>No prices given, so nothing to compare: name a profile (<code>--profile NAME</code>; "
 			"<code>gputally cost --list-profiles</code>) or set prices with <code>--set KEY=VALUE</code>.</p>\n");
 	} else {
@@ -1837,7 +1832,7 @@ static void events(struct hw *h)
 			"is down: no utilization, power or energy is counted there. The outage: ");
 		vnum(h, h->r->outage_s / 3600, 6, 1, 3, "cost.outage.gpu_hours");
 		fprintf(h->out, " GPU-hours");
-		if (have_prices(h->r)) {
+		if (h->r->has_prices) {
 			fprintf(h->out, ", ");
 			vmoney(h, h->r->outage_cost, "cost.outage.cost");
 			fprintf(h->out, " at the window's local cost per covered GPU-hour");

@@ -34,11 +34,6 @@ static const char *money(char *buf, size_t cap, const struct report *r, double v
 	return nf_money(buf, cap, v, r->params.currency);
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 static void gpu_label(FILE *out, const struct analysis *an, int gi)
 {
 	const struct gpu_ident *id = &an->tl.gpus[gi].id;
@@ -86,7 +81,7 @@ static void summary(FILE *out, const struct report *r)
 		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
 			r->prices.old ? " (some figures more than a year old)" : "");
 	}
-	if (have_prices(r))
+	if (r->has_prices)
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
 	else
@@ -144,9 +139,9 @@ static void states(FILE *out, const struct report *r)
 		fprintf(out, "| %s | %s | %s | %s%s | %s |\n", state_name[s], state_label[s],
 			num(a, sizeof(a), r->state_s[s] / 3600, 3),
 			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1), s == ST_GAP ? "" : " %",
-			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+			s == ST_GAP || !r->has_prices ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 	}
-	if (have_prices(r))
+	if (r->has_prices)
 		fprintf(out, "\nUseful cost (the busy states): %s of %s owned.\n", money(a, sizeof(a), r, r->useful_cost),
 			money(c, sizeof(c), r, r->win.local_cost));
 }
@@ -156,7 +151,7 @@ static void cost(FILE *out, const struct report *r)
 	char a[64], b[64], c[64], d[64], e[64];
 
 	fprintf(out, "\n## Cost\n\n");
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(out, "No prices given: name a profile (--profile NAME) or set prices (--set KEY=VALUE).\n");
 		return;
 	}

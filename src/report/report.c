@@ -492,6 +492,7 @@ void report_compute(struct report *r)
 	r->util_mean_pct = r->util_known_h > 0 ? 100 * r->util_busy_h / r->util_known_h : NAN;
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
+	r->has_prices = r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
 	memset(&in, 0, sizeof(in));
 	in.covered_h = r->covered_h;
 	in.busy_h = r->busy_h;

@@ -122,6 +122,7 @@ struct report {
 	double cloud_hours_cost, cloud_job_charges;
 	double util_known_h;	/* covered hours with a utilization reading */
 	double util_mean_pct;	/* all GPUs: utilization-hours over util_known_h; NAN without a reading */
+	bool has_prices;	/* some price is known (a cloud rate, a fixed cost or electricity): costs are printed */
 	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	/* input: no --profile was given, so price keys still at their default
 	 * are taken from the built-in table (docs/prices.md) for the GPU model

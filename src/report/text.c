@@ -38,11 +38,6 @@ static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, i
 	return buf;
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 /* One assumed figure for the Prices line: "cloud 6.35 USD/h (2026-03)". */
 static void assumed_fig(FILE *out, const struct report *r, int id, const char *what, const char *unit,
 			const char *date, bool *first)
@@ -115,7 +110,7 @@ static void first_screen(FILE *out, const struct report *r)
 			fprintf(out, "%s %s %s (%s", i ? "," : "", state_label[s],
 				time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
 				num(c, sizeof(c), 100 * r->state_share[s], 1));
-			if (have_prices(r))
+			if (r->has_prices)
 				fprintf(out, " %%, %s)", money(b, sizeof(b), r, r->state_cost[s]));
 			else
 				fprintf(out, " %%)");
@@ -193,7 +188,7 @@ static void summary(FILE *out, const struct report *r)
 			r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
 	fputc('\n', out);
 	price_lines(out, r);
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		if (!r->prices.unknown)
 			fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
 		fprintf(out, "Verdict:   %s\n", r->verdict);
@@ -364,7 +359,7 @@ static void by_day(FILE *out, const struct report *r)
 					(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
 		}
 		fprintf(out, " %6s %14s\n", cov > 0 ? (snprintf(a, sizeof(a), "%.0f %%", 100 * use / cov), a) : "-",
-			have_prices(r) ? money(b, sizeof(b), r, cost) : "-");
+			r->has_prices ? money(b, sizeof(b), r, cost) : "-");
 	}
 	if (r->ndays > TEXT_DAYS)
 		fprintf(out, "  ... %zu more days in --json\n", r->ndays - TEXT_DAYS);
@@ -417,12 +412,12 @@ static void states(FILE *out, const struct report *r)
 		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", state_name[s], state_label[s],
 			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
 			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1),
-			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+			s == ST_GAP || !r->has_prices ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 		if (s == ST_DOWN && r->outage_s > 0)
 			fprintf(out, "    %-14s %-20s %10s %6s%% %14s\n", "of which", "outage after events",
 				time_human_dur(a, sizeof(a), (int64_t)(r->outage_s * 1e9)),
 				num(b, sizeof(b), 100 * r->outage_s / (r->covered_h * 3600), 1),
-				!have_prices(r) ? "-" : money(c, sizeof(c), r, r->outage_cost));
+				!r->has_prices ? "-" : money(c, sizeof(c), r, r->outage_cost));
 	}
 }
 
@@ -621,7 +616,7 @@ static void cost(FILE *out, const struct report *r)
 	}
 	if (ndefault)
 		fprintf(out, "    (%zu others at their defaults; --json lists every one)\n", ndefault);
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(out, "  no prices given, so nothing to compare: name a profile (--profile NAME;\n"
 			     "  'gputally cost --list-profiles') or set prices with --set KEY=VALUE\n");
 		return;
@@ -903,7 +898,7 @@ static void outages(FILE *out, const struct report *r)
 	}
 	if (an->noutages > MAX_TEXT_SEGMENTS)
 		fprintf(out, "  ... %zu more in --json\n", an->noutages - MAX_TEXT_SEGMENTS);
-	if (have_prices(r))
+	if (r->has_prices)
 		fprintf(out, "  the outage cost %.*f GPU-hours, %s at your rates (%s per covered GPU-hour)\n",
 			r->outage_s >= 360 ? 1 : 4, r->outage_s / 3600, money(c, sizeof(c), r, r->outage_cost),
 			money(a, sizeof(a), r, r->cost_per_gpu_hour));
