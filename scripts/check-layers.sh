@@ -122,7 +122,7 @@ layers_rc=$?
 WRITER_FILES="src/report/text.c src/report/markdown.c src/report/html.c src/report/json.c src/report/svg.c
 src/report/cost_explain.c src/report/*_out.c"
 COMPUTE_NAMES="gpu_util_mean gpu_util_quantile gpu_power_mean gpu_energy_j analysis_useful_s
-analysis_rank_findings report_compute report_fleet_compute report_state_share
+analysis_rank_findings report_compute report_fleet_compute report_state_share report_finding_cost
 cost_longrun cost_window cost_local_per_useful_hour cost_cloud_job cost_billed_hours
 cost_job_breakeven cost_sensitivity cost_roi cost_roi_sensitivity cost_run_compute
 trend_report_compute trend_measured_power scale_compute trace_compute qsort qsort_r"

@@ -433,7 +433,7 @@ static void findings(struct jsonw *w, const struct report *r)
 			jsonw_kint(w, "count", (int64_t)f->nstretch);
 			jsonw_knum(w, "total_s", f->total_s, 3);
 			knum_or_null(w, "energy_j", f->energy_j, 1);
-			knum_or_null(w, "cost", report_finding_cost(r, f), 4);
+			knum_or_null(w, "cost", r->finding_cost[i], 4);
 			jsonw_kint(w, "after_event", (int64_t)f->nlinked);
 			jsonw_key(w, "longest");
 			jsonw_arr_begin(w);

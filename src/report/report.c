@@ -528,6 +528,9 @@ void report_compute(struct report *r)
 			r->gpus[i].state_share[s] = report_state_share(r, i, s);
 	}
 	outage(r);
+	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
+	for (size_t i = 0; i < r->an->nfinds; i++)
+		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
@@ -576,5 +579,7 @@ void report_release(struct report *r)
 	r->proc_by_busy = NULL;
 	free(r->procs);
 	r->procs = NULL;
+	free(r->finding_cost);
+	r->finding_cost = NULL;
 	report_fleet_release(r);
 }

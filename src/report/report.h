@@ -173,6 +173,8 @@ struct report {
 	size_t nmigs, nslices;
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
+	/* per finding (an->finds order): report_finding_cost() */
+	double *finding_cost;
 	/* the findings tallied by kind, all of them (no cap) */
 	struct report_kind *kinds;
 	size_t nkinds;

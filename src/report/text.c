@@ -478,7 +478,7 @@ static void processes(FILE *out, const struct report *r)
 static const char *stretch_totals(char *buf, size_t cap, const struct report *r, const struct finding *f)
 {
 	char d[32], e[32], c[48];
-	double cost = report_finding_cost(r, f);
+	double cost = r->finding_cost[f - r->an->finds];
 
 	time_human_dur(d, sizeof(d), (int64_t)(f->total_s * 1e9));
 	snprintf(buf, cap, "%llu %s, %s in all%s%s%s%s%s", (unsigned long long)f->nstretch,
@@ -558,7 +558,7 @@ static void findings(FILE *out, const struct report *r)
 		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
 		for (size_t k = g; k < an->nfinds; k++) {
 			const struct finding *o = &an->finds[k];
-			double oc = report_finding_cost(r, o);
+			double oc = r->finding_cost[k];
 			if (o->severity != f->severity || strcmp(o->kind, f->kind))
 				continue;
 			/* each GPU once, the first TEXT_GROUP_GPUS by name */
