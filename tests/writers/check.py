@@ -204,6 +204,32 @@ def main():
             fail("html: no figure marked %s" % key)
     same_text("html verdict", (h.verdict or "").strip(), pre + verdict)
 
+    # ---- where the time went: each state's share and cost ----
+    wf = {x["state"]: x for x in j["cost"]["waterfall"]}
+    tot = sum(x["seconds"] for x in wf.values())
+    wsec = text.split("\nWhere the GPU time went", 1)[1].split("\n\n", 1)[0] if "\nWhere the GPU time went" in text else ""
+    nrow = 0
+    for m in re.finditer(r"^  (\w+) .*?\s(\S+)%\s+(\S+)(?: \S+)?$", wsec, re.M):
+        st = m.group(1)
+        if st not in wf:
+            continue
+        nrow += 1
+        same("text %s share %%" % st, m.group(2), 100 * wf[st]["seconds"] / tot if tot > 0 else None)
+        if m.group(3) != "-":
+            same("text %s cost" % st, m.group(3), wf[st]["cost"])
+    mrows = re.findall(r"^\| (\w+) \| [^|]+ \| [\d.]+ \| ([\d.]+) % \| ([^|]+) \|$", md, re.M)
+    for st, share, cost in mrows:
+        if st in wf:
+            nrow += 1
+            same("markdown %s share %%" % st, share, 100 * wf[st]["seconds"] / tot)
+            c = cost.split()[0]
+            if c != "-":
+                same("markdown %s cost" % st, c, wf[st]["cost"])
+    shown = sum(1 for x in wf.values() if x["seconds"] > 0)
+    if nrow < 2 * shown:
+        fail("text and Markdown show %d rows of the states' shares, the JSON has %d states with time (each twice)"
+             % (nrow, shown))
+
     # ---- per GPU ----
     gsec = text.split("\nGPUs\n", 1)[1].split("\n\n", 1)[0] if "\nGPUs\n" in text else ""
     rows = []

@@ -18,6 +18,9 @@ fail=0
 cd "$root/examples/h200-training" || exit 2
 check h200 --profile h200-vs-cloud .
 check h200-assumed .
+# with its three profiler traces joined (busy then counts their kernels)
+mkdir "$T/traces" && cp ./* "$root"/tests/trace/data/*.json.gz "$T/traces/" || exit 2
+check h200-traces --profile h200-vs-cloud "$T/traces"
 
 # four GPUs over two hours: a leak on GPU 1, GPU 3 quiet (an imbalance), a
 # five-minute gap on every GPU; GPU 2 replays from another row
