@@ -1155,7 +1155,7 @@ static void time_split(struct hw *h)
 			fprintf(h->out, "<tr><td>&#160;&#160;of which</td><td>outage after fatal events</td><td class=\"n\">");
 			vnum(h, r->outage_s, 3, 1 / 3600.0, 3, "cost.outage.seconds");
 			fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">",
-				100 * r->outage_s / (r->covered_h * 3600));
+				100 * r->outage_share);
 			if (r->has_prices)
 				vmoney(h, r->outage_cost, "cost.outage.cost");
 			else

@@ -384,6 +384,7 @@ static void outage(struct report *r)
 		r->outage_s += an->gpus[i].outage_s;
 	r->cost_per_gpu_hour = r->covered_h > 0 ? r->win.local_cost / r->covered_h : NAN;
 	r->outage_cost = r->outage_s > 0 ? r->outage_s / 3600 * r->cost_per_gpu_hour : 0;
+	r->outage_share = r->outage_s / (r->covered_h * 3600);
 	if (an->pw.first_ns < t0)
 		t0 = an->pw.first_ns;
 	if (an->pw.last_ns > t1)

@@ -110,6 +110,7 @@ struct report {
 	/* the outage: GPU time down after fatal kernel events (part of the
 	 * down line), at the window's local cost per covered GPU-hour */
 	double outage_s, cost_per_gpu_hour, outage_cost;
+	double outage_share;		/* outage_s over the covered time */
 	double power_span_h;		/* the hours host power events are counted over */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,

@@ -416,7 +416,7 @@ static void states(FILE *out, const struct report *r)
 		if (s == ST_DOWN && r->outage_s > 0)
 			fprintf(out, "    %-14s %-20s %10s %6s%% %14s\n", "of which", "outage after events",
 				time_human_dur(a, sizeof(a), (int64_t)(r->outage_s * 1e9)),
-				num(b, sizeof(b), 100 * r->outage_s / (r->covered_h * 3600), 1),
+				num(b, sizeof(b), 100 * r->outage_share, 1),
 				!r->has_prices ? "-" : money(c, sizeof(c), r, r->outage_cost));
 	}
 }
