@@ -277,7 +277,6 @@ static const char *const severity_word[] = { "info", "warning", "error", "fatal"
 static void events(struct jsonw *w, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	uint64_t total = 0;
 
 	jsonw_key(w, "events");
 	jsonw_arr_begin(w);
@@ -329,9 +328,7 @@ static void events(struct jsonw *w, const struct report *r)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	for (int k = 0; k < EV__COUNT; k++)
-		total += an->ev_count[k];
-	jsonw_kint(w, "events_total", (int64_t)total);
+	jsonw_kint(w, "events_total", (int64_t)r->events_total);
 	jsonw_kint(w, "events_dropped", (int64_t)an->evs_dropped);
 	jsonw_kint(w, "events_unplaced", (int64_t)an->unplaced_events);
 	jsonw_kint(w, "events_copies", (int64_t)an->event_copies);

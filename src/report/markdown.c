@@ -262,8 +262,8 @@ static void events(FILE *out, const struct report *r)
 	}
 	if (!an->nevs)
 		return;
-	fprintf(out, "\n## Events (%zu)\n\n| time | GPU | event | class | count | message | source |\n"
-		"|---|--:|---|---|--:|---|---|\n", an->nevs + (size_t)an->evs_dropped);
+	fprintf(out, "\n## Events (%" PRIu64 ")\n\n| time | GPU | event | class | count | message | source |\n"
+		"|---|--:|---|---|--:|---|---|\n", r->events_total);
 	for (size_t i = 0; i < an->nevs && shown < MD_FINDINGS; i++, shown++) {
 		const struct an_event *e = &an->evs[i];
 		analysis_event_name(name, sizeof(name), e->ev, e->code);

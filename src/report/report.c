@@ -529,6 +529,9 @@ void report_compute(struct report *r)
 			r->gpus[i].state_share[s] = report_state_share(r, i, s);
 	}
 	outage(r);
+	r->events_total = 0;
+	for (int k = 0; k < EV__COUNT; k++)
+		r->events_total += r->an->ev_count[k];
 	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
 	for (size_t i = 0; i < r->an->nfinds; i++)
 		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);

@@ -174,6 +174,7 @@ struct report {
 	size_t nmigs, nslices;
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
+	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
 	/* per finding (an->finds order): report_finding_cost() */
 	double *finding_cost;
 	/* the findings tallied by kind, all of them (no cap) */

@@ -805,13 +805,10 @@ static void events(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
 	size_t shown = 0, ngroups = 0;
-	uint64_t total = 0;
 
 	if (!an->nevs)
 		return;
-	for (int k = 0; k < EV__COUNT; k++)
-		total += an->ev_count[k];
-	fprintf(out, "\nEvents (%" PRIu64 "%s; grouped by GPU, kind and code; --json lists each)\n", total,
+	fprintf(out, "\nEvents (%" PRIu64 "%s; grouped by GPU, kind and code; --json lists each)\n", r->events_total,
 		an->unplaced_events ? ", some unplaced: no anchor gave them a time" : "");
 	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
 		int gpu = gi < an->tl.ngpus ? gi : -1;
