@@ -356,7 +356,14 @@ static void verdict(struct report *r)
 			 100 * r->lr.u_star, 100 * u, r->c_local_obs / r->lr.c_cloud);
 		break;
 	default:
-		if (u >= r->lr.u_star)
+		if (!(r->c_local_obs < INFINITY))
+			/* not one useful hour: its local cost is no number (was "inf";
+			 * tests/corpus/public/virtualclient-8xh100, busy 0 %) */
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "Renting would be cheaper: busy %.1f %% of the time against a break-even of %.1f %%; "
+				 "no useful hour was observed to price locally, against %s an hour to rent.",
+				 100 * u, 100 * r->lr.u_star, nf_money(m2, sizeof(m2), r->lr.c_cloud, cur));
+		else if (u >= r->lr.u_star)
 			snprintf(r->verdict, sizeof(r->verdict),
 				 "Owning pays: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %s locally against %s to rent.",
 				 100 * u, 100 * r->lr.u_star, nf_money(m1, sizeof(m1), r->c_local_obs, cur),

@@ -318,6 +318,11 @@ def worked_values(d, expect, case_dir=None):
         elif k == "events":
             if d.get("events_total", 0) != int(v):
                 diffs.append("%s event(s), not %s" % (d.get("events_total", 0), v))
+        elif k == "text_lacks":
+            # the text report must not print it (a figure that is no number)
+            p = run(["report"] + ARGS + [case_dir])
+            if v in p.stdout:
+                diffs.append("the text report prints '%s': %s" % (v, [ln.strip() for ln in p.stdout.splitlines() if v in ln][:1]))
         elif k.startswith("event_time."):
             ts = [e.get("time") for e in d.get("events", []) if e.get("kind") == k[len("event_time."):]]
             if not ts or not same_time(ts[0], v):
@@ -475,8 +480,8 @@ def main():
         bases[name] = check_case(name, d, args)
         ARGS[:] = args
         got, err = report([d])
-        ARGS[:] = []
         verdict(name, "worked values", [err] if err else worked_values(got, expect, d))
+        ARGS[:] = []
 
     # case 1: the time-of-day logs are dated by the dated log beside them,
     # so nothing is counted twice: the energy is the dated log's alone
