@@ -68,6 +68,10 @@ struct ingest_state {
 	/* the companions' lines, for the list printed at the end */
 	char **again;
 	size_t nagain, again_alloc;
+	/* the companions of the group being read: their bad lines were
+	 * counted (and --strict applied) when they were first ingested */
+	const struct companion *cur_comp;
+	size_t ncur_comp;
 };
 
 /* Is path one of items[0..n)? */
@@ -211,6 +215,9 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 	struct analysis *an = p[1];
 
 	if (r->kind == REC_BAD) {
+		for (size_t k = 0; k < s->ncur_comp; k++)
+			if (!strcmp(s->cur_comp[k].sf.path, in->path))
+				return 0;
 		s->bad_total++;
 		if (s->ic.strict) {
 			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
@@ -360,7 +367,11 @@ static int ingest_group_pass(struct ingest_state *s, struct file_item **items, s
 	run = store_run_begin(&s->st, (int)n, &err);
 	sink.ud = ud;
 	sink.rec = on_rec;
+	s->cur_comp = *comp;
+	s->ncur_comp = *ncomp;
 	rc = run < 0 ? -1 : ingest_run(paths, np, &s->ic.o, &sink, &res, &err);
+	s->cur_comp = NULL;
+	s->ncur_comp = 0;
 	if (rc == EXIT_INPUT) {
 		error("stopping at the first bad line (--strict); nothing of this run was stored");
 		ret = EXIT_INPUT;

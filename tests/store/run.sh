@@ -624,6 +624,26 @@ assert sorted(l.split()[0] for l in lines[2:] if l and not l.startswith("all GPU
 EOF
 if "$BIN" trend --db "$T/h.db" --by task --task python3 >/dev/null 2>&1; then fail "--by task with --task"; else pass "trend --by task with --task NAME is a usage error"; fi
 
+# ---- stored files read again beside new ones (docs/store.md "Held logs and shared minutes")
+# a stored log with a bad line, read again beside a new log of the same minutes under
+# --strict: its line was counted when it was stored, and does not stop this ingest
+mkdir "$T/again"
+awk 'NR==40{print " 20261129 22:47:10 0 garbage here"} {print}' "$EX/dmon_pucvmet_DT.log" >"$T/again/dmon.log"
+cp "$EX/gpu_monitor_h200_capture_20261129.csv" "$T/again/gm.csv"
+"$BIN" ingest -q --db "$T/again.db" "$T/again/dmon.log" >/dev/null 2>&1
+"$BIN" ingest --strict --db "$T/again.db" "$T/again/gm.csv" >"$T/again.out" 2>&1
+check "--strict: a stored log's bad line, read again beside a new log, does not stop it" sh -c \
+	"grep -q '^again  *$T/again/dmon.log' '$T/again.out' && grep -q 'minutes 0 new, 5 updated' '$T/again.out'"
+"$BIN" report --json "$T/again/dmon.log" "$T/again/gm.csv" >"$T/again-files.json" 2>/dev/null
+"$BIN" report --db "$T/again.db" --json >"$T/again-db.json"
+check "two calls of sharing minutes: report --db equals report on both files (energy 0.5 %, busy 1 s)" python3 - "$T/again-files.json" "$T/again-db.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    assert abs(ga["energy_j"] - gb["energy_j"]) <= 0.005 * ga["energy_j"], (ga["energy_j"], gb["energy_j"])
+    assert abs(ga["busy_s"] - gb["busy_s"]) <= 1, (ga["busy_s"], gb["busy_s"])
+EOF
+
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"
 	exit 1
