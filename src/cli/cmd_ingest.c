@@ -454,6 +454,8 @@ static int ingest_group_pass(struct ingest_state *s, struct file_item **items, s
 			cp->detail = xstrdup(line);
 			continue;
 		}
+		if (in->t_first_ns == INT64_MIN)
+			continue;	/* read, and still no time (a file of no records): nothing to say */
 		if (cp->held && store_place_file(&s->st, cp->sf.id, in, run, &err)) {
 			print_gl_err(&err);
 			ret = EXIT_FAILURE_RUN;
