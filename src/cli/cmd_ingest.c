@@ -508,7 +508,10 @@ static int usage_ok(struct ingest_state *s, int argc, char **argv, const char **
 			options_help("ingest", "--db FILE [options] FILE|DIR...",
 				     "Add the per-minute rollups of GPU logs to a store, for 'gputally trend' and\n"
 				     "'gputally report --db'.  A file already ingested adds nothing, a file that grew adds\n"
-				     "its new minutes, a renamed or compressed copy is recognised by its content.",
+				     "its new minutes, a renamed or compressed copy is recognised by its content.\n"
+				     "A log that only its file time would place is held (stored as seen) and read again\n"
+				     "by later ingests until a dated log of its GPU places it; stored files that share\n"
+				     "minutes with the new ones are read again with them.",
 				     ingest_options);
 			return -1;
 		case OPT_DB:
