@@ -33,6 +33,8 @@ struct fleet_row {
 	double covered_s, gaps_s, busy_s, energy_j;	/* energy: NAN unknown */
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
+	/* percent of covered_s busy, and idle or held idle (NAN: none covered) */
+	double busy_pct, lost_pct;
 	double idle_cost;	/* of which idle and held-idle time */
 	/* MIG (rows of report.migs and report.slices): the GPU's key and node
 	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
