@@ -70,6 +70,14 @@ struct report_proc {
 	double sm_mean_pct;	/* mean per-process SM % (pmon), NAN without */
 };
 
+/* A finding's severity and kind from it on (report.finding_rest): how many, their stretches, time and cost. */
+struct report_rest {
+	uint64_t n, stretches;
+	double total_s;
+	double cost;		/* of those with a cost (costed) */
+	bool costed;
+};
+
 /* How many findings of one kind (report.kinds, in the order the kinds first come). */
 struct report_kind {
 	const char *kind;	/* borrowed from the analysis */
@@ -177,8 +185,11 @@ struct report {
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
-	/* per finding (an->finds order): report_finding_cost() */
+	/* per finding (an->finds order): report_finding_cost(), and the
+	 * findings of its severity and kind from it on, summed (the text's
+	 * one line per severity and kind for the findings not in full) */
 	double *finding_cost;
+	struct report_rest *finding_rest;
 	/* the findings tallied by kind, all of them (no cap) */
 	struct report_kind *kinds;
 	size_t nkinds;
