@@ -119,6 +119,9 @@ static void gpu_figures(struct report *r)
 		o->energy_j = gpu_energy_j(g, &o->energy_source);
 		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);
 	}
+	for (size_t i = 0; i < an->nsegs; i++)
+		if (an->segs[i].gpu < (size_t)an->tl.ngpus)
+			r->gpus[an->segs[i].gpu].nsegs++;
 }
 
 /* The findings by kind, in the order the kinds first come (the ranked order). */

@@ -61,6 +61,7 @@ struct report_gpu {
 	double useful_s, trace_out_s, trace_in_s;
 	/* share of its covered time in each state (report_state_share()) */
 	double state_share[ST__COUNT];
+	size_t nsegs;		/* its state segments in an->segs */
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */

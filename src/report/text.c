@@ -428,9 +428,7 @@ static void segments(FILE *out, const struct report *r)
 
 	fprintf(out, "\nTimeline (state segments; --json has all %zu)\n", an->nsegs);
 	for (int gi = 0; gi < an->tl.ngpus; gi++) {
-		size_t shown = 0, total = 0;
-		for (size_t i = 0; i < an->nsegs; i++)
-			total += an->segs[i].gpu == gi;
+		size_t shown = 0, total = r->gpus[gi].nsegs;
 		fprintf(out, "  %s\n", gpu_label(l, sizeof(l), an, gi));
 		for (size_t i = 0; i < an->nsegs && shown < MAX_TEXT_SEGMENTS; i++) {
 			const struct segment *s = &an->segs[i];
