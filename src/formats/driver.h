@@ -24,7 +24,7 @@ struct input_stat {
 	char why[96];			/* "sniffed smi-dmon (score 95)" or "--format" */
 	char skip_reason[320];		/* set when the file was not read */
 	const char *compression;	/* "plain", "gzip", "zstd" */
-	const char *time_basis;		/* how times were obtained, see driver.c */
+	const char *time_basis;		/* how times were obtained, see driver_time.c */
 	uint64_t bytes;			/* decompressed bytes */
 	uint64_t lines, records, bad;
 	bool partial_last_line;
@@ -50,7 +50,7 @@ struct input_stat {
 	struct anc_plan *anchor;
 	uint64_t unplaced;
 	/* what sniffing the file's head found, once: the pre-passes and the
-	 * run open a file up to three times (driver.c) */
+	 * run open a file up to three times (driver_prepass.c) */
 	bool sniffed;
 	const struct format *sniff_format;	/* NULL: no format took it */
 	int sniff_score;

@@ -312,7 +312,7 @@ struct format {
 	bool boot_clock;
 };
 
-/* ---- helpers for formats (driver.c) ---------------------------------- */
+/* ---- helpers for formats (ctx.c) ------------------------------------- */
 
 /* A new record of `kind` at the end of the batch, zeroed up to v[], with line
  * set.  v[] is not cleared: the format sets v[m] for each bit m it sets in
