@@ -19,7 +19,6 @@
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "formats/smi.h"
 #include "formats/spool.h"
 #include "util/timeutil.h"
+#include "util/workpool.h"
 #include "util/xalloc.h"
 
 /* ---- sniffing ------------------------------------------------------------ */
@@ -72,15 +72,6 @@ int64_t date_from_name(const char *path)
 			return days_from_civil(y, m, d);
 	}
 	return INT64_MIN;
-}
-
-static int cmp_waiting(const void *a, const void *b)
-{
-	const struct waiting *x = a, *y = b;
-
-	if (x->t_first != y->t_first)
-		return x->t_first < y->t_first ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* ---- expanding paths ----------------------------------------------------- */
@@ -153,6 +144,10 @@ const char *read_path(const struct input_stat *st)
 /* Free everything s holds; safe to call again. */
 void source_release(struct source *s)
 {
+	/* chunks still queued or being parsed are the pool's until done */
+	for (uint64_t seq = s->head_seq; s->pool && seq < s->tail_seq; seq++)
+		chunk_wait(s->pool, &s->slots[seq % s->nslots]);
+	s->head_seq = s->tail_seq;
 	for (unsigned i = 0; i < s->nslots; i++) {
 		struct chunk *c = &s->slots[i];
 		free(c->owned);
@@ -176,99 +171,6 @@ void source_release(struct source *s)
 	s->stream_state = NULL;
 	tick_seq_release(&s->tick);
 	reader_close(&s->rd);
-}
-
-static void source_fill(struct source *s, struct pool *pl, size_t chunk_bytes, struct gl_err *err)
-{
-	while (!s->cut_all && s->tail_seq - s->head_seq < s->nslots) {
-		struct chunk *c = &s->slots[s->tail_seq % s->nslots];
-		if (!cut_chunk(s, c, chunk_bytes, err))
-			break;
-		c->src = s;
-		s->tail_seq++;
-		pool_push(pl, c);
-	}
-}
-
-/* Give an opened source `window` chunk slots and queue its first chunks. */
-static void source_start(struct source *s, unsigned window, struct pool *pl, size_t chunk_bytes,
-			 struct gl_err *err)
-{
-	s->nslots = window;
-	s->slots = xcalloc(window, sizeof(struct chunk));
-	s->last_t_ns = INT64_MIN;
-	source_fill(s, pl, chunk_bytes, err);
-}
-
-/* The next record of the chunk being read (s->head_batch) is s's head. */
-static inline void take_record(struct source *s, const struct ingest_opts *o)
-{
-	/* a worker wrote the batch, so its lines sit in another core's cache:
-	 * ask for a record's worth of them, 32 records (6 KB) ahead, as each
-	 * one is taken (a prefetch past the batch's end is harmless; on the
-	 * Xeon of 2026-12-03, 8 ahead was best and 16 1 % slower; on this
-	 * EPYC 32 is 2.5 % faster than 8: docs/perf.md) */
-	const char *ahead = (const char *)&s->head_batch->recs[s->rec_pos + 32];
-	for (size_t i = 0; i < sizeof(struct rec); i += 64)
-		__builtin_prefetch(ahead + i);
-	s->next = &s->head_batch->recs[s->rec_pos++];
-	s->next->line += s->lines_before;
-	resolve_time(s, s->next, o);
-	s->have_head = true;
-}
-
-/* source_peek() past the chunk being read: find the next chunk, wait for it. */
-static bool source_peek_slow(struct source *s, struct pool *pl, size_t chunk_bytes,
-			     const struct ingest_opts *o, struct gl_err *err)
-{
-	while (!s->have_head) {
-		struct chunk *c;
-		if (s->head_seq == s->tail_seq) {
-			source_fill(s, pl, chunk_bytes, err);
-			if (s->head_seq == s->tail_seq) {
-				s->finished = true;
-				return false;
-			}
-		}
-		c = &s->slots[s->head_seq % s->nslots];
-		/* once a chunk's first record is taken it is known parsed: the
-		 * pool's lock is taken once per chunk, not once per record */
-		if (s->rec_pos == 0)
-			pool_wait(pl, c);
-		if (s->rec_pos < c->batch.nr) {
-			s->head_batch = &c->batch;
-			take_record(s, o);
-			break;
-		}
-		/* chunk consumed */
-		s->lines_before += c->batch.lines;
-		s->st->lines += c->batch.lines;
-		if (c->ends_partial && c->batch.lines) {
-			s->st->partial_last_line = true;
-			s->st->partial_last_read = c->partial_read;
-		}
-		if (s->rd.kind == READER_MAP)
-			s->st->bytes += c->n;
-		s->head_seq++;
-		s->rec_pos = 0;
-		source_fill(s, pl, chunk_bytes, err);
-	}
-	return true;
-}
-
-/* Make sure s->next points at the next record; false when s is finished. */
-static inline bool source_peek(struct source *s, struct pool *pl, size_t chunk_bytes,
-			       const struct ingest_opts *o, struct gl_err *err)
-{
-	if (s->have_head)
-		return true;
-	/* the next record of the chunk being read (known parsed: its first
-	 * record was taken), without finding its slot again */
-	if (s->rec_pos > 0 && s->head_batch && s->rec_pos < s->head_batch->nr) {
-		take_record(s, o);
-		return true;
-	}
-	return source_peek_slow(s, pl, chunk_bytes, o, err);
 }
 
 /* A by_path format opens the file itself: it must be a plain file, whose
@@ -403,13 +305,12 @@ bool open_source(struct source *s, struct input_stat *st, const struct ingest_op
 int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts *o,
 	       struct ingest_sink *sink, struct ingest_result *res, struct gl_err *err)
 {
-	struct source **open = NULL;
-	struct waiting *wait = NULL;
-	struct pool pl = { 0 };
-	size_t nsrc = 0, nopen = 0, open_alloc = 0, nwait = 0, wait_alloc = 0, wpos = 0;
+	struct merge m = { 0 };
+	struct workpool pl;
+	size_t nsrc = 0;
 	size_t chunk_bytes, in_cap;
 	unsigned window;
-	int rc = 0;
+	int rc;
 	long ncpu;
 	bool lazy;
 
@@ -419,36 +320,29 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	for (size_t i = 0; i < res->nr; i++)
 		if (res->inputs[i].stream && !res->inputs[i].skip_reason[0])
 			spool_input(&res->inputs[i], o);
-	/* kernel logs first: placed by their anchors they are zoned evidence;
-	 * then zones, so that logs placed by content follow their reference */
-	place_kernel(res, o);
-	place_zones(res, o);
-	place_timeless(res, o);
-	lazy = res->nr > MAP_MAX_INPUTS;
-	in_cap = res->nr > 8 ? 16 * 1024 : 0;
-
 	ncpu = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		ncpu = 1;
 	if (ncpu > 64)
 		ncpu = 64;
-	pl.opts = o;
-	pthread_mutex_init(&pl.mu, NULL);
-	pthread_cond_init(&pl.job_cv, NULL);
-	pthread_cond_init(&pl.done_cv, NULL);
 	/*
 	 * One worker per CPU but one: the main thread (merge, timeline,
 	 * analysis) is the critical path and keeps a CPU to itself, and it
 	 * parses the next chunk itself when no worker has started it
-	 * (pool_wait), so no CPU waits idle.  One CPU: no workers at all.
+	 * (workpool_wait), so no CPU waits idle.  One CPU: no workers at all.
+	 * The pre-passes and a trace format's jobs use the same pool.
 	 */
-	pl.nthreads = (int)ncpu - 1;
-	pl.threads = xcalloc((size_t)(pl.nthreads ? pl.nthreads : 1), sizeof(*pl.threads));
-	for (int i = 0; i < pl.nthreads; i++)
-		if (pthread_create(&pl.threads[i], NULL, worker_main, &pl)) {
-			pl.nthreads = i;
-			break;
-		}
+	workpool_init(&pl, (int)ncpu - 1, "gputally-parse");
+	/* kernel logs first: placed by their anchors they are zoned evidence;
+	 * then zones, so that logs placed by content follow their reference */
+	place_kernel(res, o, &pl);
+	place_zones(res, o, &pl);
+	place_timeless(res, o, &pl);
+	lazy = res->nr > MAP_MAX_INPUTS;
+	in_cap = res->nr > 8 ? 16 * 1024 : 0;
+	m.pl = &pl;
+	m.o = o;
+	m.in_cap = in_cap;
 
 	/*
 	 * The open sources (a list) and the inputs that wait for the merge to
@@ -470,8 +364,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 		}
 		nsrc++;
 		if (!lazy) {
-			ALLOC_GROW(open, nopen + 1, open_alloc);
-			open[nopen++] = s;
+			merge_add(&m, s);
 			continue;
 		}
 		/*
@@ -480,14 +373,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 		 * gets there, so that only inputs that overlap in time hold a
 		 * file, buffers and a decompressor at once.
 		 */
-		source_start(s, 1, &pl, PRESCAN_BYTES, NULL);
-		ALLOC_GROW(wait, nwait + 1, wait_alloc);
-		wait[nwait].t_first = source_peek(s, &pl, PRESCAN_BYTES, o, NULL) ? s->next->t_ns : INT64_MIN;
-		wait[nwait].st = st;
-		wait[nwait].order = i;
-		nwait++;
-		source_release(s);
-		free(s);
+		merge_add_waiting(&m, s);
 		{
 			const struct format *fmt = st->format;
 			keep_sniffed(&before, st);
@@ -495,11 +381,8 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 			st->format = fmt;	/* known now (sink->begin), set again then */
 		}
 	}
-	if (nwait)
-		qsort(wait, nwait, sizeof(*wait), cmp_waiting);
-
-	if (nsrc == 1 && nopen == 1)
-		open[0]->huge_batches = true;
+	if (nsrc == 1 && m.nopen == 1)
+		m.open[0]->huge_batches = true;
 	if (sink->begin)
 		sink->begin(sink->ud, res);
 
@@ -525,101 +408,10 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 	if (window > 8)
 		window = 8;
 
-	for (size_t i = 0; i < nopen; i++)
-		source_start(open[i], window, &pl, chunk_bytes, err);
+	rc = merge_run(&m, sink, chunk_bytes, window, err);
 
-	for (;;) {
-		struct source *best = NULL;
-		int64_t best_t = 0;
-		/* the earliest record; of equal times, by path (below) */
-		for (size_t i = 0; i < nopen; i++) {
-			struct source *s = open[i];
-			int64_t t;
-			if (!source_peek(s, &pl, chunk_bytes, o, err)) {
-				source_release(s);	/* finished: free it now */
-				free(s);
-				open[i--] = open[--nopen];
-				continue;
-			}
-			/* records of one time from several inputs: by path, not by
-			 * the order the inputs were given in (the last reading of a
-			 * time is the one a GPU's state keeps); one file given twice:
-			 * the first given */
-			t = s->next->t_ns;
-			if (!best || t < best_t ||
-			    (t == best_t && (strcmp(s->st->path, best->st->path) < 0 ||
-					     (!strcmp(s->st->path, best->st->path) && s->order < best->order)))) {
-				best = s;
-				best_t = t;
-			}
-		}
-		if (wpos < nwait && (!best || wait[wpos].t_first < best_t ||
-				     (wait[wpos].t_first == best_t && wait[wpos].order < best->order))) {
-			/* the merge has reached a waiting input: open it and look again */
-			struct source *s = xcalloc(1, sizeof(*s));
-			s->order = wait[wpos].order;
-			if (!open_source(s, wait[wpos++].st, o, false, in_cap)) {
-				source_release(s);
-				free(s);
-				continue;
-			}
-			source_start(s, window, &pl, chunk_bytes, err);
-			ALLOC_GROW(open, nopen + 1, open_alloc);
-			open[nopen++] = s;
-			continue;
-		}
-		if (!best)
-			break;
-		{
-			struct rec *r = best->next;
-			struct input_stat *st = best->st;
-			if (r->kind == REC_ANCHOR) {
-				best->have_head = false;	/* used by the pre-pass; no sink sees it */
-				if (!st->time_basis && st->basis[0])
-					st->time_basis = st->basis;
-				continue;
-			}
-			if (r->kind == REC_BAD) {
-				st->bad++;
-			} else if (r->time_kind == TK_BOOT) {
-				st->records++;
-				st->unplaced++;
-				if (!st->time_basis)
-					st->time_basis = st->basis[0] ? st->basis : "unplaced: no anchor; give --boot-time";
-			} else {
-				st->records++;
-				if (st->t_first_ns == INT64_MIN || r->t_ns < st->t_first_ns)
-					st->t_first_ns = r->t_ns;
-				if (r->t_ns > st->t_last_ns)
-					st->t_last_ns = r->t_ns;
-				if (!st->time_basis)
-					st->time_basis = st->anchor && st->basis[0] ? st->basis
-						: best->head_batch->time_basis ? best->head_batch->time_basis
-						: "timestamps in the file";
-			}
-			best->have_head = false;
-			rc = sink->rec(sink->ud, st, r, best->head_batch);
-			if (rc)
-				break;
-		}
-	}
-
-	pthread_mutex_lock(&pl.mu);
-	pl.stop = true;
-	pthread_cond_broadcast(&pl.job_cv);
-	pthread_mutex_unlock(&pl.mu);
-	for (int i = 0; i < pl.nthreads; i++)
-		pthread_join(pl.threads[i], NULL);
-	free(pl.threads);
-	pthread_mutex_destroy(&pl.mu);
-	pthread_cond_destroy(&pl.job_cv);
-	pthread_cond_destroy(&pl.done_cv);
-	for (size_t i = 0; i < nopen; i++) {
-		source_release(open[i]);
-		free(open[i]);
-	}
-	free(open);
-	free(wait);
+	merge_release(&m);
+	workpool_release(&pl);
 	for (size_t i = 0; i < res->nr; i++) {
 		struct input_stat *st = &res->inputs[i];
 		if (st->zone_note) {

@@ -7,6 +7,7 @@
  */
 #include "formats/driver_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,7 @@ static void parse_stream(struct chunk *c, const struct ingest_opts *o)
 	ctx.src = s->st->path;
 	ctx.mtime_ns = s->rd.mtime_ns;
 	ctx.state = s->stream_state;
+	ctx.pool = s->pool;
 	ctx.out = &c->batch;
 	ctx.line = s->stream_line;
 	if (c->first && n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) {
@@ -201,6 +203,30 @@ done:
 	}
 }
 
+
+static void chunk_job(struct wp_job *j)
+{
+	struct chunk *c = (struct chunk *)((char *)j - offsetof(struct chunk, job));
+
+	parse_chunk(c, c->src->opts);
+}
+
+void chunk_queue(struct workpool *pl, struct chunk *c)
+{
+	c->job.run = chunk_job;
+	/* a stream() format's pieces share one state: parsed here, in order */
+	if (pl->nthreads == 0 || c->src->fmt->stream) {
+		parse_chunk(c, c->src->opts);
+		c->job.state = WP_DONE;
+		return;
+	}
+	workpool_push(pl, &c->job);
+}
+
+void chunk_wait(struct workpool *pl, struct chunk *c)
+{
+	workpool_wait(pl, &c->job);
+}
 
 /* ---- cutting chunks ------------------------------------------------------ */
 

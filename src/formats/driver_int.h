@@ -7,8 +7,8 @@
  *   driver.c          the entry: expand paths, open and sniff an input, the run
  *   driver_chunk.c    cut an input into chunks at line ends, parse a chunk
  *                     (context lines replayed first) into a batch
- *   driver_pool.c     the worker threads that parse chunks
  *   driver_time.c     give each record its absolute time
+ *   driver_merge.c    the k-way merge of the inputs' records by time
  *   driver_prepass.c  the pre-passes: anchor kernel logs, check zones, place
  *                     time-less logs
  *   records.c, ctx.c  the record tables and the parser helper API (format.h)
@@ -28,6 +28,7 @@
 #include "formats/ticks.h"
 #include "util/err.h"
 #include "util/timeutil.h"
+#include "util/workpool.h"
 
 #define SNIFF_BYTES (64 * 1024)
 /* inputs up to this many are mapped, more are read (open_source) */
@@ -38,8 +39,6 @@
 #define MAX_CONTEXT_LINE (64 * 1024)
 #define DEFAULT_CHUNK (1024 * 1024)
 #define INFLIGHT_BUDGET (16 * 1024 * 1024)
-
-enum chunk_state { CH_FREE, CH_QUEUED, CH_DONE };
 
 struct source;
 
@@ -55,15 +54,15 @@ struct chunk {
 	bool ends_partial;	/* the last line has no newline */
 	bool partial_read;	/* ... and it was read as a whole row, not skipped */
 	bool last;		/* the file's last chunk */
-	enum chunk_state state;
+	struct wp_job job;	/* its parsing, in the pool */
 	struct batch batch;
-	struct chunk *next_job;
 };
 
 struct source {
 	struct input_stat *st;
 	const struct format *fmt;
 	const struct ingest_opts *opts;
+	struct workpool *pool;	/* the run's, handed to a stream() format (parse_ctx) */
 	struct reader rd;
 	size_t pos;		/* READER_MAP: next byte to cut */
 	bool huge_batches;	/* the only input: its batches may take huge pages */
@@ -103,24 +102,6 @@ struct source {
 	size_t order;		/* the input's index: of equal times, the lower first */
 };
 
-/* With many inputs, one is opened only when the merge reaches its first
- * record (ingest_run): until then it holds no file, buffer, decoder or
- * struct source, only this. */
-struct waiting {
-	int64_t t_first;	/* the time of its first record */
-	size_t order;
-	struct input_stat *st;
-};
-struct pool {
-	pthread_mutex_t mu;
-	pthread_cond_t job_cv, done_cv;
-	struct chunk *jobs_head, *jobs_tail;
-	bool stop;
-	const struct ingest_opts *opts;
-	pthread_t *threads;
-	int nthreads;
-};
-
 /* driver.c */
 const char *read_path(const struct input_stat *st);
 void source_release(struct source *s);
@@ -132,10 +113,11 @@ void batch_release(struct batch *b);
 void parse_chunk(struct chunk *c, const struct ingest_opts *o);
 bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, struct gl_err *err);
 
-/* driver_pool.c */
-void *worker_main(void *arg);
-void pool_push(struct pool *pl, struct chunk *c);
-void pool_wait(struct pool *pl, struct chunk *c);
+/* Queue c for parsing (parsed here and now with no workers, or for a
+ * stream() format, whose pieces share one state); chunk_wait() returns
+ * once it is parsed. */
+void chunk_queue(struct workpool *pl, struct chunk *c);
+void chunk_wait(struct workpool *pl, struct chunk *c);
 
 /* driver_time.c */
 /* A step back in absolute time smaller than this is left as it is; a larger
@@ -156,10 +138,33 @@ static inline void resolve_time(struct source *s, struct rec *r, const struct in
 	resolve_time_slow(s, r, o);
 }
 
+/* driver_merge.c: the open inputs and those that wait for the merge to
+ * reach their first record */
+struct merge {
+	struct workpool *pl;
+	const struct ingest_opts *o;
+	size_t in_cap;			/* reader buffer size (open_source) */
+	struct source **open;
+	size_t nopen, open_alloc;
+	struct waiting *wait;		/* sorted by first time in merge_run */
+	size_t nwait, wait_alloc, wpos;
+};
+/* An opened input, read from the start of the merge; consumes s. */
+void merge_add(struct merge *m, struct source *s);
+/* An opened input read only when the merge reaches its first record (found
+ * now, from its first 64 KiB); consumes s, which is closed until then. */
+void merge_add_waiting(struct merge *m, struct source *s);
+/* Merge every input into the sink; 0 or the sink's non-zero code. */
+int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, unsigned window,
+	      struct gl_err *err);
+/* Free the sources still open (their chunks in flight parsed first). */
+void merge_release(struct merge *m);
+
 /* driver_prepass.c */
 void keep_sniffed(struct input_stat *before, const struct input_stat *st);
-void place_kernel(struct ingest_result *res, const struct ingest_opts *o);
-void place_zones(struct ingest_result *res, const struct ingest_opts *o);
-void place_timeless(struct ingest_result *res, const struct ingest_opts *o);
+/* Each reads with the run's pool (a trace format's jobs). */
+void place_kernel(struct ingest_result *res, const struct ingest_opts *o, struct workpool *pl);
+void place_zones(struct ingest_result *res, const struct ingest_opts *o, struct workpool *pl);
+void place_timeless(struct ingest_result *res, const struct ingest_opts *o, struct workpool *pl);
 
 #endif

@@ -41,11 +41,11 @@ static void keep_learnt(struct input_stat *before, const struct input_stat *st)
  * their times resolved.  The input's statistics are left as they were: the
  * real pass counts everything again.
  */
-static void scan_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+static void scan_input(struct ingest_result *res, size_t i, const struct ingest_opts *o, struct workpool *pl,
 		       size_t max_bytes, struct pl_collect *pc)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
+	struct source s = { .rd = { .fd = -1 }, .pool = pl };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	size_t done = 0;
 
@@ -87,7 +87,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
  * say whether any has no time; only then is every input read in full once
  * more, to build the series to align.
  */
-void place_timeless(struct ingest_result *res, const struct ingest_opts *o)
+void place_timeless(struct ingest_result *res, const struct ingest_opts *o, struct workpool *pl)
 {
 	struct pl_collect pc;
 	bool any = false;
@@ -95,7 +95,7 @@ void place_timeless(struct ingest_result *res, const struct ingest_opts *o)
 	pl_collect_init(&pc, o, res->nr);
 	for (size_t i = 0; i < res->nr; i++) {
 		struct pl_input *in = &pc.in[i];
-		scan_input(res, i, o, PRESCAN_BYTES, &pc);
+		scan_input(res, i, o, pl, PRESCAN_BYTES, &pc);
 		any |= in->timeless;
 		/* only the flag is wanted here: each input's series go at once,
 		 * not at the end (they were 6 KB an input: 750 MB for 100000) */
@@ -110,7 +110,7 @@ void place_timeless(struct ingest_result *res, const struct ingest_opts *o)
 		return;
 	pl_collect_init(&pc, o, res->nr);
 	for (size_t i = 0; i < res->nr; i++)
-		scan_input(res, i, o, 0, &pc);
+		scan_input(res, i, o, pl, 0, &pc);
 	pl_decide(&pc, res);
 	pl_collect_release(&pc);
 }
@@ -119,11 +119,11 @@ void place_timeless(struct ingest_result *res, const struct ingest_opts *o)
  * The anchoring pre-pass (anchor.h): collect the clock pairs and the boots
  * of input i, up to max bytes (0: all).  Statistics are left as they were.
  */
-static bool scan_boot_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+static bool scan_boot_input(struct ingest_result *res, size_t i, const struct ingest_opts *o, struct workpool *pl,
 			    size_t max_bytes, struct anc_collect *ac, bool *boot_clock, bool *to_place)
 {
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
+	struct source s = { .rd = { .fd = -1 }, .pool = pl };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	struct kboot_seq q = { 0 };
 	size_t done = 0;
@@ -174,7 +174,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
  * that has such times or clock pairs (a format that says so, or one whose
  * first 64 KiB show them) and decide how each boot is placed.
  */
-void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
+void place_kernel(struct ingest_result *res, const struct ingest_opts *o, struct workpool *pl)
 {
 	struct anc_collect *pre = anc_collect_new(res->nr), *ac;
 	bool *full = xcalloc(res->nr ? res->nr : 1, sizeof(bool)), any = false;
@@ -186,7 +186,7 @@ void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
 	 */
 	for (size_t i = 0; i < res->nr; i++) {
 		bool bc, tp;
-		scan_boot_input(res, i, o, PRESCAN_BYTES, pre, &bc, &tp);
+		scan_boot_input(res, i, o, pl, PRESCAN_BYTES, pre, &bc, &tp);
 		full[i] = bc || anc_collect_any(pre, i);
 		any |= bc || tp;
 	}
@@ -202,7 +202,7 @@ void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
 			names[i] = res->inputs[i].path;
 			basis[i] = res->inputs[i].basis;
 			if (full[i])
-				scan_boot_input(res, i, o, 0, ac, &bc, &tp);
+				scan_boot_input(res, i, o, pl, 0, ac, &bc, &tp);
 		}
 		anc_decide(ac, names, o->has_boot_time ? o->boot_time_ns : INT64_MIN, plans, basis,
 			   sizeof(res->inputs[0].basis), has);
@@ -224,12 +224,12 @@ void place_kernel(struct ingest_result *res, const struct ingest_opts *o)
  * Kernel logs are placed by their anchors already (place_kernel() runs
  * first); logs without time are not evidence either way.
  */
-static bool scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o,
+static bool scan_zone_input(struct ingest_result *res, size_t i, const struct ingest_opts *o, struct workpool *pl,
 			    size_t max_bytes, struct zn_input *zi, struct pl_collect *pc)
 {
 	bool any = false;	/* a record of any kind was read */
 	struct input_stat *st = &res->inputs[i], before = *st;
-	struct source s = { .rd = { .fd = -1 } };	/* released unopened: no close(0) */
+	struct source s = { .rd = { .fd = -1 }, .pool = pl };	/* released unopened: no close(0) */
 	struct chunk c = { 0 };
 	size_t done = 0;
 	bool timed = false, local = false;
@@ -430,7 +430,7 @@ static void date_tod_inputs(struct ingest_result *res, struct zn_input *zi, cons
  * say whether any of this can apply; only then is every input read in full
  * once more.
  */
-void place_zones(struct ingest_result *res, const struct ingest_opts *o)
+void place_zones(struct ingest_result *res, const struct ingest_opts *o, struct workpool *pl)
 {
 	struct zn_input *zi;
 	struct pl_collect pc;
@@ -446,7 +446,7 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	later = xcalloc(res->nr, sizeof(*later));
 	for (size_t i = 0; i < res->nr; i++) {
 		/* a trace whose events start past its first 64 KiB: read it whole */
-		later[i] = !scan_zone_input(res, i, o, PRESCAN_BYTES, &zi[i], NULL);
+		later[i] = !scan_zone_input(res, i, o, pl, PRESCAN_BYTES, &zi[i], NULL);
 		any_local |= zi[i].zoneless;
 		any_zoned |= zi[i].zoned;
 		any_tod |= zi[i].tod;
@@ -460,7 +460,7 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	}
 	for (size_t i = 0; i < res->nr; i++)
 		if (later[i] && !res->inputs[i].skip_reason[0]) {
-			scan_zone_input(res, i, o, 0, &zi[i], NULL);
+			scan_zone_input(res, i, o, pl, 0, &zi[i], NULL);
 			any_zoned |= zi[i].zoned;
 			any_dated |= zi[i].first_ns != INT64_MIN && !zi[i].tod;
 			later[i] = false;	/* read whole already */
@@ -479,7 +479,7 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o)
 	for (size_t i = 0; i < res->nr; i++) {
 		/* dating -o T logs compares readings: every timed log, whole */
 		if (later[i] || (any_tod && any_dated && zi[i].first_ns != INT64_MIN))
-			scan_zone_input(res, i, o, 0, &zi[i], any_tod && any_dated ? &pc : NULL);
+			scan_zone_input(res, i, o, pl, 0, &zi[i], any_tod && any_dated ? &pc : NULL);
 		names[i] = res->inputs[i].path;
 	}
 	date_tod_inputs(res, zi, &pc, o);

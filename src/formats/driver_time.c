@@ -47,6 +47,7 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	tmp.st = s->st;
 	tmp.fmt = s->fmt;
 	tmp.opts = o;
+	tmp.pool = s->pool;
 	tmp.rd = rd;
 	c.src = &tmp;
 	tick_seq_init(&seq);

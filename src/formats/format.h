@@ -256,6 +256,9 @@ struct parse_ctx {
 	bool last_line_partial;	/* this line had no terminating newline */
 	bool path_done;		/* a by_path format: everything is read (see format.by_path) */
 	int64_t mtime_ns;	/* the file's modification time (a syslog without a year) */
+	/* the run's worker pool (util/workpool.h), for a stream() format that
+	 * cuts its own jobs (kineto); NULL: parse in line */
+	struct workpool *pool;
 };
 
 struct format {
