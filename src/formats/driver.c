@@ -27,7 +27,6 @@
 
 #include "formats/driver_int.h"
 #include "formats/reader.h"
-#include "formats/smi.h"
 #include "formats/spool.h"
 #include "util/timeutil.h"
 #include "util/workpool.h"
@@ -244,7 +243,7 @@ bool open_source(struct source *s, struct input_stat *st, const struct ingest_op
 	if (o->format) {
 		s->fmt = format_find(o->format);
 		snprintf(st->why, sizeof(st->why), "--format %s", o->format);
-	} else if (o->columns && (s->fmt = smi_columns_format(head, head_n, o->columns))) {
+	} else if (o->columns && (s->fmt = format_by_columns(head, head_n, o->columns))) {
 		/* formats.md 11.9: with --columns the list decides, whatever the first cell */
 		snprintf(st->why, sizeof(st->why), "--columns: a headerless %s row of as many fields",
 			 s->fmt->id);
@@ -258,13 +257,13 @@ bool open_source(struct source *s, struct input_stat *st, const struct ingest_op
 			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id,
 				 st->sniff_score);
 	}
-	if (s->fmt == &format_smi_query && !o->columns && !st->columns_tried) {
+	if (s->fmt && s->fmt->sibling_header && !o->columns && !st->columns_tried) {
 		/* issue 14: a headerless loop beside the same query with its header */
 		st->columns_tried = true;
-		st->columns = smi_csv_sibling_columns(st->path, head, head_n, st->columns_note,
-						      sizeof(st->columns_note));
+		st->columns = s->fmt->sibling_header(st->path, head, head_n, st->columns_note,
+						     sizeof(st->columns_note));
 	}
-	if (s->fmt == &format_smi_query) {
+	if (s->fmt && s->fmt->unread_columns) {
 		/* issue 29: a column no field matches is named, never dropped silently */
 		const char *cols = o->columns ? o->columns : st->columns;
 		size_t cn = cols ? strlen(cols) : 0;
@@ -275,7 +274,7 @@ bool open_source(struct source *s, struct input_stat *st, const struct ingest_op
 			if (cn && cols[cn - 1] == '\r')
 				cn--;
 		}
-		smi_csv_unread_columns(cols, cn, st->columns_unread, sizeof(st->columns_unread));
+		s->fmt->unread_columns(cols, cn, st->columns_unread, sizeof(st->columns_unread));
 	}
 	if (!s->fmt) {
 		/* issue 36: a file that is something else is named as what it is */

@@ -165,7 +165,7 @@ void parse_chunk(struct chunk *c, const struct ingest_opts *o)
 		goto done;
 	}
 	if (c->src->st && c->src->st->columns) {
-		/* a headerless CSV read with a sibling's header (smi_csv_sibling_columns) */
+		/* a headerless CSV read with a sibling's header (format.sibling_header) */
 		local = *o;
 		local.columns = c->src->st->columns;
 		o = &local;

@@ -30,6 +30,14 @@ const struct format *format_at(size_t i)
 	return i < format_count() ? formats[i] : NULL;
 }
 
+const struct format *format_by_columns(const char *head, size_t n, const char *columns)
+{
+	for (size_t i = 0; i < format_count(); i++)
+		if (formats[i]->columns_fit && formats[i]->columns_fit(head, n, columns))
+			return formats[i];
+	return NULL;
+}
+
 const struct format *format_find(const char *id)
 {
 	for (size_t i = 0; i < format_count(); i++)
