@@ -12,7 +12,6 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-const char *const severity_name[3] = { "info", "warning", "critical" };
 
 /* Intervals kept per GPU for the centred window: the ring starts small (1 s
  * samples need about a dozen) and doubles up to RING when faster sampling
@@ -62,7 +61,6 @@ struct gpu_work {
 	/* segment being built */
 	bool seg_open;
 	struct segment seg;
-	void *det;			/* every detector's state for this GPU */
 	/* clock drops: inside a drop? */
 	bool in_drop;
 	/* power histograms (1 W bins) for held-idle and no-context idle */
@@ -70,12 +68,6 @@ struct gpu_work {
 	float held_sum[POWER_BINS], noctx_sum[POWER_BINS];	/* to report the median bin's mean */
 	uint64_t held_n, noctx_n, held_n_at_median;
 	double held_floor_cache;
-	/* the latest runs of healthy time (compute, memory-bound, plain idle),
-	 * oldest first, for analysis_cause(); healthy_lost: the end of the
-	 * newest run that no longer fits */
-	struct { int64_t t0_ns, t1_ns; } healthy[HEALTHY_RUNS];
-	int nhealthy;
-	int64_t healthy_lost_ns;
 	/* the fatal event that put the GPU down, for its outage */
 	bool down_pending;
 	int down_ev;
@@ -194,11 +186,6 @@ static const int ser_src[SER__COUNT] = {
 	[SER_UTIL] = M_UTIL_GPU, [SER_MEM_UTIL] = M_UTIL_MEM, [SER_POWER] = M_POWER,
 	[SER_MEM] = M_MEM_USED, [SER_TEMP] = M_TEMP, [SER_SM_CLOCK] = M_SM_CLOCK,
 };
-
-double ser_mean(const struct ser_bucket *b, int m)
-{
-	return b->known_s[m] > 0 ? (double)b->sum[m] / b->known_s[m] : NAN;
-}
 
 static void ser_clear(struct ser_bucket *b, size_t n)
 {
@@ -425,25 +412,9 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 		   (double)(b->act - a->act));
 }
 
-static void healthy_add(struct gpu_work *w, int64_t t0, int64_t t1)
-{
-	if (w->nhealthy && w->healthy[w->nhealthy - 1].t1_ns == t0) {
-		w->healthy[w->nhealthy - 1].t1_ns = t1;
-		return;
-	}
-	if (w->nhealthy == HEALTHY_RUNS) {
-		w->healthy_lost_ns = w->healthy[0].t1_ns;
-		memmove(&w->healthy[0], &w->healthy[1], (HEALTHY_RUNS - 1) * sizeof(w->healthy[0]));
-		w->nhealthy--;
-	}
-	w->healthy[w->nhealthy].t0_ns = t0;
-	w->healthy[w->nhealthy++].t1_ns = t1;
-}
-
 static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_stats *g = &an->gpus[gi];
-	struct gpu_work *w = an->work[gi];
 	double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
 	double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
 
@@ -457,7 +428,7 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	if (iv->kind == IV_GAP) {
 		g->gaps_s += dt;
 		add_segment(an, gi, iv, st);
-		det_feed_interval(an, gi, w->det, iv, st);
+		det_feed_interval(an, gi, an->det[gi], iv, st);
 		if (an->cfg.series)
 			ser_add(&g->ser, iv, st);
 		return;
@@ -505,10 +476,8 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	}
 	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
 		g->mem_total_mib = iv->v[M_MEM_TOTAL];
-	if (st == ST_COMPUTE || st == ST_MEMORY || st == ST_IDLE)
-		healthy_add(w, iv->t0_ns, iv->t1_ns);
 	add_segment(an, gi, iv, st);
-	det_feed_interval(an, gi, w->det, iv, st);
+	det_feed_interval(an, gi, an->det[gi], iv, st);
 }
 
 static void classify_one(struct analysis *an, int gi, int idx)
@@ -633,7 +602,7 @@ static struct gpu_work *work_new(struct analysis *an, int gi)
 	w->ring_cap = RING_MIN;
 	w->last_t1_ns = INT64_MIN;
 	w->last_act = -1;
-	w->det = det_states_new();
+	an->det[gi] = det_states_new();
 	an->work[gi] = w;
 	return w;
 }
@@ -1125,7 +1094,9 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 	} else {
 		power_event(an, te);
 	}
-	det_feed_event(an, gi, gi >= 0 ? work_of(an, gi)->det : NULL, &e);
+	if (gi >= 0)
+		work_of(an, gi);	/* makes the GPU's detector block */
+	det_feed_event(an, gi, gi >= 0 ? an->det[gi] : NULL, &e);
 }
 
 static void on_outage(void *ud, int gi, int64_t t0, int64_t t1)
@@ -1223,105 +1194,6 @@ static void sort_segments(struct analysis *an)
 }
 
 /* Host events that stop or slow every GPU: a cause for any GPU's finding. */
-static bool host_cause(int ev)
-{
-	return ev == EV_SUSPEND || ev == EV_POWER_OFF || ev == EV_AC_OFF || ev == EV_DRIVER_LOAD ||
-	       ev == EV_BOOT;
-}
-
-/* "Xid 79", "fallen_off_bus": how an event is named in evidence. */
-void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
-{
-	const char *name = ev >= 0 && ev < EV__COUNT && event_kind_name[ev] ? event_kind_name[ev] : "event";
-
-	if (ev == EV_XID && code >= 0)
-		snprintf(buf, cap, "Xid %d", (int)code);
-	else if (code >= 0 && ev != EV_LID)
-		snprintf(buf, cap, "%s %d", name, (int)code);
-	else
-		snprintf(buf, cap, "%s", name);
-}
-
-/* Healthy seconds of GPU gi's recent runs that fall in [t0, t1]; -1 when
- * that time reaches past what is kept (unknown: taken as healthy). */
-static double healthy_between(const struct gpu_work *w, int64_t t0, int64_t t1)
-{
-	double s = 0;
-
-	if (t0 < w->healthy_lost_ns)
-		return -1;
-	for (int i = 0; i < w->nhealthy; i++) {
-		int64_t a = w->healthy[i].t0_ns > t0 ? w->healthy[i].t0_ns : t0;
-		int64_t b = w->healthy[i].t1_ns < t1 ? w->healthy[i].t1_ns : t1;
-		if (b > a)
-			s += (double)(b - a) / 1e9;
-	}
-	return s;
-}
-
-/*
- * Cause and effect: a stretch that starts within cfg.cause_window_ns after
- * an event on the same GPU (or after a suspend, power-off, AC off, driver
- * load or boot of the host), or up to 5 s before it (the sampling's
- * resolution), is its effect, unless more than 5 s of healthy time lie
- * between them: then the GPU recovered, and what came later has a cause of
- * its own.  The nearest such event before the start is named, a cause
- * preferred to a consequence (Xid 45).
- */
-#define CAUSE_SLACK_NS (5 * NS_PER_S)
-bool analysis_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap)
-{
-	const struct gpu_work *w = gi >= 0 && gi < TL_MAX_GPUS ? an->work[gi] : NULL;
-	const struct an_event *best = NULL;
-	char name[48], t[40];
-
-	if (!w)
-		return false;
-	for (size_t k = 0; k < an->nevs; k++) {
-		const struct an_event *e = &an->evs[k];
-		double h;
-		if (e->unplaced || !(e->gpu == gi ? e->severity >= KS_WARNING : e->gpu < 0 && host_cause(e->ev)) ||
-		    t0_ns < e->t_ns - CAUSE_SLACK_NS || t0_ns > e->t_ns + an->cfg.cause_window_ns)
-			continue;
-		h = healthy_between(w, e->t_ns, t0_ns);
-		if (h < 0 || h > (double)CAUSE_SLACK_NS / 1e9)
-			continue;
-		if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)) ||
-		    ((best->flags & KF_CONSEQUENCE) == (e->flags & KF_CONSEQUENCE) && e->t_ns >= best->t_ns &&
-		     e->t_ns <= t0_ns))
-			best = e;
-	}
-	if (!best)
-		return false;
-	analysis_event_name(name, sizeof(name), best->ev, best->code);
-	snprintf(buf, cap, "%s at %s, %s:%llu", name, time_rfc3339(t, sizeof(t), best->t_ns),
-		 best->src ? best->src : "?", (unsigned long long)best->line);
-	return true;
-}
-
-const char *analysis_gpu_name(const struct analysis *an, int gi, char *buf, size_t cap)
-{
-	const struct gpu_ident *id = gi >= 0 && gi < an->tl.ngpus ? &an->tl.gpus[gi].id : NULL;
-
-	if (id && id->index >= 0)
-		snprintf(buf, cap, "GPU %d", id->index);
-	else if (id && id->uuid[0])
-		snprintf(buf, cap, "GPU %.40s", id->uuid);
-	else
-		snprintf(buf, cap, "GPU #%d", gi);
-	return buf;
-}
-
-const char *analysis_gpu_num(const struct analysis *an, int gi, char *buf, size_t cap)
-{
-	if (gi < 0)
-		snprintf(buf, cap, "-");
-	else if (gi < an->tl.ngpus && an->tl.gpus[gi].id.index >= 0)
-		snprintf(buf, cap, "%d", an->tl.gpus[gi].id.index);
-	else
-		snprintf(buf, cap, "?");
-	return buf;
-}
 
 bool finding_always(const char *kind)
 {
@@ -1405,7 +1277,7 @@ void analysis_finish(struct analysis *an)
 		close_segment(an, w);
 		idle_floors(an, gi);
 		trace_join_gpu(an, gi);
-		det_finish_gpu(an, gi, w->det);
+		det_finish_gpu(an, gi, an->det[gi]);
 	}
 	trace_join_rest(an);
 	power_finish(an);
@@ -1421,9 +1293,9 @@ void analysis_release(struct analysis *an)
 		if (an->work[i]) {
 			free(an->work[i]->ring);
 			free(an->work[i]->pre);
-			det_states_free(an->work[i]->det);
 		}
 		free(an->work[i]);
+		det_states_free(an->det[i]);
 		free(an->gpus[i].min_busy_s);
 		free(an->gpus[i].min_cov_s);
 		free(an->gpus[i].ser.b);
@@ -1440,55 +1312,3 @@ void analysis_release(struct analysis *an)
 	trace_join_release(an);
 }
 
-const char *analysis_str(struct analysis *an, const char *s)
-{
-	if (!s)
-		return NULL;
-	for (size_t i = an->nstrs; i-- > 0;)
-		if (!strcmp(an->strs[i], s))
-			return an->strs[i];
-	ALLOC_GROW(an->strs, an->nstrs + 1, an->strs_alloc);
-	an->strs[an->nstrs] = xstrdup(s);
-	return an->strs[an->nstrs++];
-}
-
-double gpu_util_mean(const struct gpu_stats *g)
-{
-	return g->util_known_s > 0 ? 100 * g->busy_s / g->util_known_s : NAN;
-}
-
-double gpu_util_quantile(const struct gpu_stats *g, double q)
-{
-	double acc = 0;
-	if (g->util_known_s <= 0)
-		return NAN;
-	for (int i = 0; i <= 100; i++) {
-		acc += g->util_hist_s[i];
-		if (acc >= q * g->util_known_s - 1e-9)
-			return i;
-	}
-	return 100;
-}
-
-double gpu_power_mean(const struct gpu_stats *g)
-{
-	return g->power_known_s > 0 ? g->power_ws / g->power_known_s : NAN;
-}
-
-double gpu_energy_j(const struct gpu_stats *g, const char **source)
-{
-	if (g->energy_counter_s > 0 && g->energy_power_s > 0) {
-		*source = "counter+power";
-		return g->energy_counter_j + g->energy_power_j;
-	}
-	if (g->energy_counter_s > 0) {
-		*source = "counter";
-		return g->energy_counter_j;
-	}
-	if (g->energy_power_s > 0) {
-		*source = "power";
-		return g->energy_power_j;
-	}
-	*source = "none";
-	return NAN;
-}

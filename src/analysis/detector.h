@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/analysis.h"
+#include "analysis/model.h"
 
 struct det_event {
 	int64_t t_ns;
@@ -114,6 +114,27 @@ void det_gather_cause(struct finding *f, const struct gather *g);
 void det_leak_fit(struct finding *f, double total_mib, double mib0, double mib1);
 
 /* ---- for analysis.c: one block of every detector's state per GPU ----- */
+
+/*
+ * Cause and effect (cause.c): the event a stretch of GPU gi starting at
+ * t0_ns is the effect of: an event of at least warning severity on the
+ * GPU, or a host suspend, power-off, AC off, driver load or boot, from
+ * cfg.cause_window_ns before t0_ns to 5 s after it, with no healthy time
+ * (compute, memory-bound or plain idle) of more than 5 s between the two.
+ * Writes "Xid 79 at T, src:line" into buf and returns true, else false.
+ * Valid while the stretch's intervals are being fed: each GPU's recent
+ * healthy runs are kept in its detector block (det_feed_interval).
+ */
+#define HEALTHY_RUNS 32
+struct healthy_runs {
+	struct { int64_t t0_ns, t1_ns; } run[HEALTHY_RUNS];	/* oldest first */
+	int n;
+	int64_t lost_ns;	/* the end of the newest run that no longer fits */
+};
+bool det_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap);
+void det_healthy_add(struct healthy_runs *h, int64_t t0_ns, int64_t t1_ns);
+/* The healthy runs in a GPU's block (det_states_new). */
+struct healthy_runs *det_healthy(void *block);
 
 void *det_states_new(void);
 void det_states_free(void *block);

@@ -30,8 +30,10 @@ static const struct detector *const detectors[] = {
 
 #define NDET (sizeof(detectors) / sizeof(detectors[0]) - 1)
 
-/* offset of each detector's state in a GPU's block, and the block's size */
+/* offset of each detector's state in a GPU's block, of the healthy runs
+ * after them (det_cause), and the block's size */
 static size_t det_off[NDET + 1];
+static size_t det_healthy_off;
 static size_t det_block;
 static bool det_ready;
 /* per kind of interval (enum ival_kind), the detectors fed it and their
@@ -71,7 +73,8 @@ static void layout(void)
 			};
 		}
 	}
-	det_block = off ? off : 1;
+	det_healthy_off = off;
+	det_block = off + sizeof(struct healthy_runs);
 	det_ready = true;
 }
 
@@ -92,10 +95,19 @@ void det_states_free(void *block)
 	free(block);
 }
 
+struct healthy_runs *det_healthy(void *block)
+{
+	return (struct healthy_runs *)((char *)block + det_healthy_off);
+}
+
 void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state)
 {
 	const struct ival_hook *h = ival_hooks[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
 	const struct ival_hook *end = h + n_ival[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
+
+	/* healthy time, before the detectors that ask for a cause see it */
+	if (iv->kind != IV_GAP && (state == ST_COMPUTE || state == ST_MEMORY || state == ST_IDLE))
+		det_healthy_add(det_healthy(block), iv->t0_ns, iv->t1_ns);
 
 	for (; h < end; h++)
 		h->fn(an, gpu, h->off >= 0 ? (char *)block + h->off : NULL, iv, state);
@@ -187,7 +199,7 @@ void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns
 		g->sev = sev;
 	if (len > g->longest_ns)
 		g->longest_ns = len;
-	if (effect && analysis_cause(an, gi, t0_ns, d.cause, sizeof(d.cause))) {
+	if (effect && det_cause(an, gi, t0_ns, d.cause, sizeof(d.cause))) {
 		if (!g->linked++)
 			snprintf(g->first_cause, sizeof(g->first_cause), "%s", d.cause);
 	}

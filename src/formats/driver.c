@@ -32,46 +32,6 @@
 #include "util/workpool.h"
 #include "util/xalloc.h"
 
-/* ---- sniffing ------------------------------------------------------------ */
-
-const struct format *format_sniff(const char *head, size_t n, const char *name, int *score)
-{
-	const struct format *best = NULL;
-	int best_score = 0;
-
-	for (size_t i = 0; i < format_count(); i++) {
-		const struct format *f = format_at(i);
-		int s = f->sniff ? f->sniff(head, n, name) : 0;
-		if (s > best_score) {
-			best_score = s;
-			best = f;
-		}
-	}
-	if (score)
-		*score = best_score;
-	return best;
-}
-
-int64_t date_from_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	for (const char *p = base; *p; p++) {
-		int y, m, d;
-		const char *q = p;
-		if (p > base && (unsigned)(p[-1] - '0') <= 9)
-			continue;
-		if (scan_fixed_digits(&q, q + strlen(q), 4, &y) ||
-		    scan_fixed_digits(&q, q + strlen(q), 2, &m) ||
-		    scan_fixed_digits(&q, q + strlen(q), 2, &d))
-			continue;
-		if ((unsigned)(*q - '0') <= 9)
-			continue;
-		if (y >= 1990 && y <= 2200 && civil_valid(y, m, d))
-			return days_from_civil(y, m, d);
-	}
-	return INT64_MIN;
-}
 
 /* ---- expanding paths ----------------------------------------------------- */
 

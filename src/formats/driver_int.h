@@ -22,13 +22,15 @@
 #include <stdint.h>
 
 #include "formats/anchor.h"
-#include "formats/driver.h"
+#include "formats/input.h"
 #include "formats/format.h"
 #include "formats/reader.h"
 #include "formats/ticks.h"
 #include "util/err.h"
 #include "util/timeutil.h"
 #include "util/workpool.h"
+
+struct ingest_sink;	/* driver.h */
 
 #define SNIFF_BYTES (64 * 1024)
 /* inputs up to this many are mapped, more are read (open_source) */

@@ -5,6 +5,7 @@
  * each waits closed until the merge reaches its first record.
  */
 #include "formats/driver_int.h"
+#include "formats/driver.h"
 
 #include <stdlib.h>
 #include <string.h>

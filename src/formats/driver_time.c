@@ -5,12 +5,35 @@
  * midnights and repeated hours of a clock change.
  */
 #include "formats/driver_int.h"
+#include "formats/driver.h"
 
 #include <stdlib.h>
 
 #include "formats/anchor.h"
 #include "formats/ticks.h"
 #include "util/timeutil.h"
+
+/* The YYYYMMDD date in a file name (driver.h). */
+int64_t date_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (const char *p = base; *p; p++) {
+		int y, m, d;
+		const char *q = p;
+		if (p > base && (unsigned)(p[-1] - '0') <= 9)
+			continue;
+		if (scan_fixed_digits(&q, q + strlen(q), 4, &y) ||
+		    scan_fixed_digits(&q, q + strlen(q), 2, &m) ||
+		    scan_fixed_digits(&q, q + strlen(q), 2, &d))
+			continue;
+		if ((unsigned)(*q - '0') <= 9)
+			continue;
+		if (y >= 1990 && y <= 2200 && civil_valid(y, m, d))
+			return days_from_civil(y, m, d);
+	}
+	return INT64_MIN;
+}
 
 /* ---- time resolution ----------------------------------------------------- */
 

@@ -373,6 +373,9 @@ static inline const char *batch_str(const struct batch *b, uint32_t off)
 size_t format_count(void);
 const struct format *format_at(size_t i);
 const struct format *format_find(const char *id);
+/* Sniff one head buffer; returns the best format or NULL, with its score. */
+const struct format *format_sniff(const char *head, size_t n, const char *name, int *score);
+
 /* With --columns: the first format whose columns_fit() takes head, or NULL. */
 const struct format *format_by_columns(const char *head, size_t n, const char *columns);
 
