@@ -1076,17 +1076,6 @@ static void sort_segments(struct analysis *an)
 
 /* Host events that stop or slow every GPU: a cause for any GPU's finding. */
 
-bool finding_always(const char *kind)
-{
-	static const char *const kinds[] = { "memory_leak", "memory_leak_sawtooth", "gpu_down", "gpu_lost",
-					     "reset_required", "xid_error", "hw_errors_repeated", "error_row",
-					     "tool_error", "throttling", "imbalance" };
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kind, kinds[i]))
-			return true;
-	return false;
-}
-
 /* The GPU-seconds a finding covers: what it costs at the window's rate. */
 static double finding_weight_s(const struct finding *f)
 {

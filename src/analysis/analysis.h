@@ -16,12 +16,6 @@
 #include "analysis/trace_join.h"
 
 /*
- * Kinds that always appear in a report, whatever their severity and
- * however many findings there are: leaks, down time, Xids and other
- * errors, throttling, imbalance.
- */
-bool finding_always(const char *kind);
-/*
  * Put the findings in the one order every writer lists them in: severity
  * first (critical, warning, info), then the kinds that always appear, then
  * what they cost (the GPU-seconds a finding covers: a stretch summary's

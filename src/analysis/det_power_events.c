@@ -222,7 +222,7 @@ static void power_finish_all(struct analysis *an)
 			after += pw->ac[i].util_after;
 			nb++;
 		}
-	f = det_finding(an, "power_events", -1, pw->first_ns, pw->last_ns,
+	f = det_finding(an, FK_POWER_EVENTS, -1, pw->first_ns, pw->last_ns,
 			pw->gpu_lost_s > 0 || pw->ac_lost_s > 0 || (nb && after < 0.8 * before) ? SEV_WARNING : SEV_INFO,
 			h > 0 ? (double)(switches + pw->suspends) / h : NAN);
 	if (!f)

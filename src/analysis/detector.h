@@ -76,7 +76,7 @@ const struct detector *detector_at(size_t i);
  * the cap never refuses a finding of another kind or of a higher severity.
  * The caller fills message and evidence.
  */
-struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0_ns,
+struct finding *det_finding(struct analysis *an, enum finding_kind kind, int gpu, int64_t t0_ns,
 			    int64_t t1_ns, int severity, double value);
 /*
  * Stretches of one kind on one GPU gathered into one finding (docs/states.md
@@ -101,7 +101,8 @@ void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns
 /* The finding of everything gathered (value: the total seconds), NULL when
  * nothing was or the cap refused it; the caller writes message and
  * evidence, then calls det_gather_cause() to append the cause. */
-struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g, const char *kind);
+struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g,
+				enum finding_kind kind);
 /* Append "; after Xid 79 at T, src:line" (one stretch) or "; N of the M
  * stretches came right after an event, the first after ..." to the evidence. */
 void det_gather_cause(struct finding *f, const struct gather *g);

@@ -138,9 +138,10 @@ void det_finish_all(struct analysis *an)
 			detectors[i]->finish_all(an);
 }
 
-struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0,
+struct finding *det_finding(struct analysis *an, enum finding_kind fk, int gpu, int64_t t0,
 			    int64_t t1, int sev, double value)
 {
+	const char *kind = finding_kind_name[fk];
 	struct finding *f;
 	struct find_seen *seen = NULL;
 
@@ -166,6 +167,7 @@ struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int6
 	f = &an->finds[an->nfinds++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
+	f->fk = (uint8_t)fk;
 	f->gpu = gpu;
 	f->t0_ns = t0;
 	f->t1_ns = t1;
@@ -214,7 +216,8 @@ void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns
 	g->worst[at] = d;
 }
 
-struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g, const char *kind)
+struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g,
+				enum finding_kind kind)
 {
 	struct finding *f;
 

@@ -105,3 +105,28 @@ void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
 		snprintf(buf, cap, "%s", name);
 }
 
+
+const char *const finding_kind_name[FK__COUNT] = {
+#define FINDING(id, name, always) [FK_##id] = name,
+#include "analysis/finding_kinds.def"
+#undef FINDING
+};
+
+static const bool kind_always[FK__COUNT] = {
+#define FINDING(id, name, always) [FK_##id] = always,
+#include "analysis/finding_kinds.def"
+#undef FINDING
+};
+
+enum finding_kind finding_kind_of(const char *name)
+{
+	for (int k = 1; k < FK__COUNT; k++)
+		if (!strcmp(finding_kind_name[k], name))
+			return (enum finding_kind)k;
+	return FK_NONE;
+}
+
+bool finding_always(const char *kind)
+{
+	return kind_always[finding_kind_of(kind)];
+}

@@ -39,8 +39,29 @@ struct find_detail {
 	char cause[112];
 };
 
+/* The kinds of finding (finding_kinds.def); FK_NONE: a kind known only by
+ * its name (a finding read back from the store). */
+enum finding_kind {
+	FK_NONE,
+#define FINDING(id, name, always) FK_##id,
+#include "analysis/finding_kinds.def"
+#undef FINDING
+	FK__COUNT
+};
+/* The name of each kind (NULL for FK_NONE). */
+extern const char *const finding_kind_name[FK__COUNT];
+/* The kind of that name, FK_NONE when no kind has it. */
+enum finding_kind finding_kind_of(const char *name);
+/*
+ * Kinds that always appear in a report, whatever their severity and
+ * however many findings there are: leaks, down time, Xids and other
+ * errors, throttling, imbalance (finding_kinds.def).
+ */
+bool finding_always(const char *kind);
+
 struct finding {
-	const char *kind;	/* static: "memory_leak", "held_idle", ... */
+	const char *kind;	/* static: finding_kind_name[fk], or the store's name */
+	uint8_t fk;		/* enum finding_kind */
 	int gpu;		/* -1: not one GPU */
 	int64_t t0_ns, t1_ns;
 	int severity;
