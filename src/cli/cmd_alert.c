@@ -21,6 +21,7 @@
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "report/alert_out.h"
 #include "report/alert_send.h"
 #include "util/timeutil.h"
@@ -67,31 +68,12 @@ const struct option_def alert_options[] = {
 	OPTIONS_END
 };
 
-struct alert_ctx {
-	struct analysis *an;
-	struct alert_eval ev;
-	uint64_t bad;
-	int strict;
-};
-
-static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+/* The tap: the stale-file rule reads each sample's file and time. */
+static int on_sample(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
 {
-	struct alert_ctx *c = ud;
-
-	if (r->kind == REC_BAD) {
-		c->bad++;
-		if (c->strict) {
-			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col,
-				batch_str(b, r->name));
-			return EXIT_INPUT;
-		}
-		return 0;
-	}
 	if (r->kind == REC_SAMPLE)
-		alert_eval_sample(&c->ev, in->path,
-				  in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns,
+		alert_eval_sample(ud, in->path, in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns,
 				  batch_str(b, r->uuid), r->gpu_index);
-	analysis_add(c->an, r, b, in->path);
 	return 0;
 }
 
@@ -144,68 +126,56 @@ static int deliver(const struct alert_eval *ev, const struct delivery *d)
 static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const struct alert_rules *rs,
 		    double u_star, int64_t now, int json, const char *profile, const struct delivery *d)
 {
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
-	struct alert_ctx c = { 0 };
-	struct gl_err err = { 0 };
+	struct pipeline_opts popts;
+	struct pipeline pl;
+	struct alert_eval ev;
 	uint64_t records = 0;
-	int rc, ret = ALERT_EXIT_ERROR;
+	int st, ret = ALERT_EXIT_ERROR;
 
-	c.an = xcalloc(1, sizeof(*c.an));
-	analysis_init(c.an, NULL);
-	c.an->cfg.series = false;	/* no page to draw */
-	alert_eval_init(&c.ev, rs, c.an, u_star);
-	c.strict = ic->strict;
-	sink.ud = &c;
-	sink.rec = on_rec;
-	rc = ingest_run(ops, (size_t)nops, &ic->o, &sink, &res, &err);
-	if (rc == EXIT_INPUT) {
-		error("stopping at the first bad line (--strict)");
-		goto out;
+	ingest_cli_pipeline(ic, ops, nops, &popts);
+	popts.tap = on_sample;
+	popts.tap_ud = &ev;
+	pipeline_open(&pl, &popts);	/* no page to draw: no display series */
+	alert_eval_init(&ev, rs, pl.an, u_star);
+	st = pipeline_run(&pl);
+	pipeline_say_bad(&pl);
+	if (st != PIPE_OK) {
+		pipeline_say_status(&pl, st, "");
+		goto out;	/* --strict included: exit 2 (docs/alert.md) */
 	}
-	if (rc) {
-		print_gl_err(&err);
-		goto out;
+	for (size_t i = 0; i < pl.res.nr; i++) {
+		const struct input_stat *in = &pl.res.inputs[i];
+		records += in->records;
+		if (in->skip_reason[0] && !(in->named && input_unread(in)))
+			fprintf(stderr, "gputally: %s: %s\n", in->path, in->skip_reason);
 	}
-	for (size_t i = 0; i < res.nr; i++) {
-		records += res.inputs[i].records;
-		if (res.inputs[i].skip_reason[0] && !(res.inputs[i].named && input_unread(&res.inputs[i])))
-			fprintf(stderr, "gputally: %s: %s\n", res.inputs[i].path, res.inputs[i].skip_reason);
-	}
-	if (ingest_named_unread(&res))
+	if (ingest_named_unread(&pl.res))
 		goto out;	/* a file given by name that cannot be read: exit 2 */
 	if (!records) {
 		error("no GPU data in the input: nothing to check (an empty log is not a healthy GPU)");
 		goto out;
 	}
-	for (size_t i = 0; i < res.nr; i++)
-		analysis_input_size(c.an, res.inputs[i].path, res.inputs[i].bytes);
-	analysis_finish(c.an);
-	alert_eval_finish(&c.ev, now);
-	if (c.ev.util_skipped)
+	alert_eval_finish(&ev, now);
+	if (ev.util_skipped)
 		fprintf(stderr, "gputally: the util_below rule needs the break-even utilization u*: "
 			"give --profile (the default cost model has none)\n");
-	if (c.bad)
-		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped (see 'gputally report')\n", c.bad);
 	if (json)
-		alert_json(stdout, &c.ev, profile);
+		alert_json(stdout, &ev, profile);
 	else
-		alert_text((term_safe_stdout(), stdout), &c.ev);
-	if (c.ev.dropped)
+		alert_text((term_safe_stdout(), stdout), &ev);
+	if (ev.dropped)
 		fprintf(stderr, "gputally: %" PRIu64 " more alert(s) not listed (at most %d)\n",
-			c.ev.dropped, ALERT_MAX_ALERTS);
+			ev.dropped, ALERT_MAX_ALERTS);
 	if (fflush(stdout) || ferror(stdout)) {
 		error("writing the alerts failed");
 		goto out;
 	}
-	ret = c.ev.n || c.ev.dropped ? ALERT_EXIT_FIRED : EXIT_OK;
-	if (deliver(&c.ev, d) != EXIT_OK)
+	ret = ev.n || ev.dropped ? ALERT_EXIT_FIRED : EXIT_OK;
+	if (deliver(&ev, d) != EXIT_OK)
 		ret = ALERT_EXIT_ERROR;
 out:
-	alert_eval_release(&c.ev);
-	analysis_release(c.an);
-	free(c.an);
-	ingest_result_release(&res);
+	alert_eval_release(&ev);
+	pipeline_close(&pl);
 	return ret;
 }
 

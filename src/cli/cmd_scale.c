@@ -17,6 +17,7 @@
 #include "cost/profile.h"
 #include "cost/scale.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "report/scale_out.h"
 #include "util/scan.h"
 #include "util/timeutil.h"
@@ -61,26 +62,6 @@ const struct option_def scale_options[] = {
 	OPTIONS_END
 };
 
-struct logs_ctx {
-	struct analysis *an;
-	uint64_t bad;
-};
-
-static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
-{
-	struct logs_ctx *c = ud;
-
-	if (r->kind == REC_BAD) {
-		/* the first one said, all counted: report shows them in full */
-		if (!c->bad++)
-			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
-		analysis_bad(c->an, r, batch_str(b, r->name), in->path);
-		return 0;
-	}
-	analysis_add(c->an, r, b, in->path);
-	return 0;
-}
-
 /* The runs of --logs: read the logs, find the task's windows, put the app
  * log's steps in them, one run per GPU count.  Returns the number of runs,
  * or -(exit code). */
@@ -88,45 +69,41 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 			  const char **apps, int napps, int64_t gap_ns, struct scale_run *runs,
 			  struct scale_window **win, struct scale_logs *lg)
 {
-	struct logs_ctx c = { 0 };
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { .ud = &c, .rec = on_rec };
+	struct pipeline_opts popts;
+	struct pipeline pl;
 	struct gl_err err = { 0 };
 	struct scale_step *steps = NULL;
 	struct task_window *tw = NULL;
 	size_t nsteps = 0, nw;
-	int ret = 0;
+	int st, ret = 0;
 
-	c.an = xcalloc(1, sizeof(*c.an));
-	analysis_init(c.an, NULL);
-	c.an->cfg.series = false;	/* no page to draw */
-	if (ingest_run(paths, (size_t)npaths, &ic->o, &sink, &res, &err)) {
-		print_gl_err(&err);
-		ret = -EXIT_FAILURE_RUN;
+	ingest_cli_pipeline(ic, paths, npaths, &popts);
+	pipeline_open(&pl, &popts);	/* no page to draw: no display series */
+	st = pipeline_run(&pl);
+	pipeline_say_bad(&pl);
+	if (st != PIPE_OK) {
+		ret = -pipeline_say_status(&pl, st, "");
 		goto out;
 	}
-	analysis_finish(c.an);
-	if (ingest_named_unread(&res)) {
+	if (ingest_named_unread(&pl.res)) {
 		ret = -EXIT_FAILURE_RUN;	/* an unreadable file given by name */
 		goto out;
 	}
-	if (c.bad)
-		warning("%" PRIu64 " input line(s) skipped (the first above); 'gputally report' lists them", c.bad);
 	if (task) {
 		bool seen = false;
-		for (size_t i = 0; i < c.an->nprocs && !seen; i++)
-			seen = !strcmp(c.an->procs[i].name, task);
+		for (size_t i = 0; i < pl.an->nprocs && !seen; i++)
+			seen = !strcmp(pl.an->procs[i].name, task);
 		if (!seen) {
 			error("no process named '%s' in the logs (--task takes a process name as report lists it)", task);
 			ret = -EXIT_INPUT;
 			goto out;
 		}
 	} else {
-		task = task_busiest(c.an);
+		task = task_busiest(pl.an);
 	}
 	lg->task = task ? xstrdup(task) : NULL;
 	tw = xcalloc(SCALE_MAX_RUNS, sizeof(*tw));
-	nw = task_windows(c.an, lg->task, gap_ns, tw, SCALE_MAX_RUNS);
+	nw = task_windows(pl.an, lg->task, gap_ns, tw, SCALE_MAX_RUNS);
 	if (nw > SCALE_MAX_RUNS) {
 		warning("%zu windows of the task; only the first %d are taken", nw, SCALE_MAX_RUNS);
 		nw = SCALE_MAX_RUNS;
@@ -189,9 +166,7 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 out:
 	free(tw);
 	free(steps);
-	analysis_release(c.an);
-	free(c.an);
-	ingest_result_release(&res);
+	pipeline_close(&pl);
 	return ret;
 }
 

@@ -6,6 +6,7 @@
 #include "cli/options.h"
 #include "formats/driver.h"
 #include "formats/format.h"
+#include "pipeline/pipeline.h"
 
 enum {
 	OPT_I_FORMAT = 100,
@@ -47,5 +48,29 @@ int ingest_cli_option(struct ingest_cli *c, int id, const char *arg);
 size_t ingest_named_unread(const struct ingest_result *res);
 /* Apply --tz (sets TZ for the process) once options are parsed. */
 void ingest_cli_apply(struct ingest_cli *c);
+
+/* The driver options, --strict and the paths as a pipeline's options. */
+void ingest_cli_pipeline(const struct ingest_cli *c, const char *const *paths, int npaths,
+			 struct pipeline_opts *o);
+
+/* Bad lines shown on standard error with their position; the rest are counted. */
+#define PIPELINE_BAD_SHOWN 20
+/*
+ * The bad-line policy's messages, the same for every command (docs/gputally.1,
+ * "BAD INPUT LINES"): the first PIPELINE_BAD_SHOWN kept lines as
+ * "file:line:col: reason", then, when the run went on, one line
+ * "gputally: N input line(s) skipped (...)"; when a bad line stopped it,
+ * why instead (--strict, or a file that cannot be read to its end).
+ * Prints nothing when there was no bad line.
+ */
+void pipeline_say_bad(const struct pipeline *p);
+/*
+ * Say why pipeline_run() did not finish (status: its return) and return the
+ * exit code for it: EXIT_INPUT for a bad line that stopped the run,
+ * EXIT_USAGE for files and a server that cannot go together,
+ * EXIT_FAILURE_RUN for a failed run.  `note` follows the --strict message
+ * ("; nothing of this run was stored"), "" for none.
+ */
+int pipeline_say_status(const struct pipeline *p, int status, const char *note);
 
 #endif
