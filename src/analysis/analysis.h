@@ -122,6 +122,15 @@ struct gpu_series {
 
 /* A bucket's mean of metric m, NAN when nothing was known there. */
 double ser_mean(const struct ser_bucket *b, int m);
+/* n buckets with nothing known (the extremes at +-INFINITY). */
+void ser_clear(struct ser_bucket *b, size_t n);
+/* Halve the resolution: bucket i takes 2i and 2i+1.  Only the first n
+ * buckets hold anything; the rest are cleared when first touched. */
+void ser_merge(struct gpu_series *s);
+/* The bucket of t_ns: the series starts there, width_ns wide, when it has
+ * none yet; pairs are merged while t_ns lies past SER_MAX buckets, and the
+ * buckets up to it are cleared when first touched. */
+struct ser_bucket *ser_at(struct gpu_series *s, int64_t t_ns, int64_t width_ns);
 
 /*
  * A kernel, system or telemetry event, kept for the report's list (at most
@@ -375,6 +384,27 @@ struct analysis {
 };
 
 void analysis_cfg_default(struct analysis_cfg *cfg);
+
+/*
+ * Building blocks shared by the analysis and an analysis restored from a
+ * store's rollups (store/query.c), so that both count, bound and lay out
+ * what they keep the same way.  Each returns a zeroed slot that the caller
+ * fills, or NULL when the bounded list is full (the drop is counted).
+ */
+/* Minute m (from g->min_base_ns) and those before it exist, zeroed when new. */
+void gpu_minute_grow(struct gpu_stats *g, size_t m);
+/* A GPU of the rollups, after those already there: its index, -1 when full. */
+int analysis_gpu_restore(struct analysis *an, const struct gpu_ident *id);
+/* The counts an event adds on a GPU (gi >= 0) or the host: events, Xids by class. */
+void analysis_event_count(struct analysis *an, int gi, int ev, int klass);
+/* A slot in the event list (at most cfg.max_events; evs_dropped counts the rest). */
+struct an_event *analysis_event_new(struct analysis *an);
+/* An outage of GPU gi, added to its time down; listed while fewer than 10000 (ev, code -1). */
+struct outage *analysis_outage_new(struct analysis *an, int gi, int64_t t0_ns, int64_t t1_ns);
+/* A process of GPU gi (first_ns INT64_MAX, fb_max_mib NAN until seen). */
+struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name);
+/* A finding as stored, unbounded (the store kept what the detectors capped). */
+struct finding *analysis_finding_restore(struct analysis *an);
 /* The size in bytes of input src (as analysis_add() named it), once it is
  * read: the kernel error density is per MB of log.  Call before
  * analysis_finish(); an input named twice keeps the larger size. */
