@@ -30,43 +30,27 @@
 #define ALERT_EXIT_FIRED 1
 #define ALERT_EXIT_ERROR 2
 
-enum {
-	OPT_RULES = 1,
-	OPT_JSON,
-	OPT_NOW,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_PROM_RULES,
-	OPT_PRINT_RULES,
-	OPT_ALERTMANAGER,
-	OPT_WEBHOOK,
-	OPT_WEBHOOK_FORMAT,
-	OPT_LABEL,
-	OPT_SEND_TIMEOUT,
-	OPT_RETRIES,
-	OPT_RETRY_WAIT,
-	OPT_HELP,
-};
+#define ALERT_OPTIONS(X, G) \
+	X(RULES, "rules", 'r', "FILE", "alert rules (INI, docs/alert.md) instead of the compiled-in ones") \
+	X(JSON, "json", 0, NULL, "machine-readable output: alerts[] with rule, gpu, start, end, value, message") \
+	X(NOW, "now", 0, "TIME", "the clock for the stale-file rule (RFC 3339; default: the system clock)") \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile whose break-even utilization u* the util_below rule uses") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')") \
+	X(PROM_RULES, "prometheus-rules", 0, NULL, "print the rules as a Prometheus alerting-rules file over the recorder's metrics") \
+	X(PRINT_RULES, "print-rules", 0, NULL, "print the compiled-in rules as an INI file (a start for --rules)") \
+	X(ALERTMANAGER, "alertmanager", 0, "URL", "also post the alerts to Alertmanager's v2 API at URL (http://host:9093)") \
+	X(WEBHOOK, "webhook", 0, "URL", "also post the alerts to URL as JSON (see --webhook-format)") \
+	X(WEBHOOK_FORMAT, "webhook-format", 0, "json|slack|teams", "the webhook's body: alert --json's document (default), a Slack or a Teams message") \
+	X(LABEL, "label", 0, "KEY=VALUE", "a label added to every alert sent to Alertmanager (repeatable; for routing)") \
+	X(SEND_TIMEOUT, "send-timeout", 0, "SECONDS", "one delivery attempt's limit, connection included (default 10)") \
+	X(RETRIES, "retries", 0, "N", "attempts after a failed delivery that may pass: no answer, 5xx, 408, 429 (default 3)") \
+	X(RETRY_WAIT, "retry-wait", 0, "SECONDS", "the wait before the first retry, doubled for each next one (default 1)") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def alert_options[] = {
-	{ "rules", 'r', "FILE", "alert rules (INI, docs/alert.md) instead of the compiled-in ones", OPT_RULES },
-	{ "json", 0, NULL, "machine-readable output: alerts[] with rule, gpu, start, end, value, message", OPT_JSON },
-	{ "now", 0, "TIME", "the clock for the stale-file rule (RFC 3339; default: the system clock)", OPT_NOW },
-	{ "profile", 'p', "FILE|NAME", "cost profile whose break-even utilization u* the util_below rule uses", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
-	{ "prometheus-rules", 0, NULL, "print the rules as a Prometheus alerting-rules file over the recorder's metrics", OPT_PROM_RULES },
-	{ "print-rules", 0, NULL, "print the compiled-in rules as an INI file (a start for --rules)", OPT_PRINT_RULES },
-	{ "alertmanager", 0, "URL", "also post the alerts to Alertmanager's v2 API at URL (http://host:9093)", OPT_ALERTMANAGER },
-	{ "webhook", 0, "URL", "also post the alerts to URL as JSON (see --webhook-format)", OPT_WEBHOOK },
-	{ "webhook-format", 0, "json|slack|teams", "the webhook's body: alert --json's document (default), a Slack or a Teams message", OPT_WEBHOOK_FORMAT },
-	{ "label", 0, "KEY=VALUE", "a label added to every alert sent to Alertmanager (repeatable; for routing)", OPT_LABEL },
-	{ "send-timeout", 0, "SECONDS", "one delivery attempt's limit, connection included (default 10)", OPT_SEND_TIMEOUT },
-	{ "retries", 0, "N", "attempts after a failed delivery that may pass: no answer, 5xx, 408, 429 (default 3)", OPT_RETRIES },
-	{ "retry-wait", 0, "SECONDS", "the wait before the first retry, doubled for each next one (default 1)", OPT_RETRY_WAIT },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(ALERT_OPTIONS) };
+
+const struct option_def alert_options[] = { OPTION_ROWS(ALERT_OPTIONS) OPTIONS_END };
 
 /* The tap: the stale-file rule reads each sample's file and time. */
 static int on_sample(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)

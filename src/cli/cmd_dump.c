@@ -16,13 +16,13 @@
 #include "util/jsonw.h"
 #include "util/timeutil.h"
 
-enum { OPT_HELP = 1 };
+#define DUMP_OPTIONS(X, G) \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def dump_options[] = {
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(DUMP_OPTIONS) };
+
+const struct option_def dump_options[] = { OPTION_ROWS(DUMP_OPTIONS) OPTIONS_END };
 
 struct dump_ctx {
 	struct jsonw w;

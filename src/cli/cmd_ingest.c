@@ -25,21 +25,16 @@
 #include "util/xalloc.h"
 #include "util/termsafe.h"
 
-enum {
-	OPT_DB = 1,
-	OPT_EACH,
-	OPT_QUIET,
-	OPT_HELP,
-};
+#define INGEST_CMD_OPTIONS(X, G) \
+	X(DB, "db", 0, "FILE", "the store to add to (created when missing; SQLite, docs/store.md)") \
+	X(EACH, "each", 0, NULL, "read and commit each file on its own (one transaction per file) instead of all together") \
+	X(QUIET, "quiet", 'q', NULL, "print only the summary line, not one line per file") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def ingest_options[] = {
-	{ "db", 0, "FILE", "the store to add to (created when missing; SQLite, docs/store.md)", OPT_DB },
-	{ "each", 0, NULL, "read and commit each file on its own (one transaction per file) instead of all together", OPT_EACH },
-	{ "quiet", 'q', NULL, "print only the summary line, not one line per file", OPT_QUIET },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(INGEST_CMD_OPTIONS) };
+
+const struct option_def ingest_options[] = { OPTION_ROWS(INGEST_CMD_OPTIONS) OPTIONS_END };
 
 struct file_item {
 	char *path;

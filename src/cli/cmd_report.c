@@ -30,55 +30,33 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-enum {
-	OPT_JSON = 1,
-	OPT_HTML,
-	OPT_MARKDOWN,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_OUTPUT,
-	OPT_NOW,
-	OPT_HELP,
-	OPT_DB,
-	OPT_PROMETHEUS,
-	OPT_SINCE,
-	OPT_UNTIL,
-	OPT_STEP,
-	OPT_MATCH,
-	OPT_BEARER,
-	OPT_USER,
-	OPT_PASSWORD_FILE,
-	OPT_CACERT,
-	OPT_INSECURE,
-	OPT_TIMEOUT,
-	OPT_GPU_MAP,
-};
+#define REPORT_OPTIONS(X, G) \
+	X(JSON, "json", 0, NULL, "machine-readable output (keys: docs/report-json.md)") \
+	X(HTML, "html", 0, "FILE|-", "also write one self-contained HTML page with charts to FILE ('-': standard output instead of the report)") \
+	X(MARKDOWN, "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests") \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')") \
+	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE instead of standard output") \
+	X(NOW, "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run") \
+	G(INGEST_OPTIONS) \
+	X(GPU_MAP, "gpu-map", 0, "FILE", "PCI address to GPU for kernel-log events: lines 'PCI_ADDR UUID-or-index' ('#' comments)") \
+	X(DB, "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files") \
+	X(HELP, "help", 'h', NULL, "show this help") \
+	X(PROMETHEUS, "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server (docs/formats/prometheus-api.md); with files too, their GPUs join the server's on one timeline (a GPU in both is an error)") \
+	X(SINCE, "since", 0, "DUR|TIME", "start of the window: with --prometheus a duration before --until (7d, 12h) or an RFC 3339 time (default 1d); with --db the first minute (YYYY-MM-DD is a UTC day; RFC 3339)") \
+	X(UNTIL, "until", 0, "DUR|TIME", "end of the window: with --prometheus a duration before now or an RFC 3339 time (default now); with --db the window ends before this time") \
+	X(STEP, "step", 0, "DUR", "--prometheus: query resolution (default: the targets' scrape interval, else 15s)") \
+	X(MATCH, "match", 0, "SELECTOR", "--prometheus: only series matching a selector such as '{cluster=\"a\"}' (repeatable: any of them)") \
+	X(BEARER, "bearer-token-file", 0, "FILE", "--prometheus: send the token in FILE as 'Authorization: Bearer'") \
+	X(USER, "user", 0, "NAME", "--prometheus: basic authentication as NAME (password from --password-file, else ~/.netrc)") \
+	X(PASSWORD_FILE, "password-file", 0, "FILE", "--prometheus: the basic-authentication password, first line of FILE") \
+	X(CACERT, "cacert", 0, "FILE", "--prometheus: trust the CA certificates in FILE for https") \
+	X(INSECURE, "insecure", 0, NULL, "--prometheus: do not verify the server's TLS certificate") \
+	X(TIMEOUT, "timeout", 0, "DUR", "--prometheus: limit for each request (default 60s; connecting: at most 10s)")
 
-const struct option_def report_options[] = {
-	{ "json", 0, NULL, "machine-readable output (keys: docs/report-json.md)", OPT_JSON },
-	{ "html", 0, "FILE|-", "also write one self-contained HTML page with charts to FILE ('-': standard output instead of the report)", OPT_HTML },
-	{ "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests", OPT_MARKDOWN },
-	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
-	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
-	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
-	INGEST_OPTION_ROWS,
-	{ "gpu-map", 0, "FILE", "PCI address to GPU for kernel-log events: lines 'PCI_ADDR UUID-or-index' ('#' comments)", OPT_GPU_MAP },
-	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	{ "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server (docs/formats/prometheus-api.md); with files too, their GPUs join the server's on one timeline (a GPU in both is an error)", OPT_PROMETHEUS },
-	{ "since", 0, "DUR|TIME", "start of the window: with --prometheus a duration before --until (7d, 12h) or an RFC 3339 time (default 1d); with --db the first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
-	{ "until", 0, "DUR|TIME", "end of the window: with --prometheus a duration before now or an RFC 3339 time (default now); with --db the window ends before this time", OPT_UNTIL },
-	{ "step", 0, "DUR", "--prometheus: query resolution (default: the targets' scrape interval, else 15s)", OPT_STEP },
-	{ "match", 0, "SELECTOR", "--prometheus: only series matching a selector such as '{cluster=\"a\"}' (repeatable: any of them)", OPT_MATCH },
-	{ "bearer-token-file", 0, "FILE", "--prometheus: send the token in FILE as 'Authorization: Bearer'", OPT_BEARER },
-	{ "user", 0, "NAME", "--prometheus: basic authentication as NAME (password from --password-file, else ~/.netrc)", OPT_USER },
-	{ "password-file", 0, "FILE", "--prometheus: the basic-authentication password, first line of FILE", OPT_PASSWORD_FILE },
-	{ "cacert", 0, "FILE", "--prometheus: trust the CA certificates in FILE for https", OPT_CACERT },
-	{ "insecure", 0, NULL, "--prometheus: do not verify the server's TLS certificate", OPT_INSECURE },
-	{ "timeout", 0, "DUR", "--prometheus: limit for each request (default 60s; connecting: at most 10s)", OPT_TIMEOUT },
-	OPTIONS_END
-};
+enum { OPTION_IDS(REPORT_OPTIONS) };
+
+const struct option_def report_options[] = { OPTION_ROWS(REPORT_OPTIONS) OPTIONS_END };
 
 /* A --since/--until value: an RFC 3339 time, or a duration before ref_ns. */
 /* --gpu-map FILE into the timeline's PCI map; a bad line stops the run. */

@@ -29,38 +29,26 @@
 #define APP_LOG_MAX (64ull << 30)
 #define APP_LINE_MAX (1u << 20)
 
-enum {
-	OPT_JSON = 1,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_DEADLINE,
-	OPT_MAX_COST,
-	OPT_HELP,
-	OPT_LOGS,
-	OPT_TASK,
-	OPT_APP_LOG,
-	OPT_GAP,
-	OPT_MIN_RUN,
-};
-
 #define DEFAULT_GAP_NS (10 * NS_PER_S)
 #define DEFAULT_MIN_RUN_NS (60 * NS_PER_S)
 
-const struct option_def scale_options[] = {
-	{ "profile", 'p', "FILE|NAME", "cost profile for the owned and rented cost of each run", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; after the profile)", OPT_SET },
-	{ "deadline", 0, "DURATION", "also name the cheapest measured GPU count that finishes within DURATION (12h, 90m)", OPT_DEADLINE },
-	{ "max-cost-per-speedup", 0, "X", "also name the count beyond which one more unit of speedup costs more than X", OPT_MAX_COST },
-	{ "json", 0, NULL, "machine-readable output (keys: docs/scale.md)", OPT_JSON },
-	{ "logs", 0, NULL, "the operands are GPU logs (read as by report): one run per GPU count the task ran on", OPT_LOGS },
-	{ "task", 0, "NAME", "--logs: the process name whose runs to take (default: the busiest; without process data, GPUs doing work)", OPT_TASK },
-	{ "app-log", 0, "FILE", "--logs: the job's JSON-lines log, whose steps' samples_per_s or items_per_s give each run's throughput (repeatable)", OPT_APP_LOG },
-	{ "gap", 0, "DURATION", "--logs: a task's stretches on one GPU closer than this are one run (default 10s)", OPT_GAP },
-	{ "min-run", 0, "DURATION", "--logs: windows shorter than this are listed but are not runs (default 1m)", OPT_MIN_RUN },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+#define SCALE_OPTIONS(X, G) \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile for the owned and rented cost of each run") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; after the profile)") \
+	X(DEADLINE, "deadline", 0, "DURATION", "also name the cheapest measured GPU count that finishes within DURATION (12h, 90m)") \
+	X(MAX_COST, "max-cost-per-speedup", 0, "X", "also name the count beyond which one more unit of speedup costs more than X") \
+	X(JSON, "json", 0, NULL, "machine-readable output (keys: docs/scale.md)") \
+	X(LOGS, "logs", 0, NULL, "the operands are GPU logs (read as by report): one run per GPU count the task ran on") \
+	X(TASK, "task", 0, "NAME", "--logs: the process name whose runs to take (default: the busiest; without process data, GPUs doing work)") \
+	X(APP_LOG, "app-log", 0, "FILE", "--logs: the job's JSON-lines log, whose steps' samples_per_s or items_per_s give each run's throughput (repeatable)") \
+	X(GAP, "gap", 0, "DURATION", "--logs: a task's stretches on one GPU closer than this are one run (default 10s)") \
+	X(MIN_RUN, "min-run", 0, "DURATION", "--logs: windows shorter than this are listed but are not runs (default 1m)") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
+
+enum { OPTION_IDS(SCALE_OPTIONS) };
+
+const struct option_def scale_options[] = { OPTION_ROWS(SCALE_OPTIONS) OPTIONS_END };
 
 /* The runs of --logs: read the logs, find the task's windows, put the app
  * log's steps in them, one run per GPU count.  Returns the number of runs,

@@ -15,27 +15,19 @@
 #include "report/trace_out.h"
 #include "util/timeutil.h"
 
-enum {
-	OPT_JSON = 1,
-	OPT_TOP,
-	OPT_SINCE,
-	OPT_UNTIL,
-	OPT_WINDOW,
-	OPT_OUTPUT,
-	OPT_HELP,
-};
+#define TRACE_OPTIONS(X, G) \
+	X(JSON, "json", 0, NULL, "machine-readable output (keys: docs/trace-json.md)") \
+	X(TOP, "top", 'n', "N", "list the N kernels with the most total time (default 10)") \
+	X(SINCE, "since", 0, "TIME", "start of the cut: an ISO time, or a duration after the traces' first event (2s, 150ms)") \
+	X(UNTIL, "until", 0, "TIME", "end of the cut, like --since") \
+	X(WINDOW, "window", 'w', "FROM,TO", "both ends of the cut at once (--since FROM --until TO)") \
+	X(OUTPUT, "output", 'o', "FILE", "write to FILE instead of standard output") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def trace_options[] = {
-	{ "json", 0, NULL, "machine-readable output (keys: docs/trace-json.md)", OPT_JSON },
-	{ "top", 'n', "N", "list the N kernels with the most total time (default 10)", OPT_TOP },
-	{ "since", 0, "TIME", "start of the cut: an ISO time, or a duration after the traces' first event (2s, 150ms)", OPT_SINCE },
-	{ "until", 0, "TIME", "end of the cut, like --since", OPT_UNTIL },
-	{ "window", 'w', "FROM,TO", "both ends of the cut at once (--since FROM --until TO)", OPT_WINDOW },
-	{ "output", 'o', "FILE", "write to FILE instead of standard output", OPT_OUTPUT },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(TRACE_OPTIONS) };
+
+const struct option_def trace_options[] = { OPTION_ROWS(TRACE_OPTIONS) OPTIONS_END };
 
 struct trace_ctx {
 	struct trace_an *an;
