@@ -24,6 +24,7 @@
 #include "formats/prom_remote.h"
 #include "pipeline/pipeline.h"
 #include "report/report.h"
+#include "report/writers.h"
 #include "store/store.h"
 #include "util/fdio.h"
 #include "util/termsafe.h"
@@ -228,7 +229,7 @@ static int write_html(const char *path, const struct report *rep)
 		error("cannot write '%s'", path);
 		return -1;
 	}
-	report_html(f, rep);
+	report_writer_find("html")->render(f, rep);
 	bad = fflush(f) || ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
@@ -244,6 +245,7 @@ int cmd_report(int argc, char **argv)
 	struct pipeline_opts popts;
 	struct pipeline pl = { 0 };
 	struct report rep;
+	const struct report_writer *wr;	/* the output's writer, by name */
 	const char **ops = NULL, **sets = NULL;
 	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL;
 	int64_t db_since = INT64_MIN, db_until = INT64_MAX;
@@ -447,6 +449,7 @@ int cmd_report(int argc, char **argv)
 	rep.store = db;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
+	wr = report_writer_find(json ? "json" : markdown ? "markdown" : "text");
 	if (html && write_html(html, &rep))
 		ret = EXIT_FAILURE_RUN;
 	if (html && !strcmp(html, "-"))
@@ -456,12 +459,9 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_FAILURE_RUN;
 		goto out;
 	}
-	if (json)
-		report_json(out, &rep);
-	else if (markdown)
-		report_markdown(out, &rep);
-	else
-		report_text(out = term_safe(out), &rep);	/* closed below */
+	if (wr->for_terminal)
+		out = term_safe(out);	/* closed below */
+	wr->render(out, &rep);
 	if (fflush(out) || ferror(out)) {
 		error("writing the report failed");
 		ret = EXIT_FAILURE_RUN;
