@@ -7,7 +7,7 @@
 # Layers, lowest first: util formats timeline analysis cost store report pipeline record cli
 # (main.c on top).  A file may include its own layer and lower ones, except that
 # cost/ may include only util/, record/ only util/ and formats/, report/ anything
-# but record/ and cli/, nothing but cli/ may include record/, main.c may include
+# but record/, pipeline/ and cli/, nothing but cli/ may include record/ or pipeline/, main.c may include
 # only cli/, and nothing else may include cli/.  An include without a
 # directory ("formats_list.h") names a neighbouring or generated file of the
 # includer's own layer; "../" is refused, as it would hide the real layer.

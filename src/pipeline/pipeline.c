@@ -154,8 +154,12 @@ int pipeline_run(struct pipeline *p)
 	struct ingest_sink slice_sink = { .ud = p, .rec = on_slice_rec };
 	int rc = 0;
 
+	if (p->o.db && !p->an) {
+		gl_err_set(&p->err, GL_EUSAGE, "a store is read into an analysis (no_analysis with db)");
+		return PIPE_FAILED;
+	}
 	if (p->o.db)
-		return p->an ? run_store(p) : PIPE_FAILED;
+		return run_store(p);
 	/* files first, then the server's GPUs beside them on the same timeline */
 	if (p->o.npaths)
 		rc = ingest_run(p->o.paths, p->o.npaths, p->o.in, &sink, &p->res, &p->err);
