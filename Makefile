@@ -285,6 +285,12 @@ TEST_TARGETS += stream-tests
 stream-tests: $(BIN)
 	@sh tests/streams/run.sh $(BIN)
 
+# Issue 30: one bad-line and --strict policy for every command that reads logs (src/pipeline/)
+.PHONY: pipeline-tests
+TEST_TARGETS += pipeline-tests
+pipeline-tests: $(BIN)
+	@sh tests/pipeline/run.sh $(BIN)
+
 .PHONY: bench-prom
 # report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
 .PHONY: prom-tests

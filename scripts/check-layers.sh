@@ -4,10 +4,10 @@
 # of docs/internals/layers.md.  Prints each offending include as file:line and
 # exits 1; prints a one-line summary and exits 0 when all are allowed.
 #
-# Layers, lowest first: util formats timeline analysis cost store report record cli
+# Layers, lowest first: util formats timeline analysis cost store report pipeline record cli
 # (main.c on top).  A file may include its own layer and lower ones, except that
 # cost/ may include only util/, record/ only util/ and formats/, report/ anything
-# but record/ and cli/, nothing but cli/ may include record/, main.c may include
+# but record/, pipeline/ and cli/, nothing but cli/ may include record/ or pipeline/, main.c may include
 # only cli/, and nothing else may include cli/.  An include without a
 # directory ("formats_list.h") names a neighbouring or generated file of the
 # includer's own layer; "../" is refused, as it would hide the real layer.
@@ -50,6 +50,8 @@ function allowed(from, to) {
 		return 1
 	if (to == "cli")
 		return from == "main"
+	if (to == "pipeline")
+		return from == "cli"
 	if (from == "main")
 		return 0
 	if (to == "record")
@@ -69,7 +71,7 @@ function complain(file, line, inc, why) {
 }
 
 BEGIN {
-	n = split("util formats timeline analysis cost store report record cli", order, " ")
+	n = split("util formats timeline analysis cost store report pipeline record cli", order, " ")
 	for (i = 1; i <= n; i++)
 		rank[order[i]] = i
 	rank["main"] = n + 1
