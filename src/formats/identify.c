@@ -174,7 +174,7 @@ const char *format_identify(const char *head, size_t n, const char *name)
 	first = slice_trim(ls.l[0]);
 	if (any_has(&ls, "ROCm System Management Interface"))
 		return "looks like rocm-smi output other than its concise table (AMD GPUs): not read; "
-		       "rocm-smi with no option or --json is";
+		       "rocm-smi with no option, --json or --csv is";
 	if (all(&ls, is_sys_pci))
 		return "looks like a PCI device list (vendor=, device=, class= per address, from /sys/bus/pci): "
 		       "not telemetry";
