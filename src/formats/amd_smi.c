@@ -61,7 +61,8 @@ static double factor(uint8_t k, struct slice u)
 	} units[] = {
 		{ AU_PCT, "%", 1 },
 		{ AU_W, "W", 1 },	{ AU_W, "mW", 1e-3 },	{ AU_W, "uW", 1e-6 },
-		{ AU_C, "C", 1 },	{ AU_C, "\xc2\xb0" "C", 1 },
+		/* a Latin-1 degree sign too: a paste saved in Windows-1252 */
+		{ AU_C, "C", 1 },	{ AU_C, "\xc2\xb0" "C", 1 },	{ AU_C, "\xb0" "C", 1 },
 		{ AU_MHZ, "MHz", 1 },	{ AU_MHZ, "Mhz", 1 },	{ AU_MHZ, "GHz", 1000 },
 		/* amd-smi's MB are MiB: 196592 MB on a 192 GiB MI300X */
 		{ AU_MIB, "MB", 1 },	{ AU_MIB, "MiB", 1 },	{ AU_MIB, "GB", 1024 },

@@ -208,8 +208,9 @@ static void ac_line(struct parse_ctx *ctx, const char *line, size_t n)
 static int ac_sniff(const char *head, size_t n, const char *name)
 {
 	static const char *const names[] = { "gfx_activity", "umc_activity", "socket_power",
-					     "hotspot", "total_vram", "gfx_usage", "fb_total",
-					     "gfx_0_clk" };
+					     "hotspot", "total_vram", "used_vram", "gfx_usage",
+					     "fb_total", "gfx_0_clk", "mem_0_clk",
+					     "total_energy_consumption" };
 	const char *p = head, *end = head + n, *eol;
 	struct slice first;
 
