@@ -196,8 +196,14 @@ static bool parse_date(struct slice s, struct nbr *b)
 	if (n < 5 || n > 7)
 		return false;
 	k = 3;	/* weekday, month, day, then the time */
-	if (w[k].n != 8 || sscanf(w[k].p, "%2d:%2d:%2d", &h, &mi, &sec) != 3)
-		return false;
+	{
+		/* HH:MM:SS, read within the token (the line has no NUL after it) */
+		const char *p = w[k].p, *e = w[k].p + w[k].n;
+		if (w[k].n != 8 || scan_fixed_digits(&p, e, 2, &h) || *p++ != ':' ||
+		    scan_fixed_digits(&p, e, 2, &mi) || *p++ != ':' ||
+		    scan_fixed_digits(&p, e, 2, &sec))
+			return false;
+	}
 	if (k + 1 < n && (slice_eq(w[k + 1], "AM") || slice_eq(w[k + 1], "PM"))) {
 		pm = slice_eq(w[k + 1], "PM");
 		k++;
