@@ -13,7 +13,8 @@
  *   nvidia-smi --query           smi-q (its "--query --unit" part is not GPUs)
  *   dmesg:                       kernel-dmesg, placed by the Date line: the
  *                                report runs at once, so its last kernel line
- *                                is taken as printed at that Date
+ *                                is taken as printed at that Date (the boot
+ *                                began at Date - its printk time)
  *   journalctl ..., and the NVRM journal lines of "Scanning kernel log files"
  *                                journal-text, their year from the Date line
  *
@@ -45,9 +46,6 @@ enum sect {
 	S_END,
 };
 
-/* Which sections the report had (the census in the input's note). */
-enum { SEEN_SMI_Q = 1, SEEN_DMESG = 2, SEEN_JOURNAL = 4 };
-
 struct sub {
 	const struct format *f;
 	void *state;
@@ -61,7 +59,6 @@ struct nbr {
 	int64_t date_ns;	/* the Date line, UTC */
 	bool zoned;		/* the Date line gave its zone */
 	long zone_s;		/* its offset east of UTC */
-	unsigned seen;
 	/* nvidia-smi --query: fed to smi-q as a stream of its own */
 	struct sub q;
 	bool q_open;
@@ -71,6 +68,7 @@ struct nbr {
 	size_t jt_from;
 	bool kd_any;		/* a dmesg line with a time was read */
 	int64_t kd_last_ns;	/* its printk time */
+	size_t kd_from;		/* the first record of the last boot in the section */
 };
 
 static void sub_open(struct sub *s, const char *id, const struct ingest_opts *o)
@@ -150,23 +148,24 @@ static void close_smi_q(struct parse_ctx *ctx, struct nbr *b)
 	b->q_open = false;
 }
 
-/* The dmesg section ends: its last kernel line was printed when the report ran. */
+/*
+ * The dmesg section ends: its last kernel line was printed when the report
+ * ran, so the boot of that line began at Date - its printk time.  Its
+ * records get wall times; those of an earlier boot in the same section
+ * (the printk clock went back) stay unplaced.
+ */
 static void close_dmesg(struct parse_ctx *ctx, struct nbr *b)
 {
-	struct rec *r;
-
 	if (!b->kd_any || !b->have_date)
 		return;
 	b->kd_any = false;
-	if (!(r = ctx_rec(ctx, REC_ANCHOR)))
-		return;
-	r->t_ns = b->date_ns;
-	r->time_kind = TK_ABS;
-	r->gpu_index = -1;
-	r->anc.mono_ns = b->kd_last_ns;
-	r->anc.boot = 0;
-	r->anc.boot_id = STR_NONE;
-	r->anc.quality = 2;
+	for (size_t i = b->kd_from; i < ctx->out->nr; i++) {
+		struct rec *r = &ctx->out->recs[i];
+		if (r->kind == REC_BAD || r->time_kind != TK_BOOT)
+			continue;
+		r->t_ns = b->date_ns - (b->kd_last_ns - r->t_ns);
+		r->time_kind = TK_ABS;
+	}
 }
 
 static void close_section(struct parse_ctx *ctx, struct nbr *b)
@@ -334,16 +333,13 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 			b->q_open = true;
 			b->q_base = ctx->line;
 			b->q_from = ctx->out->nr;
-			b->seen |= SEEN_SMI_Q;
 			break;
 		case S_DMESG:
 			sub_open(&b->kd, "kernel-dmesg", ctx->opts);
-			b->seen |= SEEN_DMESG;
 			break;
 		case S_JOURNAL:
 			sub_open(&b->jt, "journal-text", ctx->opts);
 			b->jt_from = ctx->out->nr;
-			b->seen |= SEEN_JOURNAL;
 			break;
 		case S_OTHER:
 			/* "Skipping nvidia-smi output (nvidia-smi not found)" */
@@ -381,7 +377,9 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 		int64_t ns;
 		if (!s.n)
 			break;
-		if (printk_ns(s, &ns) && (!b->kd_any || ns >= b->kd_last_ns)) {
+		if (printk_ns(s, &ns)) {
+			if (!b->kd_any || ns < b->kd_last_ns)
+				b->kd_from = ctx->out->nr;	/* a boot begins here */
 			b->kd_any = true;
 			b->kd_last_ns = ns;
 		}
@@ -408,24 +406,6 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 static void nbr_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)
 {
 	struct nbr *b = ctx->state;
-	static const char *const census[8] = {
-		"the report's Date line; no nvidia-smi -q, dmesg or journal section; other sections "
-		"named, not telemetry",
-		"the report's Date line; nvidia-smi -q read; other sections (lspci, files) named, not "
-		"telemetry",
-		"the report's Date line; dmesg read, placed by it; other sections (lspci, files) "
-		"named, not telemetry",
-		"the report's Date line; nvidia-smi -q and dmesg read; other sections (lspci, files) "
-		"named, not telemetry",
-		"the report's Date line; journal read; other sections (lspci, files) named, not "
-		"telemetry",
-		"the report's Date line; nvidia-smi -q and journal read; other sections (lspci, "
-		"files) named, not telemetry",
-		"the report's Date line; dmesg and journal read; other sections (lspci, files) "
-		"named, not telemetry",
-		"the report's Date line; nvidia-smi -q, dmesg and journal read; other sections "
-		"(lspci, files) named, not telemetry",
-	};
 
 	textlines_feed(&b->tl, ctx, p, n, last, nbr_line);
 	if (last) {
@@ -434,7 +414,9 @@ static void nbr_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last
 		b->sect = S_NONE;
 		ctx->line = lines;
 	}
-	ctx->out->time_basis = census[b->seen & 7];
+	ctx->out->time_basis = "the report's Date line: its nvidia-smi -q, dmesg (the last line at that "
+			       "time) and journal sections read; lspci and the other sections named, "
+			       "not telemetry";
 }
 
 static int nbr_sniff(const char *head, size_t n, const char *name)
