@@ -146,10 +146,14 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 static int at_sniff(const char *head, size_t n, const char *name)
 {
 	(void)name;
-	if (n >= 7 && !memcmp(head, "GPU: ", 5) &&
-	    (memmem(head, n, "GFX_ACTIVITY:", 13) || memmem(head, n, "\n    POWER:\n", 12) ||
-	     memmem(head, n, "\n    TEMPERATURE:\n", 18) || memmem(head, n, "\n    MEM_USAGE:\n", 16)))
-		return 90;
+	static const char *const g[] = { "\n    USAGE:", "\n    POWER:", "\n    CLOCK:",
+					 "\n    TEMPERATURE:", "\n    PCIE:", "\n    MEM_USAGE:",
+					 "\n    ENERGY:", "\n    FAN:" };
+	if (n < 7 || memcmp(head, "GPU: ", 5))
+		return 0;
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		if (memmem(head, n, g[i], strlen(g[i])))
+			return 90;
 	return 0;
 }
 
@@ -157,8 +161,8 @@ const struct format format_amd_smi = {
 	.id = "amd-smi",
 	.summary = "amd-smi metric as printed to a terminal (GPU: N, then USAGE:, POWER:, CLOCK: ... "
 		   "groups), the form people paste",
-	.detects = "a first line 'GPU: N' with amd-smi metric groups (GFX_ACTIVITY:, POWER:, "
-		   "TEMPERATURE:, MEM_USAGE:)",
+	.detects = "a first line 'GPU: N' with an amd-smi metric group (USAGE:, POWER:, CLOCK:, "
+		   "TEMPERATURE:, PCIE:, MEM_USAGE:, ENERGY:, FAN:)",
 	.state_size = sizeof(struct amd_text),
 	.sniff = at_sniff,
 	.line = at_line,
