@@ -8,6 +8,8 @@
  *   capture's dmon rows (power, sm, mem, gtemp, pclk of each second) as two
  *   GPUs, fed in pieces cut anywhere: every record has its row's second and
  *   values, whatever the cut;
+ * - `amd-smi metric --csv -w 1` (the header again before every tick) read
+ *   in jobs cut anywhere on several threads: the same records as one read;
  * - the `Date:` line of nvidia-bug-report.log in the forms date(1) prints
  *   (12- and 24-hour, a zone as a number, UTC, or a name), read through the
  *   wall time it gives the report's last dmesg line.
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "formats/driver.h"
 #include "util/timeutil.h"
@@ -234,11 +237,91 @@ static void test_bug_report_dates(void **st)
 	tzset();
 }
 
+static int collect(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+{
+	struct text *o = ud;
+	(void)in;
+	(void)b;
+	if (r->kind == REC_BAD) {
+		put(o, "bad %llu\n", (unsigned long long)r->line);
+		return 0;
+	}
+	put(o, "%d %d %lld %llu %.0f %.0f %.0f\n", r->kind, r->gpu_index, (long long)r->t_ns,
+	    (unsigned long long)r->line, r->v[M_POWER], r->v[M_UTIL_GPU], r->v[M_TEMP]);
+	return 0;
+}
+
+static void read_csv(const char *path, int threads, size_t chunk, struct text *o)
+{
+	struct ingest_opts opt;
+	struct ingest_result res = { 0 };
+	struct ingest_sink sink = { .ud = o, .rec = collect };
+	const char *paths[1] = { path };
+
+	memset(&opt, 0, sizeof(opt));
+	opt.date_days = INT64_MIN;
+	opt.interval_ns = NS_PER_S;
+	opt.threads = threads;
+	opt.chunk_bytes = chunk;
+	o->n = 0;
+	put(o, "%s", "");
+	assert_int_equal(ingest_run(paths, 1, &opt, &sink, &res, NULL), 0);
+	assert_int_equal(res.nr, 1);
+	assert_non_null(res.inputs[0].format);
+	assert_string_equal(res.inputs[0].format->id, "amd-smi-csv");
+	put(o, "records=%llu bad=%llu\n", (unsigned long long)res.inputs[0].records,
+	    (unsigned long long)res.inputs[0].bad);
+	ingest_result_release(&res);
+}
+
+/*
+ * amd-smi metric --csv -w 1 as watch mode prints it (the 'CTRL' line, the
+ * header again before every tick, two GPUs a tick), from the capture's dmon
+ * rows, read whole on one thread and in jobs of a few bytes on several: the
+ * same records (each header is the context the next job replays).
+ */
+static void test_amd_smi_csv_chunks(void **st)
+{
+	static const struct { int threads; size_t chunk; } runs[] = {
+		{ 1, 64 }, { 2, 1 }, { 2, 97 }, { 3, 300 }, { 4, 4096 },
+	};
+	struct row rows[MAXROW];
+	size_t nrow = dmon_rows(rows, MAXROW);
+	struct text t = { 0 }, ref = { 0 }, got = { 0 };
+	char path[] = "/tmp/gputally-amd-csv-XXXXXX";
+	int fd;
+
+	(void)st;
+	put(&t, "'CTRL' + 'C' to stop watching output:\n");
+	for (size_t i = 0; i < nrow; i++) {
+		put(&t, "timestamp,gpu,gfx_activity,umc_activity,socket_power,gfx_0_clk,edge,hotspot,mem\n");
+		for (int g = 0; g < 2; g++)
+			put(&t, "%lld,%d,%d,%d,%d,%d,N/A,%d,%d\n", (long long)rows[i].t_s, g,
+			    rows[i].sm / (g + 1), rows[i].mem, rows[i].pwr / (g + 1), rows[i].pclk,
+			    rows[i].gtemp, rows[i].gtemp);
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, t.p, t.n), (ssize_t)t.n);
+	close(fd);
+	read_csv(path, 1, 0, &ref);
+	assert_non_null(strstr(ref.p, "bad=0"));
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		read_csv(path, runs[i].threads, runs[i].chunk, &got);
+		assert_string_equal(got.p, ref.p);
+	}
+	unlink(path);
+	free(t.p);
+	free(ref.p);
+	free(got.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_amd_smi_watch_pieces),
 		cmocka_unit_test(test_bug_report_dates),
+		cmocka_unit_test(test_amd_smi_csv_chunks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
