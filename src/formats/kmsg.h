@@ -96,6 +96,13 @@ bool kmsg_maybe(const char *msg, size_t n);
  */
 const char *kmsg_find(const char *h, size_t n, const char *w, size_t m);
 
+/*
+ * Whether s holds one of the classifier's error words ("error", "Error",
+ * "ERROR", "fail", "failed", "Failed", "FAILED", "fatal", "Fatal",
+ * "Assertion", "timeout", "Timeout", "timed out"), found in one pass.
+ */
+bool kmsg_error_word(const char *s, size_t n);
+
 enum kmsg_simd { KMSG_SIMD_NONE, KMSG_SIMD_SSE2, KMSG_SIMD_AVX2 };
 int kmsg_maybe_words_with(const char *msg, size_t n, enum kmsg_simd simd);
 

@@ -617,6 +617,46 @@ static void test_find(void **s)
 	assert_true(found > 20000 && tried - found > 20000);
 }
 
+/*
+ * kmsg_error_word() against a memmem() for each of its thirteen words, on
+ * random text of 0 to 120 bytes made of the words' letters (near misses:
+ * "Erro", "faital", "timed ou"), with a word planted or cut by the end.
+ */
+static void test_error_word(void **s)
+{
+	static const char *const words[] = { "error", "Error", "ERROR", "failed", "Failed", "FAILED",
+					     "fail", "Assertion", "timeout", "Timeout", "timed out",
+					     "fatal", "Fatal" };
+	static const char alphabet[] = "eErRoOfFaAiIlLdDtTmu sn";
+	uint64_t x = 777;
+	char buf[128];
+	unsigned hits = 0, tried = 0;
+
+	(void)s;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = (size_t)round % 121;
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[i] = alphabet[x % (sizeof(alphabet) - 1)];
+		}
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (round % 3 != 2) {
+			const char *w = words[(x >> 32) % 13];
+			size_t off = (size_t)(x >> 8) % (n + 1);
+			for (size_t i = 0; w[i] && off + i < n; i++)
+				buf[off + i] = w[i];
+		}
+		bool want = false;
+		for (size_t k = 0; k < 13; k++)
+			want = want || memmem(buf, n, words[k], strlen(words[k]));
+		if (kmsg_error_word(buf, n) != want)
+			fail_msg("kmsg_error_word('%.*s') = %d, want %d", (int)n, buf, !want, want);
+		hits += want;
+		tried++;
+	}
+	assert_true(hits > 500 && tried - hits > 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_maybe_words),
 		cmocka_unit_test(test_maybe_simd),
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_error_word),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
