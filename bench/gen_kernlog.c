@@ -25,8 +25,8 @@
  * --nvidia-every J (default 0: none) makes one kernel line in J (a random
  * draw) an NVIDIA driver line of one of the eight GPUs, as a busy GPU node
  * logs them now and then: NVRM notices (persistence mode, FBHUB interrupts),
- * nvidia-modeset warnings, NVSwitch SXids, nvidia-peermem, and a few that are
- * events (an NVRM assertion, a GSP control failure).  They all pass the
+ * nvidia-modeset warnings, NVSwitch SXids, nvidia-peermem, and one in 250 an
+ * event (an NVRM assertion, a GSP control failure).  They all pass the
  * classifier's first filter, so this is the path an NVIDIA line takes.
  *
  * On stderr, after the file is written: "xids N", then "xid CODE COUNT" per
@@ -117,7 +117,7 @@ static int nvidia_line(char *buf, size_t n, bool *nvrm)
 	unsigned g = below(8), bus = 0x18 + 0x20 * g;
 
 	*nvrm = true;
-	switch (below(50)) {
+	switch (below(500)) {	/* events are rare: the report lists up to 10000 */
 	case 0:	/* an event: EV_NVRM_OTHER, a warning */
 		return snprintf(buf, n,
 				"NVRM: nvAssertOkFailedNoLog: Assertion failed: Call timed out [NV_ERR_TIMEOUT] "
