@@ -302,15 +302,19 @@ enum json_tok json_next(struct json_lex *lx)
 		return JT_DONE;
 	for (;;) {
 		p = lx->p;
-		/* blanks: every byte past ' ' ends them at the first test */
-		while (p < lx->end && (unsigned char)*p <= ' ' &&
-		       (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) {
-			if (*p == '\n') {
-				lx->line++;
-				lx->line_start = p + 1;
-			}
+		/* blanks: every byte past ' ' ends them at the first test, and
+		 * the one blank after ':' and ',' is stepped over at once */
+		if (p + 1 < lx->end && *p == ' ' && (unsigned char)p[1] > ' ')
 			p++;
-		}
+		else
+			while (p < lx->end && (unsigned char)*p <= ' ' &&
+			       (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) {
+				if (*p == '\n') {
+					lx->line++;
+					lx->line_start = p + 1;
+				}
+				p++;
+			}
 		lx->p = p;
 		if (p >= lx->end)
 			return short_of(lx, p, "unexpected end of input");
@@ -495,35 +499,37 @@ int json_num_scaled(struct slice num, int scale, int64_t *out)
 		p++;
 	}
 	ip = p;
-	while (p < end && is_digit(*p))
-		p++;
-	ie = p;
-	if (p < end && *p == '.') {
-		fp = ++p;
+	{
+		/* the common case in one pass: no exponent, and the kept digits
+		 * fit 18 (a trace's "ts": 5135395734197.213 at scale 3); what the
+		 * general loop below gives, without its per-digit tests.  The sum
+		 * may wrap while the digits are counted: it is then not used. */
+		uint64_t u = 0;
 		while (p < end && is_digit(*p))
-			p++;
-		fe = p;
-	}
-	if (p == end && ie > ip && scale >= 0 && (ie - ip) + scale <= 18) {
-		/* no exponent, and the kept digits fit 18: what the general
-		 * loop below gives, without its per-digit tests (a trace's
-		 * "ts": 5135395734197.213 at scale 3) */
-		long nf = fp ? (long)(fe - fp) : 0;
-		for (const char *d = ip; d < ie; d++)
-			v = v * 10 + (*d - '0');
-		for (long i = 0; i < scale; i++)
-			v = v * 10 + (i < nf ? fp[i] - '0' : 0);
-		if (nf > scale) {
-			for (long i = scale; i < nf; i++)
-				if (fp[i] != '0') {
-					inexact = true;
-					break;
-				}
-			if (fp[scale] >= '5')
-				v++;
+			u = u * 10 + (uint64_t)(*p++ - '0');
+		ie = p;
+		if (p < end && *p == '.') {
+			fp = ++p;
+			while (p < end && is_digit(*p))
+				p++;
+			fe = p;
 		}
-		*out = neg ? -v : v;
-		return inexact ? 1 : 0;
+		if (p == end && ie > ip && scale >= 0 && (ie - ip) + scale <= 18) {
+			long nf = fp ? (long)(fe - fp) : 0;
+			for (long i = 0; i < scale; i++)
+				u = u * 10 + (uint64_t)(i < nf ? fp[i] - '0' : 0);
+			if (nf > scale) {
+				for (long i = scale; i < nf; i++)
+					if (fp[i] != '0') {
+						inexact = true;
+						break;
+					}
+				if (fp[scale] >= '5')
+					u++;
+			}
+			*out = neg ? -(int64_t)u : (int64_t)u;
+			return inexact ? 1 : 0;
+		}
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		bool eneg = false;
