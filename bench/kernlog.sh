@@ -82,11 +82,14 @@ kcase() {
 	rw=$(median "$D/kl.report.res" 1)
 	rc=$(median "$D/kl.report.res" 2)
 	rr=$(max_col "$D/kl.report.res" 3)
+	# Judged twice: on wall time (what the issue measures; the report may use both cores
+	# where grep uses one) and on CPU time (the steadier figure on a shared machine).
 	awk -v g="$gw" -v r="$rw" -v gc="$gc" -v rc="$rc" -v lim="$RATIO_LIMIT" -v n="$name" 'BEGIN {
-		ratio = r / g
-		printf "  ratio report/grep, %s: wall %.2f, CPU %.2f (target: wall <= %.1f)\n", n, ratio, rc / gc, lim
-		if (ratio <= lim) printf "  PASS kernel log (%s NVIDIA lines): report/grep %.2f <= 2\n", n, ratio
-		else printf "  FAIL kernel log (%s NVIDIA lines): report/grep %.2f > 2 (needs %.1fx less time)\n", n, ratio, ratio / lim }'
+		printf "  ratio report/grep, %s: wall %.2f, CPU %.2f (target <= %.1f)\n", n, r / g, rc / gc, lim
+		split("wall CPU", what, " "); v[1] = r / g; v[2] = rc / gc
+		for (i = 1; i <= 2; i++)
+			if (v[i] <= lim) printf "  PASS kernel log (%s NVIDIA lines): report/grep %s %.2f <= 2\n", n, what[i], v[i]
+			else printf "  FAIL kernel log (%s NVIDIA lines): report/grep %s %.2f > 2 (needs %.1fx less)\n", n, what[i], v[i], v[i] / lim }'
 	awk -v r="$rr" -v lim="$RSS_LIMIT_KIB" -v n="$name" 'BEGIN {
 		if (r < lim) printf "  PASS kernel log (%s): peak RSS %.1f MB < 64 MB\n", n, r / 1024
 		else printf "  FAIL kernel log (%s): peak RSS %.1f MB >= 64 MB\n", n, r / 1024 }'

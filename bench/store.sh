@@ -57,8 +57,9 @@ say "store after $DAYS day(s): $(wc -c <"$D/ingest.db" | tr -d ' ') bytes; load 
 # Issue 33: MONTH_DAYS (default 30) daily logs of 8 GPUs at 1 s (gen-logs, one file a day as
 # logrotate leaves them, 124 MB each), made once and reused while the generator is unchanged.
 # RUNS rounds, each: report DIR, then ingest DIR into a fresh store, interleaved; the ratio
-# ingest/report is taken within each round, on wall and on CPU time, and its median judged on
-# wall time (what a user waits for; ingest's fingerprints run beside its parse).
+# ingest/report is taken within each round, on wall and on CPU time, and each median is judged:
+# wall time is what a user waits for (ingest's fingerprints run beside its parse), CPU time the
+# steadier figure on a shared machine.
 MDAYS=${MONTH_DAYS:-30}
 MD=$D/month$MDAYS
 want="month $MDAYS $(cksum <bench/gen.c)"
@@ -91,9 +92,11 @@ END {
 	sort3(rw, n); sort3(rc, n); sort3(iw, n); sort3(ic, n); sort3(ratio, n); sort3(cratio, n)
 	m = int((n + 1) / 2)
 	printf "bench-store: %d daily logs: report wall %.2f s median (CPU %.2f); ingest wall %.2f s (CPU %.2f); medians\n", days, rw[m], rc[m], iw[m], ic[m]
-	printf "bench-store: ingest/report (month), median of the rounds: wall %.2fx, CPU %.2fx (target: wall <= 1.5x)\n", ratio[m], cratio[m]
-	if (ratio[m] <= 1.5) printf "  PASS ingest of %d days: ingest/report %.2fx <= 1.5x\n", days, ratio[m]
-	else printf "  FAIL ingest of %d days: ingest/report %.2fx > 1.5x\n", days, ratio[m]
+	printf "bench-store: ingest/report (month), median of the rounds: wall %.2fx, CPU %.2fx (target <= 1.5x)\n", ratio[m], cratio[m]
+	if (ratio[m] <= 1.5) printf "  PASS ingest of %d days: ingest/report wall %.2fx <= 1.5x\n", days, ratio[m]
+	else printf "  FAIL ingest of %d days: ingest/report wall %.2fx > 1.5x\n", days, ratio[m]
+	if (cratio[m] <= 1.5) printf "  PASS ingest of %d days: ingest/report CPU %.2fx <= 1.5x\n", days, cratio[m]
+	else printf "  FAIL ingest of %d days: ingest/report CPU %.2fx > 1.5x\n", days, cratio[m]
 }'
 say "month store: $(wc -c <"$D/month.db" | tr -d ' ') bytes; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
