@@ -329,12 +329,14 @@ demo: $(DEPS_OK) $(BIN)
 
 bench: all
 	@sh scripts/install-deps.sh bench
-	@sh bench/run.sh $(O)
-	@sh bench/kernlog.sh $(O)
-	@sh bench/trace.sh $(O)
-	@sh bench/store.sh $(O)
+	@mkdir -p $(O)/bench && rm -f $(O)/bench/*.out
+	@sh bench/run.sh $(O) | tee $(O)/bench/run.out
+	@sh bench/kernlog.sh $(O) | tee $(O)/bench/kernlog.out
+	@sh bench/trace.sh $(O) | tee $(O)/bench/trace.out
+	@sh bench/store.sh $(O) | tee $(O)/bench/store.out
 	@if command -v prometheus >/dev/null && command -v promtool >/dev/null; then sh bench/prom.sh $(BIN) $(O); \
 	else echo "bench-prom: SKIP: prometheus and promtool are not installed (Debian's prometheus package, scripts/install-deps.sh test): no --prometheus figures"; fi
+	@sh bench/summary.sh $(O)
 
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)

@@ -193,7 +193,24 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 		ret = EXIT_FAILURE_RUN;
 		goto fail;
 	}
-	st = pipeline_run(&pl);
+	{
+		/* the hashes left by store_check_file_lazy(), taken beside the parse */
+		struct file_check **fcs = xcalloc(n, sizeof(*fcs));
+		struct store_hashing *h;
+		for (size_t i = 0; i < n; i++)
+			fcs[i] = &items[i]->fc;
+		h = store_finish_hashes_start((struct file_check *const *)fcs, n);
+		st = pipeline_run(&pl);
+		if (store_finish_hashes_wait(h) && st == PIPE_OK) {
+			for (size_t i = 0; i < n; i++)
+				if (items[i]->fc.status == FILE_UNREADABLE)
+					error("%s: %s", items[i]->path, items[i]->fc.why);
+			ret = EXIT_FAILURE_RUN;
+			free(fcs);
+			goto fail;
+		}
+		free(fcs);
+	}
 	pipeline_say_bad(&pl);
 	if (st != PIPE_OK) {
 		ret = pipeline_say_status(&pl, st, "; nothing of this run was stored");
@@ -298,6 +315,17 @@ static int usage_ok(struct ingest_state *s, int argc, char **argv, const char **
 	return 0;
 }
 
+/* Whether earlier file a (not unreadable) has b's content: the same size and
+ * first block, then the same hash, finished here where one is pending. */
+static bool same_content(struct file_item *a, struct file_item *b)
+{
+	if (a->fc.status == FILE_UNREADABLE || a->fc.size != b->fc.size || strcmp(a->fc.head, b->fc.head))
+		return false;
+	if (store_finish_hash(&a->fc) || store_finish_hash(&b->fc))
+		return false;
+	return !strcmp(a->fc.hash, b->fc.hash);
+}
+
 /* Already there, a copy of another file of this call, or to be read. */
 static size_t classify(struct ingest_state *s, struct file_item **todo)
 {
@@ -313,16 +341,23 @@ static size_t classify(struct ingest_state *s, struct file_item **todo)
 			s->n_unreadable++;
 			continue;
 		}
-		if (store_check_file(&s->st, it->path, &it->fc)) {
+		/* lazy: a file new to the store has the rest of its hash taken
+		 * while it is parsed (ingest_group), not in a pass of its own */
+		if (store_check_file_lazy(&s->st, it->path, &it->fc)) {
 			it->outcome = "unreadable";
 			set_detail(it, "%s", it->fc.why);
 			s->n_unreadable++;
 			continue;
 		}
 		for (size_t j = 0; j < i && !it->dup_of; j++)
-			if (s->f[j].fc.size == it->fc.size && !strcmp(s->f[j].fc.hash, it->fc.hash) &&
-			    s->f[j].fc.status != FILE_UNREADABLE)
+			if (same_content(&s->f[j], it))
 				it->dup_of = s->f[j].path;
+		if (it->fc.status == FILE_UNREADABLE) {	/* its hash could not be finished */
+			it->outcome = "unreadable";
+			set_detail(it, "%s", it->fc.why);
+			s->n_unreadable++;
+			continue;
+		}
 		if (it->fc.status == FILE_KNOWN || it->dup_of) {
 			it->outcome = "already";
 			when(at, sizeof(at), it->fc.known_at);
