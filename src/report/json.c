@@ -746,9 +746,32 @@ static void days(struct jsonw *w, const struct report *r)
 			jsonw_knum(w, "covered_s", r->day_covered_s[d * ng + g], 3);
 			jsonw_knum(w, "useful_s", r->day_useful_s[d * ng + g], 3);
 			jsonw_knum(w, "cost", r->day_cost[d * ng + g], 6);
+			if (g < r->nhour_gpus) {
+				const double *hc = r->hour_covered_s + (g * r->ndays + d) * 24;
+				const double *hu = r->hour_useful_s + (g * r->ndays + d) * 24;
+				jsonw_key(w, "hours_covered_s");
+				jsonw_arr_begin(w);
+				for (int hr = 0; hr < 24; hr++)
+					jsonw_num(w, hc[hr], 3);
+				jsonw_arr_end(w);
+				jsonw_key(w, "hours_useful_s");
+				jsonw_arr_begin(w);
+				for (int hr = 0; hr < 24; hr++)
+					jsonw_num(w, hu[hr], 3);
+				jsonw_arr_end(w);
+			}
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
+		if (r->dayt_u) {
+			jsonw_knum(w, "covered_s", r->dayt_covered_s[d], 3);
+			jsonw_knum(w, "useful_s", r->dayt_useful_s[d], 3);
+			jsonw_knum(w, "useful_share", r->dayt_u[d], 6);
+			jsonw_knum(w, "cost", r->dayt_cost[d], 6);
+			jsonw_knum(w, "rent_cost", r->dayt_rent[d], 6);
+			jsonw_knum(w, "own_minus_rent_to_date", r->dayt_gap_cum[d], 6);
+			jsonw_kbool(w, "at_break_even", r->dayt_at_ustar[d]);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

@@ -444,6 +444,7 @@ void report_compute(struct report *r)
 	verdict(r);
 	first_screen(r);
 	by_day(r);
+	report_month_compute(r);
 	report_fleet_compute(r);
 }
 
@@ -478,6 +479,7 @@ void report_release(struct report *r)
 	free(r->day_useful_s);
 	free(r->day_cost);
 	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
+	report_month_release(r);
 	r->ndays = 0;
 	report_fleet_release(r);
 }

@@ -337,37 +337,55 @@ static void inputs(FILE *out, const struct report *r)
 #define TEXT_DAY_GPUS 16	/* more GPUs than this: the day's share of all of them only */
 #define TEXT_DAYS 62
 
-/* The month at a glance: per UTC day, each GPU's useful share and the day's owned cost. */
+/* The month at a glance: per UTC day, each GPU's useful share, the day's
+ * owned cost, what renting its useful hours costs, and the running sum of
+ * the two (report/month.c); then each GPU's share and cost over the window. */
 static void by_day(FILE *out, const struct report *r)
 {
 	size_t ng = (size_t)r->an->tl.ngpus, cols = ng <= TEXT_DAY_GPUS ? ng : 0;
-	char a[32], b[64];
+	bool rent = have_prices(r) && r->params.cloud_hourly_rate > 0;
+	char a[32], b[64], c[64], e[64];
 
-	if (r->ndays < 2)
+	if (r->ndays < 2 || !r->dayt_u)
 		return;
-	fprintf(out, "\nBy day (UTC): time in useful states as a share of each GPU's covered time, and the day's owned cost\n  %-10s", "day");
+	fprintf(out, "\nBy day (UTC): each GPU's time in useful states as a share of its covered time; the day's owned cost,\n"
+		"what renting its useful hours costs, and owned minus rented summed to that day (above 0: owning cost more)\n  %-10s",
+		"day");
 	for (size_t g = 0; g < cols; g++)
 		fprintf(out, " %6s", (snprintf(a, sizeof(a), "GPU %zu", g), a));
-	fprintf(out, " %6s %14s\n", "all", "cost");
+	fprintf(out, " %6s %12s %12s %14s\n", "all", "owned", "rented", "own-rent sum");
 	for (size_t d = 0; d < r->ndays && d < TEXT_DAYS; d++) {
-		double cov = 0, use = 0, cost = 0;
 		int y, m, dd;
 		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 		fprintf(out, "  %04d-%02d-%02d", y, m, dd);
-		for (size_t g = 0; g < ng; g++) {
+		for (size_t g = 0; g < cols; g++) {
 			size_t k = d * ng + g;
-			cov += r->day_covered_s[k];
-			use += r->day_useful_s[k];
-			cost += r->day_cost[k];
-			if (g < cols)
-				fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
-					(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
+			fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
 		}
-		fprintf(out, " %6s %14s\n", cov > 0 ? (snprintf(a, sizeof(a), "%.0f %%", 100 * use / cov), a) : "-",
-			have_prices(r) ? money(b, sizeof(b), r, cost) : "-");
+		fprintf(out, " %6s %12s %12s %14s\n", isfinite(r->dayt_u[d]) ? (snprintf(a, sizeof(a), "%.0f %%", 100 * r->dayt_u[d]), a) : "-",
+			have_prices(r) ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
+			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",
+			rent && isfinite(r->dayt_gap_cum[d]) ? money(e, sizeof(e), r, r->dayt_gap_cum[d]) : "-");
 	}
 	if (r->ndays > TEXT_DAYS)
 		fprintf(out, "  ... %zu more days in --json\n", r->ndays - TEXT_DAYS);
+	if (cols) {
+		fprintf(out, "  %-10s", "window");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, " %6s", isfinite(r->gpu_month_u[g]) ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->gpu_month_u[g]), a) : "-");
+		fprintf(out, "\n");
+	}
+	if (cols && have_prices(r)) {
+		fprintf(out, "  owned cost of each GPU over the window:");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, "%s GPU %zu %s", g ? "," : "", g, money(b, sizeof(b), r, r->gpu_month_cost[g]));
+		fprintf(out, "\n");
+	}
+	if (rent && r->lr.status != COST_NEVER && isfinite(r->lr.u_star))
+		fprintf(out, "  break-even utilization %.1f %%: %zu of %zu days at or above it (all GPUs)\n", 100 * r->lr.u_star,
+			r->days_at_ustar, r->ndays);
 }
 
 static void gpus(FILE *out, const struct report *r)
