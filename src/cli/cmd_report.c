@@ -19,6 +19,7 @@
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
+#include "cost/catalog.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
@@ -53,6 +54,7 @@ enum {
 	OPT_INSECURE,
 	OPT_TIMEOUT,
 	OPT_GPU_MAP,
+	OPT_CLOUD_CATALOG,
 };
 
 const struct option_def report_options[] = {
@@ -61,6 +63,7 @@ const struct option_def report_options[] = {
 	{ "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests", OPT_MARKDOWN },
 	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
 	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
+	{ "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the GPU model (docs/prices.md); also --set cloud_catalog=FILE", OPT_CLOUD_CATALOG },
 	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
 	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
 	INGEST_OPTION_ROWS,
@@ -363,7 +366,8 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
-	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL;
+	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL, *catalog = NULL;
+	struct cloud_catalog cat = { 0 };
 	int64_t db_since = INT64_MIN, db_until = INT64_MAX;
 	struct store st = { 0 };
 	const char *since = NULL, *until = NULL, **matches = NULL;
@@ -458,6 +462,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_GPU_MAP:
 			gpu_map = it.arg;
 			break;
+		case OPT_CLOUD_CATALOG:
+			catalog = it.arg;
+			break;
 		case OPT_INSECURE:
 			po.insecure = true;
 			break;
@@ -534,8 +541,11 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	memset(&rep, 0, sizeof(rep));
-	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK)
+	catalog = cli_take_catalog_set(sets, &nsets, catalog);
+	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK ||
+	    (catalog && (ret = cli_cloud_catalog(&cat, catalog)) != EXIT_OK))
 		goto out;
+	rep.catalog = catalog ? &cat : NULL;
 	ingest_cli_apply(&ic);
 
 	c.an = xcalloc(1, sizeof(*c.an));
@@ -663,5 +673,6 @@ out:
 	free(matches);
 	free(ops);
 	free(sets);
+	catalog_free(&cat);
 	return ret;
 }

@@ -288,6 +288,43 @@ static void prices_row(struct hw *h)
 		r->prices.old ? "; some figures are more than a year old" : "");
 }
 
+/* The Cloud rate row: what --cloud-catalog gave (cost.catalog), or why nothing. */
+static void catalog_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *p = &r->cat.pick;
+
+	if (!c)
+		return;
+	fprintf(h->out, "<tr><th>Cloud rate</th><td>");
+	if (!p->nrows) {
+		fprintf(h->out, "<code>");
+		esc(h, c->name);
+		fprintf(h->out, "</code> has no accelerator matching ");
+		esc(h, r->prices.gpu_name[0] ? r->prices.gpu_name : "the GPU (the logs do not name its model)");
+		fprintf(h->out, ": the cloud rate is not from it</td></tr>\n");
+		return;
+	}
+	fprintf(h->out, "%s", r->cat.used ? "" : "not used (<code>cloud_hourly_rate</code> was <code>--set</code>): ");
+	vmoney(h, p->median, "cost.catalog.median");
+	fprintf(h->out, " per GPU-hour from <code>");
+	esc(h, c->name);
+	fprintf(h->out, "</code> (");
+	esc(h, c->date);
+	fprintf(h->out, ", from the ");
+	esc(h, c->date_from);
+	fprintf(h->out, "): the median of %zu ", p->nrows);
+	esc(h, p->accel);
+	fprintf(h->out, " rows, ");
+	vmoney(h, p->min, "cost.catalog.min");
+	fprintf(h->out, " to ");
+	vmoney(h, p->max, "cost.catalog.max");
+	if (r->cat.old)
+		fprintf(h->out, "; <b>more than a year old</b> (%d months)", r->cat.age_months);
+	fprintf(h->out, "</td></tr>\n");
+}
+
 /* Where the rest went: the three states that bought no work, with time and money; the files not read. */
 static void rest_row(struct hw *h)
 {
@@ -374,6 +411,7 @@ static void summary(struct hw *h, const struct finding **byw)
 	}
 	fprintf(h->out, "</td></tr>\n");
 	prices_row(h);
+	catalog_row(h);
 	fprintf(h->out, "<tr><th>Cost</th><td>");
 	if (have_prices(r)) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");

@@ -86,6 +86,18 @@ static void summary(FILE *out, const struct report *r)
 		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
 			r->prices.old ? " (some figures more than a year old)" : "");
 	}
+	if (r->catalog && r->cat.pick.nrows) {
+		fprintf(out, "| Cloud rate | %s%s per GPU-hour, the median of %zu ", r->cat.used ? "" : "not used (--set): ",
+			money(a, sizeof(a), r, r->cat.pick.median), r->cat.pick.nrows);
+		md(out, r->cat.pick.accel);
+		fprintf(out, " rows of ");
+		md(out, r->catalog->name);
+		fprintf(out, " (%s)%s |\n", r->catalog->date, r->cat.old ? ", more than a year old" : "");
+	} else if (r->catalog) {
+		fprintf(out, "| Cloud rate | ");
+		md(out, r->catalog->name);
+		fprintf(out, " has no accelerator matching the GPU |\n");
+	}
 	if (have_prices(r))
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));

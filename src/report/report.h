@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "cost/prices.h"
 #include "formats/driver.h"
@@ -101,6 +102,19 @@ struct report {
 		int age_purchase, age_cloud, age_electricity, age_grid;
 		bool old;
 	} prices;
+	/* input: --cloud-catalog FILE (NULL: none).  Unless cloud_hourly_rate
+	 * was --set, its median per-GPU rate for the GPU model with the most
+	 * covered time replaces the profile's or the table's, with origin
+	 * COST_CATALOG; its age (from the catalogue's date to --now, else the
+	 * logs' end, -1 unknown) is flagged over 12 months */
+	const struct cloud_catalog *catalog;
+	struct {
+		bool used;		/* cloud_hourly_rate came from it */
+		bool unmatched;		/* a GPU name, but no accelerator of the catalogue matches it */
+		struct catalog_pick pick;
+		int age_months;
+		bool old;
+	} cat;
 	/* the first screen: the (up to) three states that bought no work with
 	 * the most time, most first; the first three findings by severity (the
 	 * order the findings lists use); inputs that are not telemetry (no

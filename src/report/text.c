@@ -101,6 +101,31 @@ static void price_lines(FILE *out, const struct report *r)
 	fprintf(out, " (against %s)\n", r->now_ns ? "--now" : "the logs' end");
 }
 
+/* --cloud-catalog: the rate it gave, from which file and date, or why none. */
+static void catalog_line(FILE *out, const struct report *r)
+{
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *p = &r->cat.pick;
+	char a[64], b[64], m[64];
+
+	if (!c)
+		return;
+	if (!p->nrows) {
+		fprintf(out, "Cloud:     %s (%s) has no accelerator matching %s: the cloud rate is not from it\n", c->name,
+			c->date, r->prices.gpu_name[0] ? r->prices.gpu_name : "the GPU (the logs do not name its model)");
+		return;
+	}
+	fprintf(out, "Cloud:     %s%s/h per GPU from %s (%s, from the %s): median of %zu %s row(s), %s-%s",
+		r->cat.used ? "" : "not used, ", money(m, sizeof(m), r, p->median), c->name, c->date, c->date_from, p->nrows,
+		p->accel, nf_money(a, sizeof(a), p->min, NULL), money(b, sizeof(b), r, p->max));
+	if (!r->cat.used)
+		fprintf(out, "; cloud_hourly_rate was --set");
+	if (r->cat.old)
+		fprintf(out, "; more than a year old (%d months against %s)", r->cat.age_months,
+			r->now_ns ? "--now" : "the logs' end");
+	fputc('\n', out);
+}
+
 /* Where the rest went, the top findings and the files that are not telemetry, in a few lines. */
 static void first_screen(FILE *out, const struct report *r)
 {
@@ -193,6 +218,7 @@ static void summary(FILE *out, const struct report *r)
 			r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
 	fputc('\n', out);
 	price_lines(out, r);
+	catalog_line(out, r);
 	if (!have_prices(r)) {
 		if (!r->prices.unknown)
 			fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
