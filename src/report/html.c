@@ -626,6 +626,8 @@ static void month_gap(struct hw *h)
 		glo = fmin(glo, r->dayt_gap_cum[d]);
 		ghi = fmax(ghi, r->dayt_gap_cum[d]);
 	}
+	if (ghi - glo < 1e-9)
+		ghi = glo + 1;	/* a flat line at 0: still an axis */
 	if (rent)
 		money_text(m1, sizeof(m1), r, r->dayt_gap_cum[nd - 1]);
 	snprintf(desc, sizeof(desc), "Each UTC day's useful share of all GPUs' covered time%s%s.",
