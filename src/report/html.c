@@ -524,6 +524,23 @@ static void heat_cell(struct hw *h, double x, double y, double w, double ht, dou
 		fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
 }
 
+/* The heatmaps' key: five cells from 0 to 100 % useful, and the hatch of no data, ending at x_end. */
+static void heat_legend(struct hw *h, double x_end, double y)
+{
+	double x = x_end - 5 * 46 - 60;
+	char b[16];
+
+	for (int i = 0; i <= 4; i++) {
+		heat_cell(h, x + i * 46, y - 9, 12, 10, 1, i / 4.0);
+		fprintf(h->out, "</rect>");
+		snprintf(b, sizeof(b), "%d %%", 25 * i);
+		text_at(h, x + i * 46 + 15, y, NULL, "mut", b);
+	}
+	heat_cell(h, x + 5 * 46, y - 9, 12, 10, 0, 0);
+	fprintf(h->out, "</rect>");
+	text_at(h, x + 5 * 46 + 15, y, NULL, "mut", "no data");
+}
+
 /*
  * The month at a glance: a days x GPUs heatmap of the useful share (darker
  * is busier, hatched is no data), each cell's figures in its title, and the
@@ -550,6 +567,7 @@ static void month_days(struct hw *h)
 	snprintf(desc, sizeof(desc), "For each of %zu UTC days, the useful share of %s's covered time as the darkness "
 		 "of a cell, and the owned cost of the day as a bar.", nd, per_gpu ? "each GPU" : "all GPUs");
 	chart_begin(h, height, "Useful share by day and GPU, and the owned cost of each day", desc);
+	heat_legend(h, ML + PW, top - 8);
 	for (size_t g = 0; g < rows && cell_h >= 12; g++) {
 		snprintf(b, sizeof(b), per_gpu ? "GPU %zu" : "all GPUs", g);
 		text_at(h, ML - 6, top + (double)g * cell_h + cell_h - 5, "end", "mut", b);
@@ -715,7 +733,9 @@ static void month_hours(struct hw *h)
 	height = (int)(top + (double)prow * (ph + 36));
 	snprintf(desc, sizeof(desc), "For each of %zu GPUs, %zu UTC days left to right and the 24 hours of each day top "
 		 "to bottom; a cell's darkness is the useful share of the hour's covered time.", ng, nd);
-	chart_begin(h, height, "Useful share by hour and day, per GPU", desc);
+	chart_begin(h, height + 20, "Useful share by hour and day, per GPU", desc);
+	heat_legend(h, ML + PW, 14);
+	top += 20;
 	for (size_t g = 0; g < ng; g++) {
 		double x0 = ML + (double)(g % cols) * (pw + gap), y0 = top + (double)(g / cols) * (ph + 36);
 		snprintf(b, sizeof(b), "GPU %zu", g);
