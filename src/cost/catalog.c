@@ -215,6 +215,10 @@ int catalog_load(struct cloud_catalog *c, const char *path, struct gl_err *err)
 				fs.f[ci_price]);
 			continue;
 		}
+		if (price == 0) {
+			c->no_price++;	/* listed at 0: no price to compare with */
+			continue;
+		}
 		c->rows = xreallocarray(c->rows, c->nrows + 1, sizeof(*c->rows));
 		snprintf(c->rows[c->nrows].accel, sizeof(c->rows[0].accel), "%s", acc);
 		c->rows[c->nrows++].per_gpu = price / cnt;

@@ -29,7 +29,7 @@ struct cloud_catalog {
 	char date[11];		/* YYYY-MM-DD: from the file's name, else its modification time */
 	const char *date_from;	/* "file name" or "file time" */
 	struct catalog_row *rows;	/* rows with an accelerator and a price */
-	size_t nrows, nlines, no_price;	/* data lines read; rows with no on-demand price */
+	size_t nrows, nlines, no_price;	/* data lines read; GPU rows with an empty or 0 Price */
 	uint64_t nbad;		/* rows that could not be read, skipped */
 	struct gl_err bad[CATALOG_BAD_KEPT];	/* the first of them, src = path */
 };

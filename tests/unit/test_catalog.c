@@ -93,8 +93,9 @@ static void the_most_specific_name_wins(void **state)
 		"InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region\n"
 		"p4d.24xlarge,A100,8,96,1152,,32.7726,,us-east-1\n"
 		"p4de.24xlarge,A100-80GB,8,96,1152,,40.9657,,us-east-1\n"
-		"p4de.24xlarge,A100-80GB,8,96,1152,,,,us-west-2\n"), &err), 0);
-	assert_int_equal(c.no_price, 1);
+		"p4de.24xlarge,A100-80GB,8,96,1152,,,,us-west-2\n"
+		"p4de.24xlarge,A100-80GB,8,96,1152,,0,,us-west-1\n"), &err), 0);
+	assert_int_equal(c.no_price, 2);
 	assert_int_equal(catalog_pick(&c, "NVIDIA A100-SXM4-80GB", &p), 0);
 	assert_string_equal(p.accel, "A100-80GB");
 	assert_int_equal(p.nrows, 1);
