@@ -147,6 +147,32 @@ static void gpus(FILE *out, const struct report *r)
 	}
 }
 
+#define MD_DAYS 62
+
+/* The month at a glance (report/month.c): per UTC day, the useful share of all GPUs, owned, rented, their running difference. */
+static void by_day(FILE *out, const struct report *r)
+{
+	bool rent = have_prices(r) && r->params.cloud_hourly_rate > 0;
+	char a[32], b[64], c[64], e[64];
+
+	if (r->ndays < 2 || !r->dayt_u)
+		return;
+	fprintf(out, "\n## By day (UTC)\n\n| day | useful %% | owned | rented | owned - rented, summed |\n|---|--:|--:|--:|--:|\n");
+	for (size_t d = 0; d < r->ndays && d < MD_DAYS; d++) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(out, "| %04d-%02d-%02d | %s | %s | %s | %s |\n", y, m, dd, num(a, sizeof(a), 100 * r->dayt_u[d], 1),
+			have_prices(r) ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
+			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",
+			rent ? money(e, sizeof(e), r, r->dayt_gap_cum[d]) : "-");
+	}
+	if (r->ndays > MD_DAYS)
+		fprintf(out, "\n%zu more days in --json.\n", r->ndays - MD_DAYS);
+	if (rent && r->lr.status != COST_NEVER && isfinite(r->lr.u_star))
+		fprintf(out, "\nBreak-even utilization %s %%: %zu of %zu days at or above it.\n",
+			num(a, sizeof(a), 100 * r->lr.u_star, 1), r->days_at_ustar, r->ndays);
+}
+
 static void states(FILE *out, const struct report *r)
 {
 	char a[32], b[32], c[64];
@@ -352,6 +378,7 @@ void report_markdown(FILE *out, const struct report *r)
 	if (r->t0_ns == INT64_MAX)
 		return;
 	gpus(out, r);
+	by_day(out, r);
 	states(out, r);
 	cost(out, r);
 	findings(out, r);
