@@ -193,6 +193,11 @@ fuzz-replay: $(O)/fuzz_replay
 TEST_TARGETS += html-tests
 html-tests: $(BIN)
 	@sh tests/html/run.sh $(BIN) $(O)/html-test
+# Issue 30: text, Markdown and HTML show the JSON's numbers (one computed report, every writer)
+.PHONY: writers-tests
+TEST_TARGETS += writers-tests
+writers-tests: $(BIN)
+	@sh tests/writers/run.sh $(BIN)
 .PHONY: check-layers
 TEST_TARGETS += check-layers
 check-layers:

@@ -111,3 +111,65 @@ END {
 	printf "check-layers: %d files, %d includes, ok\n", nfiles, nincs
 }
 '
+layers_rc=$?
+
+# ---- writers do not compute (docs/internals/adding-a-writer.md) -----------
+# A writer renders figures that a compute step (report_compute(),
+# cost_run_compute(), trend_report_compute(), report_fleet_compute()) put in
+# its struct; it never calls the functions that work them out, so two
+# writers cannot print two numbers for one figure.  The writer files and the
+# forbidden names are listed here and only here.
+WRITER_FILES="src/report/text.c src/report/markdown.c src/report/html.c src/report/json.c src/report/svg.c
+src/report/cost_explain.c src/report/*_out.c"
+COMPUTE_NAMES="gpu_util_mean gpu_util_quantile gpu_power_mean gpu_energy_j analysis_useful_s
+analysis_rank_findings report_compute report_fleet_compute report_state_share report_finding_cost
+cost_longrun cost_window cost_local_per_useful_hour cost_cloud_job cost_billed_hours
+cost_job_breakeven cost_sensitivity cost_roi cost_roi_sensitivity cost_run_compute
+trend_report_compute trend_measured_power scale_compute trace_compute qsort qsort_r"
+
+# writers_compute FILE...: print each call of a COMPUTE_NAMES function
+# outside comments as file:line; exit 1 if there is one.
+writers_compute() {
+	awk -v names="$COMPUTE_NAMES" '
+	BEGIN { n = split(names, nm, /[ \t\n]+/) }
+	FNR == 1 { incomment = 0 }
+	{
+		line = $0; code = ""
+		while (line != "") {
+			if (incomment) {
+				i = index(line, "*/")
+				if (!i) { line = ""; break }
+				line = substr(line, i + 2); incomment = 0
+			} else {
+				i = index(line, "/*")
+				if (!i) { code = code line; line = ""; break }
+				code = code substr(line, 1, i - 1); line = substr(line, i + 2); incomment = 1
+			}
+		}
+		sub(/\/\/.*/, "", code)
+		for (k = 1; k <= n; k++)
+			if (nm[k] != "" && match(code, "(^|[^A-Za-z0-9_])" nm[k] "[ \t]*\\(")) {
+				printf "%s:%d: a writer calls %s(): work the figure out in its compute step\n", FILENAME, FNR, nm[k]
+				bad++
+			}
+	}
+	END { exit bad > 0 }' "$@"
+}
+
+# the rule must be able to fail: a planted call is caught, a comment is not
+plant=$(mktemp) || exit 2
+printf '/* gpu_util_mean(g) in a comment */\nstatic double f(const struct gpu_stats *g)\n{\n\treturn gpu_util_mean (g);\n}\n' >"$plant"
+if writers_compute "$plant" >/dev/null || [ "$(writers_compute "$plant" | wc -l)" -ne 1 ]; then
+	echo "check-layers: the writers rule does not catch a planted call" >&2
+	rm -f "$plant"
+	exit 2
+fi
+rm -f "$plant"
+# shellcheck disable=SC2086 # the list is words, the glob is meant
+if writers_compute $WRITER_FILES; then
+	echo "check-layers: writers do not compute ($(echo $WRITER_FILES | wc -w) files)"
+else
+	echo "check-layers: a writer computes (see docs/internals/adding-a-writer.md)"
+	layers_rc=1
+fi
+exit $layers_rc

@@ -24,6 +24,7 @@
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
 #include "report/report.h"
+#include "report/writers.h"
 #include "store/store.h"
 #include "util/fdio.h"
 #include "util/termsafe.h"
@@ -346,7 +347,7 @@ static int write_html(const char *path, const struct report *rep)
 		error("cannot write '%s'", path);
 		return -1;
 	}
-	report_html(f, rep);
+	report_writer_find("html")->render(f, rep);
 	bad = fflush(f) || ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
@@ -364,6 +365,7 @@ int cmd_report(int argc, char **argv)
 	struct report_ctx c = { 0 }, cs = { 0 };	/* cs: MIG slices (never a bad line) */
 	struct ingest_sink slice_sink = { 0 };
 	struct report rep;
+	const struct report_writer *wr;	/* the output's writer, by name */
 	struct gl_err err = { 0 };
 	const char **ops = NULL, **sets = NULL;
 	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL, *catalog = NULL;
@@ -630,6 +632,7 @@ render:
 	rep.store = db;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
+	wr = report_writer_find(json ? "json" : markdown ? "markdown" : "text");
 	if (html && write_html(html, &rep))
 		ret = EXIT_FAILURE_RUN;
 	if (html && !strcmp(html, "-"))
@@ -639,19 +642,16 @@ render:
 		ret = EXIT_FAILURE_RUN;
 		goto out;
 	}
-	if (json)
-		report_json(out, &rep);
-	else if (markdown)
-		report_markdown(out, &rep);
-	else
-		report_text(out = term_safe(out), &rep);	/* closed below */
+	if (wr->for_terminal)
+		out = term_safe(out);	/* closed below */
+	wr->render(out, &rep);
 	if (fflush(out) || ferror(out)) {
 		error("writing the report failed");
 		ret = EXIT_FAILURE_RUN;
 	}
 	if (out != stdout)
 		fclose(out);
-	if (c.bad_total && !json)
+	if (c.bad_total && !wr->for_machines)
 		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped; see 'Skipped lines' in the report\n",
 			c.bad_total);
 out:
