@@ -509,12 +509,12 @@ static void money_text(char *buf, size_t cap, const struct report *r, double v)
 #define MONTH_MAX_CELLS 6000	/* more GPU-days than this: the all-GPU row only */
 #define MONTH_HOUR_COLS 4	/* the hours x days grids: this many GPUs a row */
 
-/* A heatmap cell: darker is busier, hatched is no data. */
-static void heat_cell(struct hw *h, double x, double y, double w, double ht, double cov, double use)
+/* A heatmap cell of a useful share: darker is busier, hatched (NAN) is no data. */
+static void heat_cell(struct hw *h, double x, double y, double w, double ht, double share)
 {
 	fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" ", x, y, w, ht);
-	if (cov > 0)
-		fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
+	if (isfinite(share))
+		fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * share);
 	else
 		fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
 }
@@ -526,12 +526,12 @@ static void heat_legend(struct hw *h, double x_end, double y)
 	char b[16];
 
 	for (int i = 0; i <= 4; i++) {
-		heat_cell(h, x + i * 46, y - 9, 12, 10, 1, i / 4.0);
+		heat_cell(h, x + i * 46, y - 9, 12, 10, i / 4.0);
 		fprintf(h->out, "</rect>");
 		snprintf(b, sizeof(b), "%d %%", 25 * i);
 		text_at(h, x + i * 46 + 15, y, NULL, "mut", b);
 	}
-	heat_cell(h, x + 5 * 46, y - 9, 12, 10, 0, 0);
+	heat_cell(h, x + 5 * 46, y - 9, 12, 10, NAN);
 	fprintf(h->out, "</rect>");
 	text_at(h, x + 5 * 46 + 15, y, NULL, "mut", "no data");
 }
@@ -573,9 +573,9 @@ static void month_days(struct hw *h)
 		for (size_t g = 0; g < rows; g++) {
 			size_t k = d * ng + g;
 			double cov = per_gpu ? r->day_covered_s[k] : r->dayt_covered_s[d];
-			double use = per_gpu ? r->day_useful_s[k] : r->dayt_useful_s[d];
+			double share = per_gpu ? r->day_u[k] : r->dayt_u[d];
 			double cost = per_gpu ? r->day_cost[k] : r->dayt_cost[d];
-			heat_cell(h, ML + (double)d * cw, top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1, cov, use);
+			heat_cell(h, ML + (double)d * cw, top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1, share);
 			if (r->has_prices)
 				money_text(m1, sizeof(m1), r, cost);
 			else
@@ -585,7 +585,7 @@ static void month_days(struct hw *h)
 			else
 				snprintf(b, sizeof(b), "all GPUs");
 			fprintf(h->out, "<title>%s, %04d-%02d-%02d: useful %.1f %% of %.1f h covered; owned %s</title></rect>", b,
-				y, m, dd, cov > 0 ? 100 * use / cov : 0, cov / 3600, m1);
+				y, m, dd, isfinite(share) ? 100 * share : 0, cov / 3600, m1);
 		}
 	}
 	/* the days' labels: about ten */
@@ -745,10 +745,9 @@ static void month_hours(struct hw *h)
 			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 			for (int hr = 0; hr < 24; hr++) {
 				size_t k = (g * nd + d) * 24 + (size_t)hr;
-				double cov = r->hour_covered_s[k], use = r->hour_useful_s[k];
-				heat_cell(h, x0 + (double)d * cw, y0 + hr * ch, cw, ch, cov, use);
+				heat_cell(h, x0 + (double)d * cw, y0 + hr * ch, cw, ch, r->hour_u[k]);
 				fprintf(h->out, "<title>GPU %zu %04d-%02d-%02d %02d:00: %.0f %%</title></rect>", g, y, m, dd, hr,
-					cov > 0 ? 100 * use / cov : 0);
+					isfinite(r->hour_u[k]) ? 100 * r->hour_u[k] : 0);
 			}
 		}
 		{

@@ -42,6 +42,9 @@ static void by_hour(struct report *r, size_t ng, size_t nd)
 			t = end;
 		}
 	}
+	r->hour_u = xcalloc(ng * nd * 24, sizeof(double));
+	for (size_t k = 0; k < ng * nd * 24; k++)
+		r->hour_u[k] = r->hour_covered_s[k] > 0 ? r->hour_useful_s[k] / r->hour_covered_s[k] : NAN;
 	r->nhour_gpus = ng;
 }
 
@@ -64,6 +67,9 @@ void report_month_compute(struct report *r)
 	r->dayt_at_ustar = xcalloc(nd, sizeof(bool));
 	r->gpu_month_u = xcalloc(ng, sizeof(double));
 	r->gpu_month_cost = xcalloc(ng, sizeof(double));
+	r->day_u = xcalloc(nd * ng, sizeof(double));
+	for (size_t k = 0; k < nd * ng; k++)
+		r->day_u[k] = r->day_covered_s[k] > 0 ? r->day_useful_s[k] / r->day_covered_s[k] : NAN;
 	for (size_t d = 0; d < nd; d++) {
 		double cov = 0, use = 0, cost = 0;
 		for (size_t g = 0; g < ng; g++) {
@@ -109,6 +115,9 @@ void report_month_release(struct report *r)
 	free(r->gpu_month_cost);
 	free(r->hour_covered_s);
 	free(r->hour_useful_s);
+	free(r->day_u);
+	free(r->hour_u);
+	r->day_u = r->hour_u = NULL;
 	r->dayt_covered_s = r->dayt_useful_s = r->dayt_cost = r->dayt_u = r->dayt_rent = r->dayt_gap_cum = NULL;
 	r->gpu_month_u = r->gpu_month_cost = r->hour_covered_s = r->hour_useful_s = NULL;
 	r->nhour_gpus = 0;

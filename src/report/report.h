@@ -184,6 +184,7 @@ struct report {
 	double *dayt_covered_s, *dayt_useful_s, *dayt_cost, *dayt_u, *dayt_rent, *dayt_gap_cum;
 	double *gpu_month_u, *gpu_month_cost;
 	double *hour_covered_s, *hour_useful_s;
+	double *day_u, *hour_u;	/* the useful shares of those GPU-days and GPU-hours (NAN: none covered) */
 	size_t nhour_gpus;
 	bool *dayt_at_ustar;	/* the day's useful share (all GPUs) is at or above u* */
 	size_t days_at_ustar;	/* how many such days */

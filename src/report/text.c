@@ -379,11 +379,9 @@ static void by_day(FILE *out, const struct report *r)
 		int y, m, dd;
 		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 		fprintf(out, "  %04d-%02d-%02d", y, m, dd);
-		for (size_t g = 0; g < cols; g++) {
-			size_t k = d * ng + g;
-			fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
-				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
-		}
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, " %6s", isfinite(r->day_u[d * ng + g]) ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_u[d * ng + g]), a) : "-");
 		fprintf(out, " %6s %12s %12s %14s\n", isfinite(r->dayt_u[d]) ? (snprintf(a, sizeof(a), "%.0f %%", 100 * r->dayt_u[d]), a) : "-",
 			r->has_prices ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
 			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",

@@ -30,12 +30,13 @@ t1=$(date +%s%N)
 "$bin" report --profile h200-vs-cloud --html "$out/month.html" --json "$out/dmon.log" >"$out/month.json" 2>>"$out/month.err" ||
 	bad "html report failed"
 t2=$(date +%s%N)
+"$bin" report --profile h200-vs-cloud --markdown "$out/dmon.log" >"$out/month.md" 2>>"$out/month.err" || bad "markdown report failed"
 say "30 days x 8 GPUs ($(wc -c <"$out/dmon.log") bytes of dmon): text in $(( (t1 - t0) / 1000000 )) ms, HTML and JSON in $(( (t2 - t1) / 1000000 )) ms"
 
 # the sums: hours -> days -> window, and the running owned-minus-rented
-python3 - "$out/month.json" "$out/month.txt" <<'PY' || bad "the month's figures do not add up"
+python3 - "$out/month.json" "$out/month.txt" "$out/month.md" <<'PY' || bad "the month's figures do not add up"
 import json, sys
-j = json.load(open(sys.argv[1])); txt = open(sys.argv[2]).read().splitlines()
+j = json.load(open(sys.argv[1])); txt = open(sys.argv[2]).read().splitlines(); md = open(sys.argv[3]).read().splitlines()
 days = j["days"]; w = j["cost"]["window"]
 assert len(days) == 30 and all(len(d["gpus"]) == 8 for d in days), len(days)
 def close(a, b, rel=1e-6, ab=0.01):
@@ -70,6 +71,26 @@ rows = [l for l in txt if l.startswith("  2026-10-")]
 assert len(rows) == 30, len(rows)
 last = rows[-1].split()
 assert last[-1] == "USD" and close(float(last[-2]), days[-1]["own_minus_rent_to_date"], 0, 0.006), last
+# every text and Markdown row is the JSON's day, rounded as printed
+def pct(s): return float(s)
+for r, d in zip(rows, days):
+    f = r.split()
+    assert f[0] == d["date"], (f[0], d["date"])
+    shares = [float(x) for x in f[1:19:2]]   # 8 GPUs and "all", each "N %"
+    for g, x in zip(d["gpus"], shares[:8]):
+        assert abs(x - 100 * g["useful_s"] / g["covered_s"]) <= 0.5 + 1e-9, (d["date"], g["gpu"], x)
+    assert abs(shares[8] - 100 * d["useful_share"]) <= 0.5 + 1e-9, (d["date"], shares[8])
+    owned, rented, summed = float(f[19]), float(f[21]), float(f[23])
+    assert f[20] == f[22] == f[24] == "USD", f
+    for shown, v in ((owned, d["cost"]), (rented, d["rent_cost"]), (summed, d["own_minus_rent_to_date"])):
+        assert abs(shown - v) <= 0.005 + 1e-9, (d["date"], shown, v)
+mdrows = [l for l in md if l.startswith("| 2026-10-")]
+assert len(mdrows) == 30, len(mdrows)
+for r, d in zip(mdrows, days):
+    c = [x.strip() for x in r.strip("|").split("|")]
+    assert c[0] == d["date"] and abs(float(c[1]) - 100 * d["useful_share"]) <= 0.05 + 1e-9, (c, d["useful_share"])
+    for shown, v in zip(c[2:5], (d["cost"], d["rent_cost"], d["own_minus_rent_to_date"])):
+        assert abs(float(shown.split()[0]) - v) <= 0.005 + 1e-9, (c, v)
 assert any(l.startswith("  window ") for l in txt)
 assert any(l.startswith("  owned cost of each GPU over the window: GPU 0 ") for l in txt)
 verdict = [i for i, l in enumerate(txt) if l.startswith("Verdict:")]
