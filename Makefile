@@ -202,6 +202,7 @@ writers-tests: $(BIN)
 TEST_TARGETS += check-layers
 check-layers:
 	@sh scripts/check-layers.sh
+	@sh tests/layers/run.sh
 # shell test checks that cannot fail (a $$? read after a command substitution)
 .PHONY: check-tests
 TEST_TARGETS += check-tests
