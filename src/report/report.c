@@ -21,6 +21,25 @@ static void assume(struct report *r, int id, double v)
 }
 
 /*
+ * --cloud-catalog: the median per-GPU on-demand rate of the GPU model's
+ * rows beats the profile's and the table's rate, not a --set one.
+ */
+static void catalog_rate(struct report *r)
+{
+	r->cat.age_months = -1;
+	if (!r->catalog)
+		return;
+	if (catalog_pick(r->catalog, r->prices.gpu_name, &r->cat.pick)) {
+		r->cat.unmatched = r->prices.gpu_name[0] != '\0';
+		return;
+	}
+	if (r->params.origin[COST_CLOUD_HOURLY_RATE] == COST_SET)
+		return;
+	cost_param_put(&r->params, COST_CLOUD_HOURLY_RATE, r->cat.pick.median, COST_CATALOG);
+	r->cat.used = true;
+}
+
+/*
  * With no --profile, prices come from the built-in table (docs/prices.md),
  * for the GPU model with the most covered time; only the keys still at
  * their defaults, so that each --set makes one figure yours.  Board power
@@ -34,8 +53,6 @@ static void assumed_prices(struct report *r)
 
 	r->prices.age_purchase = r->prices.age_cloud = r->prices.age_electricity = r->prices.age_grid = -1;
 	r->prices.table = t;
-	if (!r->assume_prices)
-		return;
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const char *name = an->tl.gpus[i].id.name;
 		if (name[0] && an->gpus[i].covered_s > best) {
@@ -43,6 +60,9 @@ static void assumed_prices(struct report *r)
 			snprintf(r->prices.gpu_name, sizeof(r->prices.gpu_name), "%s", name);
 		}
 	}
+	catalog_rate(r);
+	if (!r->assume_prices)
+		return;
 	r->prices.row = prices_match(t, r->prices.gpu_name);
 	if (!r->prices.row) {
 		r->prices.unknown = an->tl.ngpus > 0;
@@ -65,6 +85,14 @@ static void price_ages(struct report *r)
 	const struct price_table *t = r->prices.table;
 	const struct cost_params *p = &r->params;
 
+	if (r->catalog && r->catalog->date[0] && ref != INT64_MIN) {
+		char ym[8];
+		snprintf(ym, sizeof(ym), "%.7s", r->catalog->date);
+		r->cat.age_months = prices_age_months(ym, ref);
+		if (r->cat.age_months < 0)
+			r->cat.age_months = 0;	/* dated after the logs (the date is well formed) */
+		r->cat.old = r->cat.age_months > 12;
+	}
 	if (!r->prices.used || ref == INT64_MIN)
 		return;
 	if (p->origin[COST_HARDWARE_PRICE] == COST_ASSUMED)
@@ -119,6 +147,9 @@ static void gpu_figures(struct report *r)
 		o->energy_j = gpu_energy_j(g, &o->energy_source);
 		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);
 	}
+	for (size_t i = 0; i < an->nsegs; i++)
+		if (an->segs[i].gpu < (size_t)an->tl.ngpus)
+			r->gpus[an->segs[i].gpu].nsegs++;
 }
 
 /* The findings by kind, in the order the kinds first come (the ranked order). */
@@ -146,6 +177,37 @@ static int cmp_busy_desc(const void *a, const void *b, void *ud)
 	if (x != y)
 		return x > y ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Per finding g: the findings of its severity and kind at g and after, summed in order. */
+static void finding_rests(struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t n = an->nfinds, *next = xcalloc(n ? n : 1, sizeof(*next));
+
+	/* next[i]: the next finding of i's severity and kind (n: none) */
+	for (size_t i = 0; i < n; i++) {
+		next[i] = n;
+		for (size_t k = i + 1; k < n; k++)
+			if (an->finds[k].severity == an->finds[i].severity && !strcmp(an->finds[k].kind, an->finds[i].kind)) {
+				next[i] = k;
+				break;
+			}
+	}
+	r->finding_rest = xcalloc(n ? n : 1, sizeof(*r->finding_rest));
+	for (size_t g = 0; g < n; g++) {
+		struct report_rest *o = &r->finding_rest[g];
+		for (size_t k = g; k < n; k = next[k]) {
+			o->n++;
+			o->stretches += an->finds[k].nstretch;
+			o->total_s += an->finds[k].total_s;
+			if (!isnan(r->finding_cost[k])) {
+				o->cost += r->finding_cost[k];
+				o->costed = true;
+			}
+		}
+	}
+	free(next);
 }
 
 /* The processes, busiest first (the HTML chart's order). */
@@ -542,10 +604,12 @@ void report_compute(struct report *r)
 	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
 	for (size_t i = 0; i < r->an->nfinds; i++)
 		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);
+	finding_rests(r);
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
 	by_day(r);
+	report_month_compute(r);
 	report_fleet_compute(r);
 }
 
@@ -580,6 +644,7 @@ void report_release(struct report *r)
 	free(r->day_useful_s);
 	free(r->day_cost);
 	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
+	report_month_release(r);
 	r->ndays = 0;
 	free(r->gpus);
 	r->gpus = NULL;
@@ -592,5 +657,7 @@ void report_release(struct report *r)
 	r->procs = NULL;
 	free(r->finding_cost);
 	r->finding_cost = NULL;
+	free(r->finding_rest);
+	r->finding_rest = NULL;
 	report_fleet_release(r);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "cost/prices.h"
 #include "formats/driver.h"
@@ -33,6 +34,8 @@ struct fleet_row {
 	double covered_s, gaps_s, busy_s, energy_j;	/* energy: NAN unknown */
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
+	/* percent of covered_s busy, and idle or held idle (NAN: none covered) */
+	double busy_pct, lost_pct;
 	double idle_cost;	/* of which idle and held-idle time */
 	/* MIG (rows of report.migs and report.slices): the GPU's key and node
 	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
@@ -59,6 +62,7 @@ struct report_gpu {
 	double useful_s, trace_out_s, trace_in_s;
 	/* share of its covered time in each state (report_state_share()) */
 	double state_share[ST__COUNT];
+	size_t nsegs;		/* its state segments in an->segs */
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
@@ -66,6 +70,14 @@ struct report_proc {
 	double busy_share;	/* of its GPU's busy time */
 	double energy_share;	/* of its GPU's energy */
 	double sm_mean_pct;	/* mean per-process SM % (pmon), NAN without */
+};
+
+/* A finding's severity and kind from it on (report.finding_rest): how many, their stretches, time and cost. */
+struct report_rest {
+	uint64_t n, stretches;
+	double total_s;
+	double cost;		/* of those with a cost (costed) */
+	bool costed;
 };
 
 /* How many findings of one kind (report.kinds, in the order the kinds first come). */
@@ -140,6 +152,19 @@ struct report {
 		int age_purchase, age_cloud, age_electricity, age_grid;
 		bool old;
 	} prices;
+	/* input: --cloud-catalog FILE (NULL: none).  Unless cloud_hourly_rate
+	 * was --set, its median per-GPU rate for the GPU model with the most
+	 * covered time replaces the profile's or the table's, with origin
+	 * COST_CATALOG; its age (from the catalogue's date to --now, else the
+	 * logs' end, -1 unknown) is flagged over 12 months */
+	const struct cloud_catalog *catalog;
+	struct {
+		bool used;		/* cloud_hourly_rate came from it */
+		bool unmatched;		/* a GPU name, but no accelerator of the catalogue matches it */
+		struct catalog_pick pick;
+		int age_months;
+		bool old;
+	} cat;
 	/* the first screen: the (up to) three states that bought no work with
 	 * the most time, most first; the first three findings by severity (the
 	 * order the findings lists use); inputs that are not telemetry (no
@@ -159,6 +184,21 @@ struct report {
 	int64_t day_first;
 	size_t ndays;
 	double *day_covered_s, *day_useful_s, *day_cost;
+	/* month.c, over the same days: per day, all GPUs: covered and useful
+	 * seconds, owned cost, useful share (NAN: no covered time), what renting
+	 * its useful hours at the hourly rate costs (NAN: no rate), and the
+	 * running sum of owned minus rented to the day's end; per GPU, its
+	 * useful share and owned cost over the window; per GPU g, day d and UTC
+	 * hour h at [(g * ndays + d) * 24 + h], covered and useful seconds
+	 * (nhour_gpus GPUs: 0 over REPORT_HOUR_GPU_DAYS GPU-days); the
+	 * month's figures need the cost model's, so report_compute fills them last */
+	double *dayt_covered_s, *dayt_useful_s, *dayt_cost, *dayt_u, *dayt_rent, *dayt_gap_cum;
+	double *gpu_month_u, *gpu_month_cost;
+	double *hour_covered_s, *hour_useful_s;
+	double *day_u, *hour_u;	/* the useful shares of those GPU-days and GPU-hours (NAN: none covered) */
+	size_t nhour_gpus;
+	bool *dayt_at_ustar;	/* the day's useful share (all GPUs) is at or above u* */
+	size_t days_at_ustar;	/* how many such days */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
@@ -175,8 +215,11 @@ struct report {
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
-	/* per finding (an->finds order): report_finding_cost() */
+	/* per finding (an->finds order): report_finding_cost(), and the
+	 * findings of its severity and kind from it on, summed (the text's
+	 * one line per severity and kind for the findings not in full) */
 	double *finding_cost;
+	struct report_rest *finding_rest;
 	/* the findings tallied by kind, all of them (no cap) */
 	struct report_kind *kinds;
 	size_t nkinds;
@@ -196,6 +239,11 @@ void report_compute(struct report *r);
 void report_release(struct report *r);
 
 #define REPORT_MAX_DAYS 400
+#define REPORT_HOUR_GPU_DAYS 1000	/* the hours x days grids: up to this many GPU-days */
+
+/* month.c: the month at a glance's sums (the fields after day_cost) */
+void report_month_compute(struct report *r);
+void report_month_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
