@@ -63,6 +63,11 @@ struct report_gpu {
 	/* share of its covered time in each state (report_state_share()) */
 	double state_share[ST__COUNT];
 	size_t nsegs;		/* its state segments in an->segs */
+	/* its Xids: how many were classed (xid_class summed), and per day of
+	 * its span (first to last sample), in all and by class; NAN for a
+	 * span of no time */
+	uint64_t xids_classed;
+	double xids_per_day, xid_class_per_day[KC__COUNT];
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
@@ -215,6 +220,7 @@ struct report {
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
+	uint64_t host_xids_classed;	/* an->host_xid_class summed */
 	/* per finding (an->finds order): report_finding_cost(), and the
 	 * findings of its severity and kind from it on, summed (the text's
 	 * one line per severity and kind for the findings not in full) */
