@@ -373,8 +373,8 @@ static void power_events(struct jsonw *w, const struct report *r)
 	jsonw_kint(w, "power_off", (int64_t)pw->power_off);
 	jsonw_kint(w, "boots", (int64_t)pw->boots);
 	jsonw_knum(w, "hours", h, 3);
-	jsonw_knum(w, "ac_switches_per_hour", h > 0 ? (pw->ac_off + pw->ac_on) / h : NAN, 3);
-	jsonw_knum(w, "suspends_per_hour", h > 0 ? pw->suspends / h : NAN, 3);
+	jsonw_knum(w, "ac_switches_per_hour", r->ac_switches_per_hour, 3);
+	jsonw_knum(w, "suspends_per_hour", r->suspends_per_hour, 3);
 	jsonw_knum(w, "gpu_lost_s", pw->gpu_lost_s, 3);
 	jsonw_key(w, "suspend_spans");
 	jsonw_arr_begin(w);

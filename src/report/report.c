@@ -460,6 +460,8 @@ static void outage(struct report *r)
 	if (an->pw.last_ns > t1)
 		t1 = an->pw.last_ns;
 	r->power_span_h = t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
+	r->ac_switches_per_hour = r->power_span_h > 0 ? (an->pw.ac_off + an->pw.ac_on) / r->power_span_h : NAN;
+	r->suspends_per_hour = r->power_span_h > 0 ? an->pw.suspends / r->power_span_h : NAN;
 }
 
 /* The first screen's figures (report.h): where the rest went, the top findings, the files that are not telemetry. */

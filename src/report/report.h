@@ -129,6 +129,7 @@ struct report {
 	double outage_s, cost_per_gpu_hour, outage_cost;
 	double outage_share;		/* outage_s over the covered time */
 	double power_span_h;		/* the hours host power events are counted over */
+	double ac_switches_per_hour, suspends_per_hour;	/* over power_span_h; NAN without one */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */
