@@ -146,6 +146,14 @@ static void gpu_figures(struct report *r)
 		o->mem_total_mib = g->mem_total_mib > 0 ? g->mem_total_mib : NAN;
 		o->energy_j = gpu_energy_j(g, &o->energy_source);
 		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);
+		{
+			double days = (double)(g->last_ns - g->first_ns) / 1e9 / 86400;
+			for (int c = 0; c < KC__COUNT; c++) {
+				o->xids_classed += g->xid_class[c];
+				o->xid_class_per_day[c] = days > 0 ? g->xid_class[c] / days : NAN;
+			}
+			o->xids_per_day = days > 0 ? (double)o->xids_classed / days : NAN;
+		}
 	}
 	for (size_t i = 0; i < an->nsegs; i++)
 		if (an->segs[i].gpu < (size_t)an->tl.ngpus)
@@ -459,6 +467,8 @@ static void outage(struct report *r)
 	if (an->pw.last_ns > t1)
 		t1 = an->pw.last_ns;
 	r->power_span_h = t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
+	r->ac_switches_per_hour = r->power_span_h > 0 ? (an->pw.ac_off + an->pw.ac_on) / r->power_span_h : NAN;
+	r->suspends_per_hour = r->power_span_h > 0 ? an->pw.suspends / r->power_span_h : NAN;
 }
 
 /* The first screen's figures (report.h): where the rest went, the top findings, the files that are not telemetry. */
@@ -601,6 +611,9 @@ void report_compute(struct report *r)
 	r->events_total = 0;
 	for (int k = 0; k < EV__COUNT; k++)
 		r->events_total += r->an->ev_count[k];
+	r->host_xids_classed = 0;
+	for (int c = 0; c < KC__COUNT; c++)
+		r->host_xids_classed += r->an->host_xid_class[c];
 	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
 	for (size_t i = 0; i < r->an->nfinds; i++)
 		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);

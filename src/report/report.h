@@ -63,6 +63,11 @@ struct report_gpu {
 	/* share of its covered time in each state (report_state_share()) */
 	double state_share[ST__COUNT];
 	size_t nsegs;		/* its state segments in an->segs */
+	/* its Xids: how many were classed (xid_class summed), and per day of
+	 * its span (first to last sample), in all and by class; NAN for a
+	 * span of no time */
+	uint64_t xids_classed;
+	double xids_per_day, xid_class_per_day[KC__COUNT];
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
@@ -124,6 +129,7 @@ struct report {
 	double outage_s, cost_per_gpu_hour, outage_cost;
 	double outage_share;		/* outage_s over the covered time */
 	double power_span_h;		/* the hours host power events are counted over */
+	double ac_switches_per_hour, suspends_per_hour;	/* over power_span_h; NAN without one */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */
@@ -215,6 +221,7 @@ struct report {
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
+	uint64_t host_xids_classed;	/* an->host_xid_class summed */
 	/* per finding (an->finds order): report_finding_cost(), and the
 	 * findings of its severity and kind from it on, summed (the text's
 	 * one line per severity and kind for the findings not in full) */
