@@ -133,7 +133,6 @@ struct healthy_runs {
 	int64_t lost_ns;	/* the end of the newest run that no longer fits */
 };
 bool det_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap);
-void det_healthy_add(struct healthy_runs *h, int64_t t0_ns, int64_t t1_ns);
 /* The healthy runs in a GPU's block (det_states_new). */
 struct healthy_runs *det_healthy(void *block);
 
