@@ -82,7 +82,7 @@ struct finding *det_finding(struct analysis *an, enum finding_kind kind, int gpu
  * Stretches of one kind on one GPU gathered into one finding (docs/states.md
  * "Findings as a summary"): the count, total time and energy, the longest
  * FIND_DETAILS stretches with their times, and the event each came right
- * after (analysis_cause(), for the kinds that may be an effect).
+ * after (det_cause(), for the kinds that may be an effect).
  */
 struct gather {
 	uint64_t n, linked;
