@@ -4,10 +4,10 @@
 # of docs/internals/layers.md.  Prints each offending include as file:line and
 # exits 1; prints a one-line summary and exits 0 when all are allowed.
 #
-# Layers, lowest first: util formats timeline analysis cost store report record cli
+# Layers, lowest first: util formats timeline analysis cost store report pipeline record cli
 # (main.c on top).  A file may include its own layer and lower ones, except that
 # cost/ may include only util/, record/ only util/ and formats/, report/ anything
-# but record/ and cli/, nothing but cli/ may include record/, main.c may include
+# but record/, pipeline/ and cli/, nothing but cli/ may include record/ or pipeline/, main.c may include
 # only cli/, and nothing else may include cli/.  An include without a
 # directory ("formats_list.h") names a neighbouring or generated file of the
 # includer's own layer; "../" is refused, as it would hide the real layer.
@@ -50,6 +50,8 @@ function allowed(from, to) {
 		return 1
 	if (to == "cli")
 		return from == "main"
+	if (to == "pipeline")
+		return from == "cli"
 	if (from == "main")
 		return 0
 	if (to == "record")
@@ -69,7 +71,7 @@ function complain(file, line, inc, why) {
 }
 
 BEGIN {
-	n = split("util formats timeline analysis cost store report record cli", order, " ")
+	n = split("util formats timeline analysis cost store report pipeline record cli", order, " ")
 	for (i = 1; i <= n; i++)
 		rank[order[i]] = i
 	rank["main"] = n + 1
@@ -256,4 +258,67 @@ END {
 	printf "check-layers: %d driver files, no format named\n", nf
 }
 ' || status=1
+
+# ---- writers do not compute (docs/internals/adding-a-writer.md) -----------
+# A writer renders figures that a compute step (report_compute(),
+# cost_run_compute(), trend_report_compute(), report_fleet_compute()) put in
+# its struct; it never calls the functions that work them out, so two
+# writers cannot print two numbers for one figure.  Every file of
+# src/report/ is a writer but the compute steps named here, so a new writer
+# is checked without being listed; the forbidden names are here and only here.
+COMPUTE_FILES="src/report/report.c src/report/fleet.c src/report/month.c src/report/trend_report.c"
+WRITER_FILES=$(for f in src/report/*.c; do
+	case " $COMPUTE_FILES " in *" $f "*) ;; *) echo "$f" ;; esac
+done)
+COMPUTE_NAMES="gpu_util_mean gpu_util_quantile gpu_power_mean gpu_energy_j analysis_useful_s
+analysis_rank_findings report_compute report_fleet_compute report_month_compute report_state_share report_finding_cost
+cost_longrun cost_window cost_local_per_useful_hour cost_cloud_job cost_billed_hours
+cost_job_breakeven cost_sensitivity cost_roi cost_roi_sensitivity cost_run_compute
+trend_report_compute trend_measured_power scale_compute trace_compute qsort qsort_r"
+
+# writers_compute FILE...: print each call of a COMPUTE_NAMES function
+# outside comments as file:line; exit 1 if there is one.
+writers_compute() {
+	awk -v names="$COMPUTE_NAMES" '
+	BEGIN { n = split(names, nm, /[ \t\n]+/) }
+	FNR == 1 { incomment = 0 }
+	{
+		line = $0; code = ""
+		while (line != "") {
+			if (incomment) {
+				i = index(line, "*/")
+				if (!i) { line = ""; break }
+				line = substr(line, i + 2); incomment = 0
+			} else {
+				i = index(line, "/*")
+				if (!i) { code = code line; line = ""; break }
+				code = code substr(line, 1, i - 1); line = substr(line, i + 2); incomment = 1
+			}
+		}
+		sub(/\/\/.*/, "", code)
+		for (k = 1; k <= n; k++)
+			if (nm[k] != "" && match(code, "(^|[^A-Za-z0-9_])" nm[k] "[ \t]*\\(")) {
+				printf "%s:%d: a writer calls %s(): work the figure out in its compute step\n", FILENAME, FNR, nm[k]
+				bad++
+			}
+	}
+	END { exit bad > 0 }' "$@"
+}
+
+# the rule must be able to fail: a planted call is caught, a comment is not
+plant=$(mktemp) || exit 2
+printf '/* gpu_util_mean(g) in a comment */\nstatic double f(const struct gpu_stats *g)\n{\n\treturn gpu_util_mean (g);\n}\n' >"$plant"
+if writers_compute "$plant" >/dev/null || [ "$(writers_compute "$plant" | wc -l)" -ne 1 ]; then
+	echo "check-layers: the writers rule does not catch a planted call" >&2
+	rm -f "$plant"
+	exit 2
+fi
+rm -f "$plant"
+# shellcheck disable=SC2086 # the list is words, the glob is meant
+if writers_compute $WRITER_FILES; then
+	echo "check-layers: writers do not compute ($(echo $WRITER_FILES | wc -w) files)"
+else
+	echo "check-layers: a writer computes (see docs/internals/adding-a-writer.md)"
+	status=1
+fi
 exit $status

@@ -141,6 +141,21 @@ static inline void add_segment(struct analysis *an, int gi, const struct ival *i
 		new_segment(an, gi, iv, st);
 }
 
+void gpu_minute_grow(struct gpu_stats *g, size_t m)
+{
+	if (m < g->nmin)
+		return;
+	if (m + 1 > g->min_alloc) {
+		size_t old = g->min_alloc;
+		g->min_alloc = (m + 1) * 2;
+		g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
+		g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
+		memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
+		memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
+	}
+	g->nmin = m + 1;
+}
+
 /* dt_s: (t1 - t0) in seconds */
 static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util, double dt_s)
 {
@@ -159,17 +174,7 @@ static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util,
 		double dt = (double)(e - t0) / 1e9;
 		if (m < 0)
 			break;
-		if ((size_t)m >= g->nmin) {
-			size_t n = (size_t)m + 1, old = g->min_alloc;
-			if (n > g->min_alloc) {
-				g->min_alloc = n * 2;
-				g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
-				g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
-				memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
-				memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
-			}
-			g->nmin = n;
-		}
+		gpu_minute_grow(g, (size_t)m);
 		g->min_cov_s[m] += (float)dt;
 		if (!isnan(util))
 			g->min_busy_s[m] += (float)(dt * util / 100);
@@ -187,7 +192,7 @@ static const int ser_src[SER__COUNT] = {
 	[SER_MEM] = M_MEM_USED, [SER_TEMP] = M_TEMP, [SER_SM_CLOCK] = M_SM_CLOCK,
 };
 
-static void ser_clear(struct ser_bucket *b, size_t n)
+void ser_clear(struct ser_bucket *b, size_t n)
 {
 	memset(b, 0, n * sizeof(*b));
 	for (size_t i = 0; i < n; i++)
@@ -197,11 +202,7 @@ static void ser_clear(struct ser_bucket *b, size_t n)
 		}
 }
 
-/*
- * Halve the resolution: bucket i takes 2i and 2i+1.  Only the first n
- * buckets hold anything; the rest are cleared when first touched.
- */
-static void ser_merge(struct gpu_series *s)
+void ser_merge(struct gpu_series *s)
 {
 	size_t half = (s->n + 1) / 2;
 
@@ -224,6 +225,27 @@ static void ser_merge(struct gpu_series *s)
 	}
 	s->n = half;
 	s->width_ns *= 2;
+}
+
+struct ser_bucket *ser_at(struct gpu_series *s, int64_t t_ns, int64_t width_ns)
+{
+	int64_t k;
+
+	if (!s->b) {
+		s->b = xreallocarray(NULL, SER_MAX, sizeof(*s->b));
+		s->n = 0;
+		s->base_ns = t_ns;
+		s->width_ns = width_ns;
+	}
+	if (t_ns < s->base_ns)
+		t_ns = s->base_ns;
+	while ((k = (t_ns - s->base_ns) / s->width_ns) >= SER_MAX)
+		ser_merge(s);
+	if ((size_t)k >= s->n) {
+		ser_clear(s->b + s->n, (size_t)k + 1 - s->n);
+		s->n = (size_t)k + 1;
+	}
+	return &s->b[k];
 }
 
 /*
@@ -717,23 +739,29 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 	drain(an, gi, false);
 }
 
-static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *name)
+struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name)
 {
 	struct proc_stat *p;
 
-	for (size_t i = 0; i < an->nprocs; i++)
-		if (an->procs[i].gpu == gi && an->procs[i].pid == pid &&
-		    !strncmp(an->procs[i].name, name, sizeof(an->procs[i].name) - 1))
-			return i;
 	ALLOC_GROW(an->procs, an->nprocs + 1, an->procs_alloc);
-	p = &an->procs[an->nprocs];
+	p = &an->procs[an->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->gpu = gi;
 	p->pid = pid;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->fb_max_mib = NAN;
 	p->first_ns = INT64_MAX;
-	return an->nprocs++;
+	return p;
+}
+
+static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *name)
+{
+	for (size_t i = 0; i < an->nprocs; i++)
+		if (an->procs[i].gpu == gi && an->procs[i].pid == pid &&
+		    !strncmp(an->procs[i].name, name, sizeof(an->procs[i].name) - 1))
+			return i;
+	analysis_proc_new(an, gi, pid, name);
+	return an->nprocs - 1;
 }
 
 static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *name,
@@ -833,18 +861,41 @@ static struct an_event *copy_of(struct analysis *an, int gi, const struct tl_eve
 	return NULL;
 }
 
-/* Keep a copy for the report's list (bounded). */
-static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
+struct an_event *analysis_event_new(struct analysis *an)
 {
 	struct an_event *k;
 
 	if (an->nevs >= an->cfg.max_events) {
 		an->evs_dropped++;
-		return;
+		return NULL;
 	}
 	ALLOC_GROW(an->evs, an->nevs + 1, an->evs_alloc);
 	k = &an->evs[an->nevs++];
 	memset(k, 0, sizeof(*k));
+	return k;
+}
+
+void analysis_event_count(struct analysis *an, int gi, int ev, int klass)
+{
+	if (ev == EV_XID && klass >= 0 && klass < KC__COUNT) {
+		if (gi >= 0)
+			an->gpus[gi].xid_class[klass]++;
+		else
+			an->host_xid_class[klass]++;
+	}
+	if (gi >= 0) {
+		an->gpus[gi].events++;
+		an->gpus[gi].xids += ev == EV_XID;
+	}
+}
+
+/* Keep a copy for the report's list (bounded). */
+static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
+{
+	struct an_event *k = analysis_event_new(an);
+
+	if (!k)
+		return;
 	k->t_ns = e->t_ns;
 	k->unplaced = e->unplaced;
 	k->gpu = gi;
@@ -957,15 +1008,8 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 		an->unplaced_events++;
 		return;
 	}
-	if (te->ev == EV_XID && te->klass < KC__COUNT) {
-		if (gi >= 0)
-			an->gpus[gi].xid_class[te->klass]++;
-		else
-			an->host_xid_class[te->klass]++;
-	}
+	analysis_event_count(an, gi, te->ev, te->klass);
 	if (gi >= 0) {
-		an->gpus[gi].events++;
-		an->gpus[gi].xids += te->ev == EV_XID;
 		if ((te->flags & KF_DOWN) && !work_of(an, gi)->down_pending) {
 			struct gpu_work *w = work_of(an, gi);
 			w->down_pending = true;
@@ -980,22 +1024,33 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 	det_feed_event(an, gi, gi >= 0 ? an->det[gi] : NULL, &e);
 }
 
+struct outage *analysis_outage_new(struct analysis *an, int gi, int64_t t0_ns, int64_t t1_ns)
+{
+	struct outage *o;
+
+	an->gpus[gi].outage_s += (double)(t1_ns - t0_ns) / 1e9;
+	an->gpus[gi].outages++;
+	if (an->noutages >= 10000) {
+		an->outages_dropped++;
+		return NULL;
+	}
+	ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
+	o = &an->outages[an->noutages++];
+	memset(o, 0, sizeof(*o));
+	o->gpu = gi;
+	o->t0_ns = t0_ns;
+	o->t1_ns = t1_ns;
+	o->ev = o->code = -1;
+	return o;
+}
+
 static void on_outage(void *ud, int gi, int64_t t0, int64_t t1)
 {
 	struct analysis *an = ud;
 	struct gpu_work *w = work_of(an, gi);
-	struct outage *o;
+	struct outage *o = analysis_outage_new(an, gi, t0, t1);
 
-	an->gpus[gi].outage_s += (double)(t1 - t0) / 1e9;
-	an->gpus[gi].outages++;
-	if (an->noutages >= 10000) {
-		an->outages_dropped++;
-	} else {
-		ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
-		o = &an->outages[an->noutages++];
-		o->gpu = gi;
-		o->t0_ns = t0;
-		o->t1_ns = t1;
+	if (o) {
 		o->ev = w->down_pending ? w->down_ev : -1;
 		o->code = w->down_pending ? w->down_code : -1;
 		o->src = w->down_pending ? w->down_src : NULL;
@@ -1183,3 +1238,25 @@ void analysis_release(struct analysis *an)
 	trace_join_release(an);
 }
 
+int analysis_gpu_restore(struct analysis *an, const struct gpu_ident *id)
+{
+	int n = an->tl.ngpus;
+
+	if (n >= TL_MAX_GPUS)
+		return -1;
+	an->tl.gpus[n].id = *id;
+	an->tl.gpus[n].has_samples = true;
+	an->gpus[n].held_floor_w = an->gpus[n].noctx_floor_w = NAN;
+	an->tl.ngpus = n + 1;
+	return n;
+}
+
+struct finding *analysis_finding_restore(struct analysis *an)
+{
+	struct finding *f;
+
+	ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
+	f = &an->finds[an->nfinds++];
+	memset(f, 0, sizeof(*f));
+	return f;
+}

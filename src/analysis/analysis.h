@@ -24,6 +24,27 @@
 void analysis_rank_findings(struct analysis *an);
 
 void analysis_cfg_default(struct analysis_cfg *cfg);
+
+/*
+ * Building blocks shared by the analysis and an analysis restored from a
+ * store's rollups (store/query.c), so that both count, bound and lay out
+ * what they keep the same way.  Each returns a zeroed slot that the caller
+ * fills, or NULL when the bounded list is full (the drop is counted).
+ */
+/* Minute m (from g->min_base_ns) and those before it exist, zeroed when new. */
+void gpu_minute_grow(struct gpu_stats *g, size_t m);
+/* A GPU of the rollups, after those already there: its index, -1 when full. */
+int analysis_gpu_restore(struct analysis *an, const struct gpu_ident *id);
+/* The counts an event adds on a GPU (gi >= 0) or the host: events, Xids by class. */
+void analysis_event_count(struct analysis *an, int gi, int ev, int klass);
+/* A slot in the event list (at most cfg.max_events; evs_dropped counts the rest). */
+struct an_event *analysis_event_new(struct analysis *an);
+/* An outage of GPU gi, added to its time down; listed while fewer than 10000 (ev, code -1). */
+struct outage *analysis_outage_new(struct analysis *an, int gi, int64_t t0_ns, int64_t t1_ns);
+/* A process of GPU gi (first_ns INT64_MAX, fb_max_mib NAN until seen). */
+struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name);
+/* A finding as stored, unbounded (the store kept what the detectors capped). */
+struct finding *analysis_finding_restore(struct analysis *an);
 /* The size in bytes of input src (as analysis_add() named it), once it is
  * read: the kernel error density is per MB of log.  Call before
  * analysis_finish(); an input named twice keeps the larger size. */

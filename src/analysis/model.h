@@ -131,6 +131,15 @@ struct gpu_series {
 
 /* A bucket's mean of metric m, NAN when nothing was known there. */
 double ser_mean(const struct ser_bucket *b, int m);
+/* n buckets with nothing known (the extremes at +-INFINITY). */
+void ser_clear(struct ser_bucket *b, size_t n);
+/* Halve the resolution: bucket i takes 2i and 2i+1.  Only the first n
+ * buckets hold anything; the rest are cleared when first touched. */
+void ser_merge(struct gpu_series *s);
+/* The bucket of t_ns: the series starts there, width_ns wide, when it has
+ * none yet; pairs are merged while t_ns lies past SER_MAX buckets, and the
+ * buckets up to it are cleared when first touched. */
+struct ser_bucket *ser_at(struct gpu_series *s, int64_t t_ns, int64_t width_ns);
 
 /*
  * A kernel, system or telemetry event, kept for the report's list (at most
