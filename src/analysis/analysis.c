@@ -1141,7 +1141,9 @@ static int cmp_rank(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
 	double wx = finding_weight_s(x), wy = finding_weight_s(y);
-	int ax = finding_always(x->kind), ay = finding_always(y->kind);
+	/* by kind where the finding has one; a store's findings by name */
+	int ax = x->fk ? finding_kind_always(x->fk) : finding_always(x->kind);
+	int ay = y->fk ? finding_kind_always(y->fk) : finding_always(y->kind);
 
 	if (x->severity != y->severity)
 		return y->severity - x->severity;

@@ -58,6 +58,8 @@ enum finding_kind finding_kind_of(const char *name);
  * errors, throttling, imbalance (finding_kinds.def).
  */
 bool finding_always(const char *kind);
+/* The same for a kind known by its enum (no name to look up). */
+bool finding_kind_always(enum finding_kind fk);
 
 struct finding {
 	const char *kind;	/* static: finding_kind_name[fk], or the store's name */
