@@ -101,11 +101,6 @@ vmoney(struct hw *h, double val, const char *fmt, ...)
 	svg_esc(h->out, cur(h->r));
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 static void gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
 {
 	const struct gpu_ident *id = &an->tl.gpus[gi].id;
@@ -301,7 +296,7 @@ static void rest_row(struct hw *h)
 			int s = r->top_cause[i];
 			fprintf(h->out, "%s%s ", i ? "; " : "", state_label[s]);
 			esc(h, time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)));
-			if (have_prices(r)) {
+			if (r->has_prices) {
 				fprintf(h->out, ", ");
 				int wk = 0;	/* its index in the JSON's cost.waterfall (no gap row there) */
 				for (int t = 0; t < s; t++)
@@ -357,7 +352,7 @@ static void summary(struct hw *h, const struct finding **byw)
 		fprintf(h->out, " %% busy (");
 		vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
 		fprintf(h->out, " busy GPU-hours); mean utilization ");
-		vnum(h, 100 * r->util_busy_h / r->util_known_h, 2, 1, 1, "cost.window.mean_utilization_pct");
+		vnum(h, r->util_mean_pct, 2, 1, 1, "cost.window.mean_utilization_pct");
 		fprintf(h->out, " %%");
 	}
 	fprintf(h->out, "</td></tr>\n<tr><th>Energy</th><td>");
@@ -375,7 +370,7 @@ static void summary(struct hw *h, const struct finding **byw)
 	fprintf(h->out, "</td></tr>\n");
 	prices_row(h);
 	fprintf(h->out, "<tr><th>Cost</th><td>");
-	if (have_prices(r)) {
+	if (r->has_prices) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");
 		fprintf(h->out, " to own for this window, ");
 		vmoney(h, r->win.cloud_cost, "cost.window.cloud_cost");
@@ -528,7 +523,7 @@ static void month(struct hw *h)
 				fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
 			else
 				fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
-			if (have_prices(r))
+			if (r->has_prices)
 				money_text(m1, sizeof(m1), r, cost);
 			else
 				snprintf(m1, sizeof(m1), "no prices");
@@ -584,8 +579,7 @@ static void gpus_table(struct hw *h)
 		"<th class=\"n\">temp max</th><th class=\"n\">memory max</th></tr></thead><tbody>\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double e = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &h->r->gpus[i];
 		gpu_label(l, sizeof(l), an, i);
 		fprintf(h->out, "<tr><td>");
 		esc(h, l);
@@ -596,19 +590,19 @@ static void gpus_table(struct hw *h)
 		fprintf(h->out, " h</td><td class=\"n\">");
 		vnum(h, g->busy_s, 3, 1 / 3600.0, 3, "gpus.%d.busy_s", i);
 		fprintf(h->out, " h</td><td class=\"n\">");
-		vnum(h, gpu_util_mean(g), 2, 1, 1, "gpus.%d.util_mean_pct", i);
+		vnum(h, rg->util_mean_pct, 2, 1, 1, "gpus.%d.util_mean_pct", i);
 		fprintf(h->out, " %%</td><td class=\"n\">");
-		vnum(h, gpu_util_quantile(g, 0.95), 0, 1, 0, "gpus.%d.util_p95_pct", i);
+		vnum(h, rg->util_p95_pct, 0, 1, 0, "gpus.%d.util_p95_pct", i);
 		fprintf(h->out, " %%</td><td class=\"n\">");
-		vnum(h, e, 1, 1 / 3.6e6, 3, "gpus.%d.energy_j", i);
+		vnum(h, rg->energy_j, 1, 1 / 3.6e6, 3, "gpus.%d.energy_j", i);
 		fprintf(h->out, " kWh</td><td class=\"n\">");
-		vnum(h, gpu_power_mean(g), 2, 1, 0, "gpus.%d.power_mean_w", i);
+		vnum(h, rg->power_mean_w, 2, 1, 0, "gpus.%d.power_mean_w", i);
 		fprintf(h->out, " W</td><td class=\"n\">");
-		vnum(h, g->power_known_s > 0 ? g->power_max_w : NAN, 2, 1, 0, "gpus.%d.power_max_w", i);
+		vnum(h, rg->power_max_w, 2, 1, 0, "gpus.%d.power_max_w", i);
 		fprintf(h->out, " W</td><td class=\"n\">");
-		vnum(h, g->temp_max_c > 0 ? g->temp_max_c : NAN, 1, 1, 0, "gpus.%d.temp_max_c", i);
+		vnum(h, rg->temp_max_c, 1, 1, 0, "gpus.%d.temp_max_c", i);
 		fprintf(h->out, " &#176;C</td><td class=\"n\">");
-		vnum(h, g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 1, 1, 0, "gpus.%d.mem_max_mib", i);
+		vnum(h, rg->mem_max_mib, 1, 1, 0, "gpus.%d.mem_max_mib", i);
 		fprintf(h->out, " MiB</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table></section>\n");
@@ -899,11 +893,9 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
-	size_t nseg = 0;
+	size_t nseg = r->gpus[gi].nsegs;
 	char a[48], b[48], d[32], what[160];
 
-	for (size_t i = 0; i < an->nsegs; i++)
-		nseg += an->segs[i].gpu == gi;
 	/* a store keeps no segments: its minutes' states give the columns' */
 	if (nseg && nseg <= MAX_EXACT_SEGMENTS) {
 		for (size_t i = 0; i < an->nsegs; i++) {
@@ -1015,7 +1007,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %.1f %%, peak power %.0f W, "
 		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
-		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
+		 l, nmark, r->gpus[gi].util_mean_pct, g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
 	fprintf(h->out, "<h3 id=\"timeline-%d\">", gi);
 	esc(h, l);
 	fprintf(h->out, "</h3>\n");
@@ -1113,7 +1105,7 @@ static void time_split(struct hw *h)
 		}
 		for (int s = 0; s < ST__COUNT; s++) {
 			double wd = PW * g->state_s[s] / total;
-			double share = report_state_share(r, i, s);
+			double share = r->gpus[i].state_share[s];
 			if (g->state_s[s] <= 0)
 				continue;
 			if (s == ST_GAP)
@@ -1150,8 +1142,8 @@ static void time_split(struct hw *h)
 			continue;
 		}
 		vnum(h, r->state_s[s], 3, 1 / 3600.0, 3, "cost.waterfall.%d.seconds", wk);
-		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * report_state_share(r, -1, s));
-		if (have_prices(r))
+		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * r->state_share[s]);
+		if (r->has_prices)
 			vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
 		else
 			fprintf(h->out, "-");
@@ -1161,8 +1153,8 @@ static void time_split(struct hw *h)
 			fprintf(h->out, "<tr><td>&#160;&#160;of which</td><td>outage after fatal events</td><td class=\"n\">");
 			vnum(h, r->outage_s, 3, 1 / 3600.0, 3, "cost.outage.seconds");
 			fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">",
-				100 * r->outage_s / (r->covered_h * 3600));
-			if (have_prices(r))
+				100 * r->outage_share);
+			if (r->has_prices)
 				vmoney(h, r->outage_cost, "cost.outage.cost");
 			else
 				fprintf(h->out, "-");
@@ -1339,8 +1331,8 @@ static void breakeven(struct hw *h)
 		bot - top);
 	/* the model's own C_L(u), drawn where it is inside the chart */
 	fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-own)\" stroke-width=\"2\" d=\"");
-	for (int i = 1; i <= 400; i++) {
-		double u = i / 400.0, c = cost_local_per_useful_hour(&r->params, u);
+	for (int i = 1; i <= REPORT_CURVE_N; i++) {
+		double u = (double)i / REPORT_CURVE_N, c = r->curve_local[i - 1];
 		if (!isfinite(c) || c > ymax) {
 			open = false;
 			continue;
@@ -1482,7 +1474,7 @@ static void cost_section(struct hw *h)
 	const struct cost_params *p = &r->params;
 
 	fprintf(h->out, "<section id=\"cost\"><h2>Cost</h2>\n");
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(h->out, "<p>No prices given, so nothing to compare: name a profile (<code>--profile NAME</code>; "
 			"<code>gputally cost --list-profiles</code>) or set prices with <code>--set KEY=VALUE</code>.</p>\n");
 	} else {
@@ -1522,22 +1514,13 @@ static void cost_section(struct hw *h)
 
 /* ---- chart 6: processes ------------------------------------------------- */
 
-static int cmp_busy_desc(const void *a, const void *b, void *ud)
-{
-	const struct proc_stat *p = ud;
-	double x = p[*(const size_t *)a].busy_s, y = p[*(const size_t *)b].busy_s;
-
-	if (x != y)
-		return x > y ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 static void processes(struct hw *h)
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
 	char gn[16];
-	size_t np = an->nprocs, nd, *ord;
+	size_t np = an->nprocs, nd;
+	const size_t *ord = r->proc_by_busy;	/* the busiest first */
 	double maxs = 0, maxc = 0;
 	/* x1: room for a 20-character name and its pid and GPU; bars leave room for their label */
 	int height, half, x1 = ML + 214, x2 = x1 + (W - MR - x1) / 2 + 10;
@@ -1549,10 +1532,6 @@ static void processes(struct hw *h)
 			"would give it), so no per-process cost.</p></section>\n");
 		return;
 	}
-	ord = xcalloc(np, sizeof(*ord));
-	for (size_t i = 0; i < np; i++)
-		ord[i] = i;
-	qsort_r(ord, np, sizeof(*ord), cmp_busy_desc, an->procs);
 	nd = np < MAX_PROCS_DRAWN ? np : MAX_PROCS_DRAWN;
 	for (size_t i = 0; i < nd; i++) {
 		maxs = fmax(maxs, an->procs[ord[i]].busy_s);
@@ -1636,7 +1615,6 @@ static void processes(struct hw *h)
 		fprintf(h->out, "</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table></section>\n");
-	free(ord);
 }
 
 /* ---- chart 7: a memory leak, its fitted line and where it ends ---------- */
@@ -1852,7 +1830,7 @@ static void events(struct hw *h)
 			"is down: no utilization, power or energy is counted there. The outage: ");
 		vnum(h, h->r->outage_s / 3600, 6, 1, 3, "cost.outage.gpu_hours");
 		fprintf(h->out, " GPU-hours");
-		if (have_prices(h->r)) {
+		if (h->r->has_prices) {
 			fprintf(h->out, ", ");
 			vmoney(h, h->r->outage_cost, "cost.outage.cost");
 			fprintf(h->out, " at the window's local cost per covered GPU-hour");

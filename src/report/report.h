@@ -33,6 +33,8 @@ struct fleet_row {
 	double covered_s, gaps_s, busy_s, energy_j;	/* energy: NAN unknown */
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
+	/* percent of covered_s busy, and idle or held idle (NAN: none covered) */
+	double busy_pct, lost_pct;
 	double idle_cost;	/* of which idle and held-idle time */
 	/* MIG (rows of report.migs and report.slices): the GPU's key and node
 	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
@@ -41,6 +43,50 @@ struct fleet_row {
 	int gi_id;
 	double share, unsliced_cost;
 };
+
+/*
+ * One GPU's figures, as every writer prints them (report_compute()): NAN
+ * where there was no reading (no utilization, no power, a temperature or
+ * memory of 0), never a 0 that reads as a measurement.
+ */
+struct report_gpu {
+	double util_mean_pct, util_p50_pct, util_p95_pct;
+	double power_mean_w, power_max_w;
+	double idle_power_w, busy_power_w;	/* mean over idle and over active time */
+	double temp_max_c, mem_max_mib, mem_total_mib;
+	double energy_j;		/* NAN: no counter and no power reading */
+	const char *energy_source;	/* "counter", "power", ... (static) */
+	/* the busy figure of the cost and the verdict (docs/states.md "Busy"),
+	 * and the utilization-seconds the joined traces replaced and added */
+	double useful_s, trace_out_s, trace_in_s;
+	/* share of its covered time in each state (report_state_share()) */
+	double state_share[ST__COUNT];
+	size_t nsegs;		/* its state segments in an->segs */
+};
+
+/* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
+struct report_proc {
+	double busy_share;	/* of its GPU's busy time */
+	double energy_share;	/* of its GPU's energy */
+	double sm_mean_pct;	/* mean per-process SM % (pmon), NAN without */
+};
+
+/* A finding's severity and kind from it on (report.finding_rest): how many, their stretches, time and cost. */
+struct report_rest {
+	uint64_t n, stretches;
+	double total_s;
+	double cost;		/* of those with a cost (costed) */
+	bool costed;
+};
+
+/* How many findings of one kind (report.kinds, in the order the kinds first come). */
+struct report_kind {
+	const char *kind;	/* borrowed from the analysis */
+	size_t n;
+};
+
+/* The break-even chart's owned cost per useful hour at u = i / REPORT_CURVE_N (i = 1..N, index i - 1). */
+#define REPORT_CURVE_N 400
 
 struct report {
 	/* inputs (borrowed) */
@@ -69,11 +115,13 @@ struct report {
 	struct cost_sens sens[COST_NSENS];
 	size_t nsens;
 	double state_s[ST__COUNT];	/* all GPUs */
+	double state_share[ST__COUNT];	/* all GPUs: report_state_share(r, -1, s) */
 	double state_cost[ST__COUNT];	/* the waterfall */
 	double useful_cost;		/* its end: the cost of the useful states */
 	/* the outage: GPU time down after fatal kernel events (part of the
 	 * down line), at the window's local cost per covered GPU-hour */
 	double outage_s, cost_per_gpu_hour, outage_cost;
+	double outage_share;		/* outage_s over the covered time */
 	double power_span_h;		/* the hours host power events are counted over */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
@@ -85,6 +133,8 @@ struct report {
 	 * minimum); the verdict says which one drives it */
 	double cloud_hours_cost, cloud_job_charges;
 	double util_known_h;	/* covered hours with a utilization reading */
+	double util_mean_pct;	/* all GPUs: utilization-hours over util_known_h; NAN without a reading */
+	bool has_prices;	/* some price is known (a cloud rate, a fixed cost or electricity): costs are printed */
 	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	/* input: no --profile was given, so price keys still at their default
 	 * are taken from the built-in table (docs/prices.md) for the GPU model
@@ -133,6 +183,22 @@ struct report {
 	const struct analysis *slice_an;
 	struct fleet_row *migs, *slices;
 	size_t nmigs, nslices;
+	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
+	struct report_gpu *gpus;
+	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
+	/* per finding (an->finds order): report_finding_cost(), and the
+	 * findings of its severity and kind from it on, summed (the text's
+	 * one line per severity and kind for the findings not in full) */
+	double *finding_cost;
+	struct report_rest *finding_rest;
+	/* the findings tallied by kind, all of them (no cap) */
+	struct report_kind *kinds;
+	size_t nkinds;
+	/* per process (an->procs order), and their indices the busiest first, ties by index */
+	struct report_proc *procs;
+	size_t *proc_by_busy;
+	/* C_L(u): the owned cost per useful hour along the utilization axis */
+	double curve_local[REPORT_CURVE_N];
 };
 
 /*
