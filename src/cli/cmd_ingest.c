@@ -430,6 +430,7 @@ int cmd_ingest(int argc, char **argv)
 	}
 	store_close(&s.st);
 	for (size_t i = 0; i < s.nf; i++) {
+		store_check_release(&s.f[i].fc);	/* a hash a failed run did not finish */
 		free(s.f[i].path);
 		free(s.f[i].detail);
 	}
