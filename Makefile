@@ -234,6 +234,12 @@ trace-check: $(BIN)
 	@python3 tests/trace/check_nsys.py $(BIN) tests/formats/nsys-sqlite/y_*.sql tests/trace/data/*.json.gz
 	@python3 tests/trace/report_check.py $(BIN)
 
+# issue 31: a month at a glance on 30 generated days of 8 GPUs: the sums, the page's size, its load time in Chromium
+.PHONY: month-tests
+TEST_TARGETS += month-tests
+month-tests: $(BIN) $(O)/gen-logs
+	@sh tests/month/run.sh $(BIN) $(O)/gen-logs $(O)/month-test
+
 # gputally scale against the worked figures of sources.md and an independent fit
 .PHONY: scale-tests
 TEST_TARGETS += scale-tests

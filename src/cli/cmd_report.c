@@ -19,6 +19,7 @@
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
+#include "cost/catalog.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
@@ -37,6 +38,7 @@
 	X(MARKDOWN, "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests") \
 	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')") \
 	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')") \
+	X(CLOUD_CATALOG, "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the GPU model (docs/prices.md); also --set cloud_catalog=FILE") \
 	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE instead of standard output") \
 	X(NOW, "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run") \
 	G(INGEST_OPTIONS) \
@@ -247,7 +249,8 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	const struct report_writer *wr;	/* the output's writer, by name */
 	const char **ops = NULL, **sets = NULL;
-	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL;
+	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL, *catalog = NULL;
+	struct cloud_catalog cat = { 0 };
 	int64_t db_since = INT64_MIN, db_until = INT64_MAX;
 	const char *since = NULL, *until = NULL, **matches = NULL;
 	struct prom_remote_opts po = { 0 };
@@ -340,6 +343,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_GPU_MAP:
 			gpu_map = it.arg;
 			break;
+		case OPT_CLOUD_CATALOG:
+			catalog = it.arg;
+			break;
 		case OPT_INSECURE:
 			po.insecure = true;
 			break;
@@ -416,8 +422,11 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	memset(&rep, 0, sizeof(rep));
-	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK)
+	catalog = cli_take_catalog_set(sets, &nsets, catalog);
+	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK ||
+	    (catalog && (ret = cli_cloud_catalog(&cat, catalog)) != EXIT_OK))
 		goto out;
+	rep.catalog = catalog ? &cat : NULL;
 	ingest_cli_apply(&ic);
 
 	ingest_cli_pipeline(&ic, ops, nops, &popts);
@@ -477,5 +486,6 @@ out:
 	free(matches);
 	free(ops);
 	free(sets);
+	catalog_free(&cat);
 	return ret;
 }

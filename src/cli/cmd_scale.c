@@ -304,10 +304,12 @@ int cmd_scale(int argc, char **argv)
 	}
 	res = xcalloc(1, sizeof(*res));
 	scale_compute(runs, (size_t)n, &p, deadline_h, max_cost, res);
-	if (json)
-		scale_json(stdout, res, &p, logs ? "logs" : ops[0], logs ? &lg : NULL);
-	else
-		scale_text((term_safe_stdout(), stdout), res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
+	{	/* the output's writer, by name */
+		const struct scale_writer *wr = scale_writer_find(json ? "json" : "text");
+		if (wr->for_terminal)
+			term_safe_stdout();
+		wr->render(stdout, res, &p, logs ? NULL : ops[0], logs ? &lg : NULL);
+	}
 out:
 	free(runs);
 	free(res);

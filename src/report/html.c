@@ -283,6 +283,43 @@ static void prices_row(struct hw *h)
 		r->prices.old ? "; some figures are more than a year old" : "");
 }
 
+/* The Cloud rate row: what --cloud-catalog gave (cost.catalog), or why nothing. */
+static void catalog_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *p = &r->cat.pick;
+
+	if (!c)
+		return;
+	fprintf(h->out, "<tr><th>Cloud rate</th><td>");
+	if (!p->nrows) {
+		fprintf(h->out, "<code>");
+		esc(h, c->name);
+		fprintf(h->out, "</code> has no accelerator matching ");
+		esc(h, r->prices.gpu_name[0] ? r->prices.gpu_name : "the GPU (the logs do not name its model)");
+		fprintf(h->out, ": the cloud rate is not from it</td></tr>\n");
+		return;
+	}
+	fprintf(h->out, "%s", r->cat.used ? "" : "not used (<code>cloud_hourly_rate</code> was <code>--set</code>): ");
+	vmoney(h, p->median, "cost.catalog.median");
+	fprintf(h->out, " per GPU-hour from <code>");
+	esc(h, c->name);
+	fprintf(h->out, "</code> (");
+	esc(h, c->date);
+	fprintf(h->out, ", from the ");
+	esc(h, c->date_from);
+	fprintf(h->out, "): the median of %zu ", p->nrows);
+	esc(h, p->accel);
+	fprintf(h->out, " rows, ");
+	vmoney(h, p->min, "cost.catalog.min");
+	fprintf(h->out, " to ");
+	vmoney(h, p->max, "cost.catalog.max");
+	if (r->cat.old)
+		fprintf(h->out, "; <b>more than a year old</b> (%d months)", r->cat.age_months);
+	fprintf(h->out, "</td></tr>\n");
+}
+
 /* Where the rest went: the three states that bought no work, with time and money; the files not read. */
 static void rest_row(struct hw *h)
 {
@@ -369,6 +406,7 @@ static void summary(struct hw *h, const struct finding **byw)
 	}
 	fprintf(h->out, "</td></tr>\n");
 	prices_row(h);
+	catalog_row(h);
 	fprintf(h->out, "<tr><th>Cost</th><td>");
 	if (r->has_prices) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");
@@ -469,13 +507,41 @@ static void money_text(char *buf, size_t cap, const struct report *r, double v)
 }
 
 #define MONTH_MAX_CELLS 6000	/* more GPU-days than this: the all-GPU row only */
+#define MONTH_HOUR_COLS 4	/* the hours x days grids: this many GPUs a row */
+
+/* A heatmap cell of a useful share: darker is busier, hatched (NAN) is no data. */
+static void heat_cell(struct hw *h, double x, double y, double w, double ht, double share)
+{
+	fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" ", x, y, w, ht);
+	if (isfinite(share))
+		fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * share);
+	else
+		fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
+}
+
+/* The heatmaps' key: five cells from 0 to 100 % useful, and the hatch of no data, ending at x_end. */
+static void heat_legend(struct hw *h, double x_end, double y)
+{
+	double x = x_end - 5 * 46 - 60;
+	char b[16];
+
+	for (int i = 0; i <= 4; i++) {
+		heat_cell(h, x + i * 46, y - 9, 12, 10, i / 4.0);
+		fprintf(h->out, "</rect>");
+		snprintf(b, sizeof(b), "%d %%", 25 * i);
+		text_at(h, x + i * 46 + 15, y, NULL, "mut", b);
+	}
+	heat_cell(h, x + 5 * 46, y - 9, 12, 10, NAN);
+	fprintf(h->out, "</rect>");
+	text_at(h, x + 5 * 46 + 15, y, NULL, "mut", "no data");
+}
 
 /*
  * The month at a glance: a days x GPUs heatmap of the useful share (darker
  * is busier, hatched is no data), each cell's figures in its title, and the
- * owned cost of each day as bars under it.
+ * owned cost of each day as bars under it.  Every figure is report/month.c's.
  */
-static void month(struct hw *h)
+static void month_days(struct hw *h)
 {
 	const struct report *r = h->r;
 	size_t ng = (size_t)r->an->tl.ngpus, nd = r->ndays, rows, step;
@@ -484,25 +550,19 @@ static void month(struct hw *h)
 	char b[200], m1[64], desc[300];
 	bool per_gpu;
 
-	if (nd < 2)
-		return;
 	per_gpu = nd * ng <= MONTH_MAX_CELLS;
 	rows = per_gpu ? ng : 1;
 	cell_h = rows <= 16 ? 18 : rows <= 64 ? 8 : 4;
 	hm_h = (int)rows * cell_h;
 	height = (int)top + hm_h + 24 + bars_h + 30;
 	cw = (double)PW / (double)nd;
-	for (size_t d = 0; d < nd; d++) {
-		double c = 0;
-		for (size_t g = 0; g < ng; g++)
-			c += r->day_cost[d * ng + g];
-		if (isfinite(c))
-			maxc = fmax(maxc, c);
-	}
+	for (size_t d = 0; d < nd; d++)
+		if (isfinite(r->dayt_cost[d]))
+			maxc = fmax(maxc, r->dayt_cost[d]);
 	snprintf(desc, sizeof(desc), "For each of %zu UTC days, the useful share of %s's covered time as the darkness "
 		 "of a cell, and the owned cost of the day as a bar.", nd, per_gpu ? "each GPU" : "all GPUs");
-	fprintf(h->out, "<section id=\"month\"><h2>By day</h2>\n");
 	chart_begin(h, height, "Useful share by day and GPU, and the owned cost of each day", desc);
+	heat_legend(h, ML + PW, top - 8);
 	for (size_t g = 0; g < rows && cell_h >= 12; g++) {
 		snprintf(b, sizeof(b), per_gpu ? "GPU %zu" : "all GPUs", g);
 		text_at(h, ML - 6, top + (double)g * cell_h + cell_h - 5, "end", "mut", b);
@@ -511,18 +571,11 @@ static void month(struct hw *h)
 		int y, m, dd;
 		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 		for (size_t g = 0; g < rows; g++) {
-			double cov = 0, use = 0, cost = 0;
-			for (size_t k = per_gpu ? g : 0; k < (per_gpu ? g + 1 : ng); k++) {
-				cov += r->day_covered_s[d * ng + k];
-				use += r->day_useful_s[d * ng + k];
-				cost += r->day_cost[d * ng + k];
-			}
-			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" ", ML + (double)d * cw,
-				top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1);
-			if (cov > 0)
-				fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
-			else
-				fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
+			size_t k = d * ng + g;
+			double cov = per_gpu ? r->day_covered_s[k] : r->dayt_covered_s[d];
+			double share = per_gpu ? r->day_u[k] : r->dayt_u[d];
+			double cost = per_gpu ? r->day_cost[k] : r->dayt_cost[d];
+			heat_cell(h, ML + (double)d * cw, top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1, share);
 			if (r->has_prices)
 				money_text(m1, sizeof(m1), r, cost);
 			else
@@ -532,7 +585,7 @@ static void month(struct hw *h)
 			else
 				snprintf(b, sizeof(b), "all GPUs");
 			fprintf(h->out, "<title>%s, %04d-%02d-%02d: useful %.1f %% of %.1f h covered; owned %s</title></rect>", b,
-				y, m, dd, cov > 0 ? 100 * use / cov : 0, cov / 3600, m1);
+				y, m, dd, isfinite(share) ? 100 * share : 0, cov / 3600, m1);
 		}
 	}
 	/* the days' labels: about ten */
@@ -546,13 +599,10 @@ static void month(struct hw *h)
 	base = top + hm_h + 24 + bars_h;
 	if (maxc > 0) {
 		for (size_t d = 0; d < nd; d++) {
-			double c = 0, bh;
+			double bh = bars_h * r->dayt_cost[d] / maxc;
 			int y, m, dd;
-			for (size_t g = 0; g < ng; g++)
-				c += r->day_cost[d * ng + g];
-			bh = bars_h * c / maxc;
 			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
-			money_text(m1, sizeof(m1), r, c);
+			money_text(m1, sizeof(m1), r, r->dayt_cost[d]);
 			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" style=\"fill:var(--c-own)\">"
 				"<title>%04d-%02d-%02d: owned %s</title></rect>", ML + (double)d * cw, base - bh,
 				cw > 1.5 ? cw - 1 : cw, bh, y, m, dd, m1);
@@ -565,6 +615,166 @@ static void month(struct hw *h)
 	}
 	chart_end(h, "Darker is busier (the share of covered time in useful states); hatched: no data that day. "
 		  "Hover a cell for its figures; --json has them under days.");
+}
+
+/*
+ * The gap to break-even over time: each day's useful share against u*
+ * (above the line, owning paid that day), and under it the running sum of
+ * owned minus rented cost (above zero: owning has cost more so far).
+ */
+static void month_gap(struct hw *h)
+{
+	const struct report *r = h->r;
+	size_t nd = r->ndays;
+	bool have_u = r->lr.status != COST_NEVER && isfinite(r->lr.u_star) && r->lr.u_star <= 1;
+	bool rent = r->has_prices && r->params.cloud_hourly_rate > 0 && isfinite(r->dayt_gap_cum[nd - 1]);
+	double t1 = 24, b1 = 134, t2 = 170, b2 = 280, cw = (double)PW / (double)nd, umax = 1, glo = 0, ghi = 0, t[12];
+	int height = rent ? 316 : 170;
+	struct svg_scale ys1, ys2;
+	char b[200], m1[64], desc[400];
+	size_t n;
+	bool open = false;
+
+	for (size_t d = 0; d < nd; d++) {
+		glo = fmin(glo, r->dayt_gap_cum[d]);
+		ghi = fmax(ghi, r->dayt_gap_cum[d]);
+	}
+	if (ghi - glo < 1e-9)
+		ghi = glo + 1;	/* a flat line at 0: still an axis */
+	if (rent)
+		money_text(m1, sizeof(m1), r, r->dayt_gap_cum[nd - 1]);
+	snprintf(desc, sizeof(desc), "Each UTC day's useful share of all GPUs' covered time%s%s.",
+		 have_u ? " against the break-even utilization u*" : "",
+		 rent ? "; below, owned minus rented cost summed day by day" : "");
+	chart_begin(h, height, "The gap to break-even, day by day", desc);
+	ys1 = (struct svg_scale){ 0, umax, b1, t1 };
+	for (int u = 0; u <= 100; u += 25) {
+		double y = svg_map(&ys1, u / 100.0);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(b, sizeof(b), "%d %%", u);
+		text_at(h, ML - 4, y + 4, "end", "mut", b);
+	}
+	fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-util)\" stroke-width=\"2\" d=\"");
+	for (size_t d = 0; d < nd; d++) {
+		if (!isfinite(r->dayt_u[d])) {
+			open = false;
+			continue;
+		}
+		fprintf(h->out, "%c%.1f %.1f", open ? 'L' : 'M', ML + ((double)d + 0.5) * cw, svg_map(&ys1, r->dayt_u[d]));
+		open = true;
+	}
+	fprintf(h->out, "\"/>");
+	for (size_t d = 0; d < nd; d++) {
+		int y, m, dd;
+		if (!isfinite(r->dayt_u[d]))
+			continue;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(h->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" style=\"fill:var(--c-util)\"><title>%04d-%02d-%02d: "
+			"useful %.1f %%</title></circle>", ML + ((double)d + 0.5) * cw, svg_map(&ys1, r->dayt_u[d]), y, m, dd,
+			100 * r->dayt_u[d]);
+	}
+	if (have_u) {
+		double y = svg_map(&ys1, r->lr.u_star);
+		fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" x1=\"%d\" "
+			"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(b, sizeof(b), "break-even u* %.1f %%: %zu of %zu days at or above it", 100 * r->lr.u_star,
+			 r->days_at_ustar, nd);
+		text_at(h, ML + PW - 4, y - 4, "end", NULL, b);
+	}
+	text_at(h, ML, t1 - 8, NULL, "mut", "useful share of the day (all GPUs)");
+	if (rent) {
+		n = svg_ticks(&glo, &ghi, 4, t, 12);
+		ys2 = (struct svg_scale){ glo, ghi, b2, t2 };
+		for (size_t i = 0; i < n; i++) {
+			double y = svg_map(&ys2, t[i]);
+			fprintf(h->out, "<line class=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", t[i] == 0 ? "ax" : "grid",
+				ML, ML + PW, y, y);
+			snprintf(b, sizeof(b), "%g", t[i]);
+			text_at(h, ML - 4, y + 4, "end", "mut", b);
+		}
+		fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-own)\" stroke-width=\"2\" d=\"M%d %.1f", ML,
+			svg_map(&ys2, 0));
+		for (size_t d = 0; d < nd; d++)
+			fprintf(h->out, "%c%.1f %.1f", 'L', ML + ((double)d + 1) * cw, svg_map(&ys2, r->dayt_gap_cum[d]));
+		fprintf(h->out, "\"/>");
+		snprintf(b, sizeof(b), "owned minus rented, summed (%s): %s at the end", cur(r), m1);
+		text_at(h, ML, t2 - 8, NULL, "mut", b);
+	}
+	for (size_t d = 0; d < nd; d += nd / 10 + 1) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+		text_at(h, ML + ((double)d + 0.5) * cw, (rent ? b2 : b1) + 14, "middle", "mut", b);
+	}
+	chart_end(h, "Above the dashed line owning paid that day; the lower line rises while owning costs more than "
+		  "renting the same useful hours (per-job cloud charges left out) and falls while it costs less.");
+}
+
+/* Per GPU, an hours x days grid of the useful share: when in the day the work ran. */
+static void month_hours(struct hw *h)
+{
+	const struct report *r = h->r;
+	size_t ng = r->nhour_gpus, nd = r->ndays, cols, prow;
+	double gap = 14, pw, cw, ch = 3.5, ph = 24 * 3.5, top = 20;
+	int height;
+	char b[160], desc[300];
+
+	if (!ng || !r->hour_covered_s)
+		return;
+	cols = ng < MONTH_HOUR_COLS ? ng : MONTH_HOUR_COLS;
+	prow = (ng + cols - 1) / cols;
+	pw = ((double)PW - gap * (double)(cols - 1)) / (double)cols;
+	cw = pw / (double)nd;
+	height = (int)(top + (double)prow * (ph + 36));
+	snprintf(desc, sizeof(desc), "For each of %zu GPUs, %zu UTC days left to right and the 24 hours of each day top "
+		 "to bottom; a cell's darkness is the useful share of the hour's covered time.", ng, nd);
+	chart_begin(h, height + 20, "Useful share by hour and day, per GPU", desc);
+	heat_legend(h, ML + PW, 14);
+	top += 20;
+	for (size_t g = 0; g < ng; g++) {
+		double x0 = ML + (double)(g % cols) * (pw + gap), y0 = top + (double)(g / cols) * (ph + 36);
+		snprintf(b, sizeof(b), "GPU %zu", g);
+		text_at(h, x0, y0 - 5, NULL, NULL, b);
+		if (g % cols == 0) {
+			text_at(h, ML - 4, y0 + 8, "end", "mut", "00h");
+			text_at(h, ML - 4, y0 + ph / 2 + 4, "end", "mut", "12h");
+			text_at(h, ML - 4, y0 + ph, "end", "mut", "24h");
+		}
+		for (size_t d = 0; d < nd; d++) {
+			int y, m, dd;
+			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+			for (int hr = 0; hr < 24; hr++) {
+				size_t k = (g * nd + d) * 24 + (size_t)hr;
+				heat_cell(h, x0 + (double)d * cw, y0 + hr * ch, cw, ch, r->hour_u[k]);
+				fprintf(h->out, "<title>GPU %zu %04d-%02d-%02d %02d:00: %.0f %%</title></rect>", g, y, m, dd, hr,
+					isfinite(r->hour_u[k]) ? 100 * r->hour_u[k] : 0);
+			}
+		}
+		{
+			int y, m, dd;
+			civil_from_days(r->day_first, &y, &m, &dd);
+			snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+			text_at(h, x0, y0 + ph + 13, NULL, "mut", b);
+			civil_from_days(r->day_first + (int64_t)nd - 1, &y, &m, &dd);
+			snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+			text_at(h, x0 + pw, y0 + ph + 13, "end", "mut", b);
+		}
+	}
+	chart_end(h, "Darker is busier; hatched: no data in that hour. Hover a cell for its hour and share.");
+}
+
+static void month(struct hw *h)
+{
+	const struct report *r = h->r;
+
+	if (r->ndays < 2 || !r->dayt_u)
+		return;
+	fprintf(h->out, "<section id=\"month\"><h2>By day</h2>\n");
+	month_days(h);
+	month_gap(h);
+	month_hours(h);
+	if (r->ndays && r->nhour_gpus == 0 && r->an->tl.ngpus > 0)
+		fprintf(h->out, "<p class=\"mut\">No hours x days grid per GPU: over %d GPU-days.</p>\n", REPORT_HOUR_GPU_DAYS);
 	fprintf(h->out, "</section>\n");
 }
 

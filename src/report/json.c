@@ -601,6 +601,34 @@ static void assumed_prices(struct jsonw *w, const struct report *r)
 	jsonw_obj_end(w);
 }
 
+/* cost.catalog: the --cloud-catalog file and the rate it gave, else null. */
+static void catalog(struct jsonw *w, const struct report *r)
+{
+	const struct cloud_catalog *c = r->catalog;
+
+	jsonw_key(w, "catalog");
+	if (!c) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "file", c->name);
+	jsonw_kstr(w, "date", c->date[0] ? c->date : NULL);
+	jsonw_kstr(w, "date_from", c->date_from);
+	jsonw_kint(w, "rows", (int64_t)c->nrows);
+	jsonw_kint(w, "bad_rows", (int64_t)c->nbad);
+	jsonw_kstr(w, "gpu_name", r->prices.gpu_name);
+	jsonw_kstr(w, "accelerator", r->cat.pick.nrows ? r->cat.pick.accel : NULL);
+	jsonw_kint(w, "matched_rows", (int64_t)r->cat.pick.nrows);
+	jsonw_knum(w, "median", r->cat.pick.nrows ? r->cat.pick.median : NAN, 6);
+	jsonw_knum(w, "min", r->cat.pick.nrows ? r->cat.pick.min : NAN, 6);
+	jsonw_knum(w, "max", r->cat.pick.nrows ? r->cat.pick.max : NAN, 6);
+	jsonw_kbool(w, "used", r->cat.used);
+	jsonw_knum(w, "age_months", r->cat.age_months >= 0 ? r->cat.age_months : NAN, 0);
+	jsonw_kbool(w, "older_than_a_year", r->cat.old);
+	jsonw_obj_end(w);
+}
+
 static void cost(struct jsonw *w, const struct report *r)
 {
 	const struct cost_params *p = &r->params;
@@ -620,6 +648,7 @@ static void cost(struct jsonw *w, const struct report *r)
 	}
 	jsonw_obj_end(w);
 	assumed_prices(w, r);
+	catalog(w, r);
 
 	jsonw_key(w, "window");
 	jsonw_obj_begin(w);
@@ -739,9 +768,32 @@ static void days(struct jsonw *w, const struct report *r)
 			jsonw_knum(w, "covered_s", r->day_covered_s[d * ng + g], 3);
 			jsonw_knum(w, "useful_s", r->day_useful_s[d * ng + g], 3);
 			jsonw_knum(w, "cost", r->day_cost[d * ng + g], 6);
+			if (g < r->nhour_gpus) {
+				const double *hc = r->hour_covered_s + (g * r->ndays + d) * 24;
+				const double *hu = r->hour_useful_s + (g * r->ndays + d) * 24;
+				jsonw_key(w, "hours_covered_s");
+				jsonw_arr_begin(w);
+				for (int hr = 0; hr < 24; hr++)
+					jsonw_num(w, hc[hr], 3);
+				jsonw_arr_end(w);
+				jsonw_key(w, "hours_useful_s");
+				jsonw_arr_begin(w);
+				for (int hr = 0; hr < 24; hr++)
+					jsonw_num(w, hu[hr], 3);
+				jsonw_arr_end(w);
+			}
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
+		if (r->dayt_u) {
+			jsonw_knum(w, "covered_s", r->dayt_covered_s[d], 3);
+			jsonw_knum(w, "useful_s", r->dayt_useful_s[d], 3);
+			jsonw_knum(w, "useful_share", r->dayt_u[d], 6);
+			jsonw_knum(w, "cost", r->dayt_cost[d], 6);
+			jsonw_knum(w, "rent_cost", r->dayt_rent[d], 6);
+			jsonw_knum(w, "own_minus_rent_to_date", r->dayt_gap_cum[d], 6);
+			jsonw_kbool(w, "at_break_even", r->dayt_at_ustar[d]);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

@@ -81,6 +81,18 @@ static void summary(FILE *out, const struct report *r)
 		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
 			r->prices.old ? " (some figures more than a year old)" : "");
 	}
+	if (r->catalog && r->cat.pick.nrows) {
+		fprintf(out, "| Cloud rate | %s%s per GPU-hour, the median of %zu ", r->cat.used ? "" : "not used (--set): ",
+			money(a, sizeof(a), r, r->cat.pick.median), r->cat.pick.nrows);
+		md(out, r->cat.pick.accel);
+		fprintf(out, " rows of ");
+		md(out, r->catalog->name);
+		fprintf(out, " (%s)%s |\n", r->catalog->date, r->cat.old ? ", more than a year old" : "");
+	} else if (r->catalog) {
+		fprintf(out, "| Cloud rate | ");
+		md(out, r->catalog->name);
+		fprintf(out, " has no accelerator matching the GPU |\n");
+	}
 	if (r->has_prices)
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
@@ -125,6 +137,32 @@ static void gpus(FILE *out, const struct report *r)
 			num(f, sizeof(f), rg->power_mean_w, 0), num(g2, sizeof(g2), rg->power_max_w, 0),
 			num(t, sizeof(t), rg->temp_max_c, 0), num(m, sizeof(m), rg->mem_max_mib, 0));
 	}
+}
+
+#define MD_DAYS 62
+
+/* The month at a glance (report/month.c): per UTC day, the useful share of all GPUs, owned, rented, their running difference. */
+static void by_day(FILE *out, const struct report *r)
+{
+	bool rent = r->has_prices && r->params.cloud_hourly_rate > 0;
+	char a[32], b[64], c[64], e[64];
+
+	if (r->ndays < 2 || !r->dayt_u)
+		return;
+	fprintf(out, "\n## By day (UTC)\n\n| day | useful %% | owned | rented | owned - rented, summed |\n|---|--:|--:|--:|--:|\n");
+	for (size_t d = 0; d < r->ndays && d < MD_DAYS; d++) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(out, "| %04d-%02d-%02d | %s | %s | %s | %s |\n", y, m, dd, num(a, sizeof(a), 100 * r->dayt_u[d], 1),
+			r->has_prices ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
+			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",
+			rent ? money(e, sizeof(e), r, r->dayt_gap_cum[d]) : "-");
+	}
+	if (r->ndays > MD_DAYS)
+		fprintf(out, "\n%zu more days in --json.\n", r->ndays - MD_DAYS);
+	if (rent && r->lr.status != COST_NEVER && isfinite(r->lr.u_star))
+		fprintf(out, "\nBreak-even utilization %s %%: %zu of %zu days at or above it.\n",
+			num(a, sizeof(a), 100 * r->lr.u_star, 1), r->days_at_ustar, r->ndays);
 }
 
 static void states(FILE *out, const struct report *r)
@@ -332,6 +370,7 @@ void report_markdown(FILE *out, const struct report *r)
 	if (r->t0_ns == INT64_MAX)
 		return;
 	gpus(out, r);
+	by_day(out, r);
 	states(out, r);
 	cost(out, r);
 	findings(out, r);

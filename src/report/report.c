@@ -21,6 +21,25 @@ static void assume(struct report *r, int id, double v)
 }
 
 /*
+ * --cloud-catalog: the median per-GPU on-demand rate of the GPU model's
+ * rows beats the profile's and the table's rate, not a --set one.
+ */
+static void catalog_rate(struct report *r)
+{
+	r->cat.age_months = -1;
+	if (!r->catalog)
+		return;
+	if (catalog_pick(r->catalog, r->prices.gpu_name, &r->cat.pick)) {
+		r->cat.unmatched = r->prices.gpu_name[0] != '\0';
+		return;
+	}
+	if (r->params.origin[COST_CLOUD_HOURLY_RATE] == COST_SET)
+		return;
+	cost_param_put(&r->params, COST_CLOUD_HOURLY_RATE, r->cat.pick.median, COST_CATALOG);
+	r->cat.used = true;
+}
+
+/*
  * With no --profile, prices come from the built-in table (docs/prices.md),
  * for the GPU model with the most covered time; only the keys still at
  * their defaults, so that each --set makes one figure yours.  Board power
@@ -34,8 +53,6 @@ static void assumed_prices(struct report *r)
 
 	r->prices.age_purchase = r->prices.age_cloud = r->prices.age_electricity = r->prices.age_grid = -1;
 	r->prices.table = t;
-	if (!r->assume_prices)
-		return;
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const char *name = an->tl.gpus[i].id.name;
 		if (name[0] && an->gpus[i].covered_s > best) {
@@ -43,6 +60,9 @@ static void assumed_prices(struct report *r)
 			snprintf(r->prices.gpu_name, sizeof(r->prices.gpu_name), "%s", name);
 		}
 	}
+	catalog_rate(r);
+	if (!r->assume_prices)
+		return;
 	r->prices.row = prices_match(t, r->prices.gpu_name);
 	if (!r->prices.row) {
 		r->prices.unknown = an->tl.ngpus > 0;
@@ -65,6 +85,14 @@ static void price_ages(struct report *r)
 	const struct price_table *t = r->prices.table;
 	const struct cost_params *p = &r->params;
 
+	if (r->catalog && r->catalog->date[0] && ref != INT64_MIN) {
+		char ym[8];
+		snprintf(ym, sizeof(ym), "%.7s", r->catalog->date);
+		r->cat.age_months = prices_age_months(ym, ref);
+		if (r->cat.age_months < 0)
+			r->cat.age_months = 0;	/* dated after the logs (the date is well formed) */
+		r->cat.old = r->cat.age_months > 12;
+	}
 	if (!r->prices.used || ref == INT64_MIN)
 		return;
 	if (p->origin[COST_HARDWARE_PRICE] == COST_ASSUMED)
@@ -574,6 +602,7 @@ void report_compute(struct report *r)
 	verdict(r);
 	first_screen(r);
 	by_day(r);
+	report_month_compute(r);
 	report_fleet_compute(r);
 }
 
@@ -608,6 +637,7 @@ void report_release(struct report *r)
 	free(r->day_useful_s);
 	free(r->day_cost);
 	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
+	report_month_release(r);
 	r->ndays = 0;
 	free(r->gpus);
 	r->gpus = NULL;

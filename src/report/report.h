@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "cost/prices.h"
 #include "formats/driver.h"
@@ -151,6 +152,19 @@ struct report {
 		int age_purchase, age_cloud, age_electricity, age_grid;
 		bool old;
 	} prices;
+	/* input: --cloud-catalog FILE (NULL: none).  Unless cloud_hourly_rate
+	 * was --set, its median per-GPU rate for the GPU model with the most
+	 * covered time replaces the profile's or the table's, with origin
+	 * COST_CATALOG; its age (from the catalogue's date to --now, else the
+	 * logs' end, -1 unknown) is flagged over 12 months */
+	const struct cloud_catalog *catalog;
+	struct {
+		bool used;		/* cloud_hourly_rate came from it */
+		bool unmatched;		/* a GPU name, but no accelerator of the catalogue matches it */
+		struct catalog_pick pick;
+		int age_months;
+		bool old;
+	} cat;
 	/* the first screen: the (up to) three states that bought no work with
 	 * the most time, most first; the first three findings by severity (the
 	 * order the findings lists use); inputs that are not telemetry (no
@@ -170,6 +184,21 @@ struct report {
 	int64_t day_first;
 	size_t ndays;
 	double *day_covered_s, *day_useful_s, *day_cost;
+	/* month.c, over the same days: per day, all GPUs: covered and useful
+	 * seconds, owned cost, useful share (NAN: no covered time), what renting
+	 * its useful hours at the hourly rate costs (NAN: no rate), and the
+	 * running sum of owned minus rented to the day's end; per GPU, its
+	 * useful share and owned cost over the window; per GPU g, day d and UTC
+	 * hour h at [(g * ndays + d) * 24 + h], covered and useful seconds
+	 * (nhour_gpus GPUs: 0 over REPORT_HOUR_GPU_DAYS GPU-days); the
+	 * month's figures need the cost model's, so report_compute fills them last */
+	double *dayt_covered_s, *dayt_useful_s, *dayt_cost, *dayt_u, *dayt_rent, *dayt_gap_cum;
+	double *gpu_month_u, *gpu_month_cost;
+	double *hour_covered_s, *hour_useful_s;
+	double *day_u, *hour_u;	/* the useful shares of those GPU-days and GPU-hours (NAN: none covered) */
+	size_t nhour_gpus;
+	bool *dayt_at_ustar;	/* the day's useful share (all GPUs) is at or above u* */
+	size_t days_at_ustar;	/* how many such days */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
@@ -210,6 +239,11 @@ void report_compute(struct report *r);
 void report_release(struct report *r);
 
 #define REPORT_MAX_DAYS 400
+#define REPORT_HOUR_GPU_DAYS 1000	/* the hours x days grids: up to this many GPU-days */
+
+/* month.c: the month at a glance's sums (the fields after day_cost) */
+void report_month_compute(struct report *r);
+void report_month_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);

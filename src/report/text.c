@@ -96,6 +96,31 @@ static void price_lines(FILE *out, const struct report *r)
 	fprintf(out, " (against %s)\n", r->now_ns ? "--now" : "the logs' end");
 }
 
+/* --cloud-catalog: the rate it gave, from which file and date, or why none. */
+static void catalog_line(FILE *out, const struct report *r)
+{
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *p = &r->cat.pick;
+	char a[64], b[64], m[64];
+
+	if (!c)
+		return;
+	if (!p->nrows) {
+		fprintf(out, "Cloud:     %s (%s) has no accelerator matching %s: the cloud rate is not from it\n", c->name,
+			c->date, r->prices.gpu_name[0] ? r->prices.gpu_name : "the GPU (the logs do not name its model)");
+		return;
+	}
+	fprintf(out, "Cloud:     %s%s/h per GPU from %s (%s, from the %s): median of %zu %s row(s), %s-%s",
+		r->cat.used ? "" : "not used, ", money(m, sizeof(m), r, p->median), c->name, c->date, c->date_from, p->nrows,
+		p->accel, nf_money(a, sizeof(a), p->min, NULL), money(b, sizeof(b), r, p->max));
+	if (!r->cat.used)
+		fprintf(out, "; cloud_hourly_rate was --set");
+	if (r->cat.old)
+		fprintf(out, "; more than a year old (%d months against %s)", r->cat.age_months,
+			r->now_ns ? "--now" : "the logs' end");
+	fputc('\n', out);
+}
+
 /* Where the rest went, the top findings and the files that are not telemetry, in a few lines. */
 static void first_screen(FILE *out, const struct report *r)
 {
@@ -188,6 +213,7 @@ static void summary(FILE *out, const struct report *r)
 			r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
 	fputc('\n', out);
 	price_lines(out, r);
+	catalog_line(out, r);
 	if (!r->has_prices) {
 		if (!r->prices.unknown)
 			fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
@@ -332,37 +358,53 @@ static void inputs(FILE *out, const struct report *r)
 #define TEXT_DAY_GPUS 16	/* more GPUs than this: the day's share of all of them only */
 #define TEXT_DAYS 62
 
-/* The month at a glance: per UTC day, each GPU's useful share and the day's owned cost. */
+/* The month at a glance: per UTC day, each GPU's useful share, the day's
+ * owned cost, what renting its useful hours costs, and the running sum of
+ * the two (report/month.c); then each GPU's share and cost over the window. */
 static void by_day(FILE *out, const struct report *r)
 {
 	size_t ng = (size_t)r->an->tl.ngpus, cols = ng <= TEXT_DAY_GPUS ? ng : 0;
-	char a[32], b[64];
+	bool rent = r->has_prices && r->params.cloud_hourly_rate > 0;
+	char a[32], b[64], c[64], e[64];
 
-	if (r->ndays < 2)
+	if (r->ndays < 2 || !r->dayt_u)
 		return;
-	fprintf(out, "\nBy day (UTC): time in useful states as a share of each GPU's covered time, and the day's owned cost\n  %-10s", "day");
+	fprintf(out, "\nBy day (UTC): each GPU's time in useful states as a share of its covered time; the day's owned cost,\n"
+		"what renting its useful hours costs, and owned minus rented summed to that day (above 0: owning cost more)\n  %-10s",
+		"day");
 	for (size_t g = 0; g < cols; g++)
 		fprintf(out, " %6s", (snprintf(a, sizeof(a), "GPU %zu", g), a));
-	fprintf(out, " %6s %14s\n", "all", "cost");
+	fprintf(out, " %6s %12s %12s %14s\n", "all", "owned", "rented", "own-rent sum");
 	for (size_t d = 0; d < r->ndays && d < TEXT_DAYS; d++) {
-		double cov = 0, use = 0, cost = 0;
 		int y, m, dd;
 		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 		fprintf(out, "  %04d-%02d-%02d", y, m, dd);
-		for (size_t g = 0; g < ng; g++) {
-			size_t k = d * ng + g;
-			cov += r->day_covered_s[k];
-			use += r->day_useful_s[k];
-			cost += r->day_cost[k];
-			if (g < cols)
-				fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
-					(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
-		}
-		fprintf(out, " %6s %14s\n", cov > 0 ? (snprintf(a, sizeof(a), "%.0f %%", 100 * use / cov), a) : "-",
-			r->has_prices ? money(b, sizeof(b), r, cost) : "-");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, " %6s", isfinite(r->day_u[d * ng + g]) ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_u[d * ng + g]), a) : "-");
+		fprintf(out, " %6s %12s %12s %14s\n", isfinite(r->dayt_u[d]) ? (snprintf(a, sizeof(a), "%.0f %%", 100 * r->dayt_u[d]), a) : "-",
+			r->has_prices ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
+			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",
+			rent && isfinite(r->dayt_gap_cum[d]) ? money(e, sizeof(e), r, r->dayt_gap_cum[d]) : "-");
 	}
 	if (r->ndays > TEXT_DAYS)
 		fprintf(out, "  ... %zu more days in --json\n", r->ndays - TEXT_DAYS);
+	if (cols) {
+		fprintf(out, "  %-10s", "window");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, " %6s", isfinite(r->gpu_month_u[g]) ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->gpu_month_u[g]), a) : "-");
+		fprintf(out, "\n");
+	}
+	if (cols && r->has_prices) {
+		fprintf(out, "  owned cost of each GPU over the window:");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, "%s GPU %zu %s", g ? "," : "", g, money(b, sizeof(b), r, r->gpu_month_cost[g]));
+		fprintf(out, "\n");
+	}
+	if (rent && r->lr.status != COST_NEVER && isfinite(r->lr.u_star))
+		fprintf(out, "  break-even utilization %.1f %%: %zu of %zu days at or above it (all GPUs)\n", 100 * r->lr.u_star,
+			r->days_at_ustar, r->ndays);
 }
 
 static void gpus(FILE *out, const struct report *r)

@@ -13,6 +13,11 @@
 #include "analysis/detector.h"
 #include "formats/format.h"
 #include "report/report.h"
+#include "report/alert_out.h"
+#include "report/cost_out.h"
+#include "report/scale_out.h"
+#include "report/trace_out.h"
+#include "report/trend_report.h"
 #include "report/writers.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -154,11 +159,37 @@ static void test_writer_table(void **state)
 	free(an);
 }
 
+/* The other commands' tables: text first, each row found by its name, no other name. */
+#define CHECK_TABLE(rows, n, find)                                              \
+	do {                                                                    \
+		assert_string_equal(rows[0].name, "text");                      \
+		assert_true(rows[0].for_terminal);                              \
+		for (size_t i_ = 0; i_ < (n); i_++) {                           \
+			assert_non_null(rows[i_].render);                       \
+			assert_ptr_equal(find(rows[i_].name), &rows[i_]);       \
+		}                                                               \
+		assert_null(find("yaml"));                                      \
+	} while (0)
+
+static void test_other_tables(void **state)
+{
+	(void)state;
+	CHECK_TABLE(cost_writers, cost_nwriters, cost_writer_find);
+	CHECK_TABLE(trend_writers, trend_nwriters, trend_writer_find);
+	CHECK_TABLE(scale_writers, scale_nwriters, scale_writer_find);
+	CHECK_TABLE(trace_writers, trace_nwriters, trace_writer_find);
+	CHECK_TABLE(alert_writers, alert_nwriters, alert_writer_find);
+	assert_false(cost_writer_find("json")->for_terminal);
+	assert_non_null(cost_writer_find("explain"));
+	assert_non_null(trend_writer_find("csv"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_tally_has_every_kind),
 		cmocka_unit_test(test_writer_table),
+		cmocka_unit_test(test_other_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
