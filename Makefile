@@ -61,7 +61,7 @@ help:
 	@echo "make demo       install deps, build, report on examples/h200-training"
 	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
 	@echo "make test       the quick tier only (no sanitizer build)"
-	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; a 1 GB kern.log against grep (bench/kernlog.sh); the store's costs (bench/store.sh)"
+	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; 1 GB kern.logs with rare and with frequent NVIDIA lines against grep (bench/kernlog.sh); traces (bench/trace.sh); the store's costs and a 30-day ingest against report (bench/store.sh); then the verdicts (bench/summary.sh)"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make bench-prom    time and memory of 'report --prometheus' over a backfilled week of 24 GPUs"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"

@@ -355,8 +355,8 @@ static int ingest_group_pass(struct ingest_state *s, struct file_item **items, s
 			for (size_t i = 0; i < n; i++)
 				if (items[i]->fc.status == FILE_UNREADABLE)
 					error("%s: %s", items[i]->path, items[i]->fc.why);
-			ret = EXIT_FAILURE_RUN;
 			free(fcs);
+			ret = EXIT_FAILURE_RUN;
 			goto fail;
 		}
 		free(fcs);
@@ -645,6 +645,7 @@ int cmd_ingest(int argc, char **argv)
 	}
 	store_close(&s.st);
 	for (size_t i = 0; i < s.nf; i++) {
+		store_check_release(&s.f[i].fc);	/* a hash a failed run did not finish */
 		free(s.f[i].path);
 		free(s.f[i].detail);
 	}

@@ -136,12 +136,13 @@ const char *xid_recovery_label(unsigned c)
 /*
  * memmem() for the classifier's short words in short messages: glibc's
  * generic two-way search cost about 700 instructions a call here, and an
- * NVIDIA line that is no event asks for forty words (a third of a kernel
- * log's time where such lines are common).  Sixteen start positions at a
- * time, a candidate where both the word's first and its last byte are in
- * place (SSE2, part of every x86-64), the bytes between compared only
- * there; the positions a block cannot take are tried one by one.  The
- * answer is memmem()'s, the first occurrence (a unit test compares them).
+ * NVIDIA line that is no event asks for some twenty words (a third of a
+ * kernel log's time where such lines are common).  Sixteen start positions
+ * at a time, a candidate where both the word's first and its last byte are
+ * in place (SSE2, part of every x86-64), the bytes between compared only
+ * there; the last starts in one more block that overlaps the one before,
+ * and a text too short for a block byte by byte.  The answer is memmem()'s,
+ * the first occurrence (test_find compares them).
  */
 const char *kmsg_find(const char *h, size_t n, const char *w, size_t m)
 {
@@ -490,9 +491,9 @@ static bool error_word_at(const char *p, const char *e)
 
 /*
  * The error words in one pass: every place where one of the words'
- * first bytes is, sixteen bytes at a time (SSE2), then the words of that
- * byte there.  Thirteen memmem()s were the larger part of classifying an
- * NVRM line that is no event.
+ * first two bytes are, sixteen places at a time (SSE2), then the words of
+ * that first byte there.  Thirteen memmem()s were the larger part of
+ * classifying an NVRM line that is no event (test_error_word compares).
  */
 bool kmsg_error_word(const char *s, size_t n)
 {

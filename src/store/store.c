@@ -557,6 +557,15 @@ int store_check_file_lazy(struct store *s, const char *path, struct file_check *
 	return check_file(s, path, fc, true);
 }
 
+void store_check_release(struct file_check *fc)
+{
+	if (fc->rest) {
+		free(fc->rest->path);
+		free(fc->rest);
+		fc->rest = NULL;
+	}
+}
+
 int store_finish_hash(struct file_check *fc)
 {
 	struct fp_rest *rest = fc->rest;

@@ -87,6 +87,8 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc);
  * thread of its own while the file is parsed.
  */
 int store_check_file_lazy(struct store *s, const char *path, struct file_check *fc);
+/* Free what store_check_file_lazy() left in fc (an unfinished hash). */
+void store_check_release(struct file_check *fc);
 /* Finish fc's hash (nothing to do without fc->rest); 0, or -1 with
  * FILE_UNREADABLE and fc->why (the file changed or went away meanwhile). */
 int store_finish_hash(struct file_check *fc);

@@ -15,7 +15,7 @@
 static void test_num_fast(void **state)
 {
 	uint64_t x = 99;
-	char a[64], b[64];
+	char a[64], b[72];
 	unsigned inexact = 0, tried = 0;
 
 	(void)state;
