@@ -202,6 +202,7 @@ writers-tests: $(BIN)
 TEST_TARGETS += check-layers
 check-layers:
 	@sh scripts/check-layers.sh
+	@sh tests/layers/run.sh
 # shell test checks that cannot fail (a $$? read after a command substitution)
 .PHONY: check-tests
 TEST_TARGETS += check-tests
@@ -283,6 +284,12 @@ store-tests: $(BIN) $(O)/gen-logs $(O)/inject/libinject.so
 TEST_TARGETS += stream-tests
 stream-tests: $(BIN)
 	@sh tests/streams/run.sh $(BIN)
+
+# Issue 30: one bad-line and --strict policy for every command that reads logs (src/pipeline/)
+.PHONY: pipeline-tests
+TEST_TARGETS += pipeline-tests
+pipeline-tests: $(BIN)
+	@sh tests/pipeline/run.sh $(BIN)
 
 .PHONY: bench-prom
 # report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server

@@ -14,30 +14,19 @@
 #include "report/cost_out.h"
 #include "util/scan.h"
 
-enum {
-	OPT_PROFILE = 1,
-	OPT_SET,
-	OPT_UTILIZATION,
-	OPT_JOB_HOURS,
-	OPT_JSON,
-	OPT_LIST_PROFILES,
-	OPT_EXPLAIN,
-	OPT_HELP,
-};
+#define COST_OPTIONS(X, G) \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "profile file, or the name of a built-in preset") \
+	X(SET, "set", 's', "KEY=VALUE", "override one parameter (repeatable; after the profile)") \
+	X(UTILIZATION, "utilization", 'u', "U", "also price a useful hour at utilization U (0 < U <= 1)") \
+	X(JOB_HOURS, "job-hours", 0, "T", "also price one job of T useful hours, locally and in the cloud") \
+	X(JSON, "json", 0, NULL, "machine-readable output") \
+	X(LIST_PROFILES, "list-profiles", 0, NULL, "list the built-in presets and exit") \
+	X(EXPLAIN, "explain", 0, NULL, "print the derivation: each formula with the values put in (u*, C_L(u), job length)") \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def cost_options[] = {
-	{ "profile", 'p', "FILE|NAME", "profile file, or the name of a built-in preset", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one parameter (repeatable; after the profile)", OPT_SET },
-	{ "utilization", 'u', "U", "also price a useful hour at utilization U (0 < U <= 1)",
-	  OPT_UTILIZATION },
-	{ "job-hours", 0, "T", "also price one job of T useful hours, locally and in the cloud",
-	  OPT_JOB_HOURS },
-	{ "json", 0, NULL, "machine-readable output", OPT_JSON },
-	{ "list-profiles", 0, NULL, "list the built-in presets and exit", OPT_LIST_PROFILES },
-	{ "explain", 0, NULL, "print the derivation: each formula with the values put in (u*, C_L(u), job length)", OPT_EXPLAIN },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(COST_OPTIONS) };
+
+const struct option_def cost_options[] = { OPTION_ROWS(COST_OPTIONS) OPTIONS_END };
 
 #define COST_SYNOPSIS "[--profile FILE|NAME] [--set KEY=VALUE]... [--utilization U] " \
 		      "[--job-hours T] [--json] [--explain] [--list-profiles]"

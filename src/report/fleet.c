@@ -181,6 +181,17 @@ static void slices_compute(struct report *r, const double *rate, const int *an_o
 		qsort(r->migs, r->nmigs, sizeof(*r->migs), by_idle_cost);
 }
 
+/* The rows' percentages of their covered time, for every table. */
+static void row_pcts(struct fleet_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fleet_row *row = &rows[i];
+		double c = row->covered_s;
+		row->busy_pct = c > 0 ? 100 * row->busy_s / c : NAN;
+		row->lost_pct = c > 0 ? 100 * (row->state_s[ST_IDLE] + row->state_s[ST_HELD_IDLE]) / c : NAN;
+	}
+}
+
 void report_fleet_compute(struct report *r)
 {
 	const struct prom_fleet *f = r->fleet;
@@ -255,6 +266,12 @@ void report_fleet_compute(struct report *r)
 		qsort(r->pods, r->npods, sizeof(*r->pods), by_idle_cost);
 	if (r->nnss)
 		qsort(r->nss, r->nnss, sizeof(*r->nss), by_idle_cost);
+	row_pcts(r->nodes, r->nnodes);
+	row_pcts(&r->fleet_total, 1);
+	row_pcts(r->nss, r->nnss);
+	row_pcts(r->pods, r->npods);
+	row_pcts(r->migs, r->nmigs);
+	row_pcts(r->slices, r->nslices);
 	free(an_of);
 }
 

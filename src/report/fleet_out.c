@@ -18,11 +18,6 @@ static const char *money(char *buf, size_t cap, const struct report *r, double v
 	return nf_money(buf, cap, v, r->params.currency);
 }
 
-static double pct(double a, double b)
-{
-	return b > 0 ? 100 * a / b : NAN;
-}
-
 /*
  * GPU-hours, busy % (busy: only for a node; a pod's span knows its states,
  * not utilization), idle + held-idle %, cost, lost to idle.
@@ -31,10 +26,9 @@ static void row_cells(char *out, size_t cap, const struct report *r, const struc
 		      const char *sep)
 {
 	char a[48], b[48], u[32] = "";
-	double lost = row->state_s[ST_IDLE] + row->state_s[ST_HELD_IDLE];
 	if (busy)
-		snprintf(u, sizeof(u), "%.1f%s", pct(row->busy_s, row->covered_s), sep);
-	snprintf(out, cap, "%.2f%s%s%.1f%s%s%s%s", row->covered_s / 3600, sep, u, pct(lost, row->covered_s), sep,
+		snprintf(u, sizeof(u), "%.1f%s", row->busy_pct, sep);
+	snprintf(out, cap, "%.2f%s%s%.1f%s%s%s%s", row->covered_s / 3600, sep, u, row->lost_pct, sep,
 		 money(a, sizeof(a), r, row->cost), sep, money(b, sizeof(b), r, row->idle_cost));
 }
 
@@ -51,16 +45,15 @@ void report_fleet_text(FILE *out, const struct report *r)
 	for (size_t i = 0; i < r->nnodes; i++) {
 		const struct fleet_row *n = &r->nodes[i];
 		char a[48], b[48];
-		double lost = n->state_s[ST_IDLE] + n->state_s[ST_HELD_IDLE];
 		fprintf(out, "  %-4zu %-28s %5d %10.2f %7.1f %7.1f %14s %14s\n", i + 1, n->name, n->ngpus,
-			n->covered_s / 3600, pct(n->busy_s, n->covered_s), pct(lost, n->covered_s),
+			n->covered_s / 3600, n->busy_pct, n->lost_pct,
 			money(a, sizeof(a), r, n->cost), money(b, sizeof(b), r, n->idle_cost));
 	}
 	{
 		const struct fleet_row *t = &r->fleet_total;
 		char a[48], b[48];
 		fprintf(out, "  %-4s %-28s %5d %10.2f %7.1f %7.1f %14s %14s\n", "", "total", t->ngpus, t->covered_s / 3600,
-			pct(t->busy_s, t->covered_s), pct(t->state_s[ST_IDLE] + t->state_s[ST_HELD_IDLE], t->covered_s),
+			t->busy_pct, t->lost_pct,
 			money(a, sizeof(a), r, t->cost), money(b, sizeof(b), r, t->idle_cost));
 	}
 	if (r->nnss) {
@@ -88,8 +81,7 @@ void report_fleet_text(FILE *out, const struct report *r)
 			if (strcmp(sl->parent, m->parent))
 				continue;
 			fprintf(out, "    GI %-3d %-10s %5.3f  %.2f h, busy %.1f %%, idle+held idle %.1f %%, cost %s, lost %s\n",
-				sl->gi_id, sl->profile, sl->share, sl->covered_s / 3600, pct(sl->busy_s, sl->covered_s),
-				pct(sl->state_s[ST_IDLE] + sl->state_s[ST_HELD_IDLE], sl->covered_s),
+				sl->gi_id, sl->profile, sl->share, sl->covered_s / 3600, sl->busy_pct, sl->lost_pct,
 				money(a, sizeof(a), r, sl->cost), money(b, sizeof(b), r, sl->idle_cost));
 		}
 	}

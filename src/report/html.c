@@ -893,11 +893,9 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
-	size_t nseg = 0;
+	size_t nseg = r->gpus[gi].nsegs;
 	char a[48], b[48], d[32], what[160];
 
-	for (size_t i = 0; i < an->nsegs; i++)
-		nseg += an->segs[i].gpu == gi;
 	/* a store keeps no segments: its minutes' states give the columns' */
 	if (nseg && nseg <= MAX_EXACT_SEGMENTS) {
 		for (size_t i = 0; i < an->nsegs; i++) {

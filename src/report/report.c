@@ -119,6 +119,9 @@ static void gpu_figures(struct report *r)
 		o->energy_j = gpu_energy_j(g, &o->energy_source);
 		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);
 	}
+	for (size_t i = 0; i < an->nsegs; i++)
+		if (an->segs[i].gpu < (size_t)an->tl.ngpus)
+			r->gpus[an->segs[i].gpu].nsegs++;
 }
 
 /* The findings by kind, in the order the kinds first come (the ranked order). */
@@ -146,6 +149,37 @@ static int cmp_busy_desc(const void *a, const void *b, void *ud)
 	if (x != y)
 		return x > y ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Per finding g: the findings of its severity and kind at g and after, summed in order. */
+static void finding_rests(struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t n = an->nfinds, *next = xcalloc(n ? n : 1, sizeof(*next));
+
+	/* next[i]: the next finding of i's severity and kind (n: none) */
+	for (size_t i = 0; i < n; i++) {
+		next[i] = n;
+		for (size_t k = i + 1; k < n; k++)
+			if (an->finds[k].severity == an->finds[i].severity && !strcmp(an->finds[k].kind, an->finds[i].kind)) {
+				next[i] = k;
+				break;
+			}
+	}
+	r->finding_rest = xcalloc(n ? n : 1, sizeof(*r->finding_rest));
+	for (size_t g = 0; g < n; g++) {
+		struct report_rest *o = &r->finding_rest[g];
+		for (size_t k = g; k < n; k = next[k]) {
+			o->n++;
+			o->stretches += an->finds[k].nstretch;
+			o->total_s += an->finds[k].total_s;
+			if (!isnan(r->finding_cost[k])) {
+				o->cost += r->finding_cost[k];
+				o->costed = true;
+			}
+		}
+	}
+	free(next);
 }
 
 /* The processes, busiest first (the HTML chart's order). */
@@ -535,6 +569,7 @@ void report_compute(struct report *r)
 	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
 	for (size_t i = 0; i < r->an->nfinds; i++)
 		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);
+	finding_rests(r);
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
@@ -585,5 +620,7 @@ void report_release(struct report *r)
 	r->procs = NULL;
 	free(r->finding_cost);
 	r->finding_cost = NULL;
+	free(r->finding_rest);
+	r->finding_rest = NULL;
 	report_fleet_release(r);
 }

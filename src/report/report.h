@@ -33,6 +33,8 @@ struct fleet_row {
 	double covered_s, gaps_s, busy_s, energy_j;	/* energy: NAN unknown */
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
+	/* percent of covered_s busy, and idle or held idle (NAN: none covered) */
+	double busy_pct, lost_pct;
 	double idle_cost;	/* of which idle and held-idle time */
 	/* MIG (rows of report.migs and report.slices): the GPU's key and node
 	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
@@ -59,6 +61,7 @@ struct report_gpu {
 	double useful_s, trace_out_s, trace_in_s;
 	/* share of its covered time in each state (report_state_share()) */
 	double state_share[ST__COUNT];
+	size_t nsegs;		/* its state segments in an->segs */
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
@@ -66,6 +69,14 @@ struct report_proc {
 	double busy_share;	/* of its GPU's busy time */
 	double energy_share;	/* of its GPU's energy */
 	double sm_mean_pct;	/* mean per-process SM % (pmon), NAN without */
+};
+
+/* A finding's severity and kind from it on (report.finding_rest): how many, their stretches, time and cost. */
+struct report_rest {
+	uint64_t n, stretches;
+	double total_s;
+	double cost;		/* of those with a cost (costed) */
+	bool costed;
 };
 
 /* How many findings of one kind (report.kinds, in the order the kinds first come). */
@@ -175,8 +186,11 @@ struct report {
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
-	/* per finding (an->finds order): report_finding_cost() */
+	/* per finding (an->finds order): report_finding_cost(), and the
+	 * findings of its severity and kind from it on, summed (the text's
+	 * one line per severity and kind for the findings not in full) */
 	double *finding_cost;
+	struct report_rest *finding_rest;
 	/* the findings tallied by kind, all of them (no cap) */
 	struct report_kind *kinds;
 	size_t nkinds;

@@ -428,9 +428,7 @@ static void segments(FILE *out, const struct report *r)
 
 	fprintf(out, "\nTimeline (state segments; --json has all %zu)\n", an->nsegs);
 	for (int gi = 0; gi < an->tl.ngpus; gi++) {
-		size_t shown = 0, total = 0;
-		for (size_t i = 0; i < an->nsegs; i++)
-			total += an->segs[i].gpu == gi;
+		size_t shown = 0, total = r->gpus[gi].nsegs;
 		fprintf(out, "  %s\n", gpu_label(l, sizeof(l), an, gi));
 		for (size_t i = 0; i < an->nsegs && shown < MAX_TEXT_SEGMENTS; i++) {
 			const struct segment *s = &an->segs[i];
@@ -545,9 +543,8 @@ static void findings(FILE *out, const struct report *r)
 	/* the rest: one line per severity and kind, in the order they first come */
 	for (size_t g = i; g < an->nfinds; g++) {
 		const struct finding *f = &an->finds[g];
-		uint64_t n = 0, stretches = 0;
-		double total_s = 0, cost = 0;
-		bool done = false, costed = false;
+		const struct report_rest *rest = &r->finding_rest[g];	/* g and the rest of its kind */
+		bool done = false;
 		char l[48], d[32], c[48];
 		bool seen[TL_MAX_GPUS + 1] = { false };	/* by GPU + 1: host first */
 		size_t ngpus = 0;
@@ -558,7 +555,6 @@ static void findings(FILE *out, const struct report *r)
 		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
 		for (size_t k = g; k < an->nfinds; k++) {
 			const struct finding *o = &an->finds[k];
-			double oc = r->finding_cost[k];
 			if (o->severity != f->severity || strcmp(o->kind, f->kind))
 				continue;
 			/* each GPU once, the first TEXT_GROUP_GPUS by name */
@@ -569,23 +565,16 @@ static void findings(FILE *out, const struct report *r)
 						o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
 				ngpus++;
 			}
-			n++;
-			stretches += o->nstretch;
-			total_s += o->total_s;
-			if (!isnan(oc)) {
-				cost += oc;
-				costed = true;
-			}
 		}
 		if (ngpus > TEXT_GROUP_GPUS)
 			fprintf(out, " and %zu more GPUs", ngpus - TEXT_GROUP_GPUS);
-		if (stretches)
-			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)stretches,
+		if (rest->stretches)
+			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)rest->stretches,
 				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",
-				time_human_dur(d, sizeof(d), (int64_t)(total_s * 1e9)), costed ? ", cost " : "",
-				costed ? money(c, sizeof(c), r, cost) : "");
-		else if (n > 1)
-			fprintf(out, ": %llu findings", (unsigned long long)n);
+				time_human_dur(d, sizeof(d), (int64_t)(rest->total_s * 1e9)), rest->costed ? ", cost " : "",
+				rest->costed ? money(c, sizeof(c), r, rest->cost) : "");
+		else if (rest->n > 1)
+			fprintf(out, ": %llu findings", (unsigned long long)rest->n);
 		else
 			fprintf(out, ": %s", f->message);
 		fputc('\n', out);
