@@ -238,7 +238,8 @@ static void test_bug_report_dates(void **st)
 	tzset();
 }
 
-static int collect(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+static int collect(void *ud, const struct input_stat *in, const struct rec *r,
+		   const struct batch *b)
 {
 	struct text *o = ud;
 	(void)in;
@@ -367,7 +368,8 @@ static void test_bug_report_big(void **st)
 	put(&t, "Date: Thu Oct 27 08:50:11 PM -03 2022\n\n%s\n\n", rule);
 	put(&t, "Scanning kernel log files for NVIDIA kernel messages:\n\n  journalctl -b -0:\n");
 	/* line 12 */
-	put(&t, "Oct 27 20:24:54 host kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  520.56.06\n");
+	put(&t, "Oct 27 20:24:54 host kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module"
+		"  520.56.06\n");
 	for (int i = 0; i < 20000; i++)
 		put(&t, "Oct 27 20:24:55 host kernel: usb 1-%d: new device\n", i);
 	put(&t, "%s\n\ndmesg:\n\n", rule);
@@ -382,7 +384,8 @@ static void test_bug_report_big(void **st)
 	q_line = 1;
 	for (size_t i = 0; i < t.n; i++)
 		q_line += t.p[i] == '\n';
-	put(&t, "GPU 00000000:01:00.0\n    Power Readings\n        Power Draw                        : 24.78 W\n");
+	put(&t, "GPU 00000000:01:00.0\n    Power Readings\n");
+	put(&t, "        Power Draw                        : 24.78 W\n");
 	put(&t, "\n%s\n\nEnd of NVIDIA bug report log file.\n", rule);
 	assert_true(t.n > 2 * 1024 * 1024);
 	fd = mkstemp(path);
