@@ -733,6 +733,7 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 			      : all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
 			ps->busy_by_sm = !task && all_sm && sm_tot > 0;
 			ps->present_s += dt;
+			ps->share_s += dt * share;
 			if (!isnan(util))
 				ps->busy_s += dt * util / 100 * share;
 			if (!isnan(iv->energy_j))
@@ -767,8 +768,23 @@ static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *na
 	return an->nprocs++;
 }
 
+/* Keep what a process observation says of who it belongs to. */
+static void proc_who_set(struct proc_stat *ps, const struct proc_who *who)
+{
+	if (!who)
+		return;
+	if (who->user && who->user[0])
+		snprintf(ps->user, sizeof(ps->user), "%s", who->user);
+	if (who->job && who->job[0])
+		snprintf(ps->job, sizeof(ps->job), "%s", who->job);
+	if (who->task && who->task[0])
+		snprintf(ps->task, sizeof(ps->task), "%s", who->task);
+	if (who->ctr && who->ctr[0])
+		snprintf(ps->ctr, sizeof(ps->ctr), "%s", who->ctr);
+}
+
 static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *name,
-		       uint32_t present, double sm, double mem, double fb)
+		       uint32_t present, double sm, double mem, double fb, const struct proc_who *who)
 {
 	struct analysis *an = ud;
 	struct gpu_work *w;
@@ -793,6 +809,7 @@ static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *nam
 	si = proc_find(an, gi, pid, name);
 	ps = &an->procs[si];
 	ps->observations++;
+	proc_who_set(ps, who);
 	if (t < ps->first_ns)
 		ps->first_ns = t;
 	if (t > ps->last_ns)

@@ -87,11 +87,16 @@ struct proc_stat {
 	int64_t first_ns, last_ns;
 	uint64_t observations;
 	double present_s;	/* time the process was seen on the GPU */
+	double share_s;		/* present_s x its share of the GPU (the same share as busy_s):
+				 * the GPU time it is charged for (report attribution) */
 	double busy_s;		/* its share of util x dt */
 	double energy_j;	/* its share of the GPU's energy */
 	double fb_max_mib;	/* NAN if never reported */
 	double sm_sum, sm_n;	/* pmon sm % (mean = sum / n) */
 	bool busy_by_sm;	/* shares came from per-process sm %, else split evenly */
+	/* who it belongs to (record's columns, a logger's task): "" unknown;
+	 * the last one said wins */
+	char user[32], job[32], task[48], ctr[72];
 };
 
 /*

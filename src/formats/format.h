@@ -163,6 +163,7 @@ enum proc_field {
 	PF_MEM = 1 << 1,
 	PF_FB = 1 << 2,
 	PF_AFTER_HEADER = 1 << 3,	/* the first row after a repeated header (ticks.h) */
+	PF_WHO = 1 << 4,		/* pw.user/job/task/ctr are set (each may be STR_NONE) */
 };
 
 struct rec {
@@ -180,6 +181,13 @@ struct rec {
 	int64_t pid;		/* REC_PROC; PID_TASK for a task label */
 	union {
 		double v[M__COUNT];	/* SAMPLE: metric values; PROC: v[0]=sm%, v[1]=mem%, v[2]=fb MiB */
+		struct {
+			double v3[3];	/* REC_PROC: v[0..2] as above */
+			/* who the process belongs to (with PF_WHO; ctx_str() or
+			 * STR_NONE): its user, batch job (Slurm job id), task
+			 * (record --task, TASK_ID) and container or cgroup */
+			uint32_t user, job, task, ctr;
+		} pw;
 		struct {
 			int64_t dur_ns;	/* 0 for a zero-length interval */
 			int64_t corr;	/* correlation id, -1 if none */

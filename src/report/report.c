@@ -445,6 +445,7 @@ void report_compute(struct report *r)
 	first_screen(r);
 	by_day(r);
 	report_fleet_compute(r);
+	report_attrib_compute(r);
 }
 
 double report_state_share(const struct report *r, int gpu, int st)
@@ -480,4 +481,5 @@ void report_release(struct report *r)
 	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
 	r->ndays = 0;
 	report_fleet_release(r);
+	report_attrib_release(r);
 }

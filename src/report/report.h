@@ -42,6 +42,31 @@ struct fleet_row {
 	double share, unsliced_cost;
 };
 
+/*
+ * Who spent it (attrib.c): per dimension, one row per key (a user, a job,
+ * ...) with the GPU time its processes held (each process's share of its
+ * GPU: measured sm % where known, else even among those present), their
+ * useful time and energy, and their part of the window's owned cost; the
+ * rows by cost, most first, then "no process seen": the rest of each total,
+ * so that every column adds up to the window's.
+ */
+enum attrib_by { AB_USER, AB_JOB, AB_TASK, AB_CTR, AB_PROC, AB__COUNT };
+extern const char *const attrib_by_name[AB__COUNT];
+#define ATTRIB_TEXT_TOP 5	/* rows a text table names before "N more" */
+#define ATTRIB_MD_ROWS 30	/* Markdown and HTML */
+struct attrib_row {
+	char key[96];		/* "(unknown user)", "(none)" where not said */
+	bool none;		/* the last row: what no process (task label) held */
+	size_t nprocs;
+	double held_s, useful_s, energy_j, cost;
+};
+struct report_attrib {
+	struct attrib_row *rows[AB__COUNT];
+	size_t nrows[AB__COUNT];	/* 0: no process data, no split */
+	bool known[AB__COUNT];		/* some process said its key */
+	bool energy_estimated;		/* energy is the profile's estimate, per row too */
+};
+
 struct report {
 	/* inputs (borrowed) */
 	const struct ingest_result *inputs;
@@ -133,6 +158,7 @@ struct report {
 	const struct analysis *slice_an;
 	struct fleet_row *migs, *slices;
 	size_t nmigs, nslices;
+	struct report_attrib attrib;	/* who spent it (attrib.c) */
 };
 
 /*
@@ -163,6 +189,13 @@ void report_fleet_text(FILE *out, const struct report *r);
 void report_fleet_markdown(FILE *out, const struct report *r);
 struct jsonw;
 void report_fleet_json(struct jsonw *w, const struct report *r);
+
+/* attrib.c: who spent it, and its renderings */
+void report_attrib_compute(struct report *r);
+void report_attrib_release(struct report *r);
+void report_attrib_text(FILE *out, const struct report *r);
+void report_attrib_markdown(FILE *out, const struct report *r);
+void report_attrib_json(struct jsonw *w, const struct report *r);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);

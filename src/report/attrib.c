@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Who spent it: the window's GPU time, useful time, energy and owned cost
+ * split by user, job, task, container and process (docs/cost-model.md
+ * "Who spent it").  Every figure is computed here, once; the writers only
+ * render the rows.
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/jsonw.h"
+#include "util/numfmt.h"
+#include "util/xalloc.h"
+
+const char *const attrib_by_name[AB__COUNT] = {
+	[AB_USER] = "user", [AB_JOB] = "job", [AB_TASK] = "task", [AB_CTR] = "container", [AB_PROC] = "process",
+};
+
+/* The JSON keys of the dimensions (report-json.md "attribution"). */
+static const char *const by_key[AB__COUNT] = {
+	[AB_USER] = "by_user", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
+	[AB_CTR] = "by_container", [AB_PROC] = "by_process",
+};
+
+/* A GPU's useful seconds per utilization-second (1 when it has none): a
+ * process's busy_s, a share of utilization, becomes a share of the GPU's
+ * useful time (the one definition of busy, docs/states.md "Busy"). */
+static double useful_per_util(const struct analysis *an, int gi)
+{
+	double b;
+
+	if (gi < 0 || gi >= an->tl.ngpus)
+		return 1;
+	b = an->gpus[gi].busy_s;
+	return b > 0 ? analysis_useful_s(an, gi, NULL, NULL) / b : 1;
+}
+
+/* The key of process p in dimension d, "" when it was not said. */
+static void key_of(char *buf, size_t cap, const struct analysis *an, const struct proc_stat *p, int d, bool tasks)
+{
+	char gn[16];
+
+	switch (d) {
+	case AB_USER:
+		snprintf(buf, cap, "%s", p->user);
+		break;
+	case AB_JOB:
+		snprintf(buf, cap, "%s", p->job);
+		break;
+	case AB_TASK:
+		snprintf(buf, cap, "%s", tasks ? p->name : p->task);
+		break;
+	case AB_CTR:
+		snprintf(buf, cap, "%s", p->ctr);
+		break;
+	default:
+		if (p->pid >= 0)
+			snprintf(buf, cap, "GPU %s pid %" PRId64 "%s%s", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)),
+				 p->pid, p->name[0] ? " " : "", p->name);
+		else
+			snprintf(buf, cap, "GPU %s pid ?%s%s", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)),
+				 p->name[0] ? " " : "", p->name);
+	}
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct attrib_row *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	if (x->held_s != y->held_s)
+		return x->held_s > y->held_s ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* A remainder that is only rounding (the rows summed in another order) is 0. */
+static double rest(double total, double sum)
+{
+	double d = total - sum;
+
+	return fabs(d) <= 1e-9 * (fabs(total) > 1 ? fabs(total) : 1) ? 0 : d;
+}
+
+/*
+ * One dimension: each owner's share of the window's figures, summed per key,
+ * then the part no owner held.  The owned cost is split part by part, as
+ * cost_window() adds it up: the fixed part by GPU time held, electricity by
+ * energy, cooling by useful time, the per-job charge by the jobs counted.
+ */
+static void one_dim(struct report *r, int d, bool tasks)
+{
+	const struct analysis *an = r->an;
+	struct report_attrib *a = &r->attrib;
+	double covered = r->covered_h * 3600, busy = r->busy_h * 3600;
+	const struct cost_window *w = &r->win;
+	struct attrib_row *rows = xcalloc(an->nprocs + 1, sizeof(*rows)), sum = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		bool is_task = p->pid == PID_TASK;
+		struct attrib_row *row = NULL;
+		char key[sizeof(rows->key)];
+		double useful, energy, cost;
+		bool job;
+		/* task labels own the task split when there are any; every
+		 * other split is by the processes */
+		if (is_task != (d == AB_TASK && tasks))
+			continue;
+		key_of(key, sizeof(key), an, p, d, tasks);
+		if (key[0])
+			a->known[d] = true;
+		else
+			snprintf(key, sizeof(key), "%s", d == AB_USER ? "(unknown user)" : "(none)");
+		for (size_t k = 0; k < n && !row; k++)
+			if (!strcmp(rows[k].key, key))
+				row = &rows[k];
+		if (!row) {
+			row = &rows[n++];
+			snprintf(row->key, sizeof(row->key), "%s", key);
+		}
+		useful = p->busy_s * useful_per_util(an, p->gpu);
+		energy = a->energy_estimated ? (r->params.busy_power_w * useful +
+						r->params.idle_power_w * (p->share_s - useful))
+					     : p->energy_j;
+		job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
+		cost = (covered > 0 ? w->local_fixed * p->share_s / covered : 0) +
+		       (r->energy_j > 0 ? w->local_energy * energy / r->energy_j : 0) +
+		       (busy > 0 ? w->local_cooling * useful / busy : 0) + (job ? r->params.local_per_job_fixed : 0);
+		row->nprocs++;
+		row->held_s += p->share_s;
+		row->useful_s += useful;
+		row->energy_j += energy;
+		row->cost += cost;
+		sum.held_s += p->share_s;
+		sum.useful_s += useful;
+		sum.energy_j += energy;
+		sum.cost += cost;
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	/* what no process held: the rest of each total, its own line */
+	rows[n].none = true;
+	snprintf(rows[n].key, sizeof(rows[n].key), "%s", d == AB_TASK && tasks ? "no task seen" : "no process seen");
+	rows[n].held_s = rest(covered, sum.held_s);
+	rows[n].useful_s = rest(busy, sum.useful_s);
+	rows[n].energy_j = rest(r->energy_j, sum.energy_j);
+	rows[n].cost = rest(w->local_cost, sum.cost);
+	a->rows[d] = rows;
+	a->nrows[d] = n + 1;
+}
+
+void report_attrib_compute(struct report *r)
+{
+	const struct analysis *an = r->an;
+	bool tasks = false;
+
+	memset(&r->attrib, 0, sizeof(r->attrib));
+	if (!an->nprocs || r->covered_h <= 0)
+		return;
+	for (size_t i = 0; i < an->nprocs; i++)
+		tasks |= an->procs[i].pid == PID_TASK;
+	r->attrib.energy_estimated = r->energy_source && !strcmp(r->energy_source, "profile estimate");
+	for (int d = 0; d < AB__COUNT; d++)
+		one_dim(r, d, tasks);
+	r->attrib.known[AB_PROC] = true;
+}
+
+void report_attrib_release(struct report *r)
+{
+	for (int d = 0; d < AB__COUNT; d++)
+		free(r->attrib.rows[d]);
+	memset(&r->attrib, 0, sizeof(r->attrib));
+}
+
+/* ---- renderings ------------------------------------------------------------ */
+
+/* The dimensions a short table shows: those with a key said, and the
+ * processes when no user, job or container was said. */
+static bool shown(const struct report *r, int d)
+{
+	const bool *k = r->attrib.known;
+
+	return d == AB_PROC ? !(k[AB_USER] || k[AB_JOB] || k[AB_CTR]) : k[d];
+}
+
+static void text_row(FILE *out, const struct report *r, const char *key, const struct attrib_row *row)
+{
+	char a[32], b[32], c[32], m[64];
+
+	fprintf(out, "  %-32.32s %9s %9s %9s %14s\n", key, nf_num(a, sizeof(a), row->held_s / 3600, 2),
+		nf_num(b, sizeof(b), row->useful_s / 3600, 2), nf_num(c, sizeof(c), row->energy_j / 3.6e6, 2),
+		nf_money(m, sizeof(m), row->cost, r->params.currency));
+}
+
+void report_attrib_text(FILE *out, const struct report *r)
+{
+	const struct report_attrib *a = &r->attrib;
+
+	if (!a->nrows[AB_PROC])
+		return;
+	fprintf(out, "\nWho spent it (the GPU time each held, split by measured sm %% where known, else evenly;\n"
+		"  the owned cost split as it adds up: fixed by GPU time, electricity by energy; --json has every row)\n");
+	for (int d = 0; d < AB__COUNT; d++) {
+		const struct attrib_row *rows = a->rows[d];
+		size_t n = a->nrows[d] - 1, top = n > ATTRIB_TEXT_TOP + 1 ? ATTRIB_TEXT_TOP : n;
+		struct attrib_row more = { 0 }, tot = { 0 };
+		char label[48];
+		if (!shown(r, d))
+			continue;
+		fprintf(out, "  %-32s %9s %9s %9s %14s\n", attrib_by_name[d], "GPU_h", "useful_h", "kWh", "cost");
+		for (size_t i = 0; i <= n; i++) {
+			tot.held_s += rows[i].held_s;
+			tot.useful_s += rows[i].useful_s;
+			tot.energy_j += rows[i].energy_j;
+			tot.cost += rows[i].cost;
+			if (i < top)
+				text_row(out, r, rows[i].key, &rows[i]);
+			else if (i < n) {
+				more.held_s += rows[i].held_s;
+				more.useful_s += rows[i].useful_s;
+				more.energy_j += rows[i].energy_j;
+				more.cost += rows[i].cost;
+			}
+		}
+		if (n > top) {
+			snprintf(label, sizeof(label), "%zu more", n - top);
+			text_row(out, r, label, &more);
+		}
+		text_row(out, r, rows[n].key, &rows[n]);
+		text_row(out, r, "total", &tot);
+	}
+}
+
+static void md_cell(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\`*_{}[]()<>#+!|~&", *s))
+			fputc('\\', out);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+	}
+}
+
+void report_attrib_markdown(FILE *out, const struct report *r)
+{
+	const struct report_attrib *a = &r->attrib;
+
+	if (!a->nrows[AB_PROC])
+		return;
+	fprintf(out, "\n## Who spent it\n\nThe GPU time each held (split by measured sm %% where known, else evenly), "
+		"its useful time, energy and share of the owned cost; what no process held is its own line. "
+		"`--json` has every row under `attribution`.\n");
+	for (int d = 0; d < AB__COUNT; d++) {
+		const struct attrib_row *rows = a->rows[d];
+		size_t n = a->nrows[d];
+		if (!shown(r, d))
+			continue;
+		fprintf(out, "\n| %s | GPU h | useful h | kWh | cost |\n|---|--:|--:|--:|--:|\n", attrib_by_name[d]);
+		for (size_t i = 0; i < n; i++) {
+			char b1[32], b2[32], b3[32], m[64];
+			if (i >= ATTRIB_MD_ROWS && i + 1 < n)
+				continue;
+			fprintf(out, "| ");
+			md_cell(out, rows[i].key);
+			fprintf(out, " | %s | %s | %s | %s |\n", nf_num(b1, sizeof(b1), rows[i].held_s / 3600, 2),
+				nf_num(b2, sizeof(b2), rows[i].useful_s / 3600, 2),
+				nf_num(b3, sizeof(b3), rows[i].energy_j / 3.6e6, 3),
+				nf_money(m, sizeof(m), rows[i].cost, r->params.currency));
+		}
+		if (n - 1 > ATTRIB_MD_ROWS)
+			fprintf(out, "\n%zu more in --json.\n", n - 1 - ATTRIB_MD_ROWS);
+	}
+}
+
+void report_attrib_json(struct jsonw *w, const struct report *r)
+{
+	const struct report_attrib *a = &r->attrib;
+
+	if (!a->nrows[AB_PROC])
+		return;
+	jsonw_key(w, "attribution");
+	jsonw_obj_begin(w);
+	jsonw_kbool(w, "energy_estimated", a->energy_estimated);
+	for (int d = 0; d < AB__COUNT; d++) {
+		jsonw_key(w, by_key[d]);
+		jsonw_arr_begin(w);
+		for (size_t i = 0; i < a->nrows[d]; i++) {
+			const struct attrib_row *row = &a->rows[d][i];
+			jsonw_obj_begin(w);
+			jsonw_kstr(w, "key", row->key);
+			jsonw_kbool(w, "none", row->none);
+			jsonw_kint(w, "processes", (int64_t)row->nprocs);
+			jsonw_knum(w, "held_s", row->held_s, 3);
+			jsonw_knum(w, "useful_s", row->useful_s, 3);
+			jsonw_knum(w, "energy_j", row->energy_j, 1);
+			jsonw_knum(w, "cost", row->cost, 6);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+	}
+	jsonw_obj_end(w);
+}
