@@ -678,6 +678,77 @@ static struct ival *on_reserve(void *ud, int gi)
 	return &w->ring[(w->ring_head + w->ring_n) & (w->ring_cap - 1)];
 }
 
+/* Jobs further back than this from an interval are done with (other GPUs'
+ * intervals may come a little behind). */
+#define JOB_RETIRE_NS (600 * NS_PER_S)
+
+/* A batch job's allocation: kept, and live for the intervals to come. */
+static void job_add(struct analysis *an, const struct rec *r, const struct batch *b)
+{
+	struct an_job *j;
+
+	if (r->time_kind != TK_ABS || r->job.ngpus <= 0)
+		return;
+	ALLOC_GROW(an->jobs, an->njobs + 1, an->jobs_alloc);
+	j = &an->jobs[an->njobs];
+	memset(j, 0, sizeof(*j));
+	snprintf(j->id, sizeof(j->id), "%s", batch_str(b, r->job.id) ? batch_str(b, r->job.id) : "");
+	snprintf(j->user, sizeof(j->user), "%s", batch_str(b, r->job.user) ? batch_str(b, r->job.user) : "");
+	snprintf(j->account, sizeof(j->account), "%s",
+		 batch_str(b, r->job.account) ? batch_str(b, r->job.account) : "");
+	snprintf(j->nodes, sizeof(j->nodes), "%s", batch_str(b, r->job.nodes) ? batch_str(b, r->job.nodes) : "");
+	j->t0_ns = r->t_ns;
+	j->t1_ns = r->job.t1_ns;
+	j->ngpus = r->job.ngpus;
+	j->nnodes = r->job.nnodes > 0 ? r->job.nnodes : 1;
+	j->gpuutil_pct = r->job.gpuutil_pct;
+	j->gpumem_mib = r->job.gpumem_mib;
+	ALLOC_GROW(an->jobs_live, an->njobs_live + 1, an->jobs_live_alloc);
+	an->jobs_live[an->njobs_live++] = an->njobs++;
+}
+
+/* The live jobs' shares of one data interval of GPU gi (struct an_job). */
+static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
+{
+	double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9, claim = 0, denom;
+	double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
+	size_t k = 0;
+
+	if (!(dt > 0))
+		return;
+	for (size_t i = 0; i < an->njobs_live; i++) {
+		const struct an_job *j = &an->jobs[an->jobs_live[i]];
+		if (j->t1_ns != INT64_MAX && j->t1_ns < iv->t0_ns - JOB_RETIRE_NS)
+			continue;	/* done with: dropped below */
+		an->jobs_live[k++] = an->jobs_live[i];
+		if (j->t0_ns < iv->t1_ns && j->t1_ns > iv->t0_ns)
+			claim += (double)j->ngpus / j->nnodes;
+	}
+	an->njobs_live = k;
+	denom = claim > an->tl.ngpus ? claim : an->tl.ngpus;
+	if (!(denom > 0))
+		return;
+	for (size_t i = 0; i < an->njobs_live; i++) {
+		struct an_job *j = &an->jobs[an->jobs_live[i]];
+		int64_t a = j->t0_ns > iv->t0_ns ? j->t0_ns : iv->t0_ns;
+		int64_t z = j->t1_ns < iv->t1_ns ? j->t1_ns : iv->t1_ns;
+		double ov, share;
+		if (z <= a)
+			continue;
+		ov = (double)(z - a) / 1e9;
+		share = (double)j->ngpus / j->nnodes / denom;
+		j->held_s += ov * share;
+		if (!isnan(iv->energy_j))
+			j->energy_j += iv->energy_j * ov / dt * share;
+		if (!isnan(util)) {
+			if (!j->gpu_busy_s)
+				j->gpu_busy_s = xcalloc(TL_MAX_GPUS, sizeof(double));
+			j->busy_s += ov * util / 100 * share;
+			j->gpu_busy_s[gi] += ov * util / 100 * share;
+		}
+	}
+}
+
 static void on_interval(void *ud, int gi, const struct ival *iv_in)
 {
 	struct analysis *an = ud;
@@ -744,6 +815,8 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 					      iv->energy_j * share);
 		}
 	}
+	if (iv->kind == IV_DATA && an->njobs_live && !(iv->status & (GS_LOST | GS_RESET)))
+		jobs_interval(an, gi, iv);
 	win_push(w, iv);
 	w->ring_n++;
 	drain(an, gi, false);
@@ -1190,6 +1263,10 @@ void analysis_add(struct analysis *an, const struct rec *r, const struct batch *
 		trace_join_add(an, r, b, src);
 		return;
 	}
+	if (r->kind == REC_JOB) {
+		job_add(an, r, b);
+		return;
+	}
 	timeline_add(&an->tl, r, b, src);
 }
 
@@ -1449,6 +1526,10 @@ void analysis_release(struct analysis *an)
 	free(an->klogs);
 	free(an->finds);
 	free(an->procs);
+	for (size_t i = 0; i < an->njobs; i++)
+		free(an->jobs[i].gpu_busy_s);
+	free(an->jobs);
+	free(an->jobs_live);
 	free(an->evs);
 	free(an->outages);
 	for (size_t i = 0; i < an->nstrs; i++)

@@ -100,6 +100,24 @@ struct proc_stat {
 };
 
 /*
+ * A batch job's allocation (REC_JOB: Slurm's sacct), priced against the
+ * GPUs of the node over its window.  sacct names no GPU index, so a job
+ * given n of the node's G GPUs (per node: its GPUs over its nodes) takes
+ * n/G of each GPU's time, busy time and energy while it runs; when the
+ * jobs running at once claim more than G, each takes its claim over their
+ * sum.  So a node's energy is divided among its jobs' GPUs, never counted
+ * once per rank or step (only allocations are read).
+ */
+struct an_job {
+	char id[48], user[48], account[48], nodes[160];
+	int64_t t0_ns, t1_ns;		/* t1 INT64_MAX: still running at the end of the data */
+	int32_t ngpus, nnodes;
+	double gpuutil_pct, gpumem_mib;	/* Slurm's own TRESUsageInTot figures (NAN unknown) */
+	double held_s, busy_s, energy_j;	/* its share of the GPUs: time, util x time, energy */
+	double *gpu_busy_s;		/* busy_s per GPU (TL_MAX_GPUS; NULL until it has some) */
+};
+
+/*
  * The display series (the HTML timeline): per GPU, fixed-width buckets of
  * time holding, per metric, the time-weighted sum, the seconds known and
  * the extremes, and the seconds in each state.  Buckets start SER_BASE_NS
@@ -346,6 +364,12 @@ struct analysis {
 	size_t nfind_seen;
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
+	/* batch jobs (REC_JOB) in the order they came (by start), and those
+	 * that may still overlap the intervals to come */
+	struct an_job *jobs;
+	size_t njobs, jobs_alloc;
+	size_t *jobs_live;
+	size_t njobs_live, jobs_live_alloc;
 	uint64_t events[8];
 	/* the event list, outages, per-kind counts and host power events */
 	struct an_event *evs;

@@ -57,6 +57,9 @@ enum rec_kind {
 			 * named anc.boot_id (STR_NONE: this input's boot anc.boot).
 			 * Consumed by the driver to place TK_BOOT records; never
 			 * reaches a sink. */
+	REC_JOB,	/* a batch job's allocation (Slurm sacct): t_ns its start
+			 * (TK_ABS), job.* the rest; no GPU of its own: the
+			 * report prices it against the GPUs of the node */
 };
 
 #define BAD_FATAL 1
@@ -188,6 +191,14 @@ struct rec {
 			 * (record --task, TASK_ID) and container or cgroup */
 			uint32_t user, job, task, ctr;
 		} pw;
+		struct {
+			int64_t t1_ns;		/* its end; INT64_MAX: still running */
+			uint32_t id, user, account, nodes;	/* ctx_str() or STR_NONE */
+			int32_t ngpus;		/* GPUs allocated, all nodes together */
+			int32_t nnodes;		/* nodes in its node list (>= 1) */
+			double gpuutil_pct;	/* Slurm's own TRESUsageInTot gres/gpuutil (NAN unknown) */
+			double gpumem_mib;	/* and gres/gpumem (NAN unknown) */
+		} job;			/* REC_JOB */
 		struct {
 			int64_t dur_ns;	/* 0 for a zero-length interval */
 			int64_t corr;	/* correlation id, -1 if none */

@@ -14,6 +14,7 @@
 
 #include "util/jsonw.h"
 #include "util/numfmt.h"
+#include "util/timeutil.h"
 #include "util/xalloc.h"
 
 const char *const attrib_by_name[AB__COUNT] = {
@@ -86,6 +87,72 @@ static double rest(double total, double sum)
 	return fabs(d) <= 1e-9 * (fabs(total) > 1 ? fabs(total) : 1) ? 0 : d;
 }
 
+/* One owner's figures (a process, a task label or a batch job), before they are summed per key. */
+struct owner {
+	char key[sizeof(((struct attrib_row *)0)->key)];
+	double held_s, useful_s, energy_j;
+	bool job;		/* counted as a job by the cost model (its per-job charge) */
+};
+
+/* A batch job's useful seconds: its busy time on each GPU, as a share of that GPU's useful time. */
+static double job_useful(const struct analysis *an, const struct an_job *j)
+{
+	double u = 0;
+
+	if (!j->gpu_busy_s)
+		return 0;
+	for (int g = 0; g < an->tl.ngpus; g++)
+		if (j->gpu_busy_s[g] > 0)
+			u += j->gpu_busy_s[g] * useful_per_util(an, g);
+	return u;
+}
+
+/*
+ * The owners of dimension d: batch jobs for users and jobs when there are
+ * any (Slurm's accounting says who was given the GPUs), task labels for
+ * tasks when there are any, else the processes.  Returns how many.
+ */
+static size_t owners(const struct report *r, int d, bool tasks, struct owner *o, const char **none)
+{
+	const struct analysis *an = r->an;
+	size_t n = 0;
+
+	*none = "no process seen";
+	if (an->njobs && (d == AB_USER || d == AB_JOB)) {
+		*none = "no job seen";
+		for (size_t i = 0; i < an->njobs; i++) {
+			const struct an_job *j = &an->jobs[i];
+			if (!(j->held_s > 0))
+				continue;	/* outside the telemetry's time: counted apart */
+			memset(&o[n], 0, sizeof(o[n]));
+			snprintf(o[n].key, sizeof(o[n].key), "%s", d == AB_USER ? j->user : j->id);
+			o[n].held_s = j->held_s;
+			o[n].useful_s = job_useful(an, j);
+			o[n].energy_j = j->energy_j;
+			n++;
+		}
+		return n;
+	}
+	if (d == AB_TASK && tasks)
+		*none = "no task seen";
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		bool is_task = p->pid == PID_TASK;
+		/* task labels own the task split when there are any; every
+		 * other split is by the processes */
+		if (is_task != (d == AB_TASK && tasks))
+			continue;
+		memset(&o[n], 0, sizeof(o[n]));
+		key_of(o[n].key, sizeof(o[n].key), an, p, d, tasks);
+		o[n].held_s = p->share_s;
+		o[n].useful_s = p->busy_s * useful_per_util(an, p->gpu);
+		o[n].energy_j = p->energy_j;
+		o[n].job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
+		n++;
+	}
+	return n;
+}
+
 /*
  * One dimension: each owner's share of the window's figures, summed per key,
  * then the part no owner held.  The owned cost is split part by part, as
@@ -98,60 +165,55 @@ static void one_dim(struct report *r, int d, bool tasks)
 	struct report_attrib *a = &r->attrib;
 	double covered = r->covered_h * 3600, busy = r->busy_h * 3600;
 	const struct cost_window *w = &r->win;
-	struct attrib_row *rows = xcalloc(an->nprocs + 1, sizeof(*rows)), sum = { 0 };
-	size_t n = 0;
+	size_t cap = an->nprocs + an->njobs + 1, no, n = 0;
+	struct owner *o = xcalloc(cap, sizeof(*o));
+	struct attrib_row *rows = xcalloc(cap, sizeof(*rows)), sum = { 0 };
+	const char *none;
 
-	for (size_t i = 0; i < an->nprocs; i++) {
-		const struct proc_stat *p = &an->procs[i];
-		bool is_task = p->pid == PID_TASK;
+	no = owners(r, d, tasks, o, &none);
+	for (size_t i = 0; i < no; i++) {
 		struct attrib_row *row = NULL;
-		char key[sizeof(rows->key)];
-		double useful, energy, cost;
-		bool job;
-		/* task labels own the task split when there are any; every
-		 * other split is by the processes */
-		if (is_task != (d == AB_TASK && tasks))
-			continue;
-		key_of(key, sizeof(key), an, p, d, tasks);
-		if (key[0])
+		double energy, cost;
+		if (o[i].key[0])
 			a->known[d] = true;
 		else
-			snprintf(key, sizeof(key), "%s", d == AB_USER ? "(unknown user)" : "(none)");
+			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" : "(none)");
 		for (size_t k = 0; k < n && !row; k++)
-			if (!strcmp(rows[k].key, key))
+			if (!strcmp(rows[k].key, o[i].key))
 				row = &rows[k];
 		if (!row) {
 			row = &rows[n++];
-			snprintf(row->key, sizeof(row->key), "%s", key);
+			snprintf(row->key, sizeof(row->key), "%s", o[i].key);
 		}
-		useful = p->busy_s * useful_per_util(an, p->gpu);
-		energy = a->energy_estimated ? (r->params.busy_power_w * useful +
-						r->params.idle_power_w * (p->share_s - useful))
-					     : p->energy_j;
-		job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
-		cost = (covered > 0 ? w->local_fixed * p->share_s / covered : 0) +
+		energy = a->energy_estimated ? (r->params.busy_power_w * o[i].useful_s +
+						r->params.idle_power_w * (o[i].held_s - o[i].useful_s))
+					     : o[i].energy_j;
+		cost = (covered > 0 ? w->local_fixed * o[i].held_s / covered : 0) +
 		       (r->energy_j > 0 ? w->local_energy * energy / r->energy_j : 0) +
-		       (busy > 0 ? w->local_cooling * useful / busy : 0) + (job ? r->params.local_per_job_fixed : 0);
+		       (busy > 0 ? w->local_cooling * o[i].useful_s / busy : 0) +
+		       (o[i].job ? r->params.local_per_job_fixed : 0);
 		row->nprocs++;
-		row->held_s += p->share_s;
-		row->useful_s += useful;
+		row->held_s += o[i].held_s;
+		row->useful_s += o[i].useful_s;
 		row->energy_j += energy;
 		row->cost += cost;
-		sum.held_s += p->share_s;
-		sum.useful_s += useful;
+		sum.held_s += o[i].held_s;
+		sum.useful_s += o[i].useful_s;
 		sum.energy_j += energy;
 		sum.cost += cost;
 	}
+	free(o);
 	qsort(rows, n, sizeof(*rows), row_cmp);
-	/* what no process held: the rest of each total, its own line */
+	/* what no owner held: the rest of each total, its own line */
 	rows[n].none = true;
-	snprintf(rows[n].key, sizeof(rows[n].key), "%s", d == AB_TASK && tasks ? "no task seen" : "no process seen");
+	snprintf(rows[n].key, sizeof(rows[n].key), "%s", none);
 	rows[n].held_s = rest(covered, sum.held_s);
 	rows[n].useful_s = rest(busy, sum.useful_s);
 	rows[n].energy_j = rest(r->energy_j, sum.energy_j);
 	rows[n].cost = rest(w->local_cost, sum.cost);
 	a->rows[d] = rows;
 	a->nrows[d] = n + 1;
+	a->from_jobs[d] = an->njobs && (d == AB_USER || d == AB_JOB);
 }
 
 void report_attrib_compute(struct report *r)
@@ -160,11 +222,13 @@ void report_attrib_compute(struct report *r)
 	bool tasks = false;
 
 	memset(&r->attrib, 0, sizeof(r->attrib));
-	if (!an->nprocs || r->covered_h <= 0)
+	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0)
 		return;
 	for (size_t i = 0; i < an->nprocs; i++)
 		tasks |= an->procs[i].pid == PID_TASK;
 	r->attrib.energy_estimated = r->energy_source && !strcmp(r->energy_source, "profile estimate");
+	for (size_t i = 0; i < an->njobs; i++)
+		r->attrib.jobs_outside += !(an->jobs[i].held_s > 0);
 	for (int d = 0; d < AB__COUNT; d++)
 		one_dim(r, d, tasks);
 	r->attrib.known[AB_PROC] = true;
@@ -192,9 +256,10 @@ static void text_row(FILE *out, const struct report *r, const char *key, const s
 {
 	char a[32], b[32], c[32], m[64];
 
-	fprintf(out, "  %-32.32s %9s %9s %9s %14s\n", key, nf_num(a, sizeof(a), row->held_s / 3600, 2),
-		nf_num(b, sizeof(b), row->useful_s / 3600, 2), nf_num(c, sizeof(c), row->energy_j / 3.6e6, 2),
-		nf_money(m, sizeof(m), row->cost, r->params.currency));
+	fprintf(out, "  %-32.32s %10s %10s %9s %14s\n", key,
+		time_human_dur(a, sizeof(a), (int64_t)(row->held_s * 1e9 + 0.5)),
+		time_human_dur(b, sizeof(b), (int64_t)(row->useful_s * 1e9 + 0.5)),
+		nf_num(c, sizeof(c), row->energy_j / 3.6e6, 3), nf_money(m, sizeof(m), row->cost, r->params.currency));
 }
 
 void report_attrib_text(FILE *out, const struct report *r)
@@ -205,6 +270,10 @@ void report_attrib_text(FILE *out, const struct report *r)
 		return;
 	fprintf(out, "\nWho spent it (the GPU time each held, split by measured sm %% where known, else evenly;\n"
 		"  the owned cost split as it adds up: fixed by GPU time, electricity by energy; --json has every row)\n");
+	if (a->from_jobs[AB_JOB])
+		fprintf(out, "  users and jobs from the batch jobs' allocations (n of the node's G GPUs take n/G of each)\n");
+	if (a->jobs_outside)
+		fprintf(out, "  %zu batch job(s) ran outside the telemetry's time: not in the tables\n", a->jobs_outside);
 	for (int d = 0; d < AB__COUNT; d++) {
 		const struct attrib_row *rows = a->rows[d];
 		size_t n = a->nrows[d] - 1, top = n > ATTRIB_TEXT_TOP + 1 ? ATTRIB_TEXT_TOP : n;
@@ -212,7 +281,7 @@ void report_attrib_text(FILE *out, const struct report *r)
 		char label[48];
 		if (!shown(r, d))
 			continue;
-		fprintf(out, "  %-32s %9s %9s %9s %14s\n", attrib_by_name[d], "GPU_h", "useful_h", "kWh", "cost");
+		fprintf(out, "  %-32s %10s %10s %9s %14s\n", attrib_by_name[d], "GPU time", "useful", "kWh", "cost");
 		for (size_t i = 0; i <= n; i++) {
 			tot.held_s += rows[i].held_s;
 			tot.useful_s += rows[i].useful_s;
@@ -285,6 +354,9 @@ void report_attrib_json(struct jsonw *w, const struct report *r)
 	jsonw_key(w, "attribution");
 	jsonw_obj_begin(w);
 	jsonw_kbool(w, "energy_estimated", a->energy_estimated);
+	/* who owns the user and job splits: Slurm's allocations, or the processes */
+	jsonw_kstr(w, "users_jobs_from", a->from_jobs[AB_JOB] ? "batch jobs" : "processes");
+	jsonw_kint(w, "jobs_outside", (int64_t)a->jobs_outside);
 	for (int d = 0; d < AB__COUNT; d++) {
 		jsonw_key(w, by_key[d]);
 		jsonw_arr_begin(w);

@@ -64,6 +64,8 @@ struct report_attrib {
 	struct attrib_row *rows[AB__COUNT];
 	size_t nrows[AB__COUNT];	/* 0: no process data, no split */
 	bool known[AB__COUNT];		/* some process said its key */
+	bool from_jobs[AB__COUNT];	/* the owners are batch jobs (sacct), not processes */
+	size_t jobs_outside;		/* batch jobs that held none of the telemetry's time */
 	bool energy_estimated;		/* energy is the profile's estimate, per row too */
 };
 
