@@ -42,7 +42,7 @@ enum {
 
 const struct option_def trend_options[] = {
 	{ "db", 0, "FILE", "the store written by 'gputally ingest'", OPT_DB },
-	{ "by", 0, "hour|day|week|month|task", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task: one row per task over the window", OPT_BY },
+	{ "by", 0, "hour|day|week|month|task|user|job", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task, user or job: one row per task, user or Slurm job over the window", OPT_BY },
 	{ "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)", OPT_TZ },
 	{ "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute", OPT_TASK },
 	{ "gpu", 0, "INDEX|UUID", "only this GPU", OPT_GPU },
@@ -201,6 +201,10 @@ static void json_row(struct jsonw *w, const struct cost_params *cp, const struct
 		jsonw_kstr(w, "label", lab);
 	} else if (kind == 1) {
 		jsonw_kstr(w, "task", r->name);
+	} else if (kind == 3) {
+		jsonw_kstr(w, "user", r->name);
+	} else if (kind == 4) {
+		jsonw_kstr(w, "job", r->name);
 	}
 	jsonw_kint(w, "gpus", r->gpus);
 	jsonw_knum(w, "gpu_hours", r->covered_s / 3600, 6);
@@ -271,7 +275,8 @@ static void csv_out(const struct trend_query *q, const struct cost_params *cp, c
 }
 
 struct trend_args {
-	bool by_task;		/* --by task: the per-task rows are the table */
+	bool by_task;		/* --by task|user|job: the per-task (user, job) rows are the table */
+	const char *owner;	/* --by user or job: that column, else NULL (tasks) */
 	struct trend_query q;
 	const char *db, *profile, *since, *until, *tz;
 	const char **sets;
@@ -285,24 +290,42 @@ struct trend_args {
  * GPU shared by two tasks at once counts in both rows, and the time no task
  * was seen in none: the rows need not add up to the total.
  */
+/* A name from the logs as one CSV field: quoted (RFC 4180) when it holds a comma, quote or line break. */
+static void csv_name(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
 static void by_task_out(const struct trend_args *a, const struct cost_params *cp, const struct trend_row *tasks,
 			size_t nt, const struct trend_row *tot)
 {
 	struct priced p;
+	const char *what = a->owner ? a->owner : "task";
+	const char *list = !a->owner ? "tasks" : !strcmp(a->owner, "user") ? "users" : "jobs";
 
 	if (a->json) {
 		struct jsonw w;
 		jsonw_init(&w, stdout, true);
 		jsonw_obj_begin(&w);
 		jsonw_version(&w);
-		jsonw_kstr(&w, "by", "task");
+		jsonw_kstr(&w, "by", what);
 		jsonw_kstr(&w, "gpu", a->q.gpu);
 		jsonw_kstr(&w, "profile", cp->name[0] ? cp->name : NULL);
 		jsonw_kstr(&w, "currency", cp->currency[0] ? cp->currency : NULL);
-		jsonw_key(&w, "tasks");
+		jsonw_key(&w, list);
 		jsonw_arr_begin(&w);
-		for (size_t i = 0; i < nt; i++)
-			json_row(&w, cp, &tasks[i], a->q.by, 1);
+		for (size_t i = 0; i < nt; i++)	/* kind 1 a task, 3 a user, 4 a job */
+			json_row(&w, cp, &tasks[i], a->q.by, !a->owner ? 1 : !strcmp(a->owner, "user") ? 3 : 4);
 		jsonw_arr_end(&w);
 		jsonw_key(&w, "total");
 		json_row(&w, cp, tot, a->q.by, 2);
@@ -312,12 +335,13 @@ static void by_task_out(const struct trend_args *a, const struct cost_params *cp
 		return;
 	}
 	if (a->csv) {
-		printf("task,gpus,gpu_hours,busy_gpu_hours,util_mean_pct,busy_share,mem_max_mib,energy_kwh,"
-		       "energy_source,owned_cost,rented_cost,idle_cost\n");
+		printf("%s,gpus,gpu_hours,busy_gpu_hours,util_mean_pct,busy_share,mem_max_mib,energy_kwh,"
+		       "energy_source,owned_cost,rented_cost,idle_cost\n", what);
 		for (size_t i = 0; i < nt; i++) {
 			char v[9][24];
 			price(cp, &tasks[i], &p);
-			printf("%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", tasks[i].name, tasks[i].gpus,
+			csv_name(tasks[i].name);
+			printf(",%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", tasks[i].gpus,
 			       csv_num(v[0], tasks[i].covered_s / 3600, 6), csv_num(v[1], tasks[i].busy_s / 3600, 6),
 			       csv_num(v[2], p.util_pct, 3), csv_num(v[3], p.busy_share, 6),
 			       csv_num(v[4], tasks[i].mem_max_mib >= 0 ? tasks[i].mem_max_mib : NAN, 1),
@@ -326,10 +350,10 @@ static void by_task_out(const struct trend_args *a, const struct cost_params *cp
 		}
 		return;
 	}
-	printf("gputally trend by task%s%s (the whole window); profile %s%s%s\n", a->q.gpu ? ", GPU " : "",
+	printf("gputally trend by %s%s%s (the whole window); profile %s%s%s\n", what, a->q.gpu ? ", GPU " : "",
 	       a->q.gpu ? a->q.gpu : "", cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "",
 	       cp->currency);
-	printf("%-18s %4s %9s %6s %6s %9s %9s %10s %10s %10s  %s\n", "task", "GPUs", "GPU-h", "util%", "busy%",
+	printf("%-18s %4s %9s %6s %6s %9s %9s %10s %10s %10s  %s\n", what, "GPUs", "GPU-h", "util%", "busy%",
 	       "mem GiB", "kWh", "owned", "rented", "idle money", "busy share");
 	for (size_t i = 0; i < nt; i++) {
 		price(cp, &tasks[i], &p);
@@ -337,8 +361,10 @@ static void by_task_out(const struct trend_args *a, const struct cost_params *cp
 	}
 	price(cp, tot, &p);
 	text_row("all GPU time", tot, &p);
-	if (!nt)
+	if (!nt && !a->owner)
 		printf("(no task in this window: the logs named no process and no task label)\n");
+	else if (!nt)
+		printf("(no process in this window: no %s to name)\n", what);
 }
 
 /* Measured idle and busy power over the window (all GPUs), as report measures them. */
@@ -383,14 +409,15 @@ static int parse(int argc, char **argv, struct trend_args *a)
 			break;
 		case OPT_BY:
 			a->q.by = -1;
-			a->by_task = !strcmp(it.arg, "task");
+			a->owner = !strcmp(it.arg, "user") ? "user" : !strcmp(it.arg, "job") ? "job" : NULL;
+			a->by_task = !strcmp(it.arg, "task") || a->owner;
 			if (a->by_task)
 				a->q.by = TREND_MONTH;	/* the buckets are not shown */
 			for (int i = 0; i < 4; i++)
 				if (!strcmp(it.arg, by_name[i]))
 					a->q.by = i;
 			if (a->q.by < 0) {
-				error("--by wants hour, day, week, month or task, got '%s'", it.arg);
+				error("--by wants hour, day, week, month, task, user or job, got '%s'", it.arg);
 				free(ops);
 				return EXIT_USAGE;
 			}
@@ -497,7 +524,8 @@ int cmd_trend(int argc, char **argv)
 	}
 	if (store_trend(&st, &a.q, &rows, &n, &err))
 		goto fail;
-	if (!a.q.task && store_trend_tasks(&st, &a.q, &tasks, &nt, &err))
+	if (a.owner ? store_trend_owners(&st, &a.q, a.owner, &tasks, &nt, &err)
+		    : !a.q.task && store_trend_tasks(&st, &a.q, &tasks, &nt, &err))
 		goto fail;
 	memset(&tot, 0, sizeof(tot));
 	tot.mem_max_mib = -1;
@@ -517,7 +545,8 @@ int cmd_trend(int argc, char **argv)
 	if (!a.json)
 		term_safe_stdout();	/* task names come from logs */
 	if (a.by_task && a.q.task) {
-		error("--by task lists every task; --task NAME picks one (give one of them)");
+		error("--by %s lists every %s; --task NAME picks one task (give one of them)", a.owner ? a.owner : "task",
+		      a.owner ? a.owner : "task");
 		ret = EXIT_USAGE;
 		goto out;
 	}
