@@ -701,10 +701,21 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 	j->t1_ns = r->job.t1_ns;
 	j->ngpus = r->job.ngpus;
 	j->nnodes = r->job.nnodes > 0 ? r->job.nnodes : 1;
+	j->gpu_mask = r->job.gpu_mask;
 	j->gpuutil_pct = r->job.gpuutil_pct;
 	j->gpumem_mib = r->job.gpumem_mib;
 	ALLOC_GROW(an->jobs_live, an->njobs_live + 1, an->jobs_live_alloc);
 	an->jobs_live[an->njobs_live++] = an->njobs++;
+}
+
+/* Job j's claim on GPU gi: the whole GPU where jobstats named it, else its GPUs over the node's. */
+static double job_claim(const struct analysis *an, const struct an_job *j, int gi)
+{
+	int idx = an->tl.gpus[gi].id.index;
+
+	if (j->gpu_mask)
+		return idx >= 0 && idx < 64 && (j->gpu_mask >> idx & 1) ? 1 : 0;
+	return (double)j->ngpus / j->nnodes / (an->tl.ngpus > 0 ? an->tl.ngpus : 1);
 }
 
 /* The live jobs' shares of one data interval of GPU gi (struct an_job). */
@@ -722,12 +733,11 @@ static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
 			continue;	/* done with: dropped below */
 		an->jobs_live[k++] = an->jobs_live[i];
 		if (j->t0_ns < iv->t1_ns && j->t1_ns > iv->t0_ns)
-			claim += (double)j->ngpus / j->nnodes;
+			claim += job_claim(an, j, gi);
 	}
 	an->njobs_live = k;
-	denom = claim > an->tl.ngpus ? claim : an->tl.ngpus;
-	if (!(denom > 0))
-		return;
+	/* claims of more than the GPU share it by their sizes */
+	denom = claim > 1 ? claim : 1;
 	for (size_t i = 0; i < an->njobs_live; i++) {
 		struct an_job *j = &an->jobs[an->jobs_live[i]];
 		int64_t a = j->t0_ns > iv->t0_ns ? j->t0_ns : iv->t0_ns;
@@ -736,7 +746,9 @@ static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
 		if (z <= a)
 			continue;
 		ov = (double)(z - a) / 1e9;
-		share = (double)j->ngpus / j->nnodes / denom;
+		share = job_claim(an, j, gi) / denom;
+		if (!(share > 0))
+			continue;
 		j->held_s += ov * share;
 		if (!isnan(iv->energy_j))
 			j->energy_j += iv->energy_j * ov / dt * share;

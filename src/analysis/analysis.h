@@ -101,17 +101,18 @@ struct proc_stat {
 
 /*
  * A batch job's allocation (REC_JOB: Slurm's sacct), priced against the
- * GPUs of the node over its window.  sacct names no GPU index, so a job
- * given n of the node's G GPUs (per node: its GPUs over its nodes) takes
- * n/G of each GPU's time, busy time and energy while it runs; when the
- * jobs running at once claim more than G, each takes its claim over their
- * sum.  So a node's energy is divided among its jobs' GPUs, never counted
+ * GPUs of the node over its window.  Where jobstats named its GPU indices
+ * it claims the whole of each of them; else (sacct names no index) a job
+ * given n of the node's G GPUs (per node: its GPUs over its nodes) claims
+ * n/G of each GPU.  A GPU's interval goes to the jobs running then by
+ * their claims, over their sum when it is more than 1.  So a node's energy is divided among its jobs' GPUs, never counted
  * once per rank or step (only allocations are read).
  */
 struct an_job {
 	char id[48], user[48], account[48], nodes[160];
 	int64_t t0_ns, t1_ns;		/* t1 INT64_MAX: still running at the end of the data */
 	int32_t ngpus, nnodes;
+	uint64_t gpu_mask;		/* the GPU indices it was given (jobstats), 0 unknown */
 	double gpuutil_pct, gpumem_mib;	/* Slurm's own TRESUsageInTot figures (NAN unknown) */
 	double held_s, busy_s, energy_j;	/* its share of the GPUs: time, util x time, energy */
 	double *gpu_busy_s;		/* busy_s per GPU (TL_MAX_GPUS; NULL until it has some) */

@@ -153,6 +153,14 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 			jsonw_kstr(w, "nodes", batch_str(b, r->job.nodes));
 		jsonw_kint(w, "nnodes", r->job.nnodes);
 		jsonw_kint(w, "gpus", r->job.ngpus);
+		if (r->job.gpu_mask) {
+			jsonw_key(w, "gpu_indices");
+			jsonw_arr_begin(w);
+			for (int i = 0; i < 64; i++)
+				if (r->job.gpu_mask >> i & 1)
+					jsonw_int(w, i);
+			jsonw_arr_end(w);
+		}
 		if (r->job.gpuutil_pct == r->job.gpuutil_pct)
 			jsonw_knum(w, "gpuutil_pct", r->job.gpuutil_pct, 1);
 		if (r->job.gpumem_mib == r->job.gpumem_mib)

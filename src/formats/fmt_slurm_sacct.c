@@ -13,17 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "formats/docbuf.h"
+#include "util/json.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
 #define SA_MAX_COLS 64
 #define SA_SHOW(s) (int)((s).n > 40 ? 40 : (s).n), (s).p
 
-enum sa_col { C_JOBID, C_USER, C_ACCOUNT, C_START, C_END, C_NODES, C_ALLOC, C_USAGE, C__COUNT };
+enum sa_col { C_JOBID, C_USER, C_ACCOUNT, C_START, C_END, C_NODES, C_ALLOC, C_USAGE, C_ADMIN, C__COUNT };
 static const char *const sa_names[C__COUNT] = {
 	[C_JOBID] = "JobID", [C_USER] = "User", [C_ACCOUNT] = "Account", [C_START] = "Start",
 	[C_END] = "End", [C_NODES] = "NodeList", [C_ALLOC] = "AllocTRES", [C_USAGE] = "TRESUsageInTot",
+	[C_ADMIN] = "AdminComment",
 };
 
 struct sa_job {
@@ -32,6 +36,7 @@ struct sa_job {
 	char id[48], user[48], account[48], nodes[160];
 	int32_t ngpus, nnodes;
 	double util, mem;
+	uint64_t gpu_mask;	/* jobstats: the GPU indices it was given (one node only) */
 };
 
 struct sa_state {
@@ -152,6 +157,157 @@ static int32_t nodes_count(struct slice s)
 	return n;
 }
 
+/* ---- the jobstats summary in AdminComment: "JS1:" + base64 of gzipped JSON ---- */
+
+#define JS_MAX (1u << 20)	/* a summary is a few hundred bytes; more is not one */
+
+static int b64_val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Base64 into out (cap bytes); the length, or -1 for a byte that is not base64. */
+static long b64_decode(struct slice s, unsigned char *out, size_t cap)
+{
+	uint32_t acc = 0;
+	int bits = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s.n; i++) {
+		int v;
+		if (s.p[i] == '=')
+			break;
+		if ((v = b64_val(s.p[i])) < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n >= cap)
+				return -1;
+			out[n++] = (unsigned char)(acc >> bits);
+		}
+	}
+	return (long)n;
+}
+
+/* gunzip in[0..n) into out (cap - 1 bytes at most, NUL-terminated); the length or -1. */
+static long gunzip(const unsigned char *in, size_t n, char *out, size_t cap)
+{
+	z_stream z;
+	long len;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return -1;
+	z.next_in = (unsigned char *)(uintptr_t)in;
+	z.avail_in = (uInt)n;
+	z.next_out = (unsigned char *)out;
+	z.avail_out = (uInt)(cap - 1);
+	rc = inflate(&z, Z_FINISH);
+	len = rc == Z_STREAM_END ? (long)z.total_out : -1;
+	inflateEnd(&z);
+	if (len >= 0)
+		out[len] = '\0';
+	return len;
+}
+
+/*
+ * The summary's GPUs: under "nodes", per node, "gpu_utilization",
+ * "gpu_used_memory" (bytes) and "gpu_total_memory" keyed by GPU index.
+ * Fills the job's GPU indices (when it ran on one node), its mean
+ * utilization and its largest memory used, where TRESUsageInTot said none.
+ * Returns NULL, or why the summary could not be read.
+ */
+static const char *jobstats_doc(const char *doc, long n, struct sa_job *j);
+
+static const char *jobstats(struct slice v, struct sa_job *j)
+{
+	unsigned char *raw;
+	char *doc;
+	const char *why = NULL;
+	long n;
+
+	if (slice_eq(v, "JS1:Short") || slice_eq(v, "JS1:None"))
+		return NULL;	/* jobstats' own words for a job too short to sample, or none */
+	raw = xmalloc(JS_MAX);
+	doc = xmalloc(JS_MAX);
+	if ((n = b64_decode((struct slice){ v.p + 4, v.n - 4 }, raw, JS_MAX)) < 0)
+		why = "not base64";
+	else if ((n = gunzip(raw, (size_t)n, doc, JS_MAX)) < 0)
+		why = "not gzip";
+	else
+		why = jobstats_doc(doc, n, j);
+	free(raw);
+	free(doc);
+	return why;
+}
+
+static const char *jobstats_doc(const char *doc, long n, struct sa_job *j)
+{
+	struct json_lex lx;
+	struct slice keys[8] = { { NULL, 0 } };
+	int nodes = 0, d = 0;
+	double usum = 0, mem = NAN;
+	int un = 0;
+	uint64_t mask = 0;
+	enum json_tok t;
+
+	json_lex_init(&lx, doc, doc + n, true);
+	while ((t = json_next(&lx)) != JT_DONE) {
+		if (t == JT_ERR || t == JT_MORE)
+			return "not JSON";
+		if (t == JT_KEY) {
+			if (d < 8)
+				keys[d] = lx.tok;
+			continue;
+		}
+		if (t == JT_OBJ || t == JT_ARR) {
+			/* a node's object: nodes.<node> (keys[d] is the key at depth d) */
+			if (d == 2 && slice_eq(keys[1], "nodes") && t == JT_OBJ)
+				nodes++;
+			d++;
+			continue;
+		}
+		if (t == JT_OBJ_END || t == JT_ARR_END) {
+			d--;
+			continue;
+		}
+		/* nodes.<node>.<what>.<index>: a number */
+		if (t == JT_NUM && d == 4 && slice_eq(keys[1], "nodes")) {
+			int64_t idx;
+			double x;
+			if (slice_to_i64(keys[4], &idx) || idx < 0 || idx > 63 || slice_to_double(lx.tok, &x))
+				continue;
+			if (slice_eq(keys[3], "gpu_utilization")) {
+				usum += x;
+				un++;
+				mask |= 1ull << idx;
+			} else if (slice_eq(keys[3], "gpu_used_memory")) {
+				if (isnan(mem) || x / 1048576 > mem)
+					mem = x / 1048576;
+				mask |= 1ull << idx;
+			} else if (slice_eq(keys[3], "gpu_total_memory")) {
+				mask |= 1ull << idx;
+			}
+		}
+	}
+	if (nodes == 1)
+		j->gpu_mask = mask;
+	if (un && isnan(j->util))
+		j->util = usum / un;
+	if (!isnan(mem) && isnan(j->mem))
+		j->mem = mem;
+	return NULL;
+}
+
 static bool sa_header(struct sa_state *st, const struct slice *f, size_t nf)
 {
 	for (int c = 0; c < C__COUNT; c++)
@@ -240,6 +396,15 @@ static void sa_row(struct parse_ctx *ctx, struct sa_state *st, const char *line,
 		j.nnodes = 1;
 	if (usage.n)
 		tres_usage(usage, &j.util, &j.mem);
+	{
+		struct slice admin = field(st, f, nf, C_ADMIN);
+		const char *why;
+		if (slice_starts_with(admin, "JS1:") && (why = jobstats(admin, &j))) {
+			/* the job is still read: only its jobstats summary is not */
+			ctx_bad(ctx, ctx_col(line, admin.p), "AdminComment jobstats summary %s; job %s read without it",
+				why, j.id);
+		}
+	}
 	ALLOC_GROW(st->jobs, st->njobs + 1, st->alloc);
 	st->jobs[st->njobs++] = j;
 }
@@ -312,6 +477,7 @@ static void sa_read(struct parse_ctx *ctx)
 		r->job.nnodes = j->nnodes;
 		r->job.gpuutil_pct = j->util;
 		r->job.gpumem_mib = j->mem;
+		r->job.gpu_mask = j->gpu_mask;
 	}
 }
 

@@ -198,6 +198,7 @@ struct rec {
 			int32_t nnodes;		/* nodes in its node list (>= 1) */
 			double gpuutil_pct;	/* Slurm's own TRESUsageInTot gres/gpuutil (NAN unknown) */
 			double gpumem_mib;	/* and gres/gpumem (NAN unknown) */
+			uint64_t gpu_mask;	/* bit i: GPU index i is its (jobstats); 0 unknown */
 		} job;			/* REC_JOB */
 		struct {
 			int64_t dur_ns;	/* 0 for a zero-length interval */

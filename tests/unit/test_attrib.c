@@ -205,7 +205,16 @@ static void test_who_spent_it(void **state)
 static char jstrs[] = "J1\0J2\0J3\0alice\0bob\0carol";
 enum { S_JOB1 = 0, S_JOB2 = 3, S_JOB3 = 6, S_JALICE = 9, S_JBOB = 15, S_JCAROL = 19 };
 
+static void job_mask(struct analysis *an, int m0, int m1, uint32_t id, uint32_t user, int gpus, int nodes,
+		     uint64_t mask);
+
 static void job(struct analysis *an, int m0, int m1, uint32_t id, uint32_t user, int gpus, int nodes)
+{
+	job_mask(an, m0, m1, id, user, gpus, nodes, 0);
+}
+
+static void job_mask(struct analysis *an, int m0, int m1, uint32_t id, uint32_t user, int gpus, int nodes,
+		     uint64_t mask)
 {
 	struct batch b = { 0 };
 	struct rec r;
@@ -225,6 +234,7 @@ static void job(struct analysis *an, int m0, int m1, uint32_t id, uint32_t user,
 	r.job.ngpus = gpus;
 	r.job.nnodes = nodes;
 	r.job.gpuutil_pct = r.job.gpumem_mib = NAN;
+	r.job.gpu_mask = mask;
 	analysis_add(an, &r, &b, src_a);
 }
 
@@ -302,6 +312,55 @@ static void test_slurm_jobs(void **state)
 	free(an);
 }
 
+/*
+ * jobstats named J1's GPU (index 1); J2 (1 GPU) has no index.  Both run the
+ * whole hour on the 2-GPU node, 100 W and util 100 each (0.0606 a GPU-minute).
+ * GPU 0: J1 claims 0, J2 1/2: J2 30 GPU-min, nobody 30.  GPU 1: J1 claims 1,
+ * J2 1/2, over their sum 1.5: J1 40, J2 20.  J1 40 x 0.0606 = 2.424, J2 50:
+ * 3.03, no job seen 30: 1.818; 7.272 in all.
+ */
+static void test_slurm_job_indices(void **state)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct ingest_result res = { 0 };
+	struct report rep;
+
+	(void)state;
+	analysis_init(an, NULL);
+	for (int m = 0; m < 60; m++) {
+		if (m == 0) {
+			job_mask(an, 0, 60, S_JOB1, S_JALICE, 1, 1, 1u << 1);
+			job(an, 0, 60, S_JOB2, S_JBOB, 1, 1);
+		}
+		sample(an, m, 0, 100, 100);
+		sample(an, m, 1, 100, 100);
+	}
+	analysis_finish(an);
+	memset(&rep, 0, sizeof(rep));
+	rep.inputs = &res;
+	rep.an = an;
+	rep.tz = "UTC";
+	cost_params_init(&rep.params);
+	rep.params.hardware_price = 0;
+	rep.params.maintenance_hours_per_year = 0;
+	rep.params.cooling_w = 0;
+	rep.params.hours_on_per_day = 24;
+	rep.params.other_fixed_per_year = 31536;
+	rep.params.electricity_price = 0.36;
+	rep.params.pue = 1;
+	rep.params.local_per_job_fixed = 0;
+	report_compute(&rep);
+	sums_match(&rep);
+	assert_near(row_of(&rep, AB_JOB, "J1")->held_s, 40 * 60, 1e-6);
+	assert_near(row_of(&rep, AB_JOB, "J1")->cost, 2.424, 1e-9);
+	assert_near(row_of(&rep, AB_JOB, "J2")->held_s, 50 * 60, 1e-6);
+	assert_near(row_of(&rep, AB_JOB, "J2")->cost, 3.03, 1e-9);
+	assert_near(row_of(&rep, AB_JOB, "no job seen")->cost, 1.818, 1e-9);
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
 /* No process data: no split at all (nothing to say who). */
 static void test_no_processes(void **state)
 {
@@ -332,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_who_spent_it),
 		cmocka_unit_test(test_slurm_jobs),
+		cmocka_unit_test(test_slurm_job_indices),
 		cmocka_unit_test(test_no_processes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
