@@ -43,7 +43,7 @@ static const char *const fuzz_ids[] = {
 	"smi-dmon", "smi-pmon", "smi-query", "smi-xml", "kernel-dmesg", "clock-ref",
 	"syslog", "journal-text", "journal-json", "journal-json-pretty", "smi-q",
 	"smi-table", "dev-holders", "gpustat", "dcgmi-dmon",
-	"rocm-smi", "rocm-smi-json", "gpustat-json", "slurm-sacct",
+	"rocm-smi", "rocm-smi-json", "gpustat-json", "slurm-sacct", "dcgmi-stats",
 };
 #define FUZZ_NIDS (sizeof(fuzz_ids) / sizeof(fuzz_ids[0]))
 

@@ -689,6 +689,33 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 
 	if (r->time_kind != TK_ABS || r->job.ngpus <= 0)
 		return;
+	/* the same job again (sacct and dcgmi stats, or dcgmi's block per
+	 * GPU): one job, its GPUs and figures together */
+	if (batch_str(b, r->job.id))
+		for (size_t i = an->njobs; i-- > 0;) {
+			j = &an->jobs[i];
+			if (strcmp(j->id, batch_str(b, r->job.id)))
+				continue;
+			if (r->t_ns < j->t0_ns)
+				j->t0_ns = r->t_ns;
+			if (r->job.t1_ns > j->t1_ns)
+				j->t1_ns = r->job.t1_ns;
+			j->gpu_mask |= r->job.gpu_mask;
+			if (__builtin_popcountll(j->gpu_mask) > j->ngpus)
+				j->ngpus = __builtin_popcountll(j->gpu_mask);
+			if (!j->user[0] && batch_str(b, r->job.user))
+				snprintf(j->user, sizeof(j->user), "%s", batch_str(b, r->job.user));
+			if (!j->account[0] && batch_str(b, r->job.account))
+				snprintf(j->account, sizeof(j->account), "%s", batch_str(b, r->job.account));
+			if (isnan(j->gpuutil_pct))
+				j->gpuutil_pct = r->job.gpuutil_pct;
+			if (isnan(j->gpumem_mib) || r->job.gpumem_mib > j->gpumem_mib)
+				j->gpumem_mib = r->job.gpumem_mib;
+			if (!isnan(r->job.energy_j))
+				j->reported_energy_j = (isnan(j->reported_energy_j) ? 0 : j->reported_energy_j) +
+						       r->job.energy_j;
+			return;
+		}
 	ALLOC_GROW(an->jobs, an->njobs + 1, an->jobs_alloc);
 	j = &an->jobs[an->njobs];
 	memset(j, 0, sizeof(*j));
@@ -704,6 +731,7 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 	j->gpu_mask = r->job.gpu_mask;
 	j->gpuutil_pct = r->job.gpuutil_pct;
 	j->gpumem_mib = r->job.gpumem_mib;
+	j->reported_energy_j = r->job.energy_j;
 	ALLOC_GROW(an->jobs_live, an->njobs_live + 1, an->jobs_live_alloc);
 	an->jobs_live[an->njobs_live++] = an->njobs++;
 }

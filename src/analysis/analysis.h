@@ -114,6 +114,7 @@ struct an_job {
 	int32_t ngpus, nnodes;
 	uint64_t gpu_mask;		/* the GPU indices it was given (jobstats), 0 unknown */
 	double gpuutil_pct, gpumem_mib;	/* Slurm's own TRESUsageInTot figures (NAN unknown) */
+	double reported_energy_j;	/* the energy DCGM measured for it (dcgmi stats), NAN unknown */
 	double held_s, busy_s, energy_j;	/* its share of the GPUs: time, util x time, energy */
 	double *gpu_busy_s;		/* busy_s per GPU (TL_MAX_GPUS; NULL until it has some) */
 };

@@ -152,6 +152,8 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 		if (r->job.nodes != STR_NONE)
 			jsonw_kstr(w, "nodes", batch_str(b, r->job.nodes));
 		jsonw_kint(w, "nnodes", r->job.nnodes);
+		if (r->job.energy_j == r->job.energy_j)
+			jsonw_knum(w, "energy_j", r->job.energy_j, 1);
 		jsonw_kint(w, "gpus", r->job.ngpus);
 		if (r->job.gpu_mask) {
 			jsonw_key(w, "gpu_indices");

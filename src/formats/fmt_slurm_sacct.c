@@ -478,6 +478,7 @@ static void sa_read(struct parse_ctx *ctx)
 		r->job.gpuutil_pct = j->util;
 		r->job.gpumem_mib = j->mem;
 		r->job.gpu_mask = j->gpu_mask;
+		r->job.energy_j = NAN;
 	}
 }
 

@@ -199,6 +199,7 @@ struct rec {
 			double gpuutil_pct;	/* Slurm's own TRESUsageInTot gres/gpuutil (NAN unknown) */
 			double gpumem_mib;	/* and gres/gpumem (NAN unknown) */
 			uint64_t gpu_mask;	/* bit i: GPU index i is its (jobstats); 0 unknown */
+			double energy_j;	/* the energy its tool measured (dcgmi stats); NAN unknown */
 		} job;			/* REC_JOB */
 		struct {
 			int64_t dur_ns;	/* 0 for a zero-length interval */

@@ -90,7 +90,7 @@ static double rest(double total, double sum)
 /* One owner's figures (a process, a task label or a batch job), before they are summed per key. */
 struct owner {
 	char key[sizeof(((struct attrib_row *)0)->key)];
-	double held_s, useful_s, energy_j;
+	double held_s, useful_s, energy_j, reported_energy_j;
 	bool job;		/* counted as a job by the cost model (its per-job charge) */
 };
 
@@ -129,6 +129,7 @@ static size_t owners(const struct report *r, int d, bool tasks, struct owner *o,
 			o[n].held_s = j->held_s;
 			o[n].useful_s = job_useful(an, j);
 			o[n].energy_j = j->energy_j;
+			o[n].reported_energy_j = j->reported_energy_j;
 			n++;
 		}
 		return n;
@@ -147,6 +148,7 @@ static size_t owners(const struct report *r, int d, bool tasks, struct owner *o,
 		o[n].held_s = p->share_s;
 		o[n].useful_s = p->busy_s * useful_per_util(an, p->gpu);
 		o[n].energy_j = p->energy_j;
+		o[n].reported_energy_j = NAN;
 		o[n].job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
 		n++;
 	}
@@ -184,7 +186,11 @@ static void one_dim(struct report *r, int d, bool tasks)
 		if (!row) {
 			row = &rows[n++];
 			snprintf(row->key, sizeof(row->key), "%s", o[i].key);
+			row->reported_energy_j = NAN;
 		}
+		if (!isnan(o[i].reported_energy_j))
+			row->reported_energy_j = (isnan(row->reported_energy_j) ? 0 : row->reported_energy_j) +
+						 o[i].reported_energy_j;
 		energy = a->energy_estimated ? (r->params.busy_power_w * o[i].useful_s +
 						r->params.idle_power_w * (o[i].held_s - o[i].useful_s))
 					     : o[i].energy_j;
@@ -206,6 +212,7 @@ static void one_dim(struct report *r, int d, bool tasks)
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	/* what no owner held: the rest of each total, its own line */
 	rows[n].none = true;
+	rows[n].reported_energy_j = NAN;
 	snprintf(rows[n].key, sizeof(rows[n].key), "%s", none);
 	rows[n].held_s = rest(covered, sum.held_s);
 	rows[n].useful_s = rest(busy, sum.useful_s);
@@ -370,6 +377,8 @@ void report_attrib_json(struct jsonw *w, const struct report *r)
 			jsonw_knum(w, "useful_s", row->useful_s, 3);
 			jsonw_knum(w, "energy_j", row->energy_j, 1);
 			jsonw_knum(w, "cost", row->cost, 6);
+			if (!isnan(row->reported_energy_j))
+				jsonw_knum(w, "reported_energy_j", row->reported_energy_j, 1);
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);

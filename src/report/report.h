@@ -59,6 +59,7 @@ struct attrib_row {
 	bool none;		/* the last row: what no process (task label) held */
 	size_t nprocs;
 	double held_s, useful_s, energy_j, cost;
+	double reported_energy_j;	/* the jobs' own figure (dcgmi stats), beside ours; NAN none */
 };
 struct report_attrib {
 	struct attrib_row *rows[AB__COUNT];

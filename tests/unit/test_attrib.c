@@ -235,6 +235,7 @@ static void job_mask(struct analysis *an, int m0, int m1, uint32_t id, uint32_t 
 	r.job.nnodes = nodes;
 	r.job.gpuutil_pct = r.job.gpumem_mib = NAN;
 	r.job.gpu_mask = mask;
+	r.job.energy_j = NAN;
 	analysis_add(an, &r, &b, src_a);
 }
 
@@ -361,6 +362,74 @@ static void test_slurm_job_indices(void **state)
 	free(an);
 }
 
+/*
+ * The same job from sacct (1 GPU, no index) and from dcgmi stats (GPU 0,
+ * 5000 J measured) is one job, on GPU 0 only: 60 GPU-min x 0.0606 = 3.636,
+ * no job seen 3.636 (GPU 1), and DCGM's 5000 J beside our 360 kJ.
+ */
+static void test_slurm_dcgm_same_job(void **state)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct ingest_result res = { 0 };
+	struct report rep;
+	const struct attrib_row *x;
+	struct batch b = { 0 };
+	struct rec r;
+
+	(void)state;
+	analysis_init(an, NULL);
+	job(an, 0, 60, S_JOB1, S_JALICE, 1, 1);
+	/* dcgmi stats: GPU 0's block of the same job */
+	b.strs = jstrs;
+	b.strs_len = sizeof(jstrs);
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_JOB;
+	r.time_kind = TK_ABS;
+	r.t_ns = MIN(0);
+	r.gpu_index = 0;
+	r.uuid = r.name = STR_NONE;
+	r.job.t1_ns = MIN(60);
+	r.job.id = S_JOB1;
+	r.job.user = r.job.account = r.job.nodes = STR_NONE;
+	r.job.ngpus = r.job.nnodes = 1;
+	r.job.gpuutil_pct = r.job.gpumem_mib = NAN;
+	r.job.gpu_mask = 1;
+	r.job.energy_j = 5000;
+	analysis_add(an, &r, &b, src_a);
+	for (int m = 0; m < 60; m++) {
+		sample(an, m, 0, 100, 100);
+		sample(an, m, 1, 100, 100);
+	}
+	analysis_finish(an);
+	assert_int_equal(an->njobs, 1);
+	memset(&rep, 0, sizeof(rep));
+	rep.inputs = &res;
+	rep.an = an;
+	rep.tz = "UTC";
+	cost_params_init(&rep.params);
+	rep.params.hardware_price = 0;
+	rep.params.maintenance_hours_per_year = 0;
+	rep.params.cooling_w = 0;
+	rep.params.hours_on_per_day = 24;
+	rep.params.other_fixed_per_year = 31536;
+	rep.params.electricity_price = 0.36;
+	rep.params.pue = 1;
+	rep.params.local_per_job_fixed = 0;
+	report_compute(&rep);
+	sums_match(&rep);
+	assert_int_equal(rep.attrib.nrows[AB_JOB], 2);
+	x = row_of(&rep, AB_JOB, "J1");
+	assert_near(x->held_s, 3600, 1e-6);
+	assert_near(x->energy_j, 360e3, 1e-3);
+	assert_near(x->reported_energy_j, 5000, 1e-9);
+	assert_near(x->cost, 3.636, 1e-9);
+	assert_near(row_of(&rep, AB_USER, "alice")->cost, 3.636, 1e-9);
+	assert_near(row_of(&rep, AB_JOB, "no job seen")->cost, 3.636, 1e-9);
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
 /* No process data: no split at all (nothing to say who). */
 static void test_no_processes(void **state)
 {
@@ -392,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_who_spent_it),
 		cmocka_unit_test(test_slurm_jobs),
 		cmocka_unit_test(test_slurm_job_indices),
+		cmocka_unit_test(test_slurm_dcgm_same_job),
 		cmocka_unit_test(test_no_processes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
