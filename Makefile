@@ -193,10 +193,16 @@ fuzz-replay: $(O)/fuzz_replay
 TEST_TARGETS += html-tests
 html-tests: $(BIN)
 	@sh tests/html/run.sh $(BIN) $(O)/html-test
+# Issue 30: text, Markdown and HTML show the JSON's numbers (one computed report, every writer)
+.PHONY: writers-tests
+TEST_TARGETS += writers-tests
+writers-tests: $(BIN)
+	@sh tests/writers/run.sh $(BIN)
 .PHONY: check-layers
 TEST_TARGETS += check-layers
 check-layers:
 	@sh scripts/check-layers.sh
+	@sh tests/layers/run.sh
 # shell test checks that cannot fail (a $$? read after a command substitution)
 .PHONY: check-tests
 TEST_TARGETS += check-tests
@@ -227,6 +233,12 @@ trace-check: $(BIN)
 		tests/formats/kineto/y_basic.json tests/formats/kineto/y_old_layout.json tests/formats/kineto/y_bare_array.json
 	@python3 tests/trace/check_nsys.py $(BIN) tests/formats/nsys-sqlite/y_*.sql tests/trace/data/*.json.gz
 	@python3 tests/trace/report_check.py $(BIN)
+
+# issue 31: a month at a glance on 30 generated days of 8 GPUs: the sums, the page's size, its load time in Chromium
+.PHONY: month-tests
+TEST_TARGETS += month-tests
+month-tests: $(BIN) $(O)/gen-logs
+	@sh tests/month/run.sh $(BIN) $(O)/gen-logs $(O)/month-test
 
 # gputally scale against the worked figures of sources.md and an independent fit
 .PHONY: scale-tests
@@ -279,6 +291,12 @@ TEST_TARGETS += stream-tests
 stream-tests: $(BIN)
 	@sh tests/streams/run.sh $(BIN)
 
+# Issue 30: one bad-line and --strict policy for every command that reads logs (src/pipeline/)
+.PHONY: pipeline-tests
+TEST_TARGETS += pipeline-tests
+pipeline-tests: $(BIN)
+	@sh tests/pipeline/run.sh $(BIN)
+
 .PHONY: bench-prom
 # report --prometheus against a real Prometheus and three recorders, and a misbehaving fake server
 .PHONY: prom-tests
@@ -317,12 +335,14 @@ demo: $(DEPS_OK) $(BIN)
 
 bench: all
 	@sh scripts/install-deps.sh bench
-	@sh bench/run.sh $(O)
-	@sh bench/kernlog.sh $(O)
-	@sh bench/trace.sh $(O)
-	@sh bench/store.sh $(O)
+	@mkdir -p $(O)/bench && rm -f $(O)/bench/*.out
+	@sh bench/run.sh $(O) | tee $(O)/bench/run.out
+	@sh bench/kernlog.sh $(O) | tee $(O)/bench/kernlog.out
+	@sh bench/trace.sh $(O) | tee $(O)/bench/trace.out
+	@sh bench/store.sh $(O) | tee $(O)/bench/store.out
 	@if command -v prometheus >/dev/null && command -v promtool >/dev/null; then sh bench/prom.sh $(BIN) $(O); \
 	else echo "bench-prom: SKIP: prometheus and promtool are not installed (Debian's prometheus package, scripts/install-deps.sh test): no --prometheus figures"; fi
+	@sh bench/summary.sh $(O)
 
 # The recorder's CPU and memory cost with 8 fake GPUs (not part of make test).
 bench-record: $(BIN) $(FAKE_NVML)

@@ -279,6 +279,8 @@ struct opts {
 	unsigned gpus;
 	uint64_t seed;
 	int64_t start_day;	/* days since the epoch */
+	unsigned step;		/* seconds between ticks */
+	int work_from, work_to;	/* --workday: UTC hours [from, to) of work; -1: none */
 };
 
 /* xorshift64*: fast, deterministic on every platform, good enough for jitter. */
@@ -428,10 +430,15 @@ static void clock_init(struct clock *ck, int64_t day)
 	ck->sec_of_day = 0;
 }
 
-static void clock_tick(struct clock *ck)
+static void clock_tick(struct clock *ck, unsigned step)
 {
-	if (++ck->sec_of_day == 86400)
+	unsigned s = ck->sec_of_day + step;
+
+	while (s >= 86400) {
 		clock_init(ck, ck->day + 1);
+		s -= 86400;
+	}
+	ck->sec_of_day = s;
 }
 
 /* " YYYYMMDD    HH:MM:SS" */
@@ -452,6 +459,48 @@ static void dmon_datetime(char *p, const struct clock *ck)
 	put2(p, s % 60);
 }
 
+/* splitmix64: spreads a small integer over all 64 bits. */
+static uint64_t mix64(uint64_t x)
+{
+	x += UINT64_C(0x9e3779b97f4a7c15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+/* The capture's idle rows (sm 0), for --workday's hours off. */
+static unsigned idle_rows[NREAL], nidle;
+
+static void build_idle_rows(void)
+{
+	for (unsigned r = 0; r < NREAL; r++)
+		if (real_rows[r][C_SM] == 0)
+			idle_rows[nidle++] = r;
+}
+
+/* Per-run settings the row choice needs (set once in main). */
+static int work_from = -1, work_to = -1;
+static uint64_t work_seed;
+
+/*
+ * The real row GPU k replays at this tick.  With --workday, outside the
+ * working hours, and on the days off (about one GPU-day in six, from the
+ * seed), it is one of the capture's idle rows: the month has nights, days
+ * off and GPUs that differ, and every row is still a real one.
+ */
+static unsigned row_of(uint64_t tick, const struct clock *ck, unsigned k)
+{
+	unsigned r = (unsigned)((tick + 37u * k) % NREAL);
+	unsigned h = ck->sec_of_day / 3600;
+
+	if (work_from < 0 || !nidle)
+		return r;
+	if ((int)h < work_from || (int)h >= work_to ||
+	    mix64(work_seed ^ ((uint64_t)ck->day << 16) ^ k) % 6 == 0)
+		return idle_rows[r % nidle];
+	return r;
+}
+
 /* One tick of dmon output at p; returns the end. */
 static char *dmon_tick(char *p, uint64_t tick, const struct clock *ck, unsigned gpus)
 {
@@ -462,9 +511,10 @@ static char *dmon_tick(char *p, uint64_t tick, const struct clock *ck, unsigned 
 		p = PUT_LIT(p, dmon_header);
 	dmon_datetime(dt, ck);
 	for (k = 0; k < gpus; k++) {
-		const unsigned *row = real_rows[(tick + 37u * k) % NREAL];
+		unsigned ri = row_of(tick, ck, k);
+		const unsigned *row = real_rows[ri];
 
-		memcpy(p, templates[(tick + 37u * k) % NREAL], DMON_LINE_LEN);
+		memcpy(p, templates[ri], DMON_LINE_LEN);
 		memcpy(p, dt, DT_LEN);
 		put_right(p + DT_LEN, GPU_W, k);
 		put_right(p + COL_OFF(C_PWR), COL_W, jitter_pwr(row[C_PWR], 3));
@@ -473,15 +523,6 @@ static char *dmon_tick(char *p, uint64_t tick, const struct clock *ck, unsigned 
 		p += DMON_LINE_LEN;
 	}
 	return p;
-}
-
-/* splitmix64: spreads a small integer over all 64 bits. */
-static uint64_t mix64(uint64_t x)
-{
-	x += UINT64_C(0x9e3779b97f4a7c15);
-	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
 }
 
 /* A fixed UUID per GPU index and seed; the zero groups mark it as synthetic. */
@@ -530,7 +571,7 @@ static char *query_tick(char *p, uint64_t tick, const struct clock *ck, unsigned
 	put2(q, ms);
 
 	for (k = 0; k < gpus; k++) {
-		const unsigned *row = real_rows[(tick + 37u * k) % NREAL];
+		const unsigned *row = real_rows[row_of(tick, ck, k)];
 		int cw = (int)row[C_PWR] * 100 + jitter(150);
 
 		p = put_lit(p, ts, sizeof(ts));
@@ -562,13 +603,15 @@ static char *query_tick(char *p, uint64_t tick, const struct clock *ck, unsigned
 static void usage(FILE *f)
 {
 	fputs("usage: gen-logs [-o FILE] [--bytes N[K|M|G]] [--seconds N] [--gpus N] [--seed N]\n"
-	      "                [--start YYYY-MM-DD] [--format dmon|query]\n"
-	      "Writes a deterministic nvidia-smi log: 1-second ticks, one row per GPU, each row a\n"
-	      "real H200 row with small jitter.  dmon is `dmon -s pucvmet -o DT`; query is\n"
+	      "                [--start YYYY-MM-DD] [--format dmon|query] [--step S] [--workday H0-H1]\n"
+	      "Writes a deterministic nvidia-smi log: ticks S seconds apart (default 1), one row per\n"
+	      "GPU, each row a real H200 row with small jitter.  --workday H0-H1: outside the UTC\n"
+	      "hours [H0, H1), and on about one GPU-day in six (from the seed), a GPU replays only\n"
+	      "the capture's idle rows: a month with nights, days off and GPUs that differ.  dmon is `dmon -s pucvmet -o DT`; query is\n"
 	      "`--query-gpu=timestamp,index,uuid,utilization.gpu,utilization.memory,memory.used,\n"
 	      "power.draw,temperature.gpu,clocks.sm --format=csv`.  --bytes stops before the tick\n"
 	      "that would pass N bytes (K, M, G are powers of 1000).  Without --bytes and --seconds:\n"
-	      "one day (86400 ticks).  The same arguments always give the same bytes.\n", f);
+	      "one day (86400 seconds).  The same arguments always give the same bytes.\n", f);
 }
 
 static int parse_count(const char *s, uint64_t *out, int allow_suffix)
@@ -604,6 +647,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->gpus = 8;
 	o->seed = 1;
 	o->start_day = days_from_civil(2026, 12, 1);
+	o->step = 1;
+	o->work_from = o->work_to = -1;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -648,6 +693,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			    o->start_day < days_from_civil(1000, 1, 1) ||
 			    o->start_day > days_from_civil(9999, 1, 1))
 				goto bad;
+		} else if (!strcmp(a, "--step")) {
+			if (parse_count(v, &n, 0) < 0 || n == 0 || n > 86400)
+				goto bad;
+			o->step = (unsigned)n;
+		} else if (!strcmp(a, "--workday")) {
+			int h0, h1, used = 0;
+			if (sscanf(v, "%2d-%2d%n", &h0, &h1, &used) != 2 || v[used] || h0 < 0 || h1 > 24 || h0 >= h1)
+				goto bad;
+			o->work_from = h0;
+			o->work_to = h1;
 		} else if (!strcmp(a, "--format")) {
 			if (!strcmp(v, "dmon"))
 				o->fmt = FMT_DMON;
@@ -667,6 +722,8 @@ bad:
 	}
 	if (!o->max_bytes && !o->seconds)
 		o->seconds = 86400;
+	/* --seconds is the window's length: ticks of --step seconds in it */
+	o->seconds = (o->seconds + o->step - 1) / o->step;
 	return 0;
 }
 
@@ -688,6 +745,10 @@ int main(int argc, char **argv)
 	if (!rng_state)
 		rng_state = 1;
 	build_uuids(o.gpus, o.seed);
+	build_idle_rows();
+	work_from = o.work_from;
+	work_to = o.work_to;
+	work_seed = mix64(o.seed + 1);
 
 	if (o.out_path && strcmp(o.out_path, "-")) {
 		out.fd = open(o.out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -723,7 +784,7 @@ int main(int argc, char **argv)
 		if (o.max_bytes && out.total + out.used + (size_t)(end - start) > o.max_bytes)
 			break;
 		out.used += (size_t)(end - start);
-		clock_tick(&ck);
+		clock_tick(&ck, o.step);
 	}
 	if (out_flush(&out) < 0)
 		goto io_err;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* gen-kernlog: writes a deterministic kern.log (RFC 3164 syslog) of mostly noise with rare NVRM Xids. */
+/* gen-kernlog: writes a deterministic kern.log (RFC 3164 syslog) of mostly noise with rare NVRM Xids,
+ * and optionally frequent NVIDIA driver lines. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 
 /*
- * Usage: gen-kernlog --bytes N [--seed S] [--xid-every K] -o FILE
+ * Usage: gen-kernlog --bytes N [--seed S] [--xid-every K] [--nvidia-every J] -o FILE
  *
  * Lines look like an Ubuntu kern.log / syslog from rsyslog:
  *   Nov  1 00:00:03 gpu-node-07 kernel: [  123.456789] usb 1-1.2: USB disconnect, device number 5
@@ -21,8 +22,17 @@
  * near 0.  Every line is free of the words the kernel-event classifier looks
  * for (NVRM, nvidia, "PM: ", Power, ...) except the Xids and the boot banner.
  *
+ * --nvidia-every J (default 0: none) makes one kernel line in J (a random
+ * draw) an NVIDIA driver line of one of the eight GPUs, as a busy GPU node
+ * logs them now and then: NVRM notices (persistence mode, FBHUB interrupts),
+ * nvidia-modeset warnings, NVSwitch SXids, nvidia-peermem, and one in 250 an
+ * event (an NVRM assertion, a GSP control failure).  They all pass the
+ * classifier's first filter, so this is the path an NVIDIA line takes.
+ *
  * On stderr, after the file is written: "xids N", then "xid CODE COUNT" per
- * code and "lines L", for the benchmark to compare with the report.
+ * code, "nvrm N" (lines holding NVRM, what grep -c NVRM counts), "nvidia N"
+ * (the NVIDIA lines that are not Xids) and "lines L", for the benchmark to
+ * compare with the report.
  */
 
 static uint64_t rng = 88172645463325252ULL;
@@ -101,6 +111,57 @@ static int kernel_noise(char *buf, size_t n)
 	}
 }
 
+/* An NVIDIA driver line of GPU g into buf; *nvrm is set when it holds "NVRM". */
+static int nvidia_line(char *buf, size_t n, bool *nvrm)
+{
+	unsigned g = below(8), bus = 0x18 + 0x20 * g;
+
+	*nvrm = true;
+	switch (below(500)) {	/* events are rare: the report lists up to 10000 */
+	case 0:	/* an event: EV_NVRM_OTHER, a warning */
+		return snprintf(buf, n,
+				"NVRM: nvAssertOkFailedNoLog: Assertion failed: Call timed out [NV_ERR_TIMEOUT] "
+				"(0x00000065) returned from pRmApi->Control(pRmApi, RES_GET_CLIENT_HANDLE(pSubdevice), "
+				"RES_GET_HANDLE(pSubdevice), NV2080_CTRL_CMD_PERF_BOOST, ...) @ kern_perf.c:%u",
+				100 + below(900));
+	case 1:	/* an event: EV_GSP_TIMEOUT */
+		return snprintf(buf, n,
+				"NVRM: GPU%u rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d%05x; "
+				"hObject=0x5c000009; cmd=0x20800a6a; paramsSize=0x8; paramsStatus=0x0; status=0x56",
+				g, below(0xfffff));
+	default:
+		break;
+	}
+	switch (below(10)) {
+	case 0:
+	case 1:
+	case 2:
+		return snprintf(buf, n,
+				"NVRM: Persistence mode is deprecated and will be removed in a future release. "
+				"Please use nvidia-persistenced instead.");
+	case 3:
+	case 4:
+		*nvrm = false;
+		return snprintf(buf, n, "nvidia-modeset: WARNING: GPU:%u: Lost display notification "
+				"(0:0x00000000); continuing.", g);
+	case 5:
+	case 6:
+		return snprintf(buf, n, "NVRM: GPU%u gpuClearFbhubPoisonIntrForBug2924523_GA100: FBHUB "
+				"Interrupt detected. Clearing it.", g);
+	case 7:
+		*nvrm = false;
+		return snprintf(buf, n, "nvidia-nvswitch%u: SXid (PCI:0000:%02x:00.0): 12028, Non-fatal, "
+				"Link %02u egress non-posted PRIV error (First)", g % 4, 0xc0 + g % 4 * 0x10, below(36));
+	case 8:
+		return snprintf(buf, n, "NVRM: GPU at 0000:%02x:00.0 has been reset; clocks %u MHz", bus,
+				1410 + below(400));
+	default:
+		*nvrm = false;
+		return snprintf(buf, n, "nvidia-peermem nv_get_p2p_free_callback:%u ERROR detected invalid "
+				"context, skipping further processing", 100 + below(60));
+	}
+}
+
 /* A user-space noise line: "tag[pid]: message" into buf. */
 static int user_noise(char *buf, size_t n)
 {
@@ -126,6 +187,7 @@ static int user_noise(char *buf, size_t n)
 int main(int argc, char **argv)
 {
 	uint64_t bytes = 0, written = 0, lines = 0, xid_every = 100000, xids = 0;
+	uint64_t nvidia_every = 0, nvidia = 0, nvrm = 0;
 	uint64_t per_code[NCODES] = { 0 };
 	const char *out = NULL;
 	FILE *f;
@@ -143,15 +205,17 @@ int main(int argc, char **argv)
 			rng ^= strtoull(argv[++i], NULL, 10) * 0x9E3779B97F4A7C15ULL;
 		else if (!strcmp(argv[i], "--xid-every") && i + 1 < argc)
 			xid_every = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--nvidia-every") && i + 1 < argc)
+			nvidia_every = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
 		else {
-			fprintf(stderr, "usage: gen-kernlog --bytes N [--seed S] [--xid-every K] -o FILE\n");
+			fprintf(stderr, "usage: gen-kernlog --bytes N [--seed S] [--xid-every K] [--nvidia-every J] -o FILE\n");
 			return 2;
 		}
 	}
 	if (!bytes || !out || !xid_every) {
-		fprintf(stderr, "usage: gen-kernlog --bytes N [--seed S] [--xid-every K] -o FILE\n");
+		fprintf(stderr, "usage: gen-kernlog --bytes N [--seed S] [--xid-every K] [--nvidia-every J] -o FILE\n");
 		return 2;
 	}
 	if (!(f = fopen(out, "w"))) {
@@ -185,7 +249,13 @@ int main(int argc, char **argv)
 				      0x18 + 0x20 * below(8), xid_codes[c], below(60000) + 300);
 			per_code[c]++;
 			xids++;
+			nvrm++;
 			last_xid_us = wall_us;
+		} else if (kernel && nvidia_every && below((unsigned)nvidia_every) == 0) {
+			bool has_nvrm;
+			ml = nvidia_line(msg, sizeof(msg), &has_nvrm);
+			nvrm += has_nvrm;
+			nvidia++;
 		} else {
 			ml = kernel ? kernel_noise(msg, sizeof(msg)) : user_noise(msg, sizeof(msg));
 		}
@@ -219,6 +289,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "xids %llu\n", (unsigned long long)xids);
 	for (size_t c = 0; c < NCODES; c++)
 		fprintf(stderr, "xid %d %llu\n", xid_codes[c], (unsigned long long)per_code[c]);
+	fprintf(stderr, "nvrm %llu\n", (unsigned long long)nvrm);
+	fprintf(stderr, "nvidia %llu\n", (unsigned long long)nvidia);
 	fprintf(stderr, "lines %llu\n", (unsigned long long)lines);
 	return 0;
 }

@@ -5,6 +5,7 @@
 # Usage: sh bench/store.sh [BUILD_DIR]   (`make bench` runs it after bench/run.sh)
 #   DAYS=N     days of 8 GPUs at 1 s for the ingest run (default 1; the issue's case is 30)
 #   RUNS=N     rounds of each measurement (default 3): min and median are printed
+#   MONTH_DAYS=N  daily logs of the month case (default 30, issue 33: ingest <= 1.5x report)
 # A measurement, not a test: it prints the figures and FAIL next to a missed target, exits 0.
 set -eu
 
@@ -51,6 +52,53 @@ END {
 		ratio[1], ratio[m], cratio[1], cratio[m], cratio[m] <= 2 ? "ok" : "FAIL"
 }'
 say "store after $DAYS day(s): $(wc -c <"$D/ingest.db" | tr -d ' ') bytes; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---- a month of daily logs: ingest against report, target 1.5x ---------------------
+# Issue 33: MONTH_DAYS (default 30) daily logs of 8 GPUs at 1 s (gen-logs, one file a day as
+# logrotate leaves them, 124 MB each), made once and reused while the generator is unchanged.
+# RUNS rounds, each: report DIR, then ingest DIR into a fresh store, interleaved; the ratio
+# ingest/report is taken within each round, on wall and on CPU time, and each median is judged:
+# wall time is what a user waits for (ingest's fingerprints run beside its parse), CPU time the
+# steadier figure on a shared machine.
+MDAYS=${MONTH_DAYS:-30}
+MD=$D/month$MDAYS
+want="month $MDAYS $(cksum <bench/gen.c)"
+if [ ! -f "$MD.stamp" ] || [ "$(cat "$MD.stamp")" != "$want" ]; then
+	say "generating $MD: $MDAYS daily logs of 8 GPUs"
+	rm -rf "$MD"
+	mkdir -p "$MD"
+	i=0
+	while [ $i -lt "$MDAYS" ]; do
+		day=$(date -u -d "2026-11-01 + $i day" +%Y-%m-%d)
+		"$GEN" --seconds 86400 --gpus 8 --seed $((i + 1)) --start "$day" -o "$MD/dmon-$day.log"
+		i=$((i + 1))
+	done
+	printf '%s\n' "$want" >"$MD.stamp"
+fi
+say "month: $(cat "$MD"/*.log | wc -c | tr -d ' ') bytes in $MDAYS files; $RUNS rounds; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+cat "$MD"/*.log >/dev/null	# warm the page cache
+rm -f "$D"/mrep.res "$D"/ming.res
+i=0
+while [ $i -lt "$RUNS" ]; do
+	rm -f "$D/month.db" "$D/month.db-wal" "$D/month.db-shm"
+	"$TIMEIT" "$D/mrep.res" "$GT" report "$MD" >/dev/null
+	"$TIMEIT" "$D/ming.res" "$GT" ingest -q --db "$D/month.db" "$MD" >/dev/null
+	i=$((i + 1))
+done
+paste "$D/mrep.res" "$D/ming.res" | awk -v days="$MDAYS" '
+function sort3(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+{ n++; rw[n] = $1; rc[n] = $2; iw[n] = $5; ic[n] = $6; ratio[n] = $5 / $1; cratio[n] = $6 / $2; printf "bench-store: month round %d: report %.2f s wall %.2f s CPU, ingest %.2f s wall %.2f s CPU: %.2fx wall, %.2fx CPU\n", n, $1, $2, $5, $6, $5 / $1, $6 / $2 }
+END {
+	sort3(rw, n); sort3(rc, n); sort3(iw, n); sort3(ic, n); sort3(ratio, n); sort3(cratio, n)
+	m = int((n + 1) / 2)
+	printf "bench-store: %d daily logs: report wall %.2f s median (CPU %.2f); ingest wall %.2f s (CPU %.2f); medians\n", days, rw[m], rc[m], iw[m], ic[m]
+	printf "bench-store: ingest/report (month), median of the rounds: wall %.2fx, CPU %.2fx (target <= 1.5x)\n", ratio[m], cratio[m]
+	if (ratio[m] <= 1.5) printf "  PASS ingest of %d days: ingest/report wall %.2fx <= 1.5x\n", days, ratio[m]
+	else printf "  FAIL ingest of %d days: ingest/report wall %.2fx > 1.5x\n", days, ratio[m]
+	if (cratio[m] <= 1.5) printf "  PASS ingest of %d days: ingest/report CPU %.2fx <= 1.5x\n", days, cratio[m]
+	else printf "  FAIL ingest of %d days: ingest/report CPU %.2fx > 1.5x\n", days, cratio[m]
+}'
+say "month store: $(wc -c <"$D/month.db" | tr -d ' ') bytes; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- a year of minutes of 8 GPUs ------------------------------------------------
 # The schema from a real ingest, then 365 x 1440 x 8 rows made by SQL (a busy day shape);

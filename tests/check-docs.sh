@@ -15,7 +15,43 @@ while read -r cmd opt; do
 	if grep -q -- "\\\\-\\\\-$name\\b" "$man"; then ok; else bad "man page lacks $cmd $opt"; fi
 	if "$bin" "$cmd" --help | grep -q -- "--$name"; then ok; else bad "$cmd --help lacks $opt"; fi
 done </tmp/gputally-opts.$$
-rm -f /tmp/gputally-opts.$$
+# The man page against each command's one option list (cli/options.h), section
+# by section: every option of the table is in the command's .SS section, and
+# every option an entry of that section names (the line after .TP) is in the
+# table, so the page can neither miss an option nor keep one that is gone.
+awk -v optsfile=/tmp/gputally-opts.$$ '
+BEGIN {
+	while ((getline l < optsfile) > 0) {
+		split(l, a, " ")
+		o = substr(a[2], 3)
+		has[a[1], o] = 1
+		cmds[++n] = a[1]
+		names[n] = o
+	}
+}
+{ gsub(/\\-/, "-") }
+/^\.SS / { cur = $2; prev = ""; next }
+/^\.SH / { cur = ""; next }
+cur != "" { text[cur] = text[cur] "\n" $0 }
+cur != "" && prev ~ /^\.TP/ && /^\.B[IR]? / {
+	s = $0
+	while (match(s, /--[a-z][a-z0-9-]*/)) {
+		o = substr(s, RSTART + 2, RLENGTH - 2)
+		if ((cur, o) in has) print "ok"
+		else print "man page: the " cur " section lists --" o ", which is not an option of " cur
+		s = substr(s, RSTART + RLENGTH)
+	}
+}
+{ prev = $0 }
+END {
+	for (i = 1; i <= n; i++)
+		if ((text[cmds[i]] "\n") ~ ("--" names[i] "([^a-z0-9-]|$)")) print "ok"
+		else print "man page: --" names[i] " is not in the " cmds[i] " section"
+}' "$man" >/tmp/gputally-optman.$$
+while read -r line; do
+	if [ "$line" = ok ]; then ok; else bad "$line"; fi
+done </tmp/gputally-optman.$$
+rm -f /tmp/gputally-opts.$$ /tmp/gputally-optman.$$
 for id in $("$bin" formats --json | sed -n 's/.*"id": "\(.*\)".*/\1/p'); do
 	if grep -q -- "$id" "$man"; then ok; else bad "man page does not name format $id"; fi
 done

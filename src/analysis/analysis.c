@@ -12,7 +12,6 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-const char *const severity_name[3] = { "info", "warning", "critical" };
 
 /* Intervals kept per GPU for the centred window: the ring starts small (1 s
  * samples need about a dozen) and doubles up to RING when faster sampling
@@ -62,7 +61,6 @@ struct gpu_work {
 	/* segment being built */
 	bool seg_open;
 	struct segment seg;
-	void *det;			/* every detector's state for this GPU */
 	/* clock drops: inside a drop? */
 	bool in_drop;
 	/* power histograms (1 W bins) for held-idle and no-context idle */
@@ -70,12 +68,6 @@ struct gpu_work {
 	float held_sum[POWER_BINS], noctx_sum[POWER_BINS];	/* to report the median bin's mean */
 	uint64_t held_n, noctx_n, held_n_at_median;
 	double held_floor_cache;
-	/* the latest runs of healthy time (compute, memory-bound, plain idle),
-	 * oldest first, for analysis_cause(); healthy_lost: the end of the
-	 * newest run that no longer fits */
-	struct { int64_t t0_ns, t1_ns; } healthy[HEALTHY_RUNS];
-	int nhealthy;
-	int64_t healthy_lost_ns;
 	/* the fatal event that put the GPU down, for its outage */
 	bool down_pending;
 	int down_ev;
@@ -149,6 +141,21 @@ static inline void add_segment(struct analysis *an, int gi, const struct ival *i
 		new_segment(an, gi, iv, st);
 }
 
+void gpu_minute_grow(struct gpu_stats *g, size_t m)
+{
+	if (m < g->nmin)
+		return;
+	if (m + 1 > g->min_alloc) {
+		size_t old = g->min_alloc;
+		g->min_alloc = (m + 1) * 2;
+		g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
+		g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
+		memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
+		memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
+	}
+	g->nmin = m + 1;
+}
+
 /* dt_s: (t1 - t0) in seconds */
 static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util, double dt_s)
 {
@@ -167,17 +174,7 @@ static void minute_add(struct gpu_stats *g, int64_t t0, int64_t t1, double util,
 		double dt = (double)(e - t0) / 1e9;
 		if (m < 0)
 			break;
-		if ((size_t)m >= g->nmin) {
-			size_t n = (size_t)m + 1, old = g->min_alloc;
-			if (n > g->min_alloc) {
-				g->min_alloc = n * 2;
-				g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
-				g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
-				memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
-				memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
-			}
-			g->nmin = n;
-		}
+		gpu_minute_grow(g, (size_t)m);
 		g->min_cov_s[m] += (float)dt;
 		if (!isnan(util))
 			g->min_busy_s[m] += (float)(dt * util / 100);
@@ -195,12 +192,7 @@ static const int ser_src[SER__COUNT] = {
 	[SER_MEM] = M_MEM_USED, [SER_TEMP] = M_TEMP, [SER_SM_CLOCK] = M_SM_CLOCK,
 };
 
-double ser_mean(const struct ser_bucket *b, int m)
-{
-	return b->known_s[m] > 0 ? (double)b->sum[m] / b->known_s[m] : NAN;
-}
-
-static void ser_clear(struct ser_bucket *b, size_t n)
+void ser_clear(struct ser_bucket *b, size_t n)
 {
 	memset(b, 0, n * sizeof(*b));
 	for (size_t i = 0; i < n; i++)
@@ -210,11 +202,7 @@ static void ser_clear(struct ser_bucket *b, size_t n)
 		}
 }
 
-/*
- * Halve the resolution: bucket i takes 2i and 2i+1.  Only the first n
- * buckets hold anything; the rest are cleared when first touched.
- */
-static void ser_merge(struct gpu_series *s)
+void ser_merge(struct gpu_series *s)
 {
 	size_t half = (s->n + 1) / 2;
 
@@ -237,6 +225,27 @@ static void ser_merge(struct gpu_series *s)
 	}
 	s->n = half;
 	s->width_ns *= 2;
+}
+
+struct ser_bucket *ser_at(struct gpu_series *s, int64_t t_ns, int64_t width_ns)
+{
+	int64_t k;
+
+	if (!s->b) {
+		s->b = xreallocarray(NULL, SER_MAX, sizeof(*s->b));
+		s->n = 0;
+		s->base_ns = t_ns;
+		s->width_ns = width_ns;
+	}
+	if (t_ns < s->base_ns)
+		t_ns = s->base_ns;
+	while ((k = (t_ns - s->base_ns) / s->width_ns) >= SER_MAX)
+		ser_merge(s);
+	if ((size_t)k >= s->n) {
+		ser_clear(s->b + s->n, (size_t)k + 1 - s->n);
+		s->n = (size_t)k + 1;
+	}
+	return &s->b[k];
 }
 
 /*
@@ -425,25 +434,9 @@ static void window_at(const struct gpu_work *w, int idx, int64_t half, struct st
 		   (double)(b->act - a->act));
 }
 
-static void healthy_add(struct gpu_work *w, int64_t t0, int64_t t1)
-{
-	if (w->nhealthy && w->healthy[w->nhealthy - 1].t1_ns == t0) {
-		w->healthy[w->nhealthy - 1].t1_ns = t1;
-		return;
-	}
-	if (w->nhealthy == HEALTHY_RUNS) {
-		w->healthy_lost_ns = w->healthy[0].t1_ns;
-		memmove(&w->healthy[0], &w->healthy[1], (HEALTHY_RUNS - 1) * sizeof(w->healthy[0]));
-		w->nhealthy--;
-	}
-	w->healthy[w->nhealthy].t0_ns = t0;
-	w->healthy[w->nhealthy++].t1_ns = t1;
-}
-
 static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 {
 	struct gpu_stats *g = &an->gpus[gi];
-	struct gpu_work *w = an->work[gi];
 	double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9;
 	double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
 
@@ -457,7 +450,7 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	if (iv->kind == IV_GAP) {
 		g->gaps_s += dt;
 		add_segment(an, gi, iv, st);
-		det_feed_interval(an, gi, w->det, iv, st);
+		det_feed_interval(an, gi, an->det[gi], iv, st);
 		if (an->cfg.series)
 			ser_add(&g->ser, iv, st);
 		return;
@@ -505,10 +498,8 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 	}
 	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
 		g->mem_total_mib = iv->v[M_MEM_TOTAL];
-	if (st == ST_COMPUTE || st == ST_MEMORY || st == ST_IDLE)
-		healthy_add(w, iv->t0_ns, iv->t1_ns);
 	add_segment(an, gi, iv, st);
-	det_feed_interval(an, gi, w->det, iv, st);
+	det_feed_interval(an, gi, an->det[gi], iv, st);
 }
 
 static void classify_one(struct analysis *an, int gi, int idx)
@@ -633,7 +624,7 @@ static struct gpu_work *work_new(struct analysis *an, int gi)
 	w->ring_cap = RING_MIN;
 	w->last_t1_ns = INT64_MIN;
 	w->last_act = -1;
-	w->det = det_states_new();
+	an->det[gi] = det_states_new();
 	an->work[gi] = w;
 	return w;
 }
@@ -862,23 +853,29 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 	drain(an, gi, false);
 }
 
-static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *name)
+struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name)
 {
 	struct proc_stat *p;
 
-	for (size_t i = 0; i < an->nprocs; i++)
-		if (an->procs[i].gpu == gi && an->procs[i].pid == pid &&
-		    !strncmp(an->procs[i].name, name, sizeof(an->procs[i].name) - 1))
-			return i;
 	ALLOC_GROW(an->procs, an->nprocs + 1, an->procs_alloc);
-	p = &an->procs[an->nprocs];
+	p = &an->procs[an->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->gpu = gi;
 	p->pid = pid;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->fb_max_mib = NAN;
 	p->first_ns = INT64_MAX;
-	return an->nprocs++;
+	return p;
+}
+
+static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *name)
+{
+	for (size_t i = 0; i < an->nprocs; i++)
+		if (an->procs[i].gpu == gi && an->procs[i].pid == pid &&
+		    !strncmp(an->procs[i].name, name, sizeof(an->procs[i].name) - 1))
+			return i;
+	analysis_proc_new(an, gi, pid, name);
+	return an->nprocs - 1;
 }
 
 /* Keep what a process observation says of who it belongs to. */
@@ -994,18 +991,41 @@ static struct an_event *copy_of(struct analysis *an, int gi, const struct tl_eve
 	return NULL;
 }
 
-/* Keep a copy for the report's list (bounded). */
-static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
+struct an_event *analysis_event_new(struct analysis *an)
 {
 	struct an_event *k;
 
 	if (an->nevs >= an->cfg.max_events) {
 		an->evs_dropped++;
-		return;
+		return NULL;
 	}
 	ALLOC_GROW(an->evs, an->nevs + 1, an->evs_alloc);
 	k = &an->evs[an->nevs++];
 	memset(k, 0, sizeof(*k));
+	return k;
+}
+
+void analysis_event_count(struct analysis *an, int gi, int ev, int klass)
+{
+	if (ev == EV_XID && klass >= 0 && klass < KC__COUNT) {
+		if (gi >= 0)
+			an->gpus[gi].xid_class[klass]++;
+		else
+			an->host_xid_class[klass]++;
+	}
+	if (gi >= 0) {
+		an->gpus[gi].events++;
+		an->gpus[gi].xids += ev == EV_XID;
+	}
+}
+
+/* Keep a copy for the report's list (bounded). */
+static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
+{
+	struct an_event *k = analysis_event_new(an);
+
+	if (!k)
+		return;
 	k->t_ns = e->t_ns;
 	k->unplaced = e->unplaced;
 	k->gpu = gi;
@@ -1022,123 +1042,6 @@ static void keep_event(struct analysis *an, int gi, const struct tl_event *e)
 	copy_field(k->proc, sizeof(k->proc), e->proc);
 	copy_field(k->text, sizeof(k->text), e->text);
 	copy_field(k->msg, sizeof(k->msg), e->msg);
-}
-
-/* Mean utilization % of all GPUs over [t0, t1) from the per-minute sums. */
-static double util_between(const struct analysis *an, int64_t t0, int64_t t1)
-{
-	double busy = 0, cov = 0;
-
-	for (int gi = 0; gi < an->tl.ngpus; gi++) {
-		const struct gpu_stats *g = &an->gpus[gi];
-		for (size_t m = 0; m < g->nmin; m++) {
-			int64_t m0 = g->min_base_ns + (int64_t)m * 60 * NS_PER_S;
-			if (m0 < t0 || m0 + 60 * NS_PER_S > t1)
-				continue;
-			busy += g->min_busy_s[m];
-			cov += g->min_cov_s[m];
-		}
-	}
-	return cov > 0 ? 100 * busy / cov : NAN;
-}
-
-/* AC switches, suspends and the rest: counted, and suspends paired with
- * their resume (docs/states.md "Power events"). */
-static void power_event(struct analysis *an, const struct tl_event *e)
-{
-	struct power_events *pw = &an->pw;
-
-	switch (e->ev) {
-	case EV_AC_OFF:
-	case EV_AC_ON:
-		if (e->ev == EV_AC_OFF)
-			pw->ac_off++;
-		else
-			pw->ac_on++;
-		if (pw->nac < MAX_AC)
-			pw->ac[pw->nac++] = (struct ac_switch){ e->t_ns, NAN, NAN, 0, e->ev == EV_AC_ON };
-		break;
-	case EV_SUSPEND:
-		pw->suspends++;
-		if (!pw->asleep && pw->nsleeps < MAX_SLEEPS) {
-			pw->sleeps[pw->nsleeps++] = (struct sleep_span){ e->t_ns, 0, 0 };
-			pw->asleep = true;
-		}
-		break;
-	case EV_RESUME:
-		pw->resumes++;
-		if (pw->asleep) {
-			pw->sleeps[pw->nsleeps - 1].t1_ns = e->t_ns;
-			pw->asleep = false;
-		}
-		break;
-	case EV_LID: pw->lid++; break;
-	case EV_POWER_KEY: pw->power_key++; break;
-	case EV_POWER_OFF: pw->power_off++; break;
-	case EV_BOOT: pw->boots++; break;
-	default:
-		return;
-	}
-	if (e->t_ns < pw->first_ns)
-		pw->first_ns = e->t_ns;
-	if (e->t_ns > pw->last_ns)
-		pw->last_ns = e->t_ns;
-}
-
-/* GPU-seconds of gap and down time of every GPU in [t0, t1). */
-static double lost_between(const struct analysis *an, int64_t t0, int64_t t1)
-{
-	double lost = 0;
-
-	for (size_t k = 0; k < an->nsegs; k++) {
-		const struct segment *sg = &an->segs[k];
-		int64_t a = sg->t0_ns > t0 ? sg->t0_ns : t0;
-		int64_t b = sg->t1_ns < t1 ? sg->t1_ns : t1;
-		if ((sg->state == ST_GAP || sg->state == ST_DOWN) && b > a)
-			lost += (double)(b - a) / 1e9;
-	}
-	return lost;
-}
-
-/* Is t within a suspend's lost window (counted there, not again)? */
-static bool in_sleep(const struct power_events *pw, int64_t t)
-{
-	for (size_t i = 0; i < pw->nsleeps; i++)
-		if (t >= pw->sleeps[i].t0_ns &&
-		    (!pw->sleeps[i].t1_ns || t < pw->sleeps[i].t1_ns + 60 * NS_PER_S))
-			return true;
-	return false;
-}
-
-/* What each suspend and AC switch cost, once the segments are final. */
-static void power_finish(struct analysis *an)
-{
-	struct power_events *pw = &an->pw;
-
-	for (size_t i = 0; i < pw->nsleeps; i++) {
-		struct sleep_span *sp = &pw->sleeps[i];
-		/* a suspend's lost time: the GPUs' gap and down time from it to
-		 * one minute after the resume (the logger restarting), or to the
-		 * end when it never resumed */
-		sp->gpu_lost_s = lost_between(an, sp->t0_ns, sp->t1_ns ? sp->t1_ns + 60 * NS_PER_S : INT64_MAX);
-		pw->gpu_lost_s += sp->gpu_lost_s;
-	}
-	for (size_t i = 0; i < pw->nac; i++) {
-		struct ac_switch *a = &pw->ac[i];
-		int64_t m = a->t_ns - a->t_ns % (60 * NS_PER_S);
-		/* the article's 2.3 s stall and 4.1 s reload, measured: the
-		 * GPUs' gap and down time in the minute after the switch */
-		int64_t end = a->t_ns + 60 * NS_PER_S;
-		/* the next switch starts its own minute: nothing counted twice */
-		if (i + 1 < pw->nac && pw->ac[i + 1].t_ns < end && pw->ac[i + 1].t_ns >= a->t_ns)
-			end = pw->ac[i + 1].t_ns;
-		a->gpu_lost_s = in_sleep(pw, a->t_ns) ? 0 : lost_between(an, a->t_ns, end);
-		pw->ac_lost_s += a->gpu_lost_s;
-		if (a->on)
-			continue;
-		a->util_before = util_between(an, m - 5 * 60 * NS_PER_S, m);
-		a->util_after = util_between(an, m + 60 * NS_PER_S, m + 6 * 60 * NS_PER_S);
-	}
 }
 
 /* The input's entry in the kernel error table, made when new. */
@@ -1235,15 +1138,8 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 		an->unplaced_events++;
 		return;
 	}
-	if (te->ev == EV_XID && te->klass < KC__COUNT) {
-		if (gi >= 0)
-			an->gpus[gi].xid_class[te->klass]++;
-		else
-			an->host_xid_class[te->klass]++;
-	}
+	analysis_event_count(an, gi, te->ev, te->klass);
 	if (gi >= 0) {
-		an->gpus[gi].events++;
-		an->gpus[gi].xids += te->ev == EV_XID;
 		if ((te->flags & KF_DOWN) && !work_of(an, gi)->down_pending) {
 			struct gpu_work *w = work_of(an, gi);
 			w->down_pending = true;
@@ -1252,28 +1148,39 @@ static void on_event(void *ud, int gi, const struct tl_event *te)
 			w->down_src = te->src;
 			w->down_line = te->line;
 		}
-	} else {
-		power_event(an, te);
 	}
-	det_feed_event(an, gi, gi >= 0 ? work_of(an, gi)->det : NULL, &e);
+	if (gi >= 0)
+		work_of(an, gi);	/* makes the GPU's detector block */
+	det_feed_event(an, gi, gi >= 0 ? an->det[gi] : NULL, &e);
+}
+
+struct outage *analysis_outage_new(struct analysis *an, int gi, int64_t t0_ns, int64_t t1_ns)
+{
+	struct outage *o;
+
+	an->gpus[gi].outage_s += (double)(t1_ns - t0_ns) / 1e9;
+	an->gpus[gi].outages++;
+	if (an->noutages >= 10000) {
+		an->outages_dropped++;
+		return NULL;
+	}
+	ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
+	o = &an->outages[an->noutages++];
+	memset(o, 0, sizeof(*o));
+	o->gpu = gi;
+	o->t0_ns = t0_ns;
+	o->t1_ns = t1_ns;
+	o->ev = o->code = -1;
+	return o;
 }
 
 static void on_outage(void *ud, int gi, int64_t t0, int64_t t1)
 {
 	struct analysis *an = ud;
 	struct gpu_work *w = work_of(an, gi);
-	struct outage *o;
+	struct outage *o = analysis_outage_new(an, gi, t0, t1);
 
-	an->gpus[gi].outage_s += (double)(t1 - t0) / 1e9;
-	an->gpus[gi].outages++;
-	if (an->noutages >= 10000) {
-		an->outages_dropped++;
-	} else {
-		ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
-		o = &an->outages[an->noutages++];
-		o->gpu = gi;
-		o->t0_ns = t0;
-		o->t1_ns = t1;
+	if (o) {
 		o->ev = w->down_pending ? w->down_ev : -1;
 		o->code = w->down_pending ? w->down_code : -1;
 		o->src = w->down_pending ? w->down_src : NULL;
@@ -1357,116 +1264,6 @@ static void sort_segments(struct analysis *an)
 }
 
 /* Host events that stop or slow every GPU: a cause for any GPU's finding. */
-static bool host_cause(int ev)
-{
-	return ev == EV_SUSPEND || ev == EV_POWER_OFF || ev == EV_AC_OFF || ev == EV_DRIVER_LOAD ||
-	       ev == EV_BOOT;
-}
-
-/* "Xid 79", "fallen_off_bus": how an event is named in evidence. */
-void analysis_event_name(char *buf, size_t cap, int ev, int32_t code)
-{
-	const char *name = ev >= 0 && ev < EV__COUNT && event_kind_name[ev] ? event_kind_name[ev] : "event";
-
-	if (ev == EV_XID && code >= 0)
-		snprintf(buf, cap, "Xid %d", (int)code);
-	else if (code >= 0 && ev != EV_LID)
-		snprintf(buf, cap, "%s %d", name, (int)code);
-	else
-		snprintf(buf, cap, "%s", name);
-}
-
-/* Healthy seconds of GPU gi's recent runs that fall in [t0, t1]; -1 when
- * that time reaches past what is kept (unknown: taken as healthy). */
-static double healthy_between(const struct gpu_work *w, int64_t t0, int64_t t1)
-{
-	double s = 0;
-
-	if (t0 < w->healthy_lost_ns)
-		return -1;
-	for (int i = 0; i < w->nhealthy; i++) {
-		int64_t a = w->healthy[i].t0_ns > t0 ? w->healthy[i].t0_ns : t0;
-		int64_t b = w->healthy[i].t1_ns < t1 ? w->healthy[i].t1_ns : t1;
-		if (b > a)
-			s += (double)(b - a) / 1e9;
-	}
-	return s;
-}
-
-/*
- * Cause and effect: a stretch that starts within cfg.cause_window_ns after
- * an event on the same GPU (or after a suspend, power-off, AC off, driver
- * load or boot of the host), or up to 5 s before it (the sampling's
- * resolution), is its effect, unless more than 5 s of healthy time lie
- * between them: then the GPU recovered, and what came later has a cause of
- * its own.  The nearest such event before the start is named, a cause
- * preferred to a consequence (Xid 45).
- */
-#define CAUSE_SLACK_NS (5 * NS_PER_S)
-bool analysis_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap)
-{
-	const struct gpu_work *w = gi >= 0 && gi < TL_MAX_GPUS ? an->work[gi] : NULL;
-	const struct an_event *best = NULL;
-	char name[48], t[40];
-
-	if (!w)
-		return false;
-	for (size_t k = 0; k < an->nevs; k++) {
-		const struct an_event *e = &an->evs[k];
-		double h;
-		if (e->unplaced || !(e->gpu == gi ? e->severity >= KS_WARNING : e->gpu < 0 && host_cause(e->ev)) ||
-		    t0_ns < e->t_ns - CAUSE_SLACK_NS || t0_ns > e->t_ns + an->cfg.cause_window_ns)
-			continue;
-		h = healthy_between(w, e->t_ns, t0_ns);
-		if (h < 0 || h > (double)CAUSE_SLACK_NS / 1e9)
-			continue;
-		if (!best || ((best->flags & KF_CONSEQUENCE) && !(e->flags & KF_CONSEQUENCE)) ||
-		    ((best->flags & KF_CONSEQUENCE) == (e->flags & KF_CONSEQUENCE) && e->t_ns >= best->t_ns &&
-		     e->t_ns <= t0_ns))
-			best = e;
-	}
-	if (!best)
-		return false;
-	analysis_event_name(name, sizeof(name), best->ev, best->code);
-	snprintf(buf, cap, "%s at %s, %s:%llu", name, time_rfc3339(t, sizeof(t), best->t_ns),
-		 best->src ? best->src : "?", (unsigned long long)best->line);
-	return true;
-}
-
-const char *analysis_gpu_name(const struct analysis *an, int gi, char *buf, size_t cap)
-{
-	const struct gpu_ident *id = gi >= 0 && gi < an->tl.ngpus ? &an->tl.gpus[gi].id : NULL;
-
-	if (id && id->index >= 0)
-		snprintf(buf, cap, "GPU %d", id->index);
-	else if (id && id->uuid[0])
-		snprintf(buf, cap, "GPU %.40s", id->uuid);
-	else
-		snprintf(buf, cap, "GPU #%d", gi);
-	return buf;
-}
-
-const char *analysis_gpu_num(const struct analysis *an, int gi, char *buf, size_t cap)
-{
-	if (gi < 0)
-		snprintf(buf, cap, "-");
-	else if (gi < an->tl.ngpus && an->tl.gpus[gi].id.index >= 0)
-		snprintf(buf, cap, "%d", an->tl.gpus[gi].id.index);
-	else
-		snprintf(buf, cap, "?");
-	return buf;
-}
-
-bool finding_always(const char *kind)
-{
-	static const char *const kinds[] = { "memory_leak", "memory_leak_sawtooth", "gpu_down", "gpu_lost",
-					     "reset_required", "xid_error", "hw_errors_repeated", "error_row",
-					     "tool_error", "throttling", "imbalance" };
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kind, kinds[i]))
-			return true;
-	return false;
-}
 
 /* The GPU-seconds a finding covers: what it costs at the window's rate. */
 static double finding_weight_s(const struct finding *f)
@@ -1539,10 +1336,9 @@ void analysis_finish(struct analysis *an)
 		close_segment(an, w);
 		idle_floors(an, gi);
 		trace_join_gpu(an, gi);
-		det_finish_gpu(an, gi, w->det);
+		det_finish_gpu(an, gi, an->det[gi]);
 	}
 	trace_join_rest(an);
-	power_finish(an);
 	det_finish_all(an);
 	sort_segments(an);
 	analysis_rank_findings(an);
@@ -1555,9 +1351,9 @@ void analysis_release(struct analysis *an)
 		if (an->work[i]) {
 			free(an->work[i]->ring);
 			free(an->work[i]->pre);
-			det_states_free(an->work[i]->det);
 		}
 		free(an->work[i]);
+		det_states_free(an->det[i]);
 		free(an->gpus[i].min_busy_s);
 		free(an->gpus[i].min_cov_s);
 		free(an->gpus[i].ser.b);
@@ -1578,55 +1374,25 @@ void analysis_release(struct analysis *an)
 	trace_join_release(an);
 }
 
-const char *analysis_str(struct analysis *an, const char *s)
+int analysis_gpu_restore(struct analysis *an, const struct gpu_ident *id)
 {
-	if (!s)
-		return NULL;
-	for (size_t i = an->nstrs; i-- > 0;)
-		if (!strcmp(an->strs[i], s))
-			return an->strs[i];
-	ALLOC_GROW(an->strs, an->nstrs + 1, an->strs_alloc);
-	an->strs[an->nstrs] = xstrdup(s);
-	return an->strs[an->nstrs++];
+	int n = an->tl.ngpus;
+
+	if (n >= TL_MAX_GPUS)
+		return -1;
+	an->tl.gpus[n].id = *id;
+	an->tl.gpus[n].has_samples = true;
+	an->gpus[n].held_floor_w = an->gpus[n].noctx_floor_w = NAN;
+	an->tl.ngpus = n + 1;
+	return n;
 }
 
-double gpu_util_mean(const struct gpu_stats *g)
+struct finding *analysis_finding_restore(struct analysis *an)
 {
-	return g->util_known_s > 0 ? 100 * g->busy_s / g->util_known_s : NAN;
-}
+	struct finding *f;
 
-double gpu_util_quantile(const struct gpu_stats *g, double q)
-{
-	double acc = 0;
-	if (g->util_known_s <= 0)
-		return NAN;
-	for (int i = 0; i <= 100; i++) {
-		acc += g->util_hist_s[i];
-		if (acc >= q * g->util_known_s - 1e-9)
-			return i;
-	}
-	return 100;
-}
-
-double gpu_power_mean(const struct gpu_stats *g)
-{
-	return g->power_known_s > 0 ? g->power_ws / g->power_known_s : NAN;
-}
-
-double gpu_energy_j(const struct gpu_stats *g, const char **source)
-{
-	if (g->energy_counter_s > 0 && g->energy_power_s > 0) {
-		*source = "counter+power";
-		return g->energy_counter_j + g->energy_power_j;
-	}
-	if (g->energy_counter_s > 0) {
-		*source = "counter";
-		return g->energy_counter_j;
-	}
-	if (g->energy_power_s > 0) {
-		*source = "power";
-		return g->energy_power_j;
-	}
-	*source = "none";
-	return NAN;
+	ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
+	f = &an->finds[an->nfinds++];
+	memset(f, 0, sizeof(*f));
+	return f;
 }

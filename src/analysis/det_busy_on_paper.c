@@ -33,7 +33,7 @@ static void bop_finish(struct analysis *an, int gi, void *st)
 		fill = 100 * j->kernel_s / j->span_s;
 		if (j->util_pct < UTIL_MIN_PCT || fill >= j->util_pct / 2)
 			continue;
-		f = det_finding(an, "busy_on_paper", gi, j->t0_ns, j->t1_ns, SEV_WARNING, fill);
+		f = det_finding(an, FK_BUSY_ON_PAPER, gi, j->t0_ns, j->t1_ns, SEV_WARNING, fill);
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),

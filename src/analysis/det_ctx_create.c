@@ -61,7 +61,7 @@ static void ctx_finish_all(struct analysis *an)
 		if (!n || sum <= (int64_t)n * CTX_MEAN_MAX_NS)
 			continue;
 		mean_ms = (double)sum / (double)n / 1e6;
-		f = det_finding(an, "ctx_create_slow", gpu_of_file(an, path), t0, t1, SEV_WARNING, mean_ms);
+		f = det_finding(an, FK_CTX_CREATE_SLOW, gpu_of_file(an, path), t0, t1, SEV_WARNING, mean_ms);
 		if (!f)
 			return;
 		fmt_cut(f->message, sizeof(f->message),

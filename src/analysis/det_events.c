@@ -14,10 +14,11 @@
 
 #include "util/timeutil.h"
 
-static const char *const kinds[EV__COUNT] = {
-	[EV_GPU_LOST] = "gpu_lost", [EV_RESET_REQUIRED] = "reset_required",
-	[EV_ERROR_ROW] = "error_row", [EV_TOOL_ERROR] = "tool_error",
-	[EV_XID] = "xid_error",
+/* the kind of finding each event becomes; FK_NONE: none */
+static const enum finding_kind kinds[EV__COUNT] = {
+	[EV_GPU_LOST] = FK_GPU_LOST, [EV_RESET_REQUIRED] = FK_RESET_REQUIRED,
+	[EV_ERROR_ROW] = FK_ERROR_ROW, [EV_TOOL_ERROR] = FK_TOOL_ERROR,
+	[EV_XID] = FK_XID_ERROR,
 };
 
 /* The first one's place, then how many in all and where the last one is. */
@@ -53,7 +54,7 @@ static void events_event(struct analysis *an, int gi, void *st, const struct det
 	 * within a minute of the last */
 	for (size_t i = an->nfinds; i-- > 0 && i + 8 >= an->nfinds;) {
 		f = &an->finds[i];
-		if (f->kind == kinds[ev] && f->gpu == gi && f->code == e->code &&
+		if (f->fk == kinds[ev] && f->gpu == gi && f->code == e->code &&
 		    e->t_ns - f->t1_ns <= 60 * NS_PER_S) {
 			f->t1_ns = e->t_ns;
 			f->value += count;

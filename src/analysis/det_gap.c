@@ -51,7 +51,7 @@ static void gap_finish(struct analysis *an, int gi, void *st)
 	int64_t nominal = an->gpus[gi].nominal_ns ? an->gpus[gi].nominal_ns : NS_PER_S;
 
 	close_gap(an, gi, w);
-	if (!(f = det_gather_emit(an, gi, &w->g, "log_gap")))
+	if (!(f = det_gather_emit(an, gi, &w->g, FK_LOG_GAP)))
 		return;
 	analysis_gpu_name(an, gi, name, sizeof(name));
 	time_human_dur(d, sizeof(d), (int64_t)(w->g.total_s * 1e9));

@@ -67,7 +67,7 @@ static void hw_finish(struct analysis *an, int gi, void *st)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s x%u", i ? ", " : "",
 				      h->code[i] >= 0 ? name : "no code", h->count[i]);
 	}
-	f = det_finding(an, "hw_errors_repeated", gi, h->t0_ns, h->t1_ns,
+	f = det_finding(an, FK_HW_ERRORS_REPEATED, gi, h->t0_ns, h->t1_ns,
 			h->n >= 5 ? SEV_CRITICAL : SEV_WARNING, h->n);
 	if (!f)
 		return;

@@ -18,7 +18,7 @@ static void idle_power_finish(struct analysis *an, int gi, void *st)
 	(void)st;
 	if (g->idle_s < 1)
 		return;
-	f = det_finding(an, "idle_power", gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
+	f = det_finding(an, FK_IDLE_POWER, gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
 	if (!f)
 		return;
 	f->total_s = g->idle_s;	/* what it costs: the idle seconds */

@@ -69,7 +69,7 @@ static void imbalance_all(struct analysis *an)
 			struct finding *f;
 			if (theirs < 0.2 || mine >= 0.5 * theirs)
 				continue;
-			f = det_finding(an, "imbalance", i, g->first_ns, g->last_ns, SEV_WARNING,
+			f = det_finding(an, FK_IMBALANCE, i, g->first_ns, g->last_ns, SEV_WARNING,
 					100 * (theirs - mine));
 			if (!f)
 				continue;

@@ -48,7 +48,7 @@ static void kerr_finish_all(struct analysis *an)
 		per_mb = (double)k->errors / mb;
 		if (!(per_mb > KERR_PER_MB_MAX))
 			continue;
-		f = det_finding(an, "kernel_error_density", -1, k->t0_ns ? k->t0_ns : first,
+		f = det_finding(an, FK_KERNEL_ERROR_DENSITY, -1, k->t0_ns ? k->t0_ns : first,
 				k->t1_ns ? k->t1_ns : last, SEV_WARNING, per_mb);
 		if (!f)
 			return;

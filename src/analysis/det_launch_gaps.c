@@ -26,7 +26,7 @@ static void lg_finish(struct analysis *an, int gi, void *st)
 		if (j->gpu != gi || j->kernels < MIN_KERNELS || j->kernel_p50_ns >= j->gap_p50_ns)
 			continue;
 		ratio = j->kernel_p50_ns > 0 ? (double)j->gap_p50_ns / (double)j->kernel_p50_ns : 0;
-		f = det_finding(an, "trace_launch_bound", gi, j->t0_ns, j->t1_ns, SEV_INFO, ratio);
+		f = det_finding(an, FK_TRACE_LAUNCH_BOUND, gi, j->t0_ns, j->t1_ns, SEV_INFO, ratio);
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),

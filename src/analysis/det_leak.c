@@ -63,7 +63,7 @@ static void leak_emit(struct analysis *an, int gi, const struct leak_run *r, con
 	struct finding *f;
 	char nm[48], sz[32], rate[32];
 
-	f = det_finding(an, "memory_leak", gi, r->t0, r->last_up, SEV_WARNING, rise / (dur_s / 3600));
+	f = det_finding(an, FK_MEMORY_LEAK, gi, r->t0, r->last_up, SEV_WARNING, rise / (dur_s / 3600));
 	if (!f)
 		return;
 	det_leak_fit(f, g->mem_total_mib, r->m0, r->mlast);

@@ -312,7 +312,7 @@ static void lt_finish(struct analysis *an, int gi, void *st)
 		struct lt_cycle *c = &w->leak[0];
 		double h = (double)(c->t1 - c->t0) / 3.6e12;
 
-		f = det_finding(an, "memory_leak", gi, c->t0, c->t1, SEV_WARNING, c->slope);
+		f = det_finding(an, FK_MEMORY_LEAK, gi, c->t0, c->t1, SEV_WARNING, c->slope);
 		if (!f)
 			return;
 		det_leak_fit(f, an->gpus[gi].mem_total_mib, c->y0, c->y1);
@@ -335,7 +335,7 @@ static void lt_finish(struct analysis *an, int gi, void *st)
 			hi = fmax(hi, s[i]);
 		}
 		slope = median_of(s, n);
-		f = det_finding(an, "memory_leak_sawtooth", gi, w->leak[0].t0, w->leak[n - 1].t1,
+		f = det_finding(an, FK_MEMORY_LEAK_SAWTOOTH, gi, w->leak[0].t0, w->leak[n - 1].t1,
 				SEV_WARNING, slope);
 		if (!f)
 			return;

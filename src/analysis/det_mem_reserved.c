@@ -53,7 +53,7 @@ static void reserved_finish(struct analysis *an, int gi, void *st)
 
 	if (!s->seen || !(s->share > RESERVED_MAX_SHARE))
 		return;
-	f = det_finding(an, "mem_reserved", gi, s->t0_ns, s->t1_ns, SEV_INFO, 100 * s->share);
+	f = det_finding(an, FK_MEM_RESERVED, gi, s->t0_ns, s->t1_ns, SEV_INFO, 100 * s->share);
 	if (!f)
 		return;
 	analysis_gpu_name(an, gi, name, sizeof(name));

@@ -95,7 +95,7 @@ static void pcie_finish(struct analysis *an, int gi, void *st)
 
 	if (!(s->down_s > 0))
 		return;
-	f = det_finding(an, "pcie_link_degraded", gi, s->t0_ns, s->t1_ns, SEV_WARNING, 100 * s->worst);
+	f = det_finding(an, FK_PCIE_LINK_DEGRADED, gi, s->t0_ns, s->t1_ns, SEV_WARNING, 100 * s->worst);
 	if (!f)
 		return;
 	f->total_s = s->down_s;

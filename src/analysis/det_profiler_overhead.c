@@ -46,7 +46,7 @@ static void overhead_finish_all(struct analysis *an)
 		share = (double)tf->overhead_ns / (double)(s1 - s0);
 		if (!(share > OVERHEAD_MAX_SHARE))
 			continue;
-		f = det_finding(an, "profiler_overhead", gpu_of_file(an, tf->path), s0, s1, SEV_WARNING, 100 * share);
+		f = det_finding(an, FK_PROFILER_OVERHEAD, gpu_of_file(an, tf->path), s0, s1, SEV_WARNING, 100 * share);
 		if (!f)
 			return;
 		fmt_cut(f->message, sizeof(f->message),

@@ -28,7 +28,7 @@ struct stretch {		/* the open run of one state */
  */
 static const struct stretch_finding {
 	int state;
-	const char *kind;
+	enum finding_kind kind;
 	bool needs_min;		/* only from cfg.stretch_min_s on */
 	double warn_s;		/* a warning from this long on (critical: always) */
 	int sev;		/* severity below warn_s */
@@ -37,20 +37,20 @@ static const struct stretch_finding {
 	const char *many;
 	const char *evidence;
 } stretch_findings[] = {
-	{ ST_HELD_IDLE, "held_idle", true, 300, SEV_INFO, true,
+	{ ST_HELD_IDLE, FK_HELD_IDLE, true, 300, SEV_INFO, true,
 	  "%s held memory or a process but did no work for %s",
 	  "%s held memory or a process but did no work in %llu stretches, %s in all (the longest %s)",
 	  "utilization 0 %% for %1$.0f s with memory held; mean power %2$.0f W, %3$.0f J spent" },
-	{ ST_INPUT, "input_starved", true, 300, SEV_INFO, true,
+	{ ST_INPUT, FK_INPUT_STARVED, true, 300, SEV_INFO, true,
 	  "%s was starved for input for %s: work came in bursts with waits between them",
 	  "%s was starved for input in %llu stretches, %s in all (the longest %s): work came in bursts with waits between them",
 	  "utilization low and swinging (or steady and partial well above idle power) for %1$.0f s; "
 	  "mean power %2$.0f W" },
-	{ ST_LAUNCH, "launch_bound", true, 300, SEV_INFO, false,
+	{ ST_LAUNCH, FK_LAUNCH_BOUND, true, 300, SEV_INFO, false,
 	  "%s ran streams of tiny kernels for %s: busy on paper, idle in power",
 	  "%s ran streams of tiny kernels in %llu stretches, %s in all (the longest %s): busy on paper, idle in power",
 	  "utilization above 0 while power stayed at the held-idle floor (mean %2$.0f W) for %1$.0f s" },
-	{ ST_DOWN, "gpu_down", false, 0, SEV_CRITICAL, true,
+	{ ST_DOWN, FK_GPU_DOWN, false, 0, SEV_CRITICAL, true,
 	  "%s was lost or needed a reset for %s",
 	  "%s was lost or needed a reset %llu times, %s in all (the longest %s)",
 	  "readings such as [GPU is lost] / [GPU requires reset], or a fatal kernel event, put it down for %1$.1f s" },

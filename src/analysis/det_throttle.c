@@ -117,7 +117,7 @@ static void emit_thr(struct analysis *an, int gi, struct throttle_st *t)
 	const struct clk_run *a = &t->all;
 	const struct gather *g = &t->g;
 	char name[48], d[32], lon[32], lost[32], why[160], head[200];
-	struct finding *f = det_gather_emit(an, gi, g, "throttling");
+	struct finding *f = det_gather_emit(an, gi, g, FK_THROTTLING);
 
 	if (!f)
 		return;
@@ -186,7 +186,7 @@ static void throttle_finish(struct analysis *an, int gi, void *st)
 	emit_thr(an, gi, s);
 	if (!r->open || r->s <= 0 || r->clk_s <= 0)
 		return;
-	f = det_finding(an, "clock_events_noted", gi, r->t0_ns, r->t1_ns, SEV_INFO, r->s);
+	f = det_finding(an, FK_CLOCK_EVENTS_NOTED, gi, r->t0_ns, r->t1_ns, SEV_INFO, r->s);
 	if (!f)
 		return;
 	time_human_dur(d, sizeof(d), (int64_t)(r->s * 1e9 + 0.5));

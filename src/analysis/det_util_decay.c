@@ -141,7 +141,7 @@ static void decay_finish(struct analysis *an, int gi, void *st)
 	close_run(s);
 	if (!s->nstretch)
 		return;
-	f = det_finding(an, "thermal_util_decay", gi, s->t0_ns, s->t1_ns, s->total_s >= 60 ? SEV_WARNING : SEV_INFO,
+	f = det_finding(an, FK_THERMAL_UTIL_DECAY, gi, s->t0_ns, s->t1_ns, s->total_s >= 60 ? SEV_WARNING : SEV_INFO,
 			100 * s->worst);
 	if (!f)
 		return;

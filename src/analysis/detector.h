@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/analysis.h"
+#include "analysis/model.h"
 
 struct det_event {
 	int64_t t_ns;
@@ -76,7 +76,7 @@ const struct detector *detector_at(size_t i);
  * the cap never refuses a finding of another kind or of a higher severity.
  * The caller fills message and evidence.
  */
-struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0_ns,
+struct finding *det_finding(struct analysis *an, enum finding_kind kind, int gpu, int64_t t0_ns,
 			    int64_t t1_ns, int severity, double value);
 /*
  * Stretches of one kind on one GPU gathered into one finding (docs/states.md
@@ -101,7 +101,8 @@ void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns
 /* The finding of everything gathered (value: the total seconds), NULL when
  * nothing was or the cap refused it; the caller writes message and
  * evidence, then calls det_gather_cause() to append the cause. */
-struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g, const char *kind);
+struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g,
+				enum finding_kind kind);
 /* Append "; after Xid 79 at T, src:line" (one stretch) or "; N of the M
  * stretches came right after an event, the first after ..." to the evidence. */
 void det_gather_cause(struct finding *f, const struct gather *g);
@@ -114,6 +115,27 @@ void det_gather_cause(struct finding *f, const struct gather *g);
 void det_leak_fit(struct finding *f, double total_mib, double mib0, double mib1);
 
 /* ---- for analysis.c: one block of every detector's state per GPU ----- */
+
+/*
+ * Cause and effect (cause.c): the event a stretch of GPU gi starting at
+ * t0_ns is the effect of: an event of at least warning severity on the
+ * GPU, or a host suspend, power-off, AC off, driver load or boot, from
+ * cfg.cause_window_ns before t0_ns to 5 s after it, with no healthy time
+ * (compute, memory-bound or plain idle) of more than 5 s between the two.
+ * Writes "Xid 79 at T, src:line" into buf and returns true, else false.
+ * Valid while the stretch's intervals are being fed: each GPU's recent
+ * healthy runs are kept in its detector block (det_feed_interval).
+ */
+#define HEALTHY_RUNS 32
+struct healthy_runs {
+	struct { int64_t t0_ns, t1_ns; } run[HEALTHY_RUNS];	/* oldest first */
+	int n;
+	int64_t lost_ns;	/* the end of the newest run that no longer fits */
+};
+bool det_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap);
+void det_healthy_add(struct healthy_runs *h, int64_t t0_ns, int64_t t1_ns);
+/* The healthy runs in a GPU's block (det_states_new). */
+struct healthy_runs *det_healthy(void *block);
 
 void *det_states_new(void);
 void det_states_free(void *block);

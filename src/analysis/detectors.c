@@ -30,8 +30,10 @@ static const struct detector *const detectors[] = {
 
 #define NDET (sizeof(detectors) / sizeof(detectors[0]) - 1)
 
-/* offset of each detector's state in a GPU's block, and the block's size */
+/* offset of each detector's state in a GPU's block, of the healthy runs
+ * after them (det_cause), and the block's size */
 static size_t det_off[NDET + 1];
+static size_t det_healthy_off;
 static size_t det_block;
 static bool det_ready;
 /* per kind of interval (enum ival_kind), the detectors fed it and their
@@ -71,7 +73,8 @@ static void layout(void)
 			};
 		}
 	}
-	det_block = off ? off : 1;
+	det_healthy_off = off;
+	det_block = off + sizeof(struct healthy_runs);
 	det_ready = true;
 }
 
@@ -92,10 +95,19 @@ void det_states_free(void *block)
 	free(block);
 }
 
+struct healthy_runs *det_healthy(void *block)
+{
+	return (struct healthy_runs *)((char *)block + det_healthy_off);
+}
+
 void det_feed_interval(struct analysis *an, int gpu, void *block, const struct ival *iv, int state)
 {
 	const struct ival_hook *h = ival_hooks[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
 	const struct ival_hook *end = h + n_ival[iv->kind == IV_GAP ? IV_GAP : IV_DATA];
+
+	/* healthy time, before the detectors that ask for a cause see it */
+	if (iv->kind != IV_GAP && (state == ST_COMPUTE || state == ST_MEMORY || state == ST_IDLE))
+		det_healthy_add(det_healthy(block), iv->t0_ns, iv->t1_ns);
 
 	for (; h < end; h++)
 		h->fn(an, gpu, h->off >= 0 ? (char *)block + h->off : NULL, iv, state);
@@ -126,9 +138,10 @@ void det_finish_all(struct analysis *an)
 			detectors[i]->finish_all(an);
 }
 
-struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int64_t t0,
+struct finding *det_finding(struct analysis *an, enum finding_kind fk, int gpu, int64_t t0,
 			    int64_t t1, int sev, double value)
 {
+	const char *kind = finding_kind_name[fk];
 	struct finding *f;
 	struct find_seen *seen = NULL;
 
@@ -154,6 +167,7 @@ struct finding *det_finding(struct analysis *an, const char *kind, int gpu, int6
 	f = &an->finds[an->nfinds++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
+	f->fk = (uint8_t)fk;
 	f->gpu = gpu;
 	f->t0_ns = t0;
 	f->t1_ns = t1;
@@ -187,7 +201,7 @@ void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns
 		g->sev = sev;
 	if (len > g->longest_ns)
 		g->longest_ns = len;
-	if (effect && analysis_cause(an, gi, t0_ns, d.cause, sizeof(d.cause))) {
+	if (effect && det_cause(an, gi, t0_ns, d.cause, sizeof(d.cause))) {
 		if (!g->linked++)
 			snprintf(g->first_cause, sizeof(g->first_cause), "%s", d.cause);
 	}
@@ -202,7 +216,8 @@ void det_gather_add(struct analysis *an, int gi, struct gather *g, int64_t t0_ns
 	g->worst[at] = d;
 }
 
-struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g, const char *kind)
+struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather *g,
+				enum finding_kind kind)
 {
 	struct finding *f;
 

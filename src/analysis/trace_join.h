@@ -8,7 +8,7 @@
 #ifndef ANALYSIS_TRACE_JOIN_H
 #define ANALYSIS_TRACE_JOIN_H
 
-#include "analysis/analysis.h"
+#include "analysis/model.h"
 
 struct trace_uuid {		/* the GPU a trace names for one of its devices */
 	const char *file;
@@ -22,6 +22,17 @@ void trace_join_gpu(struct analysis *an, int gi);
 /* The trace devices no GPU took. */
 void trace_join_rest(struct analysis *an);
 void trace_join_release(struct analysis *an);
+
+/* A skipped line of input src (REC_BAD): a trace cut short or unreadable
+ * is not joined to a GPU (its figures would be wrong). */
+void analysis_bad(struct analysis *an, const struct rec *r, const char *msg, const char *src);
+
+/* The useful seconds of GPU gi for the cost model (one definition of busy,
+ * docs/states.md "Busy"): its time in useful states (state_is_useful():
+ * compute_bound, memory_bound, throttled), with each joined trace stretch
+ * counted by its kernels instead.  *replaced (may be NULL): the useful-state
+ * seconds taken out; *from_traces: the kernel seconds put in. */
+double analysis_useful_s(const struct analysis *an, int gi, double *replaced, double *from_traces);
 
 /* Lower median of v[0..n) (sorted in place); 0 for n == 0. */
 int64_t trace_join_median(int64_t *v, size_t n);

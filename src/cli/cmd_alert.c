@@ -21,6 +21,7 @@
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "report/alert_out.h"
 #include "report/alert_send.h"
 #include "util/timeutil.h"
@@ -29,69 +30,34 @@
 #define ALERT_EXIT_FIRED 1
 #define ALERT_EXIT_ERROR 2
 
-enum {
-	OPT_RULES = 1,
-	OPT_JSON,
-	OPT_NOW,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_PROM_RULES,
-	OPT_PRINT_RULES,
-	OPT_ALERTMANAGER,
-	OPT_WEBHOOK,
-	OPT_WEBHOOK_FORMAT,
-	OPT_LABEL,
-	OPT_SEND_TIMEOUT,
-	OPT_RETRIES,
-	OPT_RETRY_WAIT,
-	OPT_HELP,
-};
+#define ALERT_OPTIONS(X, G) \
+	X(RULES, "rules", 'r', "FILE", "alert rules (INI, docs/alert.md) instead of the compiled-in ones") \
+	X(JSON, "json", 0, NULL, "machine-readable output: alerts[] with rule, gpu, start, end, value, message") \
+	X(NOW, "now", 0, "TIME", "the clock for the stale-file rule (RFC 3339; default: the system clock)") \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile whose break-even utilization u* the util_below rule uses") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')") \
+	X(PROM_RULES, "prometheus-rules", 0, NULL, "print the rules as a Prometheus alerting-rules file over the recorder's metrics") \
+	X(PRINT_RULES, "print-rules", 0, NULL, "print the compiled-in rules as an INI file (a start for --rules)") \
+	X(ALERTMANAGER, "alertmanager", 0, "URL", "also post the alerts to Alertmanager's v2 API at URL (http://host:9093)") \
+	X(WEBHOOK, "webhook", 0, "URL", "also post the alerts to URL as JSON (see --webhook-format)") \
+	X(WEBHOOK_FORMAT, "webhook-format", 0, "json|slack|teams", "the webhook's body: alert --json's document (default), a Slack or a Teams message") \
+	X(LABEL, "label", 0, "KEY=VALUE", "a label added to every alert sent to Alertmanager (repeatable; for routing)") \
+	X(SEND_TIMEOUT, "send-timeout", 0, "SECONDS", "one delivery attempt's limit, connection included (default 10)") \
+	X(RETRIES, "retries", 0, "N", "attempts after a failed delivery that may pass: no answer, 5xx, 408, 429 (default 3)") \
+	X(RETRY_WAIT, "retry-wait", 0, "SECONDS", "the wait before the first retry, doubled for each next one (default 1)") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def alert_options[] = {
-	{ "rules", 'r', "FILE", "alert rules (INI, docs/alert.md) instead of the compiled-in ones", OPT_RULES },
-	{ "json", 0, NULL, "machine-readable output: alerts[] with rule, gpu, start, end, value, message", OPT_JSON },
-	{ "now", 0, "TIME", "the clock for the stale-file rule (RFC 3339; default: the system clock)", OPT_NOW },
-	{ "profile", 'p', "FILE|NAME", "cost profile whose break-even utilization u* the util_below rule uses", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
-	{ "prometheus-rules", 0, NULL, "print the rules as a Prometheus alerting-rules file over the recorder's metrics", OPT_PROM_RULES },
-	{ "print-rules", 0, NULL, "print the compiled-in rules as an INI file (a start for --rules)", OPT_PRINT_RULES },
-	{ "alertmanager", 0, "URL", "also post the alerts to Alertmanager's v2 API at URL (http://host:9093)", OPT_ALERTMANAGER },
-	{ "webhook", 0, "URL", "also post the alerts to URL as JSON (see --webhook-format)", OPT_WEBHOOK },
-	{ "webhook-format", 0, "json|slack|teams", "the webhook's body: alert --json's document (default), a Slack or a Teams message", OPT_WEBHOOK_FORMAT },
-	{ "label", 0, "KEY=VALUE", "a label added to every alert sent to Alertmanager (repeatable; for routing)", OPT_LABEL },
-	{ "send-timeout", 0, "SECONDS", "one delivery attempt's limit, connection included (default 10)", OPT_SEND_TIMEOUT },
-	{ "retries", 0, "N", "attempts after a failed delivery that may pass: no answer, 5xx, 408, 429 (default 3)", OPT_RETRIES },
-	{ "retry-wait", 0, "SECONDS", "the wait before the first retry, doubled for each next one (default 1)", OPT_RETRY_WAIT },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(ALERT_OPTIONS) };
 
-struct alert_ctx {
-	struct analysis *an;
-	struct alert_eval ev;
-	uint64_t bad;
-	int strict;
-};
+const struct option_def alert_options[] = { OPTION_ROWS(ALERT_OPTIONS) OPTIONS_END };
 
-static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+/* The tap: the stale-file rule reads each sample's file and time. */
+static int on_sample(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
 {
-	struct alert_ctx *c = ud;
-
-	if (r->kind == REC_BAD) {
-		c->bad++;
-		if (c->strict) {
-			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col,
-				batch_str(b, r->name));
-			return EXIT_INPUT;
-		}
-		return 0;
-	}
 	if (r->kind == REC_SAMPLE)
-		alert_eval_sample(&c->ev, in->path,
-				  in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns,
+		alert_eval_sample(ud, in->path, in->format && !strcmp(in->format->id, "gputally-csv"), r->t_ns,
 				  batch_str(b, r->uuid), r->gpu_index);
-	analysis_add(c->an, r, b, in->path);
 	return 0;
 }
 
@@ -144,68 +110,56 @@ static int deliver(const struct alert_eval *ev, const struct delivery *d)
 static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const struct alert_rules *rs,
 		    double u_star, int64_t now, int json, const char *profile, const struct delivery *d)
 {
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
-	struct alert_ctx c = { 0 };
-	struct gl_err err = { 0 };
+	struct pipeline_opts popts;
+	struct pipeline pl;
+	struct alert_eval ev;
 	uint64_t records = 0;
-	int rc, ret = ALERT_EXIT_ERROR;
+	int st, ret = ALERT_EXIT_ERROR;
 
-	c.an = xcalloc(1, sizeof(*c.an));
-	analysis_init(c.an, NULL);
-	c.an->cfg.series = false;	/* no page to draw */
-	alert_eval_init(&c.ev, rs, c.an, u_star);
-	c.strict = ic->strict;
-	sink.ud = &c;
-	sink.rec = on_rec;
-	rc = ingest_run(ops, (size_t)nops, &ic->o, &sink, &res, &err);
-	if (rc == EXIT_INPUT) {
-		error("stopping at the first bad line (--strict)");
-		goto out;
+	ingest_cli_pipeline(ic, ops, nops, &popts);
+	popts.tap = on_sample;
+	popts.tap_ud = &ev;
+	pipeline_open(&pl, &popts);	/* no page to draw: no display series */
+	alert_eval_init(&ev, rs, pl.an, u_star);
+	st = pipeline_run(&pl);
+	pipeline_say_bad(&pl);
+	if (st != PIPE_OK) {
+		pipeline_say_status(&pl, st, "");
+		goto out;	/* --strict included: exit 2 (docs/alert.md) */
 	}
-	if (rc) {
-		print_gl_err(&err);
-		goto out;
+	for (size_t i = 0; i < pl.res.nr; i++) {
+		const struct input_stat *in = &pl.res.inputs[i];
+		records += in->records;
+		if (in->skip_reason[0] && !(in->named && input_unread(in)))
+			fprintf(stderr, "gputally: %s: %s\n", in->path, in->skip_reason);
 	}
-	for (size_t i = 0; i < res.nr; i++) {
-		records += res.inputs[i].records;
-		if (res.inputs[i].skip_reason[0] && !(res.inputs[i].named && input_unread(&res.inputs[i])))
-			fprintf(stderr, "gputally: %s: %s\n", res.inputs[i].path, res.inputs[i].skip_reason);
-	}
-	if (ingest_named_unread(&res))
+	if (ingest_named_unread(&pl.res))
 		goto out;	/* a file given by name that cannot be read: exit 2 */
 	if (!records) {
 		error("no GPU data in the input: nothing to check (an empty log is not a healthy GPU)");
 		goto out;
 	}
-	for (size_t i = 0; i < res.nr; i++)
-		analysis_input_size(c.an, res.inputs[i].path, res.inputs[i].bytes);
-	analysis_finish(c.an);
-	alert_eval_finish(&c.ev, now);
-	if (c.ev.util_skipped)
+	alert_eval_finish(&ev, now);
+	if (ev.util_skipped)
 		fprintf(stderr, "gputally: the util_below rule needs the break-even utilization u*: "
 			"give --profile (the default cost model has none)\n");
-	if (c.bad)
-		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped (see 'gputally report')\n", c.bad);
 	if (json)
-		alert_json(stdout, &c.ev, profile);
+		alert_json(stdout, &ev, profile);
 	else
-		alert_text((term_safe_stdout(), stdout), &c.ev);
-	if (c.ev.dropped)
+		alert_text((term_safe_stdout(), stdout), &ev);
+	if (ev.dropped)
 		fprintf(stderr, "gputally: %" PRIu64 " more alert(s) not listed (at most %d)\n",
-			c.ev.dropped, ALERT_MAX_ALERTS);
+			ev.dropped, ALERT_MAX_ALERTS);
 	if (fflush(stdout) || ferror(stdout)) {
 		error("writing the alerts failed");
 		goto out;
 	}
-	ret = c.ev.n || c.ev.dropped ? ALERT_EXIT_FIRED : EXIT_OK;
-	if (deliver(&c.ev, d) != EXIT_OK)
+	ret = ev.n || ev.dropped ? ALERT_EXIT_FIRED : EXIT_OK;
+	if (deliver(&ev, d) != EXIT_OK)
 		ret = ALERT_EXIT_ERROR;
 out:
-	alert_eval_release(&c.ev);
-	analysis_release(c.an);
-	free(c.an);
-	ingest_result_release(&res);
+	alert_eval_release(&ev);
+	pipeline_close(&pl);
 	return ret;
 }
 

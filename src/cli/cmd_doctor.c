@@ -10,17 +10,17 @@
 #include "util/jsonw.h"
 #include "util/version.h"
 
-enum { OPT_ROOT = 1, OPT_NVML_LIB, OPT_KERNEL_LOG, OPT_APP_LOG, OPT_JSON, OPT_HELP };
+#define DOCTOR_OPTIONS(X, G) \
+	X(ROOT, "root", 0, "DIR", "read /proc, /sys, /dev, /lib/modules and /var/log under DIR (default /)") \
+	X(NVML_LIB, "nvml-lib", 0, "PATH", "load NVML from PATH (default $GPUTALLY_NVML_LIB, then libnvidia-ml.so.1)") \
+	X(KERNEL_LOG, "kernel-log", 0, "FILE", "the kernel log to scan (default /dev/kmsg, then var/log/kern.log, syslog, messages)") \
+	X(APP_LOG, "app-log", 0, "FILE", "an application's log to scan for CUDA capability errors (a build for another GPU)") \
+	X(JSON, "json", 0, NULL, "machine-readable output: checks[] with id, status, detail, fix") \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def doctor_options[] = {
-	{ "root", 0, "DIR", "read /proc, /sys, /dev, /lib/modules and /var/log under DIR (default /)", OPT_ROOT },
-	{ "nvml-lib", 0, "PATH", "load NVML from PATH (default $GPUTALLY_NVML_LIB, then libnvidia-ml.so.1)", OPT_NVML_LIB },
-	{ "kernel-log", 0, "FILE", "the kernel log to scan (default /dev/kmsg, then var/log/kern.log, syslog, messages)", OPT_KERNEL_LOG },
-	{ "app-log", 0, "FILE", "an application's log to scan for CUDA capability errors (a build for another GPU)", OPT_APP_LOG },
-	{ "json", 0, NULL, "machine-readable output: checks[] with id, status, detail, fix", OPT_JSON },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(DOCTOR_OPTIONS) };
+
+const struct option_def doctor_options[] = { OPTION_ROWS(DOCTOR_OPTIONS) OPTIONS_END };
 
 static void print_json(const struct doctor_opts *o, const struct doctor_report *r)
 {

@@ -12,21 +12,20 @@
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "util/jsonw.h"
 #include "util/timeutil.h"
 
-enum { OPT_HELP = 1 };
+#define DUMP_OPTIONS(X, G) \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def dump_options[] = {
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(DUMP_OPTIONS) };
+
+const struct option_def dump_options[] = { OPTION_ROWS(DUMP_OPTIONS) OPTIONS_END };
 
 struct dump_ctx {
 	struct jsonw w;
-	int strict;
-	uint64_t bad;
 };
 
 static const char *const kind_names[] = { "sample", "proc", "event", "bad", "trace", "anchor", "job" };
@@ -65,12 +64,13 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 	struct dump_ctx *d = ud;
 	struct jsonw *w = &d->w;
 
+	(void)in;	/* the per-input summary comes after the records */
+
 	jsonw_init(w, stdout, false);
 	jsonw_obj_begin(w);
 	/* a task label (gpu_monitor.sh's TASK_ID) is a proc record with no pid */
 	jsonw_kstr(w, "kind", r->kind == REC_PROC && r->pid == PID_TASK ? "task" : kind_names[r->kind]);
-	if (r->kind == REC_BAD) {
-		d->bad++;
+	if (r->kind == REC_BAD) {	/* on standard error too, by the pipeline's policy */
 		jsonw_kint(w, "line", (int64_t)r->line);
 		jsonw_kint(w, "col", r->col);
 		jsonw_kstr(w, "msg", batch_str(b, r->name));
@@ -78,8 +78,7 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 			jsonw_kbool(w, "fatal", true);
 		jsonw_obj_end(w);
 		fputc('\n', stdout);
-		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
-		return d->strict ? EXIT_INPUT : 0;
+		return 0;
 	}
 	if (r->time_kind == TK_BOOT) {
 		/* a kernel printk time nothing placed (formats/anchor.h) */
@@ -198,13 +197,11 @@ int cmd_dump(int argc, char **argv)
 {
 	struct option_iter it;
 	struct ingest_cli ic;
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
+	struct pipeline_opts popts;
+	struct pipeline pl;
 	struct dump_ctx d = { 0 };
-	struct gl_err err = { 0 };
 	const char **ops = NULL;
-	int nops = 0, id, rc;
-	size_t unread;
+	int nops = 0, id, st, ret;
 
 	ingest_cli_init(&ic);
 	option_iter_init(&it, argc, argv);
@@ -225,12 +222,15 @@ int cmd_dump(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ingest_cli_apply(&ic);
-	d.strict = ic.strict;
-	sink.ud = &d;
-	sink.rec = dump_rec;
-	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
-	for (size_t i = 0; i < res.nr; i++) {
-		const struct input_stat *in = &res.inputs[i];
+	ingest_cli_pipeline(&ic, ops, nops, &popts);
+	popts.no_analysis = true;	/* the records are the output */
+	popts.tap = dump_rec;
+	popts.tap_ud = &d;
+	pipeline_open(&pl, &popts);
+	st = pipeline_run(&pl);
+	pipeline_say_bad(&pl);
+	for (size_t i = 0; i < pl.res.nr; i++) {
+		const struct input_stat *in = &pl.res.inputs[i];
 		if (input_unread(in))
 			fprintf(stderr, "%s: skipped: %s\n", in->path, in->skip_reason);
 		else	/* a file cut short: read up to the cut, and said so */
@@ -239,12 +239,9 @@ int cmd_dump(int argc, char **argv)
 				in->time_basis ? in->time_basis : "no timed records",
 				in->skip_reason[0] ? "; " : "", in->skip_reason);
 	}
-	unread = rc ? 0 : ingest_named_unread(&res);
-	ingest_result_release(&res);
+	ret = st != PIPE_OK ? pipeline_say_status(&pl, st, "")
+			    : ingest_named_unread(&pl.res) ? EXIT_FAILURE_RUN : EXIT_OK;
+	pipeline_close(&pl);
 	free(ops);
-	if (rc == EXIT_INPUT)
-		return EXIT_INPUT;
-	if (rc)
-		return (print_gl_err(&err), EXIT_FAILURE_RUN);
-	return unread ? EXIT_FAILURE_RUN : EXIT_OK;
+	return ret;
 }

@@ -8,13 +8,13 @@
 #include "formats/format.h"
 #include "util/jsonw.h"
 
-enum { OPT_JSON = 1, OPT_HELP };
+#define FORMATS_OPTIONS(X, G) \
+	X(JSON, "json", 0, NULL, "machine-readable output") \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def formats_options[] = {
-	{ "json", 0, NULL, "machine-readable output", OPT_JSON },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(FORMATS_OPTIONS) };
+
+const struct option_def formats_options[] = { OPTION_ROWS(FORMATS_OPTIONS) OPTIONS_END };
 
 int cmd_formats(int argc, char **argv)
 {

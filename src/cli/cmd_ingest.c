@@ -19,26 +19,22 @@
 #include "cli/ingest_opts.h"
 #include "cli/usage.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "store/store.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 #include "util/termsafe.h"
 
-enum {
-	OPT_DB = 1,
-	OPT_EACH,
-	OPT_QUIET,
-	OPT_HELP,
-};
+#define INGEST_CMD_OPTIONS(X, G) \
+	X(DB, "db", 0, "FILE", "the store to add to (created when missing; SQLite, docs/store.md)") \
+	X(EACH, "each", 0, NULL, "read and commit each file on its own (one transaction per file) instead of all together") \
+	X(QUIET, "quiet", 'q', NULL, "print only the summary line, not one line per file") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def ingest_options[] = {
-	{ "db", 0, "FILE", "the store to add to (created when missing; SQLite, docs/store.md)", OPT_DB },
-	{ "each", 0, NULL, "read and commit each file on its own (one transaction per file) instead of all together", OPT_EACH },
-	{ "quiet", 'q', NULL, "print only the summary line, not one line per file", OPT_QUIET },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(INGEST_CMD_OPTIONS) };
+
+const struct option_def ingest_options[] = { OPTION_ROWS(INGEST_CMD_OPTIONS) OPTIONS_END };
 
 struct file_item {
 	char *path;
@@ -54,7 +50,6 @@ struct ingest_state {
 	struct file_item *f;
 	size_t nf, falloc;
 	int quiet;
-	uint64_t bad_total;
 	int n_new, n_grown, n_known, n_skipped, n_unreadable;
 	struct store_counts tot;
 };
@@ -100,24 +95,6 @@ static void expand(struct ingest_state *s, const char *path, int depth)
 		free(names[i]);
 	}
 	free(names);
-}
-
-static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
-{
-	void **p = ud;
-	struct ingest_state *s = p[0];
-	struct analysis *an = p[1];
-
-	if (r->kind == REC_BAD) {
-		s->bad_total++;
-		if (s->ic.strict) {
-			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
-			return EXIT_INPUT;
-		}
-		return 0;
-	}
-	analysis_add(an, r, b, in->path);
-	return 0;
 }
 
 static void when(char *buf, size_t cap, int64_t t_s)
@@ -190,51 +167,62 @@ static void add_counts(struct store_counts *t, const struct store_counts *c)
  */
 static int ingest_group(struct ingest_state *s, struct file_item **items, size_t n)
 {
-	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct pipeline_opts popts;
+	struct pipeline pl;
 	struct store_writer *w;
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
 	struct store_counts c = { 0 };
 	struct gl_err err = { 0 };
 	const char **paths = xcalloc(n, sizeof(*paths));
-	void *ud[2] = { s, an };
 	int64_t run;
-	int rc, ret = EXIT_OK, fn = 0, fg = 0;
+	int st, ret = EXIT_OK, fn = 0, fg = 0;
 
 	for (size_t i = 0; i < n; i++)
 		paths[i] = items[i]->path;
-	analysis_init(an, NULL);
-	an->cfg.series = false;	/* the store keeps minutes (on_state), not the page's series */
+	ingest_cli_pipeline(&s->ic, paths, (int)n, &popts);
+	/* the store keeps minutes (on_state), not the page's series */
+	pipeline_open(&pl, &popts);
 	if (store_begin_write(&s->st, &err)) {
 		print_gl_err(&err);
 		ret = EXIT_FAILURE_RUN;
 		goto out_nofail;
 	}
-	w = store_writer_new(&s->st, an);
+	w = store_writer_new(&s->st, pl.an);
 	run = store_run_begin(&s->st, (int)n, &err);
-	sink.ud = ud;
-	sink.rec = on_rec;
-	rc = run < 0 ? -1 : ingest_run(paths, n, &s->ic.o, &sink, &res, &err);
-	if (rc == EXIT_INPUT) {
-		error("stopping at the first bad line (--strict); nothing of this run was stored");
-		ret = EXIT_INPUT;
-		goto fail;
-	}
-	if (rc) {
+	if (run < 0) {
 		print_gl_err(&err);
 		ret = EXIT_FAILURE_RUN;
 		goto fail;
 	}
-	for (size_t i = 0; i < res.nr; i++)
-		analysis_input_size(an, res.inputs[i].path, res.inputs[i].bytes);
-	analysis_finish(an);
+	{
+		/* the hashes left by store_check_file_lazy(), taken beside the parse */
+		struct file_check **fcs = xcalloc(n, sizeof(*fcs));
+		struct store_hashing *h;
+		for (size_t i = 0; i < n; i++)
+			fcs[i] = &items[i]->fc;
+		h = store_finish_hashes_start((struct file_check *const *)fcs, n);
+		st = pipeline_run(&pl);
+		if (store_finish_hashes_wait(h) && st == PIPE_OK) {
+			for (size_t i = 0; i < n; i++)
+				if (items[i]->fc.status == FILE_UNREADABLE)
+					error("%s: %s", items[i]->path, items[i]->fc.why);
+			ret = EXIT_FAILURE_RUN;
+			free(fcs);
+			goto fail;
+		}
+		free(fcs);
+	}
+	pipeline_say_bad(&pl);
+	if (st != PIPE_OK) {
+		ret = pipeline_say_status(&pl, st, "; nothing of this run was stored");
+		goto fail;
+	}
 	if (store_writer_finish(w, &c, &err)) {
 		print_gl_err(&err);
 		ret = EXIT_FAILURE_RUN;
 		goto fail;
 	}
-	for (size_t i = 0; i < res.nr && i < n; i++) {
-		const struct input_stat *in = &res.inputs[i];
+	for (size_t i = 0; i < pl.res.nr && i < n; i++) {
+		const struct input_stat *in = &pl.res.inputs[i];
 		describe_read(items[i], in);
 		if (!in->format) {
 			s->n_skipped++;
@@ -279,9 +267,7 @@ fail:
 		if (items[i]->outcome && strcmp(items[i]->outcome, "skipped"))
 			items[i]->outcome = "not stored";
 out_nofail:
-	ingest_result_release(&res);
-	analysis_release(an);
-	free(an);
+	pipeline_close(&pl);
 	free(paths);
 	return ret;
 }
@@ -329,6 +315,17 @@ static int usage_ok(struct ingest_state *s, int argc, char **argv, const char **
 	return 0;
 }
 
+/* Whether earlier file a (not unreadable) has b's content: the same size and
+ * first block, then the same hash, finished here where one is pending. */
+static bool same_content(struct file_item *a, struct file_item *b)
+{
+	if (a->fc.status == FILE_UNREADABLE || a->fc.size != b->fc.size || strcmp(a->fc.head, b->fc.head))
+		return false;
+	if (store_finish_hash(&a->fc) || store_finish_hash(&b->fc))
+		return false;
+	return !strcmp(a->fc.hash, b->fc.hash);
+}
+
 /* Already there, a copy of another file of this call, or to be read. */
 static size_t classify(struct ingest_state *s, struct file_item **todo)
 {
@@ -344,16 +341,23 @@ static size_t classify(struct ingest_state *s, struct file_item **todo)
 			s->n_unreadable++;
 			continue;
 		}
-		if (store_check_file(&s->st, it->path, &it->fc)) {
+		/* lazy: a file new to the store has the rest of its hash taken
+		 * while it is parsed (ingest_group), not in a pass of its own */
+		if (store_check_file_lazy(&s->st, it->path, &it->fc)) {
 			it->outcome = "unreadable";
 			set_detail(it, "%s", it->fc.why);
 			s->n_unreadable++;
 			continue;
 		}
 		for (size_t j = 0; j < i && !it->dup_of; j++)
-			if (s->f[j].fc.size == it->fc.size && !strcmp(s->f[j].fc.hash, it->fc.hash) &&
-			    s->f[j].fc.status != FILE_UNREADABLE)
+			if (same_content(&s->f[j], it))
 				it->dup_of = s->f[j].path;
+		if (it->fc.status == FILE_UNREADABLE) {	/* its hash could not be finished */
+			it->outcome = "unreadable";
+			set_detail(it, "%s", it->fc.why);
+			s->n_unreadable++;
+			continue;
+		}
 		if (it->fc.status == FILE_KNOWN || it->dup_of) {
 			it->outcome = "already";
 			when(at, sizeof(at), it->fc.known_at);
@@ -424,9 +428,6 @@ int cmd_ingest(int argc, char **argv)
 		error("%d input(s) could not be read (listed above); the others were stored", s.n_unreadable);
 		ret = EXIT_FAILURE_RUN;
 	}
-	if (s.bad_total)
-		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped ('gputally report' on the same files lists them)\n",
-			s.bad_total);
 	store_close(&s.st);
 	for (size_t i = 0; i < s.nf; i++) {
 		free(s.f[i].path);

@@ -19,159 +19,47 @@
 #include "cli/ingest_opts.h"
 #include "cli/store_opts.h"
 #include "cli/usage.h"
+#include "cost/catalog.h"
 #include "cost/profile.h"
 #include "formats/driver.h"
 #include "formats/prom_remote.h"
+#include "pipeline/pipeline.h"
 #include "report/report.h"
+#include "report/writers.h"
 #include "store/store.h"
 #include "util/fdio.h"
 #include "util/termsafe.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-#define MAX_BAD_KEPT 1000
+#define REPORT_OPTIONS(X, G) \
+	X(JSON, "json", 0, NULL, "machine-readable output (keys: docs/report-json.md)") \
+	X(HTML, "html", 0, "FILE|-", "also write one self-contained HTML page with charts to FILE ('-': standard output instead of the report)") \
+	X(MARKDOWN, "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests") \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')") \
+	X(CLOUD_CATALOG, "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the GPU model (docs/prices.md); also --set cloud_catalog=FILE") \
+	X(OUTPUT, "output", 'o', "FILE", "write the report to FILE instead of standard output") \
+	X(NOW, "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run") \
+	G(INGEST_OPTIONS) \
+	X(GPU_MAP, "gpu-map", 0, "FILE", "PCI address to GPU for kernel-log events: lines 'PCI_ADDR UUID-or-index' ('#' comments)") \
+	X(DB, "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files") \
+	X(HELP, "help", 'h', NULL, "show this help") \
+	X(PROMETHEUS, "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server (docs/formats/prometheus-api.md); with files too, their GPUs join the server's on one timeline (a GPU in both is an error)") \
+	X(SINCE, "since", 0, "DUR|TIME", "start of the window: with --prometheus a duration before --until (7d, 12h) or an RFC 3339 time (default 1d); with --db the first minute (YYYY-MM-DD is a UTC day; RFC 3339)") \
+	X(UNTIL, "until", 0, "DUR|TIME", "end of the window: with --prometheus a duration before now or an RFC 3339 time (default now); with --db the window ends before this time") \
+	X(STEP, "step", 0, "DUR", "--prometheus: query resolution (default: the targets' scrape interval, else 15s)") \
+	X(MATCH, "match", 0, "SELECTOR", "--prometheus: only series matching a selector such as '{cluster=\"a\"}' (repeatable: any of them)") \
+	X(BEARER, "bearer-token-file", 0, "FILE", "--prometheus: send the token in FILE as 'Authorization: Bearer'") \
+	X(USER, "user", 0, "NAME", "--prometheus: basic authentication as NAME (password from --password-file, else ~/.netrc)") \
+	X(PASSWORD_FILE, "password-file", 0, "FILE", "--prometheus: the basic-authentication password, first line of FILE") \
+	X(CACERT, "cacert", 0, "FILE", "--prometheus: trust the CA certificates in FILE for https") \
+	X(INSECURE, "insecure", 0, NULL, "--prometheus: do not verify the server's TLS certificate") \
+	X(TIMEOUT, "timeout", 0, "DUR", "--prometheus: limit for each request (default 60s; connecting: at most 10s)")
 
-enum {
-	OPT_JSON = 1,
-	OPT_HTML,
-	OPT_MARKDOWN,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_OUTPUT,
-	OPT_NOW,
-	OPT_HELP,
-	OPT_DB,
-	OPT_PROMETHEUS,
-	OPT_SINCE,
-	OPT_UNTIL,
-	OPT_STEP,
-	OPT_MATCH,
-	OPT_BEARER,
-	OPT_USER,
-	OPT_PASSWORD_FILE,
-	OPT_CACERT,
-	OPT_INSECURE,
-	OPT_TIMEOUT,
-	OPT_GPU_MAP,
-};
+enum { OPTION_IDS(REPORT_OPTIONS) };
 
-const struct option_def report_options[] = {
-	{ "json", 0, NULL, "machine-readable output (keys: docs/report-json.md)", OPT_JSON },
-	{ "html", 0, "FILE|-", "also write one self-contained HTML page with charts to FILE ('-': standard output instead of the report)", OPT_HTML },
-	{ "markdown", 0, NULL, "Markdown output (GitHub tables, no HTML) for tickets and pull requests", OPT_MARKDOWN },
-	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; 'gputally cost --help')", OPT_SET },
-	{ "output", 'o', "FILE", "write the report to FILE instead of standard output", OPT_OUTPUT },
-	{ "now", 0, "TIME", "stamp the HTML, Markdown and JSON with this generation time (RFC 3339); without it they carry none, so they are the same on every run", OPT_NOW },
-	INGEST_OPTION_ROWS,
-	{ "gpu-map", 0, "FILE", "PCI address to GPU for kernel-log events: lines 'PCI_ADDR UUID-or-index' ('#' comments)", OPT_GPU_MAP },
-	{ "db", 0, "FILE", "report on a window of a store ('gputally ingest') instead of files", OPT_DB },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	{ "prometheus", 0, "URL", "read the GPU metrics of a Prometheus server (docs/formats/prometheus-api.md); with files too, their GPUs join the server's on one timeline (a GPU in both is an error)", OPT_PROMETHEUS },
-	{ "since", 0, "DUR|TIME", "start of the window: with --prometheus a duration before --until (7d, 12h) or an RFC 3339 time (default 1d); with --db the first minute (YYYY-MM-DD is a UTC day; RFC 3339)", OPT_SINCE },
-	{ "until", 0, "DUR|TIME", "end of the window: with --prometheus a duration before now or an RFC 3339 time (default now); with --db the window ends before this time", OPT_UNTIL },
-	{ "step", 0, "DUR", "--prometheus: query resolution (default: the targets' scrape interval, else 15s)", OPT_STEP },
-	{ "match", 0, "SELECTOR", "--prometheus: only series matching a selector such as '{cluster=\"a\"}' (repeatable: any of them)", OPT_MATCH },
-	{ "bearer-token-file", 0, "FILE", "--prometheus: send the token in FILE as 'Authorization: Bearer'", OPT_BEARER },
-	{ "user", 0, "NAME", "--prometheus: basic authentication as NAME (password from --password-file, else ~/.netrc)", OPT_USER },
-	{ "password-file", 0, "FILE", "--prometheus: the basic-authentication password, first line of FILE", OPT_PASSWORD_FILE },
-	{ "cacert", 0, "FILE", "--prometheus: trust the CA certificates in FILE for https", OPT_CACERT },
-	{ "insecure", 0, NULL, "--prometheus: do not verify the server's TLS certificate", OPT_INSECURE },
-	{ "timeout", 0, "DUR", "--prometheus: limit for each request (default 60s; connecting: at most 10s)", OPT_TIMEOUT },
-	OPTIONS_END
-};
-
-struct report_ctx {
-	struct analysis *an;
-	struct bad_line *bad;
-	size_t nbad;
-	uint64_t bad_total;
-	int strict;
-	const struct input_stat *strict_in;
-	struct bad_line strict_bad;
-	bool want_series;	/* --html: the charts draw the display series */
-	/* files and --prometheus in one run: the files' GPUs (read first), and
-	 * the first server GPU that is one of them (the run stops there) */
-	int nfile_gpus;
-	char twice[96];
-};
-
-/*
- * The display series costs about a tenth of a report's time: keep it only
- * for the HTML page or when a trace is to be joined (its utilization is read
- * off the series' buckets).
- */
-static void on_begin(void *ud, const struct ingest_result *res)
-{
-	struct report_ctx *c = ud;
-	bool traces = false;
-
-	for (size_t i = 0; i < res->nr; i++)
-		if (res->inputs[i].format && res->inputs[i].format->traces)
-			traces = true;
-	c->an->cfg.series = c->want_series || traces;
-}
-
-static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
-{
-	struct report_ctx *c = ud;
-
-	if (r->kind == REC_BAD) {
-		struct bad_line *bl;
-		c->bad_total++;
-		if (c->strict) {
-			c->strict_bad.path = in->path;
-			c->strict_bad.line = r->line;
-			c->strict_bad.col = r->col;
-			snprintf(c->strict_bad.msg, sizeof(c->strict_bad.msg), "%s", batch_str(b, r->name));
-			return EXIT_INPUT;
-		}
-		if (c->nbad < MAX_BAD_KEPT) {
-			bl = &c->bad[c->nbad++];
-			bl->path = in->path;
-			bl->line = r->line;
-			bl->col = r->col;
-			snprintf(bl->msg, sizeof(bl->msg), "%s", batch_str(b, r->name));
-		}
-		analysis_bad(c->an, r, batch_str(b, r->name), in->path);
-		return 0;
-	}
-	analysis_add(c->an, r, b, in->path);
-	return 0;
-}
-
-/*
- * The server's records, after the files': a GPU both in a file and on the
- * server would count its time twice (or mix two readings of one instant),
- * so the run stops at the first such GPU and says which (docs/formats/
- * prometheus-api.md, "Files and a server in one run").
- */
-static int on_prom_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
-{
-	struct report_ctx *c = ud;
-	const char *uuid = r->kind == REC_BAD ? NULL : batch_str(b, r->uuid);
-
-	if (uuid && uuid[0])
-		for (int i = 0; i < c->nfile_gpus; i++)
-			if (!strcmp(c->an->tl.gpus[i].id.uuid, uuid)) {
-				snprintf(c->twice, sizeof(c->twice), "%s", uuid);
-				return EXIT_USAGE;
-			}
-	return on_rec(ud, in, r, b);
-}
-
-/* The files' GPUs must be told apart from the server's: by UUID only. */
-static int files_have_uuids(const struct report_ctx *c)
-{
-	for (int i = 0; i < c->nfile_gpus; i++)
-		if (!c->an->tl.gpus[i].id.uuid[0]) {
-			error("with --prometheus, every GPU of the files needs a UUID (it is how a GPU on the server "
-			      "and in a file are told apart): GPU %d of the files has none; report on them separately",
-			      c->an->tl.gpus[i].id.index);
-			return -1;
-		}
-	return 0;
-}
+const struct option_def report_options[] = { OPTION_ROWS(REPORT_OPTIONS) OPTIONS_END };
 
 /* A --since/--until value: an RFC 3339 time, or a duration before ref_ns. */
 /* --gpu-map FILE into the timeline's PCI map; a bad line stops the run. */
@@ -343,7 +231,7 @@ static int write_html(const char *path, const struct report *rep)
 		error("cannot write '%s'", path);
 		return -1;
 	}
-	report_html(f, rep);
+	report_writer_find("html")->render(f, rep);
 	bad = fflush(f) || ferror(f);
 	if (f != stdout)
 		bad |= fclose(f) != 0;
@@ -356,20 +244,17 @@ int cmd_report(int argc, char **argv)
 {
 	struct option_iter it;
 	struct ingest_cli ic;
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
-	struct report_ctx c = { 0 }, cs = { 0 };	/* cs: MIG slices (never a bad line) */
-	struct ingest_sink slice_sink = { 0 };
+	struct pipeline_opts popts;
+	struct pipeline pl = { 0 };
 	struct report rep;
-	struct gl_err err = { 0 };
+	const struct report_writer *wr;	/* the output's writer, by name */
 	const char **ops = NULL, **sets = NULL;
-	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL;
+	const char *profile = NULL, *output = NULL, *html = NULL, *db = NULL, *gpu_map = NULL, *catalog = NULL;
+	struct cloud_catalog cat = { 0 };
 	int64_t db_since = INT64_MIN, db_until = INT64_MAX;
-	struct store st = { 0 };
 	const char *since = NULL, *until = NULL, **matches = NULL;
 	struct prom_remote_opts po = { 0 };
-	struct prom_fleet fleet = { 0 };
-	int nops = 0, nsets = 0, id, rc, json = 0, markdown = 0, ret = EXIT_OK;
+	int nops = 0, nsets = 0, id, st, json = 0, markdown = 0, ret = EXIT_OK;
 	int64_t now_ns = 0;
 	FILE *out = stdout;
 	char journal[512] = "";	/* report with no path: journalctl's output, removed at the end */
@@ -458,6 +343,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_GPU_MAP:
 			gpu_map = it.arg;
 			break;
+		case OPT_CLOUD_CATALOG:
+			catalog = it.arg;
+			break;
 		case OPT_INSECURE:
 			po.insecure = true;
 			break;
@@ -534,92 +422,43 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	memset(&rep, 0, sizeof(rep));
-	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK)
+	catalog = cli_take_catalog_set(sets, &nsets, catalog);
+	if ((ret = cli_cost_params(&rep.params, profile, sets, nsets)) != EXIT_OK ||
+	    (catalog && (ret = cli_cloud_catalog(&cat, catalog)) != EXIT_OK))
 		goto out;
+	rep.catalog = catalog ? &cat : NULL;
 	ingest_cli_apply(&ic);
 
-	c.an = xcalloc(1, sizeof(*c.an));
-	analysis_init(c.an, NULL);
-	if (gpu_map && (ret = load_gpu_map(&c.an->tl, gpu_map)) != EXIT_OK)
+	ingest_cli_pipeline(&ic, ops, nops, &popts);
+	popts.prom = po.url ? &po : NULL;
+	popts.db = db;
+	popts.db_since = db_since;
+	popts.db_until = db_until;
+	popts.series = html != NULL;	/* the charts draw the display series */
+	pipeline_open(&pl, &popts);
+	if (gpu_map && (ret = load_gpu_map(&pl.an->tl, gpu_map)) != EXIT_OK)
 		goto out;
-	c.bad = xcalloc(MAX_BAD_KEPT, sizeof(*c.bad));
-	c.strict = ic.strict;
-	if (db) {
-		/* the window from the rollups: the same report code, no files read */
-		if (store_open(&st, db, STORE_READ, &err) ||
-		    store_load_analysis(&st, c.an, db_since, db_until, &err) < 0) {
-			print_gl_err(&err);
-			ret = EXIT_FAILURE_RUN;
-			goto out;
-		}
-		store_load_inputs(&st, &res, db_since, db_until);
-		goto render;
-	}
-	sink.ud = &c;
-	sink.rec = on_rec;
-	sink.begin = on_begin;
-	c.want_series = html != NULL;
-	/* files first, then the server's GPUs beside them on the same timeline */
-	rc = nops ? ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err) : 0;
-	if (!rc && po.url) {
-		c.nfile_gpus = c.an->tl.ngpus;
-		if (files_have_uuids(&c)) {
-			ret = EXIT_USAGE;
-			goto out;
-		}
-		sink.rec = on_prom_rec;
-		/* MIG slices on a timeline of their own: their GPU's time is the
-		 * one that is priced; a slice's is its share of it (fleet.c) */
-		cs.an = xcalloc(1, sizeof(*cs.an));
-		analysis_init(cs.an, NULL);
-		slice_sink.ud = &cs;
-		slice_sink.rec = on_rec;
-		po.slice_sink = &slice_sink;
-		rc = prom_remote_ingest(&po, &sink, &res, &fleet, &err);
-		analysis_finish(cs.an);
-	}
-	if (c.twice[0]) {
-		error("GPU %s is both in the files and on %s: its time would count twice; leave it out of one "
-		      "(--match '{UUID!=\"%s\"}' for dcgm-exporter, 'uuid' for the others, or fewer files)",
-		      c.twice, fleet.url, c.twice);
-		ret = EXIT_USAGE;
+	st = pipeline_run(&pl);
+	if (st != PIPE_OK) {
+		pipeline_say_bad(&pl);
+		ret = pipeline_say_status(&pl, st, "");
+		pl.bad_total = pl.nbad = 0;	/* said */
 		goto out;
 	}
-	if (rc == EXIT_INPUT) {
-		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", c.strict_bad.path, c.strict_bad.line,
-			c.strict_bad.col, c.strict_bad.msg);
-		error("stopping at the first bad line (--strict)");
-		ret = EXIT_INPUT;
-		goto out;
-	}
-	if (rc) {
-		print_gl_err(&err);
-		ret = EXIT_FAILURE_RUN;
-		goto out;
-	}
-	for (size_t i = 0; i < res.nr; i++)
-		analysis_input_size(c.an, res.inputs[i].path, res.inputs[i].bytes);
-	analysis_finish(c.an);
 	/* a file given by name that was not read: exit 1, and no report at
 	 * all when it was the only input */
-	if (ingest_named_unread(&res)) {
+	if (!db && ingest_named_unread(&pl.res)) {
 		ret = EXIT_FAILURE_RUN;
-		if (res.nr == 1 && !po.url)
+		if (pl.res.nr == 1 && !po.url)
 			goto out;
 	}
-render:
-	rep.inputs = &res;
-	rep.fleet = po.url ? &fleet : NULL;
-	rep.slice_an = cs.an;
-	rep.an = c.an;
-	rep.bad = c.bad;
-	rep.nbad = c.nbad;
-	rep.bad_total = c.bad_total;
+	pipeline_report(&pl, &rep);
 	rep.now_ns = now_ns;
 	rep.assume_prices = profile == NULL;
 	rep.store = db;
 	rep.tz = ic.tz ? ic.tz : getenv("TZ") ? getenv("TZ") : "machine local time";
 	report_compute(&rep);
+	wr = report_writer_find(json ? "json" : markdown ? "markdown" : "text");
 	if (html && write_html(html, &rep))
 		ret = EXIT_FAILURE_RUN;
 	if (html && !strcmp(html, "-"))
@@ -629,39 +468,24 @@ render:
 		ret = EXIT_FAILURE_RUN;
 		goto out;
 	}
-	if (json)
-		report_json(out, &rep);
-	else if (markdown)
-		report_markdown(out, &rep);
-	else
-		report_text(out = term_safe(out), &rep);	/* closed below */
+	if (wr->for_terminal)
+		out = term_safe(out);	/* closed below */
+	wr->render(out, &rep);
 	if (fflush(out) || ferror(out)) {
 		error("writing the report failed");
 		ret = EXIT_FAILURE_RUN;
 	}
 	if (out != stdout)
 		fclose(out);
-	if (c.bad_total && !json)
-		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped; see 'Skipped lines' in the report\n",
-			c.bad_total);
 out:
+	pipeline_say_bad(&pl);	/* after the report, which lists them */
 	if (journal[0])
 		unlink(journal);
-	store_close(&st);
 	report_release(&rep);
-	if (c.an) {
-		analysis_release(c.an);
-		free(c.an);
-	}
-	if (cs.an) {
-		analysis_release(cs.an);
-		free(cs.an);
-	}
-	free(c.bad);
-	ingest_result_release(&res);
-	prom_fleet_release(&fleet);
+	pipeline_close(&pl);
 	free(matches);
 	free(ops);
 	free(sets);
+	catalog_free(&cat);
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include "cost/profile.h"
 #include "cost/scale.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "report/scale_out.h"
 #include "util/scan.h"
 #include "util/timeutil.h"
@@ -28,58 +29,26 @@
 #define APP_LOG_MAX (64ull << 30)
 #define APP_LINE_MAX (1u << 20)
 
-enum {
-	OPT_JSON = 1,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_DEADLINE,
-	OPT_MAX_COST,
-	OPT_HELP,
-	OPT_LOGS,
-	OPT_TASK,
-	OPT_APP_LOG,
-	OPT_GAP,
-	OPT_MIN_RUN,
-};
-
 #define DEFAULT_GAP_NS (10 * NS_PER_S)
 #define DEFAULT_MIN_RUN_NS (60 * NS_PER_S)
 
-const struct option_def scale_options[] = {
-	{ "profile", 'p', "FILE|NAME", "cost profile for the owned and rented cost of each run", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; after the profile)", OPT_SET },
-	{ "deadline", 0, "DURATION", "also name the cheapest measured GPU count that finishes within DURATION (12h, 90m)", OPT_DEADLINE },
-	{ "max-cost-per-speedup", 0, "X", "also name the count beyond which one more unit of speedup costs more than X", OPT_MAX_COST },
-	{ "json", 0, NULL, "machine-readable output (keys: docs/scale.md)", OPT_JSON },
-	{ "logs", 0, NULL, "the operands are GPU logs (read as by report): one run per GPU count the task ran on", OPT_LOGS },
-	{ "task", 0, "NAME", "--logs: the process name whose runs to take (default: the busiest; without process data, GPUs doing work)", OPT_TASK },
-	{ "app-log", 0, "FILE", "--logs: the job's JSON-lines log, whose steps' samples_per_s or items_per_s give each run's throughput (repeatable)", OPT_APP_LOG },
-	{ "gap", 0, "DURATION", "--logs: a task's stretches on one GPU closer than this are one run (default 10s)", OPT_GAP },
-	{ "min-run", 0, "DURATION", "--logs: windows shorter than this are listed but are not runs (default 1m)", OPT_MIN_RUN },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+#define SCALE_OPTIONS(X, G) \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile for the owned and rented cost of each run") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable; after the profile)") \
+	X(DEADLINE, "deadline", 0, "DURATION", "also name the cheapest measured GPU count that finishes within DURATION (12h, 90m)") \
+	X(MAX_COST, "max-cost-per-speedup", 0, "X", "also name the count beyond which one more unit of speedup costs more than X") \
+	X(JSON, "json", 0, NULL, "machine-readable output (keys: docs/scale.md)") \
+	X(LOGS, "logs", 0, NULL, "the operands are GPU logs (read as by report): one run per GPU count the task ran on") \
+	X(TASK, "task", 0, "NAME", "--logs: the process name whose runs to take (default: the busiest; without process data, GPUs doing work)") \
+	X(APP_LOG, "app-log", 0, "FILE", "--logs: the job's JSON-lines log, whose steps' samples_per_s or items_per_s give each run's throughput (repeatable)") \
+	X(GAP, "gap", 0, "DURATION", "--logs: a task's stretches on one GPU closer than this are one run (default 10s)") \
+	X(MIN_RUN, "min-run", 0, "DURATION", "--logs: windows shorter than this are listed but are not runs (default 1m)") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-struct logs_ctx {
-	struct analysis *an;
-	uint64_t bad;
-};
+enum { OPTION_IDS(SCALE_OPTIONS) };
 
-static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
-{
-	struct logs_ctx *c = ud;
-
-	if (r->kind == REC_BAD) {
-		/* the first one said, all counted: report shows them in full */
-		if (!c->bad++)
-			fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, batch_str(b, r->name));
-		analysis_bad(c->an, r, batch_str(b, r->name), in->path);
-		return 0;
-	}
-	analysis_add(c->an, r, b, in->path);
-	return 0;
-}
+const struct option_def scale_options[] = { OPTION_ROWS(SCALE_OPTIONS) OPTIONS_END };
 
 /* The runs of --logs: read the logs, find the task's windows, put the app
  * log's steps in them, one run per GPU count.  Returns the number of runs,
@@ -88,45 +57,41 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 			  const char **apps, int napps, int64_t gap_ns, struct scale_run *runs,
 			  struct scale_window **win, struct scale_logs *lg)
 {
-	struct logs_ctx c = { 0 };
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { .ud = &c, .rec = on_rec };
+	struct pipeline_opts popts;
+	struct pipeline pl;
 	struct gl_err err = { 0 };
 	struct scale_step *steps = NULL;
 	struct task_window *tw = NULL;
 	size_t nsteps = 0, nw;
-	int ret = 0;
+	int st, ret = 0;
 
-	c.an = xcalloc(1, sizeof(*c.an));
-	analysis_init(c.an, NULL);
-	c.an->cfg.series = false;	/* no page to draw */
-	if (ingest_run(paths, (size_t)npaths, &ic->o, &sink, &res, &err)) {
-		print_gl_err(&err);
-		ret = -EXIT_FAILURE_RUN;
+	ingest_cli_pipeline(ic, paths, npaths, &popts);
+	pipeline_open(&pl, &popts);	/* no page to draw: no display series */
+	st = pipeline_run(&pl);
+	pipeline_say_bad(&pl);
+	if (st != PIPE_OK) {
+		ret = -pipeline_say_status(&pl, st, "");
 		goto out;
 	}
-	analysis_finish(c.an);
-	if (ingest_named_unread(&res)) {
+	if (ingest_named_unread(&pl.res)) {
 		ret = -EXIT_FAILURE_RUN;	/* an unreadable file given by name */
 		goto out;
 	}
-	if (c.bad)
-		warning("%" PRIu64 " input line(s) skipped (the first above); 'gputally report' lists them", c.bad);
 	if (task) {
 		bool seen = false;
-		for (size_t i = 0; i < c.an->nprocs && !seen; i++)
-			seen = !strcmp(c.an->procs[i].name, task);
+		for (size_t i = 0; i < pl.an->nprocs && !seen; i++)
+			seen = !strcmp(pl.an->procs[i].name, task);
 		if (!seen) {
 			error("no process named '%s' in the logs (--task takes a process name as report lists it)", task);
 			ret = -EXIT_INPUT;
 			goto out;
 		}
 	} else {
-		task = task_busiest(c.an);
+		task = task_busiest(pl.an);
 	}
 	lg->task = task ? xstrdup(task) : NULL;
 	tw = xcalloc(SCALE_MAX_RUNS, sizeof(*tw));
-	nw = task_windows(c.an, lg->task, gap_ns, tw, SCALE_MAX_RUNS);
+	nw = task_windows(pl.an, lg->task, gap_ns, tw, SCALE_MAX_RUNS);
 	if (nw > SCALE_MAX_RUNS) {
 		warning("%zu windows of the task; only the first %d are taken", nw, SCALE_MAX_RUNS);
 		nw = SCALE_MAX_RUNS;
@@ -189,9 +154,7 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 out:
 	free(tw);
 	free(steps);
-	analysis_release(c.an);
-	free(c.an);
-	ingest_result_release(&res);
+	pipeline_close(&pl);
 	return ret;
 }
 
@@ -341,10 +304,12 @@ int cmd_scale(int argc, char **argv)
 	}
 	res = xcalloc(1, sizeof(*res));
 	scale_compute(runs, (size_t)n, &p, deadline_h, max_cost, res);
-	if (json)
-		scale_json(stdout, res, &p, logs ? "logs" : ops[0], logs ? &lg : NULL);
-	else
-		scale_text((term_safe_stdout(), stdout), res, &p, logs ? "the logs" : ops[0], logs ? &lg : NULL);
+	{	/* the output's writer, by name */
+		const struct scale_writer *wr = scale_writer_find(json ? "json" : "text");
+		if (wr->for_terminal)
+			term_safe_stdout();
+		wr->render(stdout, res, &p, logs ? NULL : ops[0], logs ? &lg : NULL);
+	}
 out:
 	free(runs);
 	free(res);

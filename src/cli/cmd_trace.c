@@ -11,42 +11,31 @@
 #include "cli/usage.h"
 #include "util/termsafe.h"
 #include "formats/driver.h"
+#include "pipeline/pipeline.h"
 #include "report/trace_out.h"
 #include "util/timeutil.h"
 
-enum {
-	OPT_JSON = 1,
-	OPT_TOP,
-	OPT_SINCE,
-	OPT_UNTIL,
-	OPT_WINDOW,
-	OPT_OUTPUT,
-	OPT_HELP,
-};
+#define TRACE_OPTIONS(X, G) \
+	X(JSON, "json", 0, NULL, "machine-readable output (keys: docs/trace-json.md)") \
+	X(TOP, "top", 'n', "N", "list the N kernels with the most total time (default 10)") \
+	X(SINCE, "since", 0, "TIME", "start of the cut: an ISO time, or a duration after the traces' first event (2s, 150ms)") \
+	X(UNTIL, "until", 0, "TIME", "end of the cut, like --since") \
+	X(WINDOW, "window", 'w', "FROM,TO", "both ends of the cut at once (--since FROM --until TO)") \
+	X(OUTPUT, "output", 'o', "FILE", "write to FILE instead of standard output") \
+	G(INGEST_OPTIONS) \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def trace_options[] = {
-	{ "json", 0, NULL, "machine-readable output (keys: docs/trace-json.md)", OPT_JSON },
-	{ "top", 'n', "N", "list the N kernels with the most total time (default 10)", OPT_TOP },
-	{ "since", 0, "TIME", "start of the cut: an ISO time, or a duration after the traces' first event (2s, 150ms)", OPT_SINCE },
-	{ "until", 0, "TIME", "end of the cut, like --since", OPT_UNTIL },
-	{ "window", 'w', "FROM,TO", "both ends of the cut at once (--since FROM --until TO)", OPT_WINDOW },
-	{ "output", 'o', "FILE", "write to FILE instead of standard output", OPT_OUTPUT },
-	INGEST_OPTION_ROWS,
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(TRACE_OPTIONS) };
+
+const struct option_def trace_options[] = { OPTION_ROWS(TRACE_OPTIONS) OPTIONS_END };
 
 struct trace_ctx {
 	struct trace_an *an;
 	const struct input_stat *last_in;
 	size_t last_file;
-	int strict;
-	const struct input_stat *stop_in;
-	uint64_t stop_line;
-	uint32_t stop_col;
-	char stop_msg[200];
 };
 
+/* The tap: every record, bad ones too (a trace lists its own), into the trace analysis. */
 static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
 {
 	struct trace_ctx *c = ud;
@@ -55,17 +44,10 @@ static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, co
 		c->last_file = trace_file(c->an, in->path);
 		c->last_in = in;
 	}
-	if (r->kind == REC_BAD) {
-		const char *msg = batch_str(b, r->name);
-		trace_bad(c->an, c->last_file, r, msg);
-		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", in->path, r->line, r->col, msg);
-		if (c->strict || r->ev == BAD_FATAL) {
-			c->stop_in = in;
-			return EXIT_INPUT;
-		}
-		return 0;
-	}
-	trace_add(c->an, c->last_file, r, b);
+	if (r->kind == REC_BAD)
+		trace_bad(c->an, c->last_file, r, batch_str(b, r->name));
+	else
+		trace_add(c->an, c->last_file, r, b);
 	return 0;
 }
 
@@ -87,13 +69,12 @@ int cmd_trace(int argc, char **argv)
 {
 	struct option_iter it;
 	struct ingest_cli ic;
-	struct ingest_result res = { 0 };
-	struct ingest_sink sink = { 0 };
+	struct pipeline_opts popts;
+	struct pipeline pl = { 0 };
 	struct trace_an an;
 	struct trace_ctx c = { 0 };
-	struct gl_err err = { 0 };
 	const char **ops = NULL, *output = NULL;
-	int nops = 0, id, rc, json = 0, ret = EXIT_OK;
+	int nops = 0, id, st, json = 0, ret = EXIT_OK;
 	long top = 10;
 	FILE *out = stdout;
 
@@ -174,19 +155,16 @@ int cmd_trace(int argc, char **argv)
 	}
 	ingest_cli_apply(&ic);
 	c.an = &an;
-	c.strict = ic.strict;
-	sink.ud = &c;
-	sink.rec = on_rec;
-	rc = ingest_run(ops, (size_t)nops, &ic.o, &sink, &res, &err);
-	if (rc == EXIT_INPUT) {
-		error("%s: %s", c.stop_in->path, ic.strict ? "stopping at the first bad line (--strict)" :
-		      "the trace cannot be read to its end, so its figures would be wrong (see above)");
-		ret = EXIT_INPUT;
-		goto out;
-	}
-	if (rc) {
-		print_gl_err(&err);
-		ret = EXIT_FAILURE_RUN;
+	ingest_cli_pipeline(&ic, ops, nops, &popts);
+	popts.no_analysis = true;	/* the tap reads the records into the trace analysis */
+	popts.stop_on_fatal = true;	/* a trace cut short: its figures would be wrong */
+	popts.tap = on_rec;
+	popts.tap_ud = &c;
+	pipeline_open(&pl, &popts);
+	st = pipeline_run(&pl);
+	pipeline_say_bad(&pl);
+	if (st != PIPE_OK) {
+		ret = pipeline_say_status(&pl, st, "");
 		goto out;
 	}
 	if (an.has_since && an.has_until && !an.since_rel == !an.until_rel && an.until <= an.since) {
@@ -195,7 +173,7 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	trace_compute(&an);
-	if (ingest_named_unread(&res))
+	if (ingest_named_unread(&pl.res))
 		ret = EXIT_FAILURE_RUN;	/* after the output, which lists it */
 	if (output && !(out = fopen(output, "w"))) {
 		error("cannot write '%s'", output);
@@ -203,9 +181,9 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		trace_json(out, &an, &res);
+		trace_json(out, &an, &pl.res);
 	else
-		trace_text(out = term_safe(out), &an, &res);	/* closed below */
+		trace_text(out = term_safe(out), &an, &pl.res);	/* closed below */
 	if (fflush(out) || ferror(out)) {
 		error("writing the output failed");
 		ret = EXIT_FAILURE_RUN;
@@ -214,7 +192,7 @@ int cmd_trace(int argc, char **argv)
 		fclose(out);
 out:
 	trace_release(&an);
-	ingest_result_release(&res);
+	pipeline_close(&pl);
 	free(ops);
 	return ret;
 }

@@ -13,4 +13,12 @@
  */
 int cli_cost_params(struct cost_params *p, const char *profile, const char *const *sets, int nsets);
 
+struct cloud_catalog;
+/* Take each --set cloud_catalog=FILE out of sets (it is a file, not a cost
+ * parameter); returns the last one's FILE, else dflt (--cloud-catalog). */
+const char *cli_take_catalog_set(const char **sets, int *nsets, const char *dflt);
+/* Read a --cloud-catalog file; its bad rows are warnings (FILE:LINE:COL).
+ * EXIT_OK, or EXIT_FAILURE_RUN with the error printed. */
+int cli_cloud_catalog(struct cloud_catalog *cat, const char *path);
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli/ingest_opts.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,4 +145,59 @@ size_t ingest_named_unread(const struct ingest_result *res)
 		}
 	}
 	return n;
+}
+
+void ingest_cli_pipeline(const struct ingest_cli *c, const char *const *paths, int npaths,
+			 struct pipeline_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->paths = paths;
+	o->npaths = npaths > 0 ? (size_t)npaths : 0;
+	o->in = &c->o;
+	o->strict = c->strict;
+}
+
+void pipeline_say_bad(const struct pipeline *p)
+{
+	size_t shown = p->nbad < PIPELINE_BAD_SHOWN ? p->nbad : PIPELINE_BAD_SHOWN;
+
+	for (size_t i = 0; i < shown; i++)
+		fprintf(stderr, "%s:%" PRIu64 ":%u: %s\n", p->bad[i].path, p->bad[i].line, p->bad[i].col,
+			p->bad[i].msg);
+	if (!p->bad_total || p->stop.path)
+		return;	/* pipeline_say_status() says why it stopped */
+	if (p->bad_total <= shown)
+		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped (above)\n", p->bad_total);
+	else
+		fprintf(stderr, "gputally: %" PRIu64 " input line(s) skipped (the first %zu above; "
+			"'gputally report' lists %d)\n", p->bad_total, shown, PIPELINE_BAD_KEPT);
+}
+
+int pipeline_say_status(const struct pipeline *p, int status, const char *note)
+{
+	switch (status) {
+	case PIPE_OK:
+		return EXIT_OK;
+	case PIPE_STOPPED:
+		if (p->stop_fatal)
+			error("%s: the trace cannot be read to its end, so its figures would be wrong (see above)",
+			      p->stop.path);
+		else
+			error("stopping at the first bad line (--strict)%s", note);
+		return EXIT_INPUT;
+	case PIPE_NO_UUID:
+		error("with --prometheus, every GPU of the files needs a UUID (it is how a GPU on the server "
+		      "and in a file are told apart): GPU %d of the files has none; report on them separately",
+		      p->no_uuid_index);
+		return EXIT_USAGE;
+	case PIPE_TWICE:
+		error("GPU %s is both in the files and on %s: its time would count twice; leave it out of one "
+		      "(--match '{UUID!=\"%s\"}' for dcgm-exporter, 'uuid' for the others, or fewer files)",
+		      p->twice, p->fleet.url, p->twice);
+		return EXIT_USAGE;
+	case PIPE_TAP:
+		return p->tap_code;
+	}
+	print_gl_err(&p->err);
+	return EXIT_FAILURE_RUN;
 }

@@ -19,6 +19,32 @@ struct option_def {
 
 #define OPTIONS_END { NULL, 0, NULL, NULL, 0 }
 
+/*
+ * One declaration per option.  A command lists its options once, as
+ *
+ *	#define REPORT_OPTIONS(X, G)                                      \
+ *		X(JSON, "json", 0, NULL, "machine-readable output")       \
+ *		G(INGEST_OPTIONS)                                          \
+ *		X(HELP, "help", 'h', NULL, "show this help")
+ *
+ * X(ID, name, short, ARG, help) is one option, G(LIST) a shared group
+ * (INGEST_OPTIONS, cli/ingest_opts.h) whose ids its own header enumerates.
+ * Then
+ *
+ *	enum { OPTION_IDS(REPORT_OPTIONS) };	(OPT_JSON = 1, OPT_HELP, ...)
+ *	const struct option_def report_options[] = { OPTION_ROWS(REPORT_OPTIONS) OPTIONS_END };
+ *
+ * make the ids the command's switch uses and the table that drives the
+ * parser, --help and `gputally help-options` (which tests/check-docs.sh
+ * holds the man page to), from that one list.
+ */
+#define OPTION_ID(id, name, short_name, arg, help) OPT_##id,
+#define OPTION_ROW(id, name, short_name, arg, help) { name, short_name, arg, help, OPT_##id },
+#define OPTION_NO_GROUP(list)
+#define OPTION_GROUP_ROWS(list) list(OPTION_ROW)
+#define OPTION_IDS(list) OPT__NONE, list(OPTION_ID, OPTION_NO_GROUP)
+#define OPTION_ROWS(list) list(OPTION_ROW, OPTION_GROUP_ROWS)
+
 struct option_iter {
 	int argc;
 	char **argv;

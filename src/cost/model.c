@@ -91,6 +91,7 @@ const char *cost_origin_name(unsigned origin)
 	case COST_SET: return "set";
 	case COST_MEASURED: return "measured";
 	case COST_ASSUMED: return "assumed";
+	case COST_CATALOG: return "catalog";
 	}
 	return "unknown";
 }

@@ -50,6 +50,7 @@ enum cost_origin {
 	COST_SET,	/* --set KEY=VALUE */
 	COST_MEASURED,	/* idle/busy power measured from the logs */
 	COST_ASSUMED,	/* report: from the built-in price table (docs/prices.md) */
+	COST_CATALOG,	/* report: cloud_hourly_rate from --cloud-catalog (docs/prices.md) */
 };
 
 struct cost_params {

@@ -253,6 +253,11 @@ static int alt_matches(const char *name, const char *alt, size_t n)
 	return (int)any;
 }
 
+int prices_name_has_words(const char *name, const char *words)
+{
+	return name && words && alt_matches(name, words, strlen(words));
+}
+
 const struct price_row *prices_match(const struct price_table *t, const char *name)
 {
 	if (!name || !*name)

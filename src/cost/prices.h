@@ -50,6 +50,10 @@ const struct gl_err *prices_builtin_err(void);
  * (case-insensitive; '-', '_' and spaces separate words), or NULL. */
 const struct price_row *prices_match(const struct price_table *t, const char *name);
 
+/* Every space-separated word of words is a whole word of name, as
+ * prices_match() matches one alternative; 0 or 1. */
+int prices_name_has_words(const char *name, const char *words);
+
 /* Whole months from a figure's "YYYY-MM" date to t_ns; -1 when it has none. */
 int prices_age_months(const char *date, int64_t t_ns);
 

@@ -13,15 +13,17 @@
  */
 #include "formats/format.h"
 
-#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/reader.h"
 #include "util/json.h"
+#include "util/workpool.h"
 #include "util/xalloc.h"
 
 /* The longest single value (an event, a metadata value) kept whole. */
@@ -323,9 +325,17 @@ static int parse_event(struct json_lex *lx, struct ev *e)
 	}
 }
 
-static bool cat_is(struct slice cat, const char *a, const char *b)
+/* slice_eq_nocase() with the literal's length folded at the call: an event's
+ * category is tried against up to ten names, most of another length */
+static inline bool eq_nocase(struct slice s, const char *lit)
 {
-	return slice_eq_nocase(cat, a) || (b && slice_eq_nocase(cat, b));
+	size_t n = strlen(lit);
+	return s.n == n && strncasecmp(s.p, lit, n) == 0;
+}
+
+static inline bool cat_is(struct slice cat, const char *a, const char *b)
+{
+	return eq_nocase(cat, a) || (b && eq_nocase(cat, b));
 }
 
 static uint32_t name_str(struct parse_ctx *ctx, struct kineto *k, const struct ev *e)
@@ -748,11 +758,10 @@ static size_t seq_feed(struct parse_ctx *ctx, struct kineto *k, const char *p, s
 #define SLICE (64 * 1024)
 #define MAX_HELPERS 63
 /*
- * Files split at once, in the whole process: as many as threads.  Each
- * holds its jobs (some 5 MB with two threads), and a directory of ranks is
- * read all at once by the merge; the others are read in line.
+ * Files split at once in one run: as many as threads (workpool_claim).
+ * Each holds its jobs (some 5 MB with two threads), and a directory of
+ * ranks is read all at once by the merge; the others are read in line.
  */
-static int split_files;		/* how many now (atomic) */
 
 /* Test seams (tests/unit/test_kineto.c compiles this file in): no-ops here. */
 #ifndef KT_TEST_AFTER_SUBMIT
@@ -762,13 +771,12 @@ static int split_files;		/* how many now (atomic) */
 #define KT_TEST_REREAD() ((void)0)
 #endif
 
-enum job_state { J_QUEUED, J_RUNNING, J_DONE };
-
 struct job {
+	struct wp_job wj;		/* parsing it, in the run's pool */
+	const struct par *pp;
 	char *buf;
 	size_t n, cap;
 	uint64_t off, line, line_off;	/* where buf[0] is in the file */
-	uint8_t state;			/* enum job_state */
 	/* the result */
 	struct batch b;
 	uint8_t top;
@@ -777,14 +785,10 @@ struct job {
 };
 
 struct par {
-	pthread_mutex_t mu;
-	pthread_cond_t work_cv, done_cv;
-	pthread_t th[MAX_HELPERS];
-	int nth, want_th;
-	bool stop;
+	struct workpool *pool;		/* the run's (parse_ctx.pool), claimed */
 	struct job *ring;
 	unsigned cap;
-	uint64_t head, next, tail;	/* oldest not appended, first not started, next free */
+	uint64_t head, tail;		/* oldest not appended, next free */
 	const struct ingest_opts *opts;
 	const char *src;
 	struct kineto base;		/* what every job starts from but the position */
@@ -838,54 +842,28 @@ static void job_parse(const struct par *pp, struct job *j)
 	free(kw);
 }
 
-/* Start the next queued job and parse it; called and returns with mu held. */
-static void run_one(struct par *pp)
+/* A job of the pool: parse it (any thread). */
+static void job_run(struct wp_job *w)
 {
-	struct job *j = &pp->ring[pp->next++ % pp->cap];
+	struct job *j = (struct job *)((char *)w - offsetof(struct job, wj));
 
-	j->state = J_RUNNING;
-	pthread_mutex_unlock(&pp->mu);
-	job_parse(pp, j);
-	pthread_mutex_lock(&pp->mu);
-	j->state = J_DONE;
-	pthread_cond_broadcast(&pp->done_cv);
-}
-
-static void *par_main(void *arg)
-{
-	struct par *pp = arg;
-
-	pthread_setname_np(pthread_self(), "gputally-trace");
-	pthread_mutex_lock(&pp->mu);
-	for (;;) {
-		while (pp->next == pp->tail && !pp->stop)
-			pthread_cond_wait(&pp->work_cv, &pp->mu);
-		if (pp->stop)
-			break;
-		run_one(pp);
-	}
-	pthread_mutex_unlock(&pp->mu);
-	return NULL;
+	job_parse(j->pp, j);
 }
 
 /*
  * The splitter takes over at a point after an event (parse_units hand_off);
- * false when as many files as the process allows are being split already.
+ * false without the run's pool, or when as many files as threads are being
+ * split in this run already.
  */
 static bool par_start(struct parse_ctx *ctx, struct kineto *k)
 {
 	struct par *pp;
 	int n = par_threads(ctx->opts);
 
-	if (__atomic_add_fetch(&split_files, 1, __ATOMIC_RELAXED) > n) {
-		__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
+	if (!ctx->pool || !workpool_claim(ctx->pool, n))
 		return false;
-	}
 	pp = k->par = xcalloc(1, sizeof(*pp));
-	pthread_mutex_init(&pp->mu, NULL);
-	pthread_cond_init(&pp->work_cv, NULL);
-	pthread_cond_init(&pp->done_cv, NULL);
-	pp->want_th = n - 1;
+	pp->pool = ctx->pool;
 	pp->cap = 2 * (unsigned)n + 2;
 	pp->ring = xcalloc(pp->cap, sizeof(*pp->ring));
 	pp->opts = ctx->opts;
@@ -953,25 +931,16 @@ static void par_collect(struct parse_ctx *ctx, struct kineto *k, bool wait)
 {
 	struct par *pp = k->par;
 
-	pthread_mutex_lock(&pp->mu);
 	while (pp->head < pp->tail) {
 		struct job *j = &pp->ring[pp->head % pp->cap];
-		if (j->state != J_DONE) {
-			if (!wait)
-				break;
-			/* rather than wait, parse a job no thread has started */
-			if (pp->next < pp->tail)
-				run_one(pp);
-			else
-				pthread_cond_wait(&pp->done_cv, &pp->mu);
-			continue;
-		}
-		pthread_mutex_unlock(&pp->mu);
+		/* waiting, the pool parses a job no thread has started */
+		if (wait)
+			workpool_wait(pp->pool, &j->wj);
+		else if (!workpool_done(pp->pool, &j->wj))
+			break;
 		merge_job(ctx, k, j);
-		pthread_mutex_lock(&pp->mu);
 		pp->head++;
 	}
-	pthread_mutex_unlock(&pp->mu);
 }
 
 static void par_harvest(struct parse_ctx *ctx, struct kineto *k)
@@ -982,14 +951,7 @@ static void par_harvest(struct parse_ctx *ctx, struct kineto *k)
 /* Wait until the oldest job is parsed, parsing queued ones meanwhile. */
 static void wait_oldest(struct par *pp)
 {
-	pthread_mutex_lock(&pp->mu);
-	while (pp->ring[pp->head % pp->cap].state != J_DONE) {
-		if (pp->next < pp->tail)
-			run_one(pp);
-		else
-			pthread_cond_wait(&pp->done_cv, &pp->mu);
-	}
-	pthread_mutex_unlock(&pp->mu);
+	workpool_wait(pp->pool, &pp->ring[pp->head % pp->cap].wj);
 }
 
 /*
@@ -1008,13 +970,6 @@ static void submit(struct parse_ctx *ctx, struct kineto *k, size_t n, uint64_t l
 		/* the ring is full: the oldest job must be appended first */
 		wait_oldest(pp);
 		par_collect(ctx, k, false);
-	}
-	while (pp->nth < pp->want_th) {
-		if (pthread_create(&pp->th[pp->nth], NULL, par_main, pp)) {
-			pp->want_th = pp->nth;	/* fewer threads: this one parses more itself */
-			break;
-		}
-		pp->nth++;
 	}
 	/* the job takes the fill buffer; the next fill gets the job's old one */
 	j = &pp->ring[pp->tail % pp->cap];
@@ -1037,12 +992,10 @@ static void submit(struct parse_ctx *ctx, struct kineto *k, size_t n, uint64_t l
 	pp->fill_line_off = line_off;
 	pp->sp_pos = pp->sp_cut = 0;
 	KT_TEST_AFTER_SUBMIT(pp);
-	pthread_mutex_lock(&pp->mu);
-	j->state = J_QUEUED;
+	j->wj.run = job_run;
+	j->pp = pp;
 	pp->tail++;
-	if (pp->nth)
-		pthread_cond_signal(&pp->work_cv);
-	pthread_mutex_unlock(&pp->mu);
+	workpool_push(pp->pool, &j->wj);
 }
 
 enum sp { SP_MORE, SP_CUT, SP_END };
@@ -1262,12 +1215,10 @@ static void par_free(struct kineto *k)
 
 	if (!pp)
 		return;
-	pthread_mutex_lock(&pp->mu);
-	pp->stop = true;
-	pthread_cond_broadcast(&pp->work_cv);
-	pthread_mutex_unlock(&pp->mu);
-	for (int i = 0; i < pp->nth; i++)
-		pthread_join(pp->th[i], NULL);
+	/* jobs queued and not appended (the read stopped early) are still
+	 * the pool's: they finish before their buffers go */
+	for (uint64_t i = pp->head; i < pp->tail; i++)
+		workpool_wait(pp->pool, &pp->ring[i % pp->cap].wj);
 	for (unsigned i = 0; i < pp->cap; i++) {
 		free(pp->ring[i].buf);
 		free(pp->ring[i].b.recs);
@@ -1275,12 +1226,9 @@ static void par_free(struct kineto *k)
 	}
 	free(pp->ring);
 	free(pp->fill);
-	pthread_mutex_destroy(&pp->mu);
-	pthread_cond_destroy(&pp->work_cv);
-	pthread_cond_destroy(&pp->done_cv);
+	workpool_unclaim(pp->pool);
 	free(pp);
 	k->par = NULL;
-	__atomic_sub_fetch(&split_files, 1, __ATOMIC_RELAXED);
 }
 
 static void kt_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last)

@@ -6,8 +6,7 @@
  * (W)": "36.0"), and "system" (driver version, topology), which is not a
  * GPU.  A loop appends one document per run; each is one tick (no time in
  * the file).  The whole file is kept and read at its end (a document is a
- * few kB a GPU); the labels changed across ROCm releases, so each field
- * has a list of labels, first found wins.
+ * few kB a GPU); the labels, shared with --csv, are rocm_card.h's.
  */
 #include "formats/format.h"
 
@@ -17,43 +16,10 @@
 
 #include "formats/smi.h"
 #include "formats/docbuf.h"
+#include "formats/rocm_card.h"
 #include "util/json.h"
 #include "util/xalloc.h"
 
-
-enum kind {
-	K_NUM,		/* a number, unit in the label */
-	K_PAREN_MHZ,	/* "(300Mhz)" */
-	K_BYTES_MIB,	/* bytes, to MiB */
-	K_NAME,
-	K_UUID,
-};
-
-static const struct {
-	const char *label;
-	uint8_t kind;
-	int8_t metric;	/* -1 for names */
-	uint8_t rank;	/* 0 best, for labels that fill the same field */
-} keys[] = {
-	{ "GPU use (%)", K_NUM, M_UTIL_GPU, 0 },
-	{ "GPU memory use (%)", K_NUM, M_UTIL_MEM, 0 },
-	{ "Current Socket Graphics Package Power (W)", K_NUM, M_POWER, 0 },
-	{ "Average Graphics Package Power (W)", K_NUM, M_POWER, 1 },
-	{ "Max Graphics Package Power (W)", K_NUM, M_POWER_LIMIT, 0 },
-	{ "Temperature (Sensor edge) (C)", K_NUM, M_TEMP, 0 },
-	{ "Temperature (Sensor junction) (C)", K_NUM, M_TEMP, 1 },
-	{ "Temperature (Sensor memory) (C)", K_NUM, M_MEM_TEMP, 0 },
-	{ "Temperature (Sensor mem) (C)", K_NUM, M_MEM_TEMP, 0 },
-	{ "Fan speed (%)", K_NUM, M_FAN, 0 },
-	{ "sclk clock speed:", K_PAREN_MHZ, M_SM_CLOCK, 0 },
-	{ "mclk clock speed:", K_PAREN_MHZ, M_MEM_CLOCK, 0 },
-	{ "VRAM Total Memory (B)", K_BYTES_MIB, M_MEM_TOTAL, 0 },
-	{ "VRAM Total Used Memory (B)", K_BYTES_MIB, M_MEM_USED, 0 },
-	{ "Card Series", K_NAME, -1, 0 },
-	{ "Card series", K_NAME, -1, 0 },
-	{ "Device Name", K_NAME, -1, 1 },
-	{ "Unique ID", K_UUID, -1, 0 },
-};
 
 struct rsj {
 	struct docbuf doc;
@@ -95,20 +61,15 @@ static void bad_at(struct parse_ctx *ctx, const char *buf, const char *p, const 
 static int card(struct parse_ctx *ctx, const char *buf, struct json_lex *lx, int gpu,
 		const char *at)
 {
-	struct rec g;
-	uint8_t rank[M__COUNT], name_rank = 0xff, st = 0;
-	char name[96] = "", uuid[96] = "";
+	struct rocm_card c;
 	uint64_t line;
 	uint32_t col;
 	struct rec *r;
 
-	memset(&g, 0, sizeof(g));
-	memset(rank, 0xff, sizeof(rank));
+	rocm_card_init(&c);
 	for (;;) {
 		enum json_tok t = json_next(lx);
 		struct slice key, val;
-		int k = -1;
-		double v;
 
 		if (t == JT_OBJ_END)
 			break;
@@ -124,42 +85,8 @@ static int card(struct parse_ctx *ctx, const char *buf, struct json_lex *lx, int
 		if (t != JT_STR && t != JT_NUM)
 			continue;	/* null, true, false: nothing to read */
 		val = lx->tok;
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (slice_eq(key, keys[i].label)) {
-				k = (int)i;
-				break;
-			}
-		if (k < 0)
-			continue;
-		if (keys[k].kind == K_NAME) {
-			if (keys[k].rank < name_rank && !smi_missing_token(val, &st)) {
-				slice_copy(name, sizeof(name), val);
-				name_rank = keys[k].rank;
-			}
-			continue;
-		}
-		if (keys[k].kind == K_UUID) {
-			if (!smi_missing_token(val, &st))
-				slice_copy(uuid, sizeof(uuid), val);
-			continue;
-		}
-		if (keys[k].kind == K_PAREN_MHZ && val.n >= 2 && val.p[0] == '(' &&
-		    val.p[val.n - 1] == ')') {
-			val.p++;
-			val.n -= 2;
-		}
-		if (!smi_value_unit(val, keys[k].kind == K_PAREN_MHZ ? "Mhz" : "", &v, &st)) {
-			if (!smi_missing_token(val, &st))
-				bad_at(ctx, buf, val.p, "not a number", val);
-			continue;
-		}
-		if (keys[k].kind == K_BYTES_MIB)
-			v /= 1048576.0;
-		if (keys[k].rank < rank[keys[k].metric]) {
-			rank[keys[k].metric] = keys[k].rank;
-			g.v[keys[k].metric] = v;
-			g.present |= 1u << keys[k].metric;
-		}
+		if (rocm_card_take(&c, key, val) < 0)
+			bad_at(ctx, buf, val.p, "not a number", val);
 	}
 	where(buf, at, &line, &col);
 	ctx->line = line;
@@ -167,13 +94,13 @@ static int card(struct parse_ctx *ctx, const char *buf, struct json_lex *lx, int
 		return 0;
 	r->time_kind = TK_NONE;
 	r->gpu_index = gpu;
-	r->status = st;
-	r->present = g.present;
+	r->status = c.g.status;
+	r->present = c.g.present;
 	for (int m = 0; m < M__COUNT; m++)
-		if (g.present & (1u << m))
-			r->v[m] = g.v[m];
-	r->uuid = uuid[0] ? ctx_str(ctx, (struct slice){ uuid, strlen(uuid) }) : STR_NONE;
-	r->name = name[0] ? ctx_str(ctx, (struct slice){ name, strlen(name) }) : STR_NONE;
+		if (c.g.present & (1u << m))
+			r->v[m] = c.g.v[m];
+	r->uuid = c.uuid[0] ? ctx_str(ctx, (struct slice){ c.uuid, strlen(c.uuid) }) : STR_NONE;
+	r->name = c.name[0] ? ctx_str(ctx, (struct slice){ c.name, strlen(c.name) }) : STR_NONE;
 	return 0;
 }
 

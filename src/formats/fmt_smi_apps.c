@@ -296,4 +296,5 @@ const struct format format_smi_apps = {
 	.is_context = apps_is_context,
 	.context_first = "abcdefghijklmnopqrstuvwxyz\xEF",
 	.line = apps_line,
+	.columns_fit = smi_apps_columns_fit,
 };

@@ -996,6 +996,16 @@ const struct format *smi_columns_format(const char *head, size_t n, const char *
 	return &format_smi_query;
 }
 
+bool smi_query_columns_fit(const char *head, size_t n, const char *columns)
+{
+	return smi_columns_format(head, n, columns) == &format_smi_query;
+}
+
+bool smi_apps_columns_fit(const char *head, size_t n, const char *columns)
+{
+	return smi_columns_format(head, n, columns) == &format_smi_apps;
+}
+
 static void query_line(struct parse_ctx *ctx, const char *line, size_t n);
 
 /*
@@ -1219,4 +1229,7 @@ const struct format format_smi_query = {
 	.context_first = "abcdefghijklmnopqrstuvwxyz\xEF",
 	.line = query_line,
 	.fini = query_fini,
+	.columns_fit = smi_query_columns_fit,
+	.sibling_header = smi_csv_sibling_columns,
+	.unread_columns = smi_csv_unread_columns,
 };

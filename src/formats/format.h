@@ -277,6 +277,9 @@ struct parse_ctx {
 	bool last_line_partial;	/* this line had no terminating newline */
 	bool path_done;		/* a by_path format: everything is read (see format.by_path) */
 	int64_t mtime_ns;	/* the file's modification time (a syslog without a year) */
+	/* the run's worker pool (util/workpool.h), for a stream() format that
+	 * cuts its own jobs (kineto); NULL: parse in line */
+	struct workpool *pool;
 };
 
 struct format {
@@ -331,9 +334,32 @@ struct format {
 	 * log, a clock reference): the driver reads it whole in its anchoring
 	 * pre-pass, not only its head (anchor.h). */
 	bool boot_clock;
+	/*
+	 * Hooks of a table whose header may be missing (the nvidia-smi CSVs);
+	 * each optional.  The driver calls them by the chosen format, so it
+	 * names none (check-layers).
+	 *
+	 * columns_fit: with --columns, is head (a file's first bytes) a
+	 * headerless table of this format under that list?  The first format
+	 * that says yes is taken, before sniffing (formats.md 11.9).
+	 *
+	 * sibling_header: once the format is chosen for a file and no
+	 * --columns is given, the column list to read it with when it has no
+	 * header of its own, from a file beside it (malloc'ed; NULL: none),
+	 * with what was decided in note.  Called once per input; the list
+	 * reaches init() as ingest_opts.columns.
+	 *
+	 * unread_columns: the columns of a header line (or of the --columns
+	 * list) that map to no field, as written ("a, b"), in out; empty when
+	 * every one is read.
+	 */
+	bool (*columns_fit)(const char *head, size_t n, const char *columns);
+	char *(*sibling_header)(const char *path, const char *head, size_t n, char *note,
+				size_t note_cap);
+	void (*unread_columns)(const char *cols, size_t n, char *out, size_t cap);
 };
 
-/* ---- helpers for formats (driver.c) ---------------------------------- */
+/* ---- helpers for formats (ctx.c) ------------------------------------- */
 
 /* A new record of `kind` at the end of the batch, zeroed up to v[], with line
  * set.  v[] is not cleared: the format sets v[m] for each bit m it sets in
@@ -368,6 +394,11 @@ static inline const char *batch_str(const struct batch *b, uint32_t off)
 size_t format_count(void);
 const struct format *format_at(size_t i);
 const struct format *format_find(const char *id);
+/* Sniff one head buffer; returns the best format or NULL, with its score. */
+const struct format *format_sniff(const char *head, size_t n, const char *name, int *score);
+
+/* With --columns: the first format whose columns_fit() takes head, or NULL. */
+const struct format *format_by_columns(const char *head, size_t n, const char *columns);
 
 /*
  * Shared value-token handling for nvidia-smi text: "[N/A]", "N/A",

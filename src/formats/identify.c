@@ -174,7 +174,11 @@ const char *format_identify(const char *head, size_t n, const char *name)
 	first = slice_trim(ls.l[0]);
 	if (any_has(&ls, "ROCm System Management Interface"))
 		return "looks like rocm-smi output other than its concise table (AMD GPUs): not read; "
-		       "rocm-smi with no option or --json is";
+		       "rocm-smi with no option, --json or --csv is";
+	/* amd-smi static, list, firmware ...: 'GPU: N' and groups, none of metric's */
+	if (slice_starts_with(first, "GPU: ") && ls.n > 1 && has(ls.l[1], ":"))
+		return "looks like amd-smi output other than metric (static, list, firmware: the GPU's "
+		       "identity and limits): not telemetry; amd-smi metric is read";
 	if (all(&ls, is_sys_pci))
 		return "looks like a PCI device list (vendor=, device=, class= per address, from /sys/bus/pci): "
 		       "not telemetry";

@@ -90,6 +90,19 @@ bool kmsg_maybe(const char *msg, size_t n);
  * 1 or 0; -1 when that way is not built in, not on this CPU, or n is too
  * short for it.  kmsg_maybe() takes the widest that applies.
  */
+/*
+ * memmem(h, n, w, m), the first occurrence, made for short words in short
+ * messages: what the classifier looks for words with.
+ */
+const char *kmsg_find(const char *h, size_t n, const char *w, size_t m);
+
+/*
+ * Whether s holds one of the classifier's error words ("error", "Error",
+ * "ERROR", "fail", "failed", "Failed", "FAILED", "fatal", "Fatal",
+ * "Assertion", "timeout", "Timeout", "timed out"), found in one pass.
+ */
+bool kmsg_error_word(const char *s, size_t n);
+
 enum kmsg_simd { KMSG_SIMD_NONE, KMSG_SIMD_SSE2, KMSG_SIMD_AVX2 };
 int kmsg_maybe_words_with(const char *msg, size_t n, enum kmsg_simd simd);
 

@@ -7,7 +7,7 @@
  * unpacked archive or an rsync without -t sets to "now".
  *
  * The ingest driver runs a pre-pass over every input when one of them has
- * no time (driver.c): each input's samples go into per-GPU series here,
+ * no time (driver_prepass.c): each input's samples go into per-GPU series here,
  * downsampled to one bucket per tick, and place_decide() says for each
  * time-less input where its ticks lie, or that it cannot be placed.
  * Memory: one float per metric per bucket, with PL_MAX_BUCKETS per series.
@@ -63,7 +63,7 @@ void pl_series_add(struct pl_series *s, size_t i, int m, double v);
 int pl_align(const struct pl_series *x, const struct pl_series *ref, struct pl_fit *fit);
 void pl_fit_release(struct pl_fit *f);
 
-/* ---- the pre-pass (used by driver.c) ------------------------------------ */
+/* ---- the pre-pass (driver_prepass.c) ----------------------------------------- */
 
 struct pl_gpu_series {
 	int32_t index;

@@ -67,6 +67,9 @@ void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const 
  * is no header and has as many fields as the list, else NULL.
  */
 const struct format *smi_columns_format(const char *head, size_t n, const char *columns);
+/* The two formats' columns_fit hooks (format.h): smi_columns_format() names them. */
+bool smi_query_columns_fit(const char *head, size_t n, const char *columns);
+bool smi_apps_columns_fit(const char *head, size_t n, const char *columns);
 /*
  * A headerless --query-gpu file whose directory holds a file with a header
  * of the same width under which its first rows read without a bad value, and

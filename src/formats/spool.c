@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/smi.h"
 #include "util/fdio.h"
 #include "util/xalloc.h"
 
@@ -84,7 +83,7 @@ static bool worth_copying(const char *head, size_t n, const char *path, const st
 		head += 3;
 		n -= 3;
 	}
-	if (o->columns && smi_columns_format(head, n, o->columns))
+	if (o->columns && format_by_columns(head, n, o->columns))
 		return true;
 	return format_sniff(head, n, name ? name + 1 : path, NULL) != NULL;
 }

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "formats/driver.h"
+#include "formats/input.h"
 
 /* The most bytes one stream is copied: $GPUTALLY_SPOOL_MAX, else 16 GiB. */
 uint64_t spool_limit(void);

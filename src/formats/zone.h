@@ -7,7 +7,7 @@
  * When the logs were written in another zone, they land hours away from
  * what carries absolute times: clock references, epoch stamps, traces,
  * kernel logs placed by anchors, ISO stamps with an offset.  The driver
- * reads every input once more (driver.c) and hands each input's span here;
+ * reads every input once more (driver_prepass.c) and hands each input's span here;
  * zn_decide() looks for the whole or quarter-hour offset that puts every
  * zoned input beside the zone-less ones, and says what it found.
  */

@@ -246,3 +246,24 @@ void alert_prometheus_rules(FILE *out, const struct alert_rules *rs, double u_st
 	for (size_t i = 0; i < rs->n; i++)
 		prom_rule(out, &rs->r[i], u_star);
 }
+
+/* the text names no profile */
+static void alert_text_row(FILE *out, const struct alert_eval *ev, const char *profile)
+{
+	(void)profile;
+	alert_text(out, ev);
+}
+
+const struct alert_writer alert_writers[] = {
+	{ "text", alert_text_row, true },
+	{ "json", alert_json, false },
+};
+const size_t alert_nwriters = sizeof(alert_writers) / sizeof(alert_writers[0]);
+
+const struct alert_writer *alert_writer_find(const char *name)
+{
+	for (size_t i = 0; i < alert_nwriters; i++)
+		if (!strcmp(alert_writers[i].name, name))
+			return &alert_writers[i];
+	return NULL;
+}

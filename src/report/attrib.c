@@ -2,8 +2,8 @@
 /*
  * Who spent it: the window's GPU time, useful time, energy and owned cost
  * split by user, job, task, container and process (docs/cost-model.md
- * "Who spent it").  Every figure is computed here, once; the writers only
- * render the rows.
+ * "Who spent it").  Every figure is computed here, once (a compute step of
+ * report_compute()); attrib_out.c only renders the rows.
  */
 #include "report/report.h"
 
@@ -12,20 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/jsonw.h"
-#include "util/numfmt.h"
-#include "util/timeutil.h"
 #include "util/xalloc.h"
 
 const char *const attrib_by_name[AB__COUNT] = {
 	[AB_USER] = "user", [AB_JOB] = "job", [AB_TASK] = "task", [AB_CTR] = "container", [AB_PROC] = "process",
 };
 
-/* The JSON keys of the dimensions (report-json.md "attribution"). */
-static const char *const by_key[AB__COUNT] = {
-	[AB_USER] = "by_user", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
-	[AB_CTR] = "by_container", [AB_PROC] = "by_process",
-};
 
 /* A GPU's useful seconds per utilization-second (1 when it has none): a
  * process's busy_s, a share of utilization, becomes a share of the GPU's
@@ -239,6 +231,31 @@ void report_attrib_compute(struct report *r)
 	for (int d = 0; d < AB__COUNT; d++)
 		one_dim(r, d, tasks);
 	r->attrib.known[AB_PROC] = true;
+	for (int d = 0; d < AB__COUNT; d++) {
+		struct report_attrib *a = &r->attrib;
+		size_t n = a->nrows[d] - 1;	/* the owners' rows, before the none row */
+		/* the short tables: the dimensions with a key said, and the
+		 * processes when no user, job or container was said */
+		a->show[d] = d == AB_PROC ? !(a->known[AB_USER] || a->known[AB_JOB] || a->known[AB_CTR]) : a->known[d];
+		/* the text's top rows, the rest in one line, and the total */
+		a->top[d] = n > ATTRIB_TEXT_TOP + 1 ? ATTRIB_TEXT_TOP : n;
+		for (size_t k = 0; k <= n; k++) {
+			const struct attrib_row *row = &a->rows[d][k];
+			struct attrib_row *into[2] = { &a->total[d], k >= a->top[d] && k < n ? &a->more[d] : NULL };
+			for (int m = 0; m < 2; m++) {
+				if (!into[m])
+					continue;
+				into[m]->held_s += row->held_s;
+				into[m]->useful_s += row->useful_s;
+				into[m]->energy_j += row->energy_j;
+				into[m]->cost += row->cost;
+				into[m]->nprocs += row->nprocs;
+			}
+		}
+		snprintf(a->total[d].key, sizeof(a->total[d].key), "total");
+		snprintf(a->more[d].key, sizeof(a->more[d].key), "%zu more", n - a->top[d]);
+		a->total[d].reported_energy_j = a->more[d].reported_energy_j = NAN;
+	}
 }
 
 void report_attrib_release(struct report *r)
@@ -248,140 +265,3 @@ void report_attrib_release(struct report *r)
 	memset(&r->attrib, 0, sizeof(r->attrib));
 }
 
-/* ---- renderings ------------------------------------------------------------ */
-
-/* The dimensions a short table shows: those with a key said, and the
- * processes when no user, job or container was said. */
-static bool shown(const struct report *r, int d)
-{
-	const bool *k = r->attrib.known;
-
-	return d == AB_PROC ? !(k[AB_USER] || k[AB_JOB] || k[AB_CTR]) : k[d];
-}
-
-static void text_row(FILE *out, const struct report *r, const char *key, const struct attrib_row *row)
-{
-	char a[32], b[32], c[32], m[64];
-
-	fprintf(out, "  %-32.32s %10s %10s %9s %14s\n", key,
-		time_human_dur(a, sizeof(a), (int64_t)(row->held_s * 1e9 + 0.5)),
-		time_human_dur(b, sizeof(b), (int64_t)(row->useful_s * 1e9 + 0.5)),
-		nf_num(c, sizeof(c), row->energy_j / 3.6e6, 3), nf_money(m, sizeof(m), row->cost, r->params.currency));
-}
-
-void report_attrib_text(FILE *out, const struct report *r)
-{
-	const struct report_attrib *a = &r->attrib;
-
-	if (!a->nrows[AB_PROC])
-		return;
-	fprintf(out, "\nWho spent it (the GPU time each held, split by measured sm %% where known, else evenly;\n"
-		"  the owned cost split as it adds up: fixed by GPU time, electricity by energy; --json has every row)\n");
-	if (a->from_jobs[AB_JOB])
-		fprintf(out, "  users and jobs from the batch jobs' allocations (n of the node's G GPUs take n/G of each)\n");
-	if (a->jobs_outside)
-		fprintf(out, "  %zu batch job(s) ran outside the telemetry's time: not in the tables\n", a->jobs_outside);
-	for (int d = 0; d < AB__COUNT; d++) {
-		const struct attrib_row *rows = a->rows[d];
-		size_t n = a->nrows[d] - 1, top = n > ATTRIB_TEXT_TOP + 1 ? ATTRIB_TEXT_TOP : n;
-		struct attrib_row more = { 0 }, tot = { 0 };
-		char label[48];
-		if (!shown(r, d))
-			continue;
-		fprintf(out, "  %-32s %10s %10s %9s %14s\n", attrib_by_name[d], "GPU time", "useful", "kWh", "cost");
-		for (size_t i = 0; i <= n; i++) {
-			tot.held_s += rows[i].held_s;
-			tot.useful_s += rows[i].useful_s;
-			tot.energy_j += rows[i].energy_j;
-			tot.cost += rows[i].cost;
-			if (i < top)
-				text_row(out, r, rows[i].key, &rows[i]);
-			else if (i < n) {
-				more.held_s += rows[i].held_s;
-				more.useful_s += rows[i].useful_s;
-				more.energy_j += rows[i].energy_j;
-				more.cost += rows[i].cost;
-			}
-		}
-		if (n > top) {
-			snprintf(label, sizeof(label), "%zu more", n - top);
-			text_row(out, r, label, &more);
-		}
-		text_row(out, r, rows[n].key, &rows[n]);
-		text_row(out, r, "total", &tot);
-	}
-}
-
-static void md_cell(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr("\\`*_{}[]()<>#+!|~&", *s))
-			fputc('\\', out);
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
-	}
-}
-
-void report_attrib_markdown(FILE *out, const struct report *r)
-{
-	const struct report_attrib *a = &r->attrib;
-
-	if (!a->nrows[AB_PROC])
-		return;
-	fprintf(out, "\n## Who spent it\n\nThe GPU time each held (split by measured sm %% where known, else evenly), "
-		"its useful time, energy and share of the owned cost; what no process held is its own line. "
-		"`--json` has every row under `attribution`.\n");
-	for (int d = 0; d < AB__COUNT; d++) {
-		const struct attrib_row *rows = a->rows[d];
-		size_t n = a->nrows[d];
-		if (!shown(r, d))
-			continue;
-		fprintf(out, "\n| %s | GPU h | useful h | kWh | cost |\n|---|--:|--:|--:|--:|\n", attrib_by_name[d]);
-		for (size_t i = 0; i < n; i++) {
-			char b1[32], b2[32], b3[32], m[64];
-			if (i >= ATTRIB_MD_ROWS && i + 1 < n)
-				continue;
-			fprintf(out, "| ");
-			md_cell(out, rows[i].key);
-			fprintf(out, " | %s | %s | %s | %s |\n", nf_num(b1, sizeof(b1), rows[i].held_s / 3600, 2),
-				nf_num(b2, sizeof(b2), rows[i].useful_s / 3600, 2),
-				nf_num(b3, sizeof(b3), rows[i].energy_j / 3.6e6, 3),
-				nf_money(m, sizeof(m), rows[i].cost, r->params.currency));
-		}
-		if (n - 1 > ATTRIB_MD_ROWS)
-			fprintf(out, "\n%zu more in --json.\n", n - 1 - ATTRIB_MD_ROWS);
-	}
-}
-
-void report_attrib_json(struct jsonw *w, const struct report *r)
-{
-	const struct report_attrib *a = &r->attrib;
-
-	if (!a->nrows[AB_PROC])
-		return;
-	jsonw_key(w, "attribution");
-	jsonw_obj_begin(w);
-	jsonw_kbool(w, "energy_estimated", a->energy_estimated);
-	/* who owns the user and job splits: Slurm's allocations, or the processes */
-	jsonw_kstr(w, "users_jobs_from", a->from_jobs[AB_JOB] ? "batch jobs" : "processes");
-	jsonw_kint(w, "jobs_outside", (int64_t)a->jobs_outside);
-	for (int d = 0; d < AB__COUNT; d++) {
-		jsonw_key(w, by_key[d]);
-		jsonw_arr_begin(w);
-		for (size_t i = 0; i < a->nrows[d]; i++) {
-			const struct attrib_row *row = &a->rows[d][i];
-			jsonw_obj_begin(w);
-			jsonw_kstr(w, "key", row->key);
-			jsonw_kbool(w, "none", row->none);
-			jsonw_kint(w, "processes", (int64_t)row->nprocs);
-			jsonw_knum(w, "held_s", row->held_s, 3);
-			jsonw_knum(w, "useful_s", row->useful_s, 3);
-			jsonw_knum(w, "energy_j", row->energy_j, 1);
-			jsonw_knum(w, "cost", row->cost, 6);
-			if (!isnan(row->reported_energy_j))
-				jsonw_knum(w, "reported_energy_j", row->reported_energy_j, 1);
-			jsonw_obj_end(w);
-		}
-		jsonw_arr_end(w);
-	}
-	jsonw_obj_end(w);
-}

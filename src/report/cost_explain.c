@@ -19,19 +19,15 @@ static const char *n(char *buf, size_t cap, double v)
 
 #define N(i, v) n(bb[i], sizeof(bb[i]), (v))
 
-void cost_explain(FILE *out, const struct cost_params *p, double u)
+void cost_explain(FILE *out, const struct cost_run *r)
 {
 	char bb[12][48];
+	const struct cost_params *p = &r->p;
 	const char *cur = p->currency[0] ? p->currency : "the profile's currency (it names none)";
-	struct cost_longrun lr;
-	double dep, mnt, num, den, ue;
-	struct cost_job_be jb;
-
-	cost_longrun(p, &lr);
-	dep = p->hardware_price * p->gpu_share * (1 - p->residual_fraction) / p->lifetime_years;
-	mnt = p->maintenance_hours_per_year * p->labor_rate;
-	num = lr.F + lr.k * lr.H * lr.p_idle;
-	den = lr.H * (lr.c_cloud - lr.k * (lr.p_busy - lr.p_idle));
+	const struct cost_longrun lr = r->lr;
+	const struct cost_job_be jb = r->job_be;
+	double dep = r->dep_per_year, mnt = r->maint_per_year, num = r->u_star_num, den = r->u_star_den;
+	double u = r->u_at, ue = r->u_job;
 
 	fprintf(out, "How the break-even utilization u* is derived (docs/cost-model.md, long-run model),\n"
 		     "with the values of %s; amounts in %s:\n\n", p->name[0] ? p->name : "the defaults", cur);
@@ -71,7 +67,6 @@ void cost_explain(FILE *out, const struct cost_params *p, double u)
 		fprintf(out, "  u* x H / 12 = %s useful GPU-hours a month to break even\n",
 			N(0, lr.useful_hours_per_month));
 
-	ue = isnan(u) ? 1 : u;
 	fprintf(out, "\nAt utilization u = %s%s:\n", N(0, ue),
 		isnan(u) ? " (no --utilization: the best case for owning)" : "");
 	fprintf(out, "  C_L(u) = (F + k x H x (u x P_busy + (1 - u) x P_idle)) / (u x H)\n"
@@ -79,17 +74,16 @@ void cost_explain(FILE *out, const struct cost_params *p, double u)
 		     " (cloud: %s)\n",
 		N(0, lr.F), N(1, lr.k), N(2, lr.H), N(3, ue),
 		N(4, lr.p_busy), N(5, 1 - ue), N(6, lr.p_idle),
-		N(7, ue), N(8, lr.H), N(9, cost_local_per_useful_hour(p, ue)),
+		N(7, ue), N(8, lr.H), N(9, r->c_local_job),
 		N(10, lr.c_cloud));
 	fprintf(out, "  a job of T useful hours:\n"
 		     "    local(T) = local_per_job_fixed + T x C_L(u) = %s + %s T\n"
 		     "    cloud(T) = cloud_hourly_rate x billed(T / cloud_efficiency + cloud_cold_start_s / 3600)\n"
 		     "             = %s x billed(T / %s + %s)  (billed: up to whole %s s, at least %s s)\n",
-		N(0, p->local_per_job_fixed), N(1, cost_local_per_useful_hour(p, ue)),
+		N(0, p->local_per_job_fixed), N(1, r->c_local_job),
 		N(2, p->cloud_hourly_rate), N(3, p->cloud_efficiency),
 		N(4, p->cloud_cold_start_s / 3600), N(5, p->cloud_billing_increment_s),
 		N(6, p->cloud_min_billed_s));
-	cost_job_breakeven(p, ue, &jb);
 	switch (jb.status) {
 	case COST_JOB_CROSS:
 		fprintf(out, "    they cross at T = %s useful hours (%s min): owning is cheaper for every longer job\n",

@@ -10,10 +10,10 @@
 
 #include <stdio.h>
 
-#include "cost/model.h"
+#include "cost/run.h"
 
-/* u: the utilization of C_L(u) and of the job-length break-even (NAN: not
- * given, the job break-even then at u = 1, as `cost` prints it). */
-void cost_explain(FILE *out, const struct cost_params *p, double u);
+/* The derivation of r's figures: C_L(u) and the job-length break-even at
+ * r->u_job (r->u_at, else 1, as `cost` prints it). */
+void cost_explain(FILE *out, const struct cost_run *r);
 
 #endif

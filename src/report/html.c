@@ -101,11 +101,6 @@ vmoney(struct hw *h, double val, const char *fmt, ...)
 	svg_esc(h->out, cur(h->r));
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 static void gpu_label(char *buf, size_t cap, const struct analysis *an, int gi)
 {
 	const struct gpu_ident *id = &an->tl.gpus[gi].id;
@@ -288,6 +283,43 @@ static void prices_row(struct hw *h)
 		r->prices.old ? "; some figures are more than a year old" : "");
 }
 
+/* The Cloud rate row: what --cloud-catalog gave (cost.catalog), or why nothing. */
+static void catalog_row(struct hw *h)
+{
+	const struct report *r = h->r;
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *p = &r->cat.pick;
+
+	if (!c)
+		return;
+	fprintf(h->out, "<tr><th>Cloud rate</th><td>");
+	if (!p->nrows) {
+		fprintf(h->out, "<code>");
+		esc(h, c->name);
+		fprintf(h->out, "</code> has no accelerator matching ");
+		esc(h, r->prices.gpu_name[0] ? r->prices.gpu_name : "the GPU (the logs do not name its model)");
+		fprintf(h->out, ": the cloud rate is not from it</td></tr>\n");
+		return;
+	}
+	fprintf(h->out, "%s", r->cat.used ? "" : "not used (<code>cloud_hourly_rate</code> was <code>--set</code>): ");
+	vmoney(h, p->median, "cost.catalog.median");
+	fprintf(h->out, " per GPU-hour from <code>");
+	esc(h, c->name);
+	fprintf(h->out, "</code> (");
+	esc(h, c->date);
+	fprintf(h->out, ", from the ");
+	esc(h, c->date_from);
+	fprintf(h->out, "): the median of %zu ", p->nrows);
+	esc(h, p->accel);
+	fprintf(h->out, " rows, ");
+	vmoney(h, p->min, "cost.catalog.min");
+	fprintf(h->out, " to ");
+	vmoney(h, p->max, "cost.catalog.max");
+	if (r->cat.old)
+		fprintf(h->out, "; <b>more than a year old</b> (%d months)", r->cat.age_months);
+	fprintf(h->out, "</td></tr>\n");
+}
+
 /* Where the rest went: the three states that bought no work, with time and money; the files not read. */
 static void rest_row(struct hw *h)
 {
@@ -301,7 +333,7 @@ static void rest_row(struct hw *h)
 			int s = r->top_cause[i];
 			fprintf(h->out, "%s%s ", i ? "; " : "", state_label[s]);
 			esc(h, time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)));
-			if (have_prices(r)) {
+			if (r->has_prices) {
 				fprintf(h->out, ", ");
 				int wk = 0;	/* its index in the JSON's cost.waterfall (no gap row there) */
 				for (int t = 0; t < s; t++)
@@ -357,7 +389,7 @@ static void summary(struct hw *h, const struct finding **byw)
 		fprintf(h->out, " %% busy (");
 		vnum(h, r->busy_h, 6, 1, 3, "cost.window.busy_h");
 		fprintf(h->out, " busy GPU-hours); mean utilization ");
-		vnum(h, 100 * r->util_busy_h / r->util_known_h, 2, 1, 1, "cost.window.mean_utilization_pct");
+		vnum(h, r->util_mean_pct, 2, 1, 1, "cost.window.mean_utilization_pct");
 		fprintf(h->out, " %%");
 	}
 	fprintf(h->out, "</td></tr>\n<tr><th>Energy</th><td>");
@@ -374,8 +406,9 @@ static void summary(struct hw *h, const struct finding **byw)
 	}
 	fprintf(h->out, "</td></tr>\n");
 	prices_row(h);
+	catalog_row(h);
 	fprintf(h->out, "<tr><th>Cost</th><td>");
-	if (have_prices(r)) {
+	if (r->has_prices) {
 		vmoney(h, r->win.local_cost, "cost.window.local_cost");
 		fprintf(h->out, " to own for this window, ");
 		vmoney(h, r->win.cloud_cost, "cost.window.cloud_cost");
@@ -474,13 +507,41 @@ static void money_text(char *buf, size_t cap, const struct report *r, double v)
 }
 
 #define MONTH_MAX_CELLS 6000	/* more GPU-days than this: the all-GPU row only */
+#define MONTH_HOUR_COLS 4	/* the hours x days grids: this many GPUs a row */
+
+/* A heatmap cell of a useful share: darker is busier, hatched (NAN) is no data. */
+static void heat_cell(struct hw *h, double x, double y, double w, double ht, double share)
+{
+	fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.2f\" ", x, y, w, ht);
+	if (isfinite(share))
+		fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * share);
+	else
+		fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
+}
+
+/* The heatmaps' key: five cells from 0 to 100 % useful, and the hatch of no data, ending at x_end. */
+static void heat_legend(struct hw *h, double x_end, double y)
+{
+	double x = x_end - 5 * 46 - 60;
+	char b[16];
+
+	for (int i = 0; i <= 4; i++) {
+		heat_cell(h, x + i * 46, y - 9, 12, 10, i / 4.0);
+		fprintf(h->out, "</rect>");
+		snprintf(b, sizeof(b), "%d %%", 25 * i);
+		text_at(h, x + i * 46 + 15, y, NULL, "mut", b);
+	}
+	heat_cell(h, x + 5 * 46, y - 9, 12, 10, NAN);
+	fprintf(h->out, "</rect>");
+	text_at(h, x + 5 * 46 + 15, y, NULL, "mut", "no data");
+}
 
 /*
  * The month at a glance: a days x GPUs heatmap of the useful share (darker
  * is busier, hatched is no data), each cell's figures in its title, and the
- * owned cost of each day as bars under it.
+ * owned cost of each day as bars under it.  Every figure is report/month.c's.
  */
-static void month(struct hw *h)
+static void month_days(struct hw *h)
 {
 	const struct report *r = h->r;
 	size_t ng = (size_t)r->an->tl.ngpus, nd = r->ndays, rows, step;
@@ -489,25 +550,19 @@ static void month(struct hw *h)
 	char b[200], m1[64], desc[300];
 	bool per_gpu;
 
-	if (nd < 2)
-		return;
 	per_gpu = nd * ng <= MONTH_MAX_CELLS;
 	rows = per_gpu ? ng : 1;
 	cell_h = rows <= 16 ? 18 : rows <= 64 ? 8 : 4;
 	hm_h = (int)rows * cell_h;
 	height = (int)top + hm_h + 24 + bars_h + 30;
 	cw = (double)PW / (double)nd;
-	for (size_t d = 0; d < nd; d++) {
-		double c = 0;
-		for (size_t g = 0; g < ng; g++)
-			c += r->day_cost[d * ng + g];
-		if (isfinite(c))
-			maxc = fmax(maxc, c);
-	}
+	for (size_t d = 0; d < nd; d++)
+		if (isfinite(r->dayt_cost[d]))
+			maxc = fmax(maxc, r->dayt_cost[d]);
 	snprintf(desc, sizeof(desc), "For each of %zu UTC days, the useful share of %s's covered time as the darkness "
 		 "of a cell, and the owned cost of the day as a bar.", nd, per_gpu ? "each GPU" : "all GPUs");
-	fprintf(h->out, "<section id=\"month\"><h2>By day</h2>\n");
 	chart_begin(h, height, "Useful share by day and GPU, and the owned cost of each day", desc);
+	heat_legend(h, ML + PW, top - 8);
 	for (size_t g = 0; g < rows && cell_h >= 12; g++) {
 		snprintf(b, sizeof(b), per_gpu ? "GPU %zu" : "all GPUs", g);
 		text_at(h, ML - 6, top + (double)g * cell_h + cell_h - 5, "end", "mut", b);
@@ -516,19 +571,12 @@ static void month(struct hw *h)
 		int y, m, dd;
 		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 		for (size_t g = 0; g < rows; g++) {
-			double cov = 0, use = 0, cost = 0;
-			for (size_t k = per_gpu ? g : 0; k < (per_gpu ? g + 1 : ng); k++) {
-				cov += r->day_covered_s[d * ng + k];
-				use += r->day_useful_s[d * ng + k];
-				cost += r->day_cost[d * ng + k];
-			}
-			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" ", ML + (double)d * cw,
-				top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1);
-			if (cov > 0)
-				fprintf(h->out, "style=\"fill:var(--c-util);fill-opacity:%.2f\">", 0.06 + 0.94 * use / cov);
-			else
-				fprintf(h->out, "style=\"fill:url(#pat-gap)\">");
-			if (have_prices(r))
+			size_t k = d * ng + g;
+			double cov = per_gpu ? r->day_covered_s[k] : r->dayt_covered_s[d];
+			double share = per_gpu ? r->day_u[k] : r->dayt_u[d];
+			double cost = per_gpu ? r->day_cost[k] : r->dayt_cost[d];
+			heat_cell(h, ML + (double)d * cw, top + (double)g * cell_h, cw > 1.5 ? cw - 1 : cw, cell_h - 1, share);
+			if (r->has_prices)
 				money_text(m1, sizeof(m1), r, cost);
 			else
 				snprintf(m1, sizeof(m1), "no prices");
@@ -537,7 +585,7 @@ static void month(struct hw *h)
 			else
 				snprintf(b, sizeof(b), "all GPUs");
 			fprintf(h->out, "<title>%s, %04d-%02d-%02d: useful %.1f %% of %.1f h covered; owned %s</title></rect>", b,
-				y, m, dd, cov > 0 ? 100 * use / cov : 0, cov / 3600, m1);
+				y, m, dd, isfinite(share) ? 100 * share : 0, cov / 3600, m1);
 		}
 	}
 	/* the days' labels: about ten */
@@ -551,13 +599,10 @@ static void month(struct hw *h)
 	base = top + hm_h + 24 + bars_h;
 	if (maxc > 0) {
 		for (size_t d = 0; d < nd; d++) {
-			double c = 0, bh;
+			double bh = bars_h * r->dayt_cost[d] / maxc;
 			int y, m, dd;
-			for (size_t g = 0; g < ng; g++)
-				c += r->day_cost[d * ng + g];
-			bh = bars_h * c / maxc;
 			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
-			money_text(m1, sizeof(m1), r, c);
+			money_text(m1, sizeof(m1), r, r->dayt_cost[d]);
 			fprintf(h->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" style=\"fill:var(--c-own)\">"
 				"<title>%04d-%02d-%02d: owned %s</title></rect>", ML + (double)d * cw, base - bh,
 				cw > 1.5 ? cw - 1 : cw, bh, y, m, dd, m1);
@@ -570,6 +615,166 @@ static void month(struct hw *h)
 	}
 	chart_end(h, "Darker is busier (the share of covered time in useful states); hatched: no data that day. "
 		  "Hover a cell for its figures; --json has them under days.");
+}
+
+/*
+ * The gap to break-even over time: each day's useful share against u*
+ * (above the line, owning paid that day), and under it the running sum of
+ * owned minus rented cost (above zero: owning has cost more so far).
+ */
+static void month_gap(struct hw *h)
+{
+	const struct report *r = h->r;
+	size_t nd = r->ndays;
+	bool have_u = r->lr.status != COST_NEVER && isfinite(r->lr.u_star) && r->lr.u_star <= 1;
+	bool rent = r->has_prices && r->params.cloud_hourly_rate > 0 && isfinite(r->dayt_gap_cum[nd - 1]);
+	double t1 = 24, b1 = 134, t2 = 170, b2 = 280, cw = (double)PW / (double)nd, umax = 1, glo = 0, ghi = 0, t[12];
+	int height = rent ? 316 : 170;
+	struct svg_scale ys1, ys2;
+	char b[200], m1[64], desc[400];
+	size_t n;
+	bool open = false;
+
+	for (size_t d = 0; d < nd; d++) {
+		glo = fmin(glo, r->dayt_gap_cum[d]);
+		ghi = fmax(ghi, r->dayt_gap_cum[d]);
+	}
+	if (ghi - glo < 1e-9)
+		ghi = glo + 1;	/* a flat line at 0: still an axis */
+	if (rent)
+		money_text(m1, sizeof(m1), r, r->dayt_gap_cum[nd - 1]);
+	snprintf(desc, sizeof(desc), "Each UTC day's useful share of all GPUs' covered time%s%s.",
+		 have_u ? " against the break-even utilization u*" : "",
+		 rent ? "; below, owned minus rented cost summed day by day" : "");
+	chart_begin(h, height, "The gap to break-even, day by day", desc);
+	ys1 = (struct svg_scale){ 0, umax, b1, t1 };
+	for (int u = 0; u <= 100; u += 25) {
+		double y = svg_map(&ys1, u / 100.0);
+		fprintf(h->out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(b, sizeof(b), "%d %%", u);
+		text_at(h, ML - 4, y + 4, "end", "mut", b);
+	}
+	fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-util)\" stroke-width=\"2\" d=\"");
+	for (size_t d = 0; d < nd; d++) {
+		if (!isfinite(r->dayt_u[d])) {
+			open = false;
+			continue;
+		}
+		fprintf(h->out, "%c%.1f %.1f", open ? 'L' : 'M', ML + ((double)d + 0.5) * cw, svg_map(&ys1, r->dayt_u[d]));
+		open = true;
+	}
+	fprintf(h->out, "\"/>");
+	for (size_t d = 0; d < nd; d++) {
+		int y, m, dd;
+		if (!isfinite(r->dayt_u[d]))
+			continue;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(h->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" style=\"fill:var(--c-util)\"><title>%04d-%02d-%02d: "
+			"useful %.1f %%</title></circle>", ML + ((double)d + 0.5) * cw, svg_map(&ys1, r->dayt_u[d]), y, m, dd,
+			100 * r->dayt_u[d]);
+	}
+	if (have_u) {
+		double y = svg_map(&ys1, r->lr.u_star);
+		fprintf(h->out, "<line style=\"stroke:var(--c-own)\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" x1=\"%d\" "
+			"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + PW, y, y);
+		snprintf(b, sizeof(b), "break-even u* %.1f %%: %zu of %zu days at or above it", 100 * r->lr.u_star,
+			 r->days_at_ustar, nd);
+		text_at(h, ML + PW - 4, y - 4, "end", NULL, b);
+	}
+	text_at(h, ML, t1 - 8, NULL, "mut", "useful share of the day (all GPUs)");
+	if (rent) {
+		n = svg_ticks(&glo, &ghi, 4, t, 12);
+		ys2 = (struct svg_scale){ glo, ghi, b2, t2 };
+		for (size_t i = 0; i < n; i++) {
+			double y = svg_map(&ys2, t[i]);
+			fprintf(h->out, "<line class=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", t[i] == 0 ? "ax" : "grid",
+				ML, ML + PW, y, y);
+			snprintf(b, sizeof(b), "%g", t[i]);
+			text_at(h, ML - 4, y + 4, "end", "mut", b);
+		}
+		fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-own)\" stroke-width=\"2\" d=\"M%d %.1f", ML,
+			svg_map(&ys2, 0));
+		for (size_t d = 0; d < nd; d++)
+			fprintf(h->out, "%c%.1f %.1f", 'L', ML + ((double)d + 1) * cw, svg_map(&ys2, r->dayt_gap_cum[d]));
+		fprintf(h->out, "\"/>");
+		snprintf(b, sizeof(b), "owned minus rented, summed (%s): %s at the end", cur(r), m1);
+		text_at(h, ML, t2 - 8, NULL, "mut", b);
+	}
+	for (size_t d = 0; d < nd; d += nd / 10 + 1) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+		text_at(h, ML + ((double)d + 0.5) * cw, (rent ? b2 : b1) + 14, "middle", "mut", b);
+	}
+	chart_end(h, "Above the dashed line owning paid that day; the lower line rises while owning costs more than "
+		  "renting the same useful hours (per-job cloud charges left out) and falls while it costs less.");
+}
+
+/* Per GPU, an hours x days grid of the useful share: when in the day the work ran. */
+static void month_hours(struct hw *h)
+{
+	const struct report *r = h->r;
+	size_t ng = r->nhour_gpus, nd = r->ndays, cols, prow;
+	double gap = 14, pw, cw, ch = 3.5, ph = 24 * 3.5, top = 20;
+	int height;
+	char b[160], desc[300];
+
+	if (!ng || !r->hour_covered_s)
+		return;
+	cols = ng < MONTH_HOUR_COLS ? ng : MONTH_HOUR_COLS;
+	prow = (ng + cols - 1) / cols;
+	pw = ((double)PW - gap * (double)(cols - 1)) / (double)cols;
+	cw = pw / (double)nd;
+	height = (int)(top + (double)prow * (ph + 36));
+	snprintf(desc, sizeof(desc), "For each of %zu GPUs, %zu UTC days left to right and the 24 hours of each day top "
+		 "to bottom; a cell's darkness is the useful share of the hour's covered time.", ng, nd);
+	chart_begin(h, height + 20, "Useful share by hour and day, per GPU", desc);
+	heat_legend(h, ML + PW, 14);
+	top += 20;
+	for (size_t g = 0; g < ng; g++) {
+		double x0 = ML + (double)(g % cols) * (pw + gap), y0 = top + (double)(g / cols) * (ph + 36);
+		snprintf(b, sizeof(b), "GPU %zu", g);
+		text_at(h, x0, y0 - 5, NULL, NULL, b);
+		if (g % cols == 0) {
+			text_at(h, ML - 4, y0 + 8, "end", "mut", "00h");
+			text_at(h, ML - 4, y0 + ph / 2 + 4, "end", "mut", "12h");
+			text_at(h, ML - 4, y0 + ph, "end", "mut", "24h");
+		}
+		for (size_t d = 0; d < nd; d++) {
+			int y, m, dd;
+			civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+			for (int hr = 0; hr < 24; hr++) {
+				size_t k = (g * nd + d) * 24 + (size_t)hr;
+				heat_cell(h, x0 + (double)d * cw, y0 + hr * ch, cw, ch, r->hour_u[k]);
+				fprintf(h->out, "<title>GPU %zu %04d-%02d-%02d %02d:00: %.0f %%</title></rect>", g, y, m, dd, hr,
+					isfinite(r->hour_u[k]) ? 100 * r->hour_u[k] : 0);
+			}
+		}
+		{
+			int y, m, dd;
+			civil_from_days(r->day_first, &y, &m, &dd);
+			snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+			text_at(h, x0, y0 + ph + 13, NULL, "mut", b);
+			civil_from_days(r->day_first + (int64_t)nd - 1, &y, &m, &dd);
+			snprintf(b, sizeof(b), "%02d-%02d", m, dd);
+			text_at(h, x0 + pw, y0 + ph + 13, "end", "mut", b);
+		}
+	}
+	chart_end(h, "Darker is busier; hatched: no data in that hour. Hover a cell for its hour and share.");
+}
+
+static void month(struct hw *h)
+{
+	const struct report *r = h->r;
+
+	if (r->ndays < 2 || !r->dayt_u)
+		return;
+	fprintf(h->out, "<section id=\"month\"><h2>By day</h2>\n");
+	month_days(h);
+	month_gap(h);
+	month_hours(h);
+	if (r->ndays && r->nhour_gpus == 0 && r->an->tl.ngpus > 0)
+		fprintf(h->out, "<p class=\"mut\">No hours x days grid per GPU: over %d GPU-days.</p>\n", REPORT_HOUR_GPU_DAYS);
 	fprintf(h->out, "</section>\n");
 }
 
@@ -584,8 +789,7 @@ static void gpus_table(struct hw *h)
 		"<th class=\"n\">temp max</th><th class=\"n\">memory max</th></tr></thead><tbody>\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double e = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &h->r->gpus[i];
 		gpu_label(l, sizeof(l), an, i);
 		fprintf(h->out, "<tr><td>");
 		esc(h, l);
@@ -596,19 +800,19 @@ static void gpus_table(struct hw *h)
 		fprintf(h->out, " h</td><td class=\"n\">");
 		vnum(h, g->busy_s, 3, 1 / 3600.0, 3, "gpus.%d.busy_s", i);
 		fprintf(h->out, " h</td><td class=\"n\">");
-		vnum(h, gpu_util_mean(g), 2, 1, 1, "gpus.%d.util_mean_pct", i);
+		vnum(h, rg->util_mean_pct, 2, 1, 1, "gpus.%d.util_mean_pct", i);
 		fprintf(h->out, " %%</td><td class=\"n\">");
-		vnum(h, gpu_util_quantile(g, 0.95), 0, 1, 0, "gpus.%d.util_p95_pct", i);
+		vnum(h, rg->util_p95_pct, 0, 1, 0, "gpus.%d.util_p95_pct", i);
 		fprintf(h->out, " %%</td><td class=\"n\">");
-		vnum(h, e, 1, 1 / 3.6e6, 3, "gpus.%d.energy_j", i);
+		vnum(h, rg->energy_j, 1, 1 / 3.6e6, 3, "gpus.%d.energy_j", i);
 		fprintf(h->out, " kWh</td><td class=\"n\">");
-		vnum(h, gpu_power_mean(g), 2, 1, 0, "gpus.%d.power_mean_w", i);
+		vnum(h, rg->power_mean_w, 2, 1, 0, "gpus.%d.power_mean_w", i);
 		fprintf(h->out, " W</td><td class=\"n\">");
-		vnum(h, g->power_known_s > 0 ? g->power_max_w : NAN, 2, 1, 0, "gpus.%d.power_max_w", i);
+		vnum(h, rg->power_max_w, 2, 1, 0, "gpus.%d.power_max_w", i);
 		fprintf(h->out, " W</td><td class=\"n\">");
-		vnum(h, g->temp_max_c > 0 ? g->temp_max_c : NAN, 1, 1, 0, "gpus.%d.temp_max_c", i);
+		vnum(h, rg->temp_max_c, 1, 1, 0, "gpus.%d.temp_max_c", i);
 		fprintf(h->out, " &#176;C</td><td class=\"n\">");
-		vnum(h, g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 1, 1, 0, "gpus.%d.mem_max_mib", i);
+		vnum(h, rg->mem_max_mib, 1, 1, 0, "gpus.%d.mem_max_mib", i);
 		fprintf(h->out, " MiB</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table></section>\n");
@@ -899,11 +1103,9 @@ static void state_band(struct hw *h, int gi, double y, const struct svg_col *c, 
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
-	size_t nseg = 0;
+	size_t nseg = r->gpus[gi].nsegs;
 	char a[48], b[48], d[32], what[160];
 
-	for (size_t i = 0; i < an->nsegs; i++)
-		nseg += an->segs[i].gpu == gi;
 	/* a store keeps no segments: its minutes' states give the columns' */
 	if (nseg && nseg <= MAX_EXACT_SEGMENTS) {
 		for (size_t i = 0; i < an->nsegs; i++) {
@@ -1015,7 +1217,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %.1f %%, peak power %.0f W, "
 		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
-		 l, nmark, gpu_util_mean(g), g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
+		 l, nmark, r->gpus[gi].util_mean_pct, g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
 	fprintf(h->out, "<h3 id=\"timeline-%d\">", gi);
 	esc(h, l);
 	fprintf(h->out, "</h3>\n");
@@ -1113,7 +1315,7 @@ static void time_split(struct hw *h)
 		}
 		for (int s = 0; s < ST__COUNT; s++) {
 			double wd = PW * g->state_s[s] / total;
-			double share = report_state_share(r, i, s);
+			double share = r->gpus[i].state_share[s];
 			if (g->state_s[s] <= 0)
 				continue;
 			if (s == ST_GAP)
@@ -1150,8 +1352,8 @@ static void time_split(struct hw *h)
 			continue;
 		}
 		vnum(h, r->state_s[s], 3, 1 / 3600.0, 3, "cost.waterfall.%d.seconds", wk);
-		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * report_state_share(r, -1, s));
-		if (have_prices(r))
+		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * r->state_share[s]);
+		if (r->has_prices)
 			vmoney(h, r->state_cost[s], "cost.waterfall.%d.cost", wk);
 		else
 			fprintf(h->out, "-");
@@ -1161,8 +1363,8 @@ static void time_split(struct hw *h)
 			fprintf(h->out, "<tr><td>&#160;&#160;of which</td><td>outage after fatal events</td><td class=\"n\">");
 			vnum(h, r->outage_s, 3, 1 / 3600.0, 3, "cost.outage.seconds");
 			fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">",
-				100 * r->outage_s / (r->covered_h * 3600));
-			if (have_prices(r))
+				100 * r->outage_share);
+			if (r->has_prices)
 				vmoney(h, r->outage_cost, "cost.outage.cost");
 			else
 				fprintf(h->out, "-");
@@ -1339,8 +1541,8 @@ static void breakeven(struct hw *h)
 		bot - top);
 	/* the model's own C_L(u), drawn where it is inside the chart */
 	fprintf(h->out, "<path fill=\"none\" style=\"stroke:var(--c-own)\" stroke-width=\"2\" d=\"");
-	for (int i = 1; i <= 400; i++) {
-		double u = i / 400.0, c = cost_local_per_useful_hour(&r->params, u);
+	for (int i = 1; i <= REPORT_CURVE_N; i++) {
+		double u = (double)i / REPORT_CURVE_N, c = r->curve_local[i - 1];
 		if (!isfinite(c) || c > ymax) {
 			open = false;
 			continue;
@@ -1482,7 +1684,7 @@ static void cost_section(struct hw *h)
 	const struct cost_params *p = &r->params;
 
 	fprintf(h->out, "<section id=\"cost\"><h2>Cost</h2>\n");
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(h->out, "<p>No prices given, so nothing to compare: name a profile (<code>--profile NAME</code>; "
 			"<code>gputally cost --list-profiles</code>) or set prices with <code>--set KEY=VALUE</code>.</p>\n");
 	} else {
@@ -1529,7 +1731,6 @@ static void who(struct hw *h)
 		[AB_CTR] = "by_container", [AB_PROC] = "by_process",
 	};
 	const struct report_attrib *a = &h->r->attrib;
-	bool k = a->known[AB_USER] || a->known[AB_JOB] || a->known[AB_CTR];
 
 	if (!a->nrows[AB_PROC])
 		return;
@@ -1539,7 +1740,7 @@ static void who(struct hw *h)
 		"line, so each table adds up to the window's total.</p>\n");
 	for (int d = 0; d < AB__COUNT; d++) {
 		size_t n = a->nrows[d];
-		if (!(d == AB_PROC ? !k : a->known[d]))
+		if (!a->show[d])
 			continue;
 		fprintf(h->out, "<table><thead><tr><th>%s</th><th class=\"n\">GPU time</th><th class=\"n\">useful</th>"
 			"<th class=\"n\">energy</th><th class=\"n\">cost</th></tr></thead><tbody>\n", attrib_by_name[d]);
@@ -1569,22 +1770,13 @@ static void who(struct hw *h)
 
 /* ---- chart 6: processes ------------------------------------------------- */
 
-static int cmp_busy_desc(const void *a, const void *b, void *ud)
-{
-	const struct proc_stat *p = ud;
-	double x = p[*(const size_t *)a].busy_s, y = p[*(const size_t *)b].busy_s;
-
-	if (x != y)
-		return x > y ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 static void processes(struct hw *h)
 {
 	const struct report *r = h->r;
 	const struct analysis *an = r->an;
 	char gn[16];
-	size_t np = an->nprocs, nd, *ord;
+	size_t np = an->nprocs, nd;
+	const size_t *ord = r->proc_by_busy;	/* the busiest first */
 	double maxs = 0, maxc = 0;
 	/* x1: room for a 20-character name and its pid and GPU; bars leave room for their label */
 	int height, half, x1 = ML + 214, x2 = x1 + (W - MR - x1) / 2 + 10;
@@ -1596,10 +1788,6 @@ static void processes(struct hw *h)
 			"would give it), so no per-process cost.</p></section>\n");
 		return;
 	}
-	ord = xcalloc(np, sizeof(*ord));
-	for (size_t i = 0; i < np; i++)
-		ord[i] = i;
-	qsort_r(ord, np, sizeof(*ord), cmp_busy_desc, an->procs);
 	nd = np < MAX_PROCS_DRAWN ? np : MAX_PROCS_DRAWN;
 	for (size_t i = 0; i < nd; i++) {
 		maxs = fmax(maxs, an->procs[ord[i]].busy_s);
@@ -1683,7 +1871,6 @@ static void processes(struct hw *h)
 		fprintf(h->out, "</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table></section>\n");
-	free(ord);
 }
 
 /* ---- chart 7: a memory leak, its fitted line and where it ends ---------- */
@@ -1899,7 +2086,7 @@ static void events(struct hw *h)
 			"is down: no utilization, power or energy is counted there. The outage: ");
 		vnum(h, h->r->outage_s / 3600, 6, 1, 3, "cost.outage.gpu_hours");
 		fprintf(h->out, " GPU-hours");
-		if (have_prices(h->r)) {
+		if (h->r->has_prices) {
 			fprintf(h->out, ", ");
 			vmoney(h, h->r->outage_cost, "cost.outage.cost");
 			fprintf(h->out, " at the window's local cost per covered GPU-hour");

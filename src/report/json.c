@@ -120,8 +120,7 @@ static void gpus(struct jsonw *w, const struct report *r)
 	jsonw_arr_begin(w);
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double e = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &r->gpus[i];
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "gpu", i);
 		gpu_ident(w, an, i);
@@ -139,27 +138,26 @@ static void gpus(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "gaps_s", g->gaps_s, 3);
 		jsonw_knum(w, "busy_s", g->busy_s, 3);
 		{	/* the busy figure of the cost and the verdict (docs/states.md "Busy") */
-			double out_s, in_s, u = analysis_useful_s(an, i, &out_s, &in_s);
-			jsonw_knum(w, "useful_s", u, 6);
-			jsonw_kstr(w, "useful_source", in_s > 0 || out_s > 0 ?
+			jsonw_knum(w, "useful_s", rg->useful_s, 6);
+			jsonw_kstr(w, "useful_source", rg->trace_in_s > 0 || rg->trace_out_s > 0 ?
 				   "useful states, with trace kernels over the joined stretches (traces.joined)" :
 				   "useful states (compute_bound, memory_bound, throttled)");
 		}
-		knum_or_null(w, "util_mean_pct", gpu_util_mean(g), 2);
-		knum_or_null(w, "util_p50_pct", gpu_util_quantile(g, 0.5), 0);
-		knum_or_null(w, "util_p95_pct", gpu_util_quantile(g, 0.95), 0);
-		knum_or_null(w, "energy_j", e, 1);
-		jsonw_kstr(w, "energy_source", src);
+		knum_or_null(w, "util_mean_pct", rg->util_mean_pct, 2);
+		knum_or_null(w, "util_p50_pct", rg->util_p50_pct, 0);
+		knum_or_null(w, "util_p95_pct", rg->util_p95_pct, 0);
+		knum_or_null(w, "energy_j", rg->energy_j, 1);
+		jsonw_kstr(w, "energy_source", rg->energy_source);
 		jsonw_knum(w, "energy_unknown_s", g->energy_unknown_s, 3);
-		knum_or_null(w, "power_mean_w", gpu_power_mean(g), 2);
-		knum_or_null(w, "power_max_w", g->power_known_s > 0 ? g->power_max_w : NAN, 2);
-		knum_or_null(w, "idle_power_w", g->idle_s > 0 ? g->idle_ws / g->idle_s : NAN, 2);
-		knum_or_null(w, "busy_power_w", g->active_s > 0 ? g->active_ws / g->active_s : NAN, 2);
+		knum_or_null(w, "power_mean_w", rg->power_mean_w, 2);
+		knum_or_null(w, "power_max_w", rg->power_max_w, 2);
+		knum_or_null(w, "idle_power_w", rg->idle_power_w, 2);
+		knum_or_null(w, "busy_power_w", rg->busy_power_w, 2);
 		knum_or_null(w, "held_idle_floor_w", g->held_floor_w, 1);
 		knum_or_null(w, "no_context_floor_w", g->noctx_floor_w, 1);
-		knum_or_null(w, "temp_max_c", g->temp_max_c > 0 ? g->temp_max_c : NAN, 1);
-		knum_or_null(w, "mem_max_mib", g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 1);
-		knum_or_null(w, "mem_total_mib", g->mem_total_mib > 0 ? g->mem_total_mib : NAN, 1);
+		knum_or_null(w, "temp_max_c", rg->temp_max_c, 1);
+		knum_or_null(w, "mem_max_mib", rg->mem_max_mib, 1);
+		knum_or_null(w, "mem_total_mib", rg->mem_total_mib, 1);
 		jsonw_kint(w, "sm_clock_drops", g->sm_clock_drops);
 		jsonw_key(w, "states");
 		jsonw_obj_begin(w);
@@ -279,7 +277,6 @@ static const char *const severity_word[] = { "info", "warning", "error", "fatal"
 static void events(struct jsonw *w, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	uint64_t total = 0;
 
 	jsonw_key(w, "events");
 	jsonw_arr_begin(w);
@@ -331,9 +328,7 @@ static void events(struct jsonw *w, const struct report *r)
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
-	for (int k = 0; k < EV__COUNT; k++)
-		total += an->ev_count[k];
-	jsonw_kint(w, "events_total", (int64_t)total);
+	jsonw_kint(w, "events_total", (int64_t)r->events_total);
 	jsonw_kint(w, "events_dropped", (int64_t)an->evs_dropped);
 	jsonw_kint(w, "events_unplaced", (int64_t)an->unplaced_events);
 	jsonw_kint(w, "events_copies", (int64_t)an->event_copies);
@@ -435,7 +430,7 @@ static void findings(struct jsonw *w, const struct report *r)
 			jsonw_kint(w, "count", (int64_t)f->nstretch);
 			jsonw_knum(w, "total_s", f->total_s, 3);
 			knum_or_null(w, "energy_j", f->energy_j, 1);
-			knum_or_null(w, "cost", report_finding_cost(r, f), 4);
+			knum_or_null(w, "cost", r->finding_cost[i], 4);
 			jsonw_kint(w, "after_event", (int64_t)f->nlinked);
 			jsonw_key(w, "longest");
 			jsonw_arr_begin(w);
@@ -478,9 +473,7 @@ static void processes(struct jsonw *w, const struct report *r)
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		const char *src;
-		double e = gpu_energy_j(&an->gpus[p->gpu], &src);
-		double busy = an->gpus[p->gpu].busy_s;
+		const struct report_proc *rp = &r->procs[i];
 		jsonw_obj_begin(w);
 		jsonw_kint(w, "gpu", p->gpu);
 		/* a task label (gpu_monitor.sh's TASK_ID) has no pid */
@@ -496,13 +489,13 @@ static void processes(struct jsonw *w, const struct report *r)
 		jsonw_kint(w, "observations", (int64_t)p->observations);
 		jsonw_knum(w, "present_s", p->present_s, 3);
 		jsonw_knum(w, "busy_s", p->busy_s, 3);
-		knum_or_null(w, "busy_share", busy > 0 ? p->busy_s / busy : NAN, 4);
+		knum_or_null(w, "busy_share", rp->busy_share, 4);
 		jsonw_kstr(w, "split", p->pid == PID_TASK ? "the GPU's time, even among the tasks labelled"
 				       : p->busy_by_sm ? "per-process sm %" : "even among processes present");
 		jsonw_knum(w, "energy_j", p->energy_j, 1);
-		knum_or_null(w, "energy_share", e > 0 ? p->energy_j / e : NAN, 4);
+		knum_or_null(w, "energy_share", rp->energy_share, 4);
 		knum_or_null(w, "mem_max_mib", p->fb_max_mib, 1);
-		knum_or_null(w, "sm_mean_pct", p->sm_n > 0 ? p->sm_sum / p->sm_n : NAN, 2);
+		knum_or_null(w, "sm_mean_pct", rp->sm_mean_pct, 2);
 		knum_or_null(w, "cloud_cost", r->proc_cloud_cost[i], 6);
 		knum_or_null(w, "local_cost", r->proc_local_cost[i], 6);
 		jsonw_obj_end(w);
@@ -608,6 +601,34 @@ static void assumed_prices(struct jsonw *w, const struct report *r)
 	jsonw_obj_end(w);
 }
 
+/* cost.catalog: the --cloud-catalog file and the rate it gave, else null. */
+static void catalog(struct jsonw *w, const struct report *r)
+{
+	const struct cloud_catalog *c = r->catalog;
+
+	jsonw_key(w, "catalog");
+	if (!c) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "file", c->name);
+	jsonw_kstr(w, "date", c->date[0] ? c->date : NULL);
+	jsonw_kstr(w, "date_from", c->date_from);
+	jsonw_kint(w, "rows", (int64_t)c->nrows);
+	jsonw_kint(w, "bad_rows", (int64_t)c->nbad);
+	jsonw_kstr(w, "gpu_name", r->prices.gpu_name);
+	jsonw_kstr(w, "accelerator", r->cat.pick.nrows ? r->cat.pick.accel : NULL);
+	jsonw_kint(w, "matched_rows", (int64_t)r->cat.pick.nrows);
+	jsonw_knum(w, "median", r->cat.pick.nrows ? r->cat.pick.median : NAN, 6);
+	jsonw_knum(w, "min", r->cat.pick.nrows ? r->cat.pick.min : NAN, 6);
+	jsonw_knum(w, "max", r->cat.pick.nrows ? r->cat.pick.max : NAN, 6);
+	jsonw_kbool(w, "used", r->cat.used);
+	jsonw_knum(w, "age_months", r->cat.age_months >= 0 ? r->cat.age_months : NAN, 0);
+	jsonw_kbool(w, "older_than_a_year", r->cat.old);
+	jsonw_obj_end(w);
+}
+
 static void cost(struct jsonw *w, const struct report *r)
 {
 	const struct cost_params *p = &r->params;
@@ -627,6 +648,7 @@ static void cost(struct jsonw *w, const struct report *r)
 	}
 	jsonw_obj_end(w);
 	assumed_prices(w, r);
+	catalog(w, r);
 
 	jsonw_key(w, "window");
 	jsonw_obj_begin(w);
@@ -659,7 +681,7 @@ static void cost(struct jsonw *w, const struct report *r)
 	jsonw_knum(w, "premium_pct", r->win.premium_pct, 2);
 	jsonw_knum(w, "u_obs", r->busy_unknown ? NAN : r->win.u_obs, 6);	/* null: no utilization read */
 	/* mean utilization.gpu over the time it was read: not the busy figure */
-	jsonw_knum(w, "mean_utilization_pct", r->util_known_h > 0 ? 100 * r->util_busy_h / r->util_known_h : NAN, 2);
+	jsonw_knum(w, "mean_utilization_pct", r->util_mean_pct, 2);
 	jsonw_knum(w, "local_cost_per_useful_hour", r->c_local_obs, 6);
 	jsonw_obj_end(w);
 
@@ -746,9 +768,32 @@ static void days(struct jsonw *w, const struct report *r)
 			jsonw_knum(w, "covered_s", r->day_covered_s[d * ng + g], 3);
 			jsonw_knum(w, "useful_s", r->day_useful_s[d * ng + g], 3);
 			jsonw_knum(w, "cost", r->day_cost[d * ng + g], 6);
+			if (g < r->nhour_gpus) {
+				const double *hc = r->hour_covered_s + (g * r->ndays + d) * 24;
+				const double *hu = r->hour_useful_s + (g * r->ndays + d) * 24;
+				jsonw_key(w, "hours_covered_s");
+				jsonw_arr_begin(w);
+				for (int hr = 0; hr < 24; hr++)
+					jsonw_num(w, hc[hr], 3);
+				jsonw_arr_end(w);
+				jsonw_key(w, "hours_useful_s");
+				jsonw_arr_begin(w);
+				for (int hr = 0; hr < 24; hr++)
+					jsonw_num(w, hu[hr], 3);
+				jsonw_arr_end(w);
+			}
 			jsonw_obj_end(w);
 		}
 		jsonw_arr_end(w);
+		if (r->dayt_u) {
+			jsonw_knum(w, "covered_s", r->dayt_covered_s[d], 3);
+			jsonw_knum(w, "useful_s", r->dayt_useful_s[d], 3);
+			jsonw_knum(w, "useful_share", r->dayt_u[d], 6);
+			jsonw_knum(w, "cost", r->dayt_cost[d], 6);
+			jsonw_knum(w, "rent_cost", r->dayt_rent[d], 6);
+			jsonw_knum(w, "own_minus_rent_to_date", r->dayt_gap_cum[d], 6);
+			jsonw_kbool(w, "at_break_even", r->dayt_at_ustar[d]);
+		}
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

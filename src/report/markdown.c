@@ -34,11 +34,6 @@ static const char *money(char *buf, size_t cap, const struct report *r, double v
 	return nf_money(buf, cap, v, r->params.currency);
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 static void gpu_label(FILE *out, const struct analysis *an, int gi)
 {
 	const struct gpu_ident *id = &an->tl.gpus[gi].id;
@@ -69,7 +64,7 @@ static void summary(FILE *out, const struct report *r)
 	else
 		fprintf(out, "| Useful share | %s %% busy (%s busy GPU-hours); mean utilization %s %% |\n",
 			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
-			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
+			num(c, sizeof(c), r->util_mean_pct, 1));
 	fprintf(out, "| Energy | %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (!isnan(r->co2e_kg))
 		fprintf(out, ", %s kg CO2e at %s g/kWh", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
@@ -86,7 +81,19 @@ static void summary(FILE *out, const struct report *r)
 		fprintf(out, " of docs/prices.md%s; give yours with --profile or --set |\n",
 			r->prices.old ? " (some figures more than a year old)" : "");
 	}
-	if (have_prices(r))
+	if (r->catalog && r->cat.pick.nrows) {
+		fprintf(out, "| Cloud rate | %s%s per GPU-hour, the median of %zu ", r->cat.used ? "" : "not used (--set): ",
+			money(a, sizeof(a), r, r->cat.pick.median), r->cat.pick.nrows);
+		md(out, r->cat.pick.accel);
+		fprintf(out, " rows of ");
+		md(out, r->catalog->name);
+		fprintf(out, " (%s)%s |\n", r->catalog->date, r->cat.old ? ", more than a year old" : "");
+	} else if (r->catalog) {
+		fprintf(out, "| Cloud rate | ");
+		md(out, r->catalog->name);
+		fprintf(out, " has no accelerator matching the GPU |\n");
+	}
+	if (r->has_prices)
 		fprintf(out, "| Cost | %s to own, %s to rent the same useful work |\n",
 			money(a, sizeof(a), r, r->win.local_cost), money(b, sizeof(b), r, r->win.cloud_cost));
 	else
@@ -121,18 +128,41 @@ static void gpus(FILE *out, const struct report *r)
 		"power max W | temp max C | memory max MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double en = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &r->gpus[i];
 		fprintf(out, "| ");
 		gpu_label(out, an, i);
 		fprintf(out, " | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), g->covered_s / 3600, 3),
 			num(b, sizeof(b), g->gaps_s / 3600, 3), num(c, sizeof(c), g->busy_s / 3600, 3),
-			num(d, sizeof(d), gpu_util_mean(g), 1), num(e, sizeof(e), en / 3.6e6, 3),
-			num(f, sizeof(f), gpu_power_mean(g), 0),
-			num(g2, sizeof(g2), g->power_known_s > 0 ? g->power_max_w : NAN, 0),
-			num(t, sizeof(t), g->temp_max_c > 0 ? g->temp_max_c : NAN, 0),
-			num(m, sizeof(m), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
+			num(d, sizeof(d), rg->util_mean_pct, 1), num(e, sizeof(e), rg->energy_j / 3.6e6, 3),
+			num(f, sizeof(f), rg->power_mean_w, 0), num(g2, sizeof(g2), rg->power_max_w, 0),
+			num(t, sizeof(t), rg->temp_max_c, 0), num(m, sizeof(m), rg->mem_max_mib, 0));
 	}
+}
+
+#define MD_DAYS 62
+
+/* The month at a glance (report/month.c): per UTC day, the useful share of all GPUs, owned, rented, their running difference. */
+static void by_day(FILE *out, const struct report *r)
+{
+	bool rent = r->has_prices && r->params.cloud_hourly_rate > 0;
+	char a[32], b[64], c[64], e[64];
+
+	if (r->ndays < 2 || !r->dayt_u)
+		return;
+	fprintf(out, "\n## By day (UTC)\n\n| day | useful %% | owned | rented | owned - rented, summed |\n|---|--:|--:|--:|--:|\n");
+	for (size_t d = 0; d < r->ndays && d < MD_DAYS; d++) {
+		int y, m, dd;
+		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
+		fprintf(out, "| %04d-%02d-%02d | %s | %s | %s | %s |\n", y, m, dd, num(a, sizeof(a), 100 * r->dayt_u[d], 1),
+			r->has_prices ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
+			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",
+			rent ? money(e, sizeof(e), r, r->dayt_gap_cum[d]) : "-");
+	}
+	if (r->ndays > MD_DAYS)
+		fprintf(out, "\n%zu more days in --json.\n", r->ndays - MD_DAYS);
+	if (rent && r->lr.status != COST_NEVER && isfinite(r->lr.u_star))
+		fprintf(out, "\nBreak-even utilization %s %%: %zu of %zu days at or above it.\n",
+			num(a, sizeof(a), 100 * r->lr.u_star, 1), r->days_at_ustar, r->ndays);
 }
 
 static void states(FILE *out, const struct report *r)
@@ -146,10 +176,10 @@ static void states(FILE *out, const struct report *r)
 			continue;
 		fprintf(out, "| %s | %s | %s | %s%s | %s |\n", state_name[s], state_label[s],
 			num(a, sizeof(a), r->state_s[s] / 3600, 3),
-			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1), s == ST_GAP ? "" : " %",
-			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1), s == ST_GAP ? "" : " %",
+			s == ST_GAP || !r->has_prices ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 	}
-	if (have_prices(r))
+	if (r->has_prices)
 		fprintf(out, "\nUseful cost (the busy states): %s of %s owned.\n", money(a, sizeof(a), r, r->useful_cost),
 			money(c, sizeof(c), r, r->win.local_cost));
 }
@@ -159,7 +189,7 @@ static void cost(FILE *out, const struct report *r)
 	char a[64], b[64], c[64], d[64], e[64];
 
 	fprintf(out, "\n## Cost\n\n");
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(out, "No prices given: name a profile (--profile NAME) or set prices (--set KEY=VALUE).\n");
 		return;
 	}
@@ -270,8 +300,8 @@ static void events(FILE *out, const struct report *r)
 	}
 	if (!an->nevs)
 		return;
-	fprintf(out, "\n## Events (%zu)\n\n| time | GPU | event | class | count | message | source |\n"
-		"|---|--:|---|---|--:|---|---|\n", an->nevs + (size_t)an->evs_dropped);
+	fprintf(out, "\n## Events (%" PRIu64 ")\n\n| time | GPU | event | class | count | message | source |\n"
+		"|---|--:|---|---|--:|---|---|\n", r->events_total);
 	for (size_t i = 0; i < an->nevs && shown < MD_FINDINGS; i++, shown++) {
 		const struct an_event *e = &an->evs[i];
 		analysis_event_name(name, sizeof(name), e->ev, e->code);
@@ -340,6 +370,7 @@ void report_markdown(FILE *out, const struct report *r)
 	if (r->t0_ns == INT64_MAX)
 		return;
 	gpus(out, r);
+	by_day(out, r);
 	states(out, r);
 	cost(out, r);
 	findings(out, r);

@@ -21,6 +21,25 @@ static void assume(struct report *r, int id, double v)
 }
 
 /*
+ * --cloud-catalog: the median per-GPU on-demand rate of the GPU model's
+ * rows beats the profile's and the table's rate, not a --set one.
+ */
+static void catalog_rate(struct report *r)
+{
+	r->cat.age_months = -1;
+	if (!r->catalog)
+		return;
+	if (catalog_pick(r->catalog, r->prices.gpu_name, &r->cat.pick)) {
+		r->cat.unmatched = r->prices.gpu_name[0] != '\0';
+		return;
+	}
+	if (r->params.origin[COST_CLOUD_HOURLY_RATE] == COST_SET)
+		return;
+	cost_param_put(&r->params, COST_CLOUD_HOURLY_RATE, r->cat.pick.median, COST_CATALOG);
+	r->cat.used = true;
+}
+
+/*
  * With no --profile, prices come from the built-in table (docs/prices.md),
  * for the GPU model with the most covered time; only the keys still at
  * their defaults, so that each --set makes one figure yours.  Board power
@@ -34,8 +53,6 @@ static void assumed_prices(struct report *r)
 
 	r->prices.age_purchase = r->prices.age_cloud = r->prices.age_electricity = r->prices.age_grid = -1;
 	r->prices.table = t;
-	if (!r->assume_prices)
-		return;
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const char *name = an->tl.gpus[i].id.name;
 		if (name[0] && an->gpus[i].covered_s > best) {
@@ -43,6 +60,9 @@ static void assumed_prices(struct report *r)
 			snprintf(r->prices.gpu_name, sizeof(r->prices.gpu_name), "%s", name);
 		}
 	}
+	catalog_rate(r);
+	if (!r->assume_prices)
+		return;
 	r->prices.row = prices_match(t, r->prices.gpu_name);
 	if (!r->prices.row) {
 		r->prices.unknown = an->tl.ngpus > 0;
@@ -65,6 +85,14 @@ static void price_ages(struct report *r)
 	const struct price_table *t = r->prices.table;
 	const struct cost_params *p = &r->params;
 
+	if (r->catalog && r->catalog->date[0] && ref != INT64_MIN) {
+		char ym[8];
+		snprintf(ym, sizeof(ym), "%.7s", r->catalog->date);
+		r->cat.age_months = prices_age_months(ym, ref);
+		if (r->cat.age_months < 0)
+			r->cat.age_months = 0;	/* dated after the logs (the date is well formed) */
+		r->cat.old = r->cat.age_months > 12;
+	}
 	if (!r->prices.used || ref == INT64_MIN)
 		return;
 	if (p->origin[COST_HARDWARE_PRICE] == COST_ASSUMED)
@@ -97,6 +125,117 @@ static void measured_power(struct report *r)
 		cost_param_put(&r->params, COST_BUSY_POWER_W, act_ws / act_s, COST_MEASURED);
 }
 
+/* Each GPU's figures, once, for every writer (report_gpu in report.h). */
+static void gpu_figures(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->gpus = xcalloc(an->tl.ngpus > 0 ? (size_t)an->tl.ngpus : 1, sizeof(*r->gpus));
+	for (int i = 0; i < an->tl.ngpus; i++) {
+		const struct gpu_stats *g = &an->gpus[i];
+		struct report_gpu *o = &r->gpus[i];
+		o->util_mean_pct = gpu_util_mean(g);
+		o->util_p50_pct = gpu_util_quantile(g, 0.5);
+		o->util_p95_pct = gpu_util_quantile(g, 0.95);
+		o->power_mean_w = gpu_power_mean(g);
+		o->power_max_w = g->power_known_s > 0 ? g->power_max_w : NAN;
+		o->idle_power_w = g->idle_s > 0 ? g->idle_ws / g->idle_s : NAN;
+		o->busy_power_w = g->active_s > 0 ? g->active_ws / g->active_s : NAN;
+		o->temp_max_c = g->temp_max_c > 0 ? g->temp_max_c : NAN;
+		o->mem_max_mib = g->mem_max_mib > 0 ? g->mem_max_mib : NAN;
+		o->mem_total_mib = g->mem_total_mib > 0 ? g->mem_total_mib : NAN;
+		o->energy_j = gpu_energy_j(g, &o->energy_source);
+		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);
+	}
+	for (size_t i = 0; i < an->nsegs; i++)
+		if (an->segs[i].gpu < (size_t)an->tl.ngpus)
+			r->gpus[an->segs[i].gpu].nsegs++;
+}
+
+/* The findings by kind, in the order the kinds first come (the ranked order). */
+static void kind_tally(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->kinds = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*r->kinds));
+	r->nkinds = 0;
+	for (size_t i = 0; i < an->nfinds; i++) {
+		size_t k;
+		for (k = 0; k < r->nkinds && strcmp(r->kinds[k].kind, an->finds[i].kind); k++)
+			;
+		if (k == r->nkinds)
+			r->kinds[r->nkinds++].kind = an->finds[i].kind;
+		r->kinds[k].n++;
+	}
+}
+
+static int cmp_busy_desc(const void *a, const void *b, void *ud)
+{
+	const struct proc_stat *p = ud;
+	double x = p[*(const size_t *)a].busy_s, y = p[*(const size_t *)b].busy_s;
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Per finding g: the findings of its severity and kind at g and after, summed in order. */
+static void finding_rests(struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t n = an->nfinds, *next = xcalloc(n ? n : 1, sizeof(*next));
+
+	/* next[i]: the next finding of i's severity and kind (n: none) */
+	for (size_t i = 0; i < n; i++) {
+		next[i] = n;
+		for (size_t k = i + 1; k < n; k++)
+			if (an->finds[k].severity == an->finds[i].severity && !strcmp(an->finds[k].kind, an->finds[i].kind)) {
+				next[i] = k;
+				break;
+			}
+	}
+	r->finding_rest = xcalloc(n ? n : 1, sizeof(*r->finding_rest));
+	for (size_t g = 0; g < n; g++) {
+		struct report_rest *o = &r->finding_rest[g];
+		for (size_t k = g; k < n; k = next[k]) {
+			o->n++;
+			o->stretches += an->finds[k].nstretch;
+			o->total_s += an->finds[k].total_s;
+			if (!isnan(r->finding_cost[k])) {
+				o->cost += r->finding_cost[k];
+				o->costed = true;
+			}
+		}
+	}
+	free(next);
+}
+
+/* The processes, busiest first (the HTML chart's order). */
+static void proc_order(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->proc_by_busy = xcalloc(an->nprocs ? an->nprocs : 1, sizeof(*r->proc_by_busy));
+	r->procs = xcalloc(an->nprocs ? an->nprocs : 1, sizeof(*r->procs));
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		double busy = an->gpus[p->gpu].busy_s, e = r->gpus[p->gpu].energy_j;
+		r->proc_by_busy[i] = i;
+		r->procs[i].busy_share = busy > 0 ? p->busy_s / busy : NAN;
+		r->procs[i].energy_share = e > 0 ? p->energy_j / e : NAN;
+		r->procs[i].sm_mean_pct = p->sm_n > 0 ? p->sm_sum / p->sm_n : NAN;
+	}
+	if (an->nprocs > 1)
+		qsort_r(r->proc_by_busy, an->nprocs, sizeof(*r->proc_by_busy), cmp_busy_desc, an->procs);
+}
+
+/* The break-even chart's curve: C_L(u) at u = i / REPORT_CURVE_N. */
+static void curve(struct report *r)
+{
+	for (int i = 1; i <= REPORT_CURVE_N; i++)
+		r->curve_local[i - 1] = cost_local_per_useful_hour(&r->params, (double)i / REPORT_CURVE_N);
+}
+
 static void window_totals(struct report *r)
 {
 	const struct analysis *an = r->an;
@@ -106,22 +245,22 @@ static void window_totals(struct report *r)
 	r->t1_ns = INT64_MIN;
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double e, out_s, in_s;
+		const struct report_gpu *rg = &r->gpus[i];
+		const char *src = rg->energy_source;
+		double e = rg->energy_j;
 		if (g->covered_s <= 0)
 			continue;
 		r->covered_h += g->covered_s / 3600;
-		r->busy_h += analysis_useful_s(an, i, &out_s, &in_s) / 3600;
+		r->busy_h += rg->useful_s / 3600;
 		r->util_busy_h += g->busy_s / 3600;
 		r->util_known_h += g->util_known_s / 3600;
-		r->trace_out_h += out_s / 3600;
-		r->trace_in_h += in_s / 3600;
+		r->trace_out_h += rg->trace_out_s / 3600;
+		r->trace_in_h += rg->trace_in_s / 3600;
 		r->gaps_h += g->gaps_s / 3600;
 		if (g->first_ns < r->t0_ns)
 			r->t0_ns = g->first_ns;
 		if (g->last_ns > r->t1_ns)
 			r->t1_ns = g->last_ns;
-		e = gpu_energy_j(g, &src);
 		if (isnan(e)) {
 			any_missing = true;
 			continue;
@@ -142,7 +281,7 @@ static void window_totals(struct report *r)
 		r->energy_j = 0;
 		for (int i = 0; i < an->tl.ngpus; i++) {
 			const struct gpu_stats *g = &an->gpus[i];
-			double busy = analysis_useful_s(an, i, NULL, NULL);
+			double busy = r->gpus[i].useful_s;
 			r->energy_j += 3600 * (r->params.busy_power_w * busy / 3600 +
 					       r->params.idle_power_w * (g->covered_s - busy) / 3600);
 		}
@@ -156,11 +295,11 @@ static void window_totals(struct report *r)
 }
 
 /* A GPU's useful seconds per utilization-second (1 when it has none). */
-static double useful_per_util(const struct analysis *an, int gi)
+static double useful_per_util(const struct report *r, int gi)
 {
-	double b = an->gpus[gi].busy_s;
+	double b = r->an->gpus[gi].busy_s;
 
-	return b > 0 ? analysis_useful_s(an, gi, NULL, NULL) / b : 1;
+	return b > 0 ? r->gpus[gi].useful_s / b : 1;
 }
 
 static void jobs(struct report *r)
@@ -184,7 +323,7 @@ static void jobs(struct report *r)
 		r->job_useful_h = xcalloc(an->nprocs, sizeof(double));
 		for (size_t i = 0; i < an->nprocs; i++) {
 			int gi = an->procs[i].gpu;
-			double k = gi >= 0 && gi < an->tl.ngpus ? useful_per_util(an, gi) : 1;
+			double k = gi >= 0 && gi < an->tl.ngpus ? useful_per_util(r, gi) : 1;
 			if ((an->procs[i].pid == PID_TASK) == tasks)
 				r->job_useful_h[r->njobs++] = an->procs[i].busy_s * k / 3600;
 		}
@@ -193,7 +332,7 @@ static void jobs(struct report *r)
 	/* no process data: one job per GPU with work */
 	r->job_useful_h = xcalloc((size_t)(an->tl.ngpus ? an->tl.ngpus : 1), sizeof(double));
 	for (int i = 0; i < an->tl.ngpus; i++) {
-		double u = analysis_useful_s(an, i, NULL, NULL);
+		double u = r->gpus[i].useful_s;
 		if (u > 0)
 			r->job_useful_h[r->njobs++] = u / 3600;
 	}
@@ -209,7 +348,7 @@ static void proc_costs(struct report *r)
 	r->proc_local_cost = xcalloc(an->nprocs, sizeof(double));
 	for (size_t i = 0; i < an->nprocs; i++) {
 		int gi = an->procs[i].gpu;
-		double b = an->procs[i].busy_s * (gi >= 0 && gi < an->tl.ngpus ? useful_per_util(an, gi) : 1);
+		double b = an->procs[i].busy_s * (gi >= 0 && gi < an->tl.ngpus ? useful_per_util(r, gi) : 1);
 		r->proc_cloud_cost[i] = cost_cloud_job(&r->params, b / 3600);
 		r->proc_local_cost[i] = r->busy_h > 0 ? r->win.local_cost * b / (r->busy_h * 3600) : NAN;
 	}
@@ -307,6 +446,7 @@ static void outage(struct report *r)
 		r->outage_s += an->gpus[i].outage_s;
 	r->cost_per_gpu_hour = r->covered_h > 0 ? r->win.local_cost / r->covered_h : NAN;
 	r->outage_cost = r->outage_s > 0 ? r->outage_s / 3600 * r->cost_per_gpu_hour : 0;
+	r->outage_share = r->outage_s / (r->covered_h * 3600);
 	if (an->pw.first_ns < t0)
 		t0 = an->pw.first_ns;
 	if (an->pw.last_ns > t1)
@@ -404,13 +544,18 @@ void report_compute(struct report *r)
 
 	assumed_prices(r);
 	measured_power(r);
+	gpu_figures(r);
+	kind_tally(r);
+	proc_order(r);
 	window_totals(r);
 	price_ages(r);
 	r->co2e_kg = r->params.grid_gco2_per_kwh > 0 ?
 		     r->energy_j / 3.6e6 * r->params.pue * r->params.grid_gco2_per_kwh / 1000 : NAN;
 	r->busy_unknown = r->covered_h > 0 && !(r->util_known_h > 0);
+	r->util_mean_pct = r->util_known_h > 0 ? 100 * r->util_busy_h / r->util_known_h : NAN;
 	jobs(r);
 	cost_longrun(&r->params, &r->lr);
+	r->has_prices = r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
 	memset(&in, 0, sizeof(in));
 	in.covered_h = r->covered_h;
 	in.busy_h = r->busy_h;
@@ -425,6 +570,7 @@ void report_compute(struct report *r)
 		r->cloud_job_charges = 0;
 	r->c_local_obs = cost_local_per_useful_hour(&r->params, r->win.u_obs);
 	cost_job_breakeven(&r->params, r->win.u_obs, &r->job);
+	curve(r);
 	r->nsens = cost_sensitivity(&r->params, r->sens, COST_NSENS);
 	if (r->nsens > COST_NSENS)
 		r->nsens = COST_NSENS;
@@ -439,11 +585,24 @@ void report_compute(struct report *r)
 	for (int s = 0; s < ST__COUNT; s++)
 		if (state_is_useful(s))
 			r->useful_cost += r->state_cost[s];
+	for (int s = 0; s < ST__COUNT; s++) {
+		r->state_share[s] = report_state_share(r, -1, s);
+		for (int i = 0; i < r->an->tl.ngpus; i++)
+			r->gpus[i].state_share[s] = report_state_share(r, i, s);
+	}
 	outage(r);
+	r->events_total = 0;
+	for (int k = 0; k < EV__COUNT; k++)
+		r->events_total += r->an->ev_count[k];
+	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
+	for (size_t i = 0; i < r->an->nfinds; i++)
+		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);
+	finding_rests(r);
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
 	by_day(r);
+	report_month_compute(r);
 	report_fleet_compute(r);
 	report_attrib_compute(r);
 }
@@ -479,7 +638,21 @@ void report_release(struct report *r)
 	free(r->day_useful_s);
 	free(r->day_cost);
 	r->day_covered_s = r->day_useful_s = r->day_cost = NULL;
+	report_month_release(r);
 	r->ndays = 0;
+	free(r->gpus);
+	r->gpus = NULL;
+	free(r->kinds);
+	r->kinds = NULL;
+	r->nkinds = 0;
+	free(r->proc_by_busy);
+	r->proc_by_busy = NULL;
+	free(r->procs);
+	r->procs = NULL;
+	free(r->finding_cost);
+	r->finding_cost = NULL;
+	free(r->finding_rest);
+	r->finding_rest = NULL;
 	report_fleet_release(r);
 	report_attrib_release(r);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/analysis.h"
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "cost/prices.h"
 #include "formats/driver.h"
@@ -33,6 +34,8 @@ struct fleet_row {
 	double covered_s, gaps_s, busy_s, energy_j;	/* energy: NAN unknown */
 	double state_s[ST__COUNT];
 	double cost;		/* its share of the window's local cost (by state time) */
+	/* percent of covered_s busy, and idle or held idle (NAN: none covered) */
+	double busy_pct, lost_pct;
 	double idle_cost;	/* of which idle and held-idle time */
 	/* MIG (rows of report.migs and report.slices): the GPU's key and node
 	 * (borrowed from the fleet); a slice's GPU_I_ID, profile and share of
@@ -67,8 +70,58 @@ struct report_attrib {
 	bool known[AB__COUNT];		/* some process said its key */
 	bool from_jobs[AB__COUNT];	/* the owners are batch jobs (sacct), not processes */
 	size_t jobs_outside;		/* batch jobs that held none of the telemetry's time */
+	/* for the short tables: which dimensions they show (those with a key
+	 * said; the processes when no user, job or container was), the text's
+	 * top rows, the rows after them summed ("N more") and every row summed */
+	bool show[AB__COUNT];
+	size_t top[AB__COUNT];
+	struct attrib_row more[AB__COUNT], total[AB__COUNT];
 	bool energy_estimated;		/* energy is the profile's estimate, per row too */
 };
+
+/*
+ * One GPU's figures, as every writer prints them (report_compute()): NAN
+ * where there was no reading (no utilization, no power, a temperature or
+ * memory of 0), never a 0 that reads as a measurement.
+ */
+struct report_gpu {
+	double util_mean_pct, util_p50_pct, util_p95_pct;
+	double power_mean_w, power_max_w;
+	double idle_power_w, busy_power_w;	/* mean over idle and over active time */
+	double temp_max_c, mem_max_mib, mem_total_mib;
+	double energy_j;		/* NAN: no counter and no power reading */
+	const char *energy_source;	/* "counter", "power", ... (static) */
+	/* the busy figure of the cost and the verdict (docs/states.md "Busy"),
+	 * and the utilization-seconds the joined traces replaced and added */
+	double useful_s, trace_out_s, trace_in_s;
+	/* share of its covered time in each state (report_state_share()) */
+	double state_share[ST__COUNT];
+	size_t nsegs;		/* its state segments in an->segs */
+};
+
+/* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
+struct report_proc {
+	double busy_share;	/* of its GPU's busy time */
+	double energy_share;	/* of its GPU's energy */
+	double sm_mean_pct;	/* mean per-process SM % (pmon), NAN without */
+};
+
+/* A finding's severity and kind from it on (report.finding_rest): how many, their stretches, time and cost. */
+struct report_rest {
+	uint64_t n, stretches;
+	double total_s;
+	double cost;		/* of those with a cost (costed) */
+	bool costed;
+};
+
+/* How many findings of one kind (report.kinds, in the order the kinds first come). */
+struct report_kind {
+	const char *kind;	/* borrowed from the analysis */
+	size_t n;
+};
+
+/* The break-even chart's owned cost per useful hour at u = i / REPORT_CURVE_N (i = 1..N, index i - 1). */
+#define REPORT_CURVE_N 400
 
 struct report {
 	/* inputs (borrowed) */
@@ -97,11 +150,13 @@ struct report {
 	struct cost_sens sens[COST_NSENS];
 	size_t nsens;
 	double state_s[ST__COUNT];	/* all GPUs */
+	double state_share[ST__COUNT];	/* all GPUs: report_state_share(r, -1, s) */
 	double state_cost[ST__COUNT];	/* the waterfall */
 	double useful_cost;		/* its end: the cost of the useful states */
 	/* the outage: GPU time down after fatal kernel events (part of the
 	 * down line), at the window's local cost per covered GPU-hour */
 	double outage_s, cost_per_gpu_hour, outage_cost;
+	double outage_share;		/* outage_s over the covered time */
 	double power_span_h;		/* the hours host power events are counted over */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
@@ -113,6 +168,8 @@ struct report {
 	 * minimum); the verdict says which one drives it */
 	double cloud_hours_cost, cloud_job_charges;
 	double util_known_h;	/* covered hours with a utilization reading */
+	double util_mean_pct;	/* all GPUs: utilization-hours over util_known_h; NAN without a reading */
+	bool has_prices;	/* some price is known (a cloud rate, a fixed cost or electricity): costs are printed */
 	bool busy_unknown;	/* covered time but no utilization reading in it: no busy figure, no verdict */
 	/* input: no --profile was given, so price keys still at their default
 	 * are taken from the built-in table (docs/prices.md) for the GPU model
@@ -129,6 +186,19 @@ struct report {
 		int age_purchase, age_cloud, age_electricity, age_grid;
 		bool old;
 	} prices;
+	/* input: --cloud-catalog FILE (NULL: none).  Unless cloud_hourly_rate
+	 * was --set, its median per-GPU rate for the GPU model with the most
+	 * covered time replaces the profile's or the table's, with origin
+	 * COST_CATALOG; its age (from the catalogue's date to --now, else the
+	 * logs' end, -1 unknown) is flagged over 12 months */
+	const struct cloud_catalog *catalog;
+	struct {
+		bool used;		/* cloud_hourly_rate came from it */
+		bool unmatched;		/* a GPU name, but no accelerator of the catalogue matches it */
+		struct catalog_pick pick;
+		int age_months;
+		bool old;
+	} cat;
 	/* the first screen: the (up to) three states that bought no work with
 	 * the most time, most first; the first three findings by severity (the
 	 * order the findings lists use); inputs that are not telemetry (no
@@ -148,6 +218,21 @@ struct report {
 	int64_t day_first;
 	size_t ndays;
 	double *day_covered_s, *day_useful_s, *day_cost;
+	/* month.c, over the same days: per day, all GPUs: covered and useful
+	 * seconds, owned cost, useful share (NAN: no covered time), what renting
+	 * its useful hours at the hourly rate costs (NAN: no rate), and the
+	 * running sum of owned minus rented to the day's end; per GPU, its
+	 * useful share and owned cost over the window; per GPU g, day d and UTC
+	 * hour h at [(g * ndays + d) * 24 + h], covered and useful seconds
+	 * (nhour_gpus GPUs: 0 over REPORT_HOUR_GPU_DAYS GPU-days); the
+	 * month's figures need the cost model's, so report_compute fills them last */
+	double *dayt_covered_s, *dayt_useful_s, *dayt_cost, *dayt_u, *dayt_rent, *dayt_gap_cum;
+	double *gpu_month_u, *gpu_month_cost;
+	double *hour_covered_s, *hour_useful_s;
+	double *day_u, *hour_u;	/* the useful shares of those GPU-days and GPU-hours (NAN: none covered) */
+	size_t nhour_gpus;
+	bool *dayt_at_ustar;	/* the day's useful share (all GPUs) is at or above u* */
+	size_t days_at_ustar;	/* how many such days */
 	int64_t now_ns;		/* --now: the generation time to print; 0 prints none */
 	/* report --prometheus (NULL otherwise): filled by report_compute */
 	const struct prom_fleet *fleet;
@@ -161,6 +246,22 @@ struct report {
 	const struct analysis *slice_an;
 	struct fleet_row *migs, *slices;
 	size_t nmigs, nslices;
+	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
+	struct report_gpu *gpus;
+	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
+	/* per finding (an->finds order): report_finding_cost(), and the
+	 * findings of its severity and kind from it on, summed (the text's
+	 * one line per severity and kind for the findings not in full) */
+	double *finding_cost;
+	struct report_rest *finding_rest;
+	/* the findings tallied by kind, all of them (no cap) */
+	struct report_kind *kinds;
+	size_t nkinds;
+	/* per process (an->procs order), and their indices the busiest first, ties by index */
+	struct report_proc *procs;
+	size_t *proc_by_busy;
+	/* C_L(u): the owned cost per useful hour along the utilization axis */
+	double curve_local[REPORT_CURVE_N];
 	struct report_attrib attrib;	/* who spent it (attrib.c) */
 };
 
@@ -173,6 +274,11 @@ void report_compute(struct report *r);
 void report_release(struct report *r);
 
 #define REPORT_MAX_DAYS 400
+#define REPORT_HOUR_GPU_DAYS 1000	/* the hours x days grids: up to this many GPU-days */
+
+/* month.c: the month at a glance's sums (the fields after day_cost) */
+void report_month_compute(struct report *r);
+void report_month_release(struct report *r);
 
 /* Share of one GPU's covered time (gpu -1: all GPUs) spent in state st; NAN with no covered time or for ST_GAP. */
 double report_state_share(const struct report *r, int gpu, int st);
@@ -193,7 +299,7 @@ void report_fleet_markdown(FILE *out, const struct report *r);
 struct jsonw;
 void report_fleet_json(struct jsonw *w, const struct report *r);
 
-/* attrib.c: who spent it, and its renderings */
+/* attrib.c: who spent it; attrib_out.c: its renderings */
 void report_attrib_compute(struct report *r);
 void report_attrib_release(struct report *r);
 void report_attrib_text(FILE *out, const struct report *r);

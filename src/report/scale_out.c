@@ -61,7 +61,7 @@ void scale_text(FILE *out, const struct scale_result *r, const struct cost_param
 	const struct scale_row *base = &r->rows[0];
 
 	fprintf(out, "gputally scale: %zu run%s from %s; speedup from %s, against the %d-GPU run\n\n", r->nrows,
-		r->nrows == 1 ? "" : "s", src, r->throughput_from, base->gpus);
+		r->nrows == 1 ? "" : "s", src ? src : "the logs", r->throughput_from, base->gpus);
 	if (lg)
 		logs_text(out, lg);
 	fprintf(out, "  GPUs  throughput  speedup  efficiency  Amdahl S   gap %%  implied F   USL S     hours\n");
@@ -212,7 +212,7 @@ void scale_json(FILE *out, const struct scale_result *r, const struct cost_param
 	jsonw_obj_begin(&w);
 	jsonw_kint(&w, "schema", 1);
 	jsonw_version(&w);
-	jsonw_kstr(&w, "source", src);
+	jsonw_kstr(&w, "source", src ? src : "logs");
 	jsonw_kstr(&w, "throughput_from", r->throughput_from);
 	jsonw_kint(&w, "base_gpus", r->rows[0].gpus);
 	logs_json(&w, lg);
@@ -322,4 +322,18 @@ void scale_json(FILE *out, const struct scale_result *r, const struct cost_param
 	jsonw_obj_end(&w);
 	jsonw_flush(&w);
 	fputc('\n', out);
+}
+
+const struct scale_writer scale_writers[] = {
+	{ "text", scale_text, true },
+	{ "json", scale_json, false },
+};
+const size_t scale_nwriters = sizeof(scale_writers) / sizeof(scale_writers[0]);
+
+const struct scale_writer *scale_writer_find(const char *name)
+{
+	for (size_t i = 0; i < scale_nwriters; i++)
+		if (!strcmp(scale_writers[i].name, name))
+			return &scale_writers[i];
+	return NULL;
 }

@@ -38,11 +38,6 @@ static const char *gpu_label(char *buf, size_t cap, const struct analysis *an, i
 	return buf;
 }
 
-static bool have_prices(const struct report *r)
-{
-	return r->params.cloud_hourly_rate > 0 || r->lr.F > 0 || r->lr.k > 0;
-}
-
 /* One assumed figure for the Prices line: "cloud 6.35 USD/h (2026-03)". */
 static void assumed_fig(FILE *out, const struct report *r, int id, const char *what, const char *unit,
 			const char *date, bool *first)
@@ -101,6 +96,31 @@ static void price_lines(FILE *out, const struct report *r)
 	fprintf(out, " (against %s)\n", r->now_ns ? "--now" : "the logs' end");
 }
 
+/* --cloud-catalog: the rate it gave, from which file and date, or why none. */
+static void catalog_line(FILE *out, const struct report *r)
+{
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *p = &r->cat.pick;
+	char a[64], b[64], m[64];
+
+	if (!c)
+		return;
+	if (!p->nrows) {
+		fprintf(out, "Cloud:     %s (%s) has no accelerator matching %s: the cloud rate is not from it\n", c->name,
+			c->date, r->prices.gpu_name[0] ? r->prices.gpu_name : "the GPU (the logs do not name its model)");
+		return;
+	}
+	fprintf(out, "Cloud:     %s%s/h per GPU from %s (%s, from the %s): median of %zu %s row(s), %s-%s",
+		r->cat.used ? "" : "not used, ", money(m, sizeof(m), r, p->median), c->name, c->date, c->date_from, p->nrows,
+		p->accel, nf_money(a, sizeof(a), p->min, NULL), money(b, sizeof(b), r, p->max));
+	if (!r->cat.used)
+		fprintf(out, "; cloud_hourly_rate was --set");
+	if (r->cat.old)
+		fprintf(out, "; more than a year old (%d months against %s)", r->cat.age_months,
+			r->now_ns ? "--now" : "the logs' end");
+	fputc('\n', out);
+}
+
 /* Where the rest went, the top findings and the files that are not telemetry, in a few lines. */
 static void first_screen(FILE *out, const struct report *r)
 {
@@ -114,8 +134,8 @@ static void first_screen(FILE *out, const struct report *r)
 			int s = r->top_cause[i];
 			fprintf(out, "%s %s %s (%s", i ? "," : "", state_label[s],
 				time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
-				num(c, sizeof(c), 100 * report_state_share(r, -1, s), 1));
-			if (have_prices(r))
+				num(c, sizeof(c), 100 * r->state_share[s], 1));
+			if (r->has_prices)
 				fprintf(out, " %%, %s)", money(b, sizeof(b), r, r->state_cost[s]));
 			else
 				fprintf(out, " %%)");
@@ -185,7 +205,7 @@ static void summary(FILE *out, const struct report *r)
 			"mean utilization %s %%\n",
 			num(a, sizeof(a), 100 * r->win.u_obs, 1), num(b, sizeof(b), r->busy_h, 3),
 			num(e, sizeof(e), r->covered_h, 3),
-			num(c, sizeof(c), 100 * r->util_busy_h / r->util_known_h, 1));
+			num(c, sizeof(c), r->util_mean_pct, 1));
 	fprintf(out, "Energy:    %s kWh (%s)", num(a, sizeof(a), r->energy_j / 3.6e6, 3), r->energy_source);
 	if (!isnan(r->co2e_kg))
 		fprintf(out, ", %s kg CO2e at %s g/kWh%s", num(b, sizeof(b), r->co2e_kg, nf_money_decimals(r->co2e_kg)),
@@ -193,7 +213,8 @@ static void summary(FILE *out, const struct report *r)
 			r->params.origin[COST_GRID_GCO2_PER_KWH] == COST_ASSUMED ? " (assumed)" : "");
 	fputc('\n', out);
 	price_lines(out, r);
-	if (!have_prices(r)) {
+	catalog_line(out, r);
+	if (!r->has_prices) {
 		if (!r->prices.unknown)
 			fprintf(out, "Cost:      no prices given (--profile NAME or --set KEY=VALUE)\n");
 		fprintf(out, "Verdict:   %s\n", r->verdict);
@@ -337,37 +358,53 @@ static void inputs(FILE *out, const struct report *r)
 #define TEXT_DAY_GPUS 16	/* more GPUs than this: the day's share of all of them only */
 #define TEXT_DAYS 62
 
-/* The month at a glance: per UTC day, each GPU's useful share and the day's owned cost. */
+/* The month at a glance: per UTC day, each GPU's useful share, the day's
+ * owned cost, what renting its useful hours costs, and the running sum of
+ * the two (report/month.c); then each GPU's share and cost over the window. */
 static void by_day(FILE *out, const struct report *r)
 {
 	size_t ng = (size_t)r->an->tl.ngpus, cols = ng <= TEXT_DAY_GPUS ? ng : 0;
-	char a[32], b[64];
+	bool rent = r->has_prices && r->params.cloud_hourly_rate > 0;
+	char a[32], b[64], c[64], e[64];
 
-	if (r->ndays < 2)
+	if (r->ndays < 2 || !r->dayt_u)
 		return;
-	fprintf(out, "\nBy day (UTC): time in useful states as a share of each GPU's covered time, and the day's owned cost\n  %-10s", "day");
+	fprintf(out, "\nBy day (UTC): each GPU's time in useful states as a share of its covered time; the day's owned cost,\n"
+		"what renting its useful hours costs, and owned minus rented summed to that day (above 0: owning cost more)\n  %-10s",
+		"day");
 	for (size_t g = 0; g < cols; g++)
 		fprintf(out, " %6s", (snprintf(a, sizeof(a), "GPU %zu", g), a));
-	fprintf(out, " %6s %14s\n", "all", "cost");
+	fprintf(out, " %6s %12s %12s %14s\n", "all", "owned", "rented", "own-rent sum");
 	for (size_t d = 0; d < r->ndays && d < TEXT_DAYS; d++) {
-		double cov = 0, use = 0, cost = 0;
 		int y, m, dd;
 		civil_from_days(r->day_first + (int64_t)d, &y, &m, &dd);
 		fprintf(out, "  %04d-%02d-%02d", y, m, dd);
-		for (size_t g = 0; g < ng; g++) {
-			size_t k = d * ng + g;
-			cov += r->day_covered_s[k];
-			use += r->day_useful_s[k];
-			cost += r->day_cost[k];
-			if (g < cols)
-				fprintf(out, " %6s", r->day_covered_s[k] > 0 ?
-					(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_useful_s[k] / r->day_covered_s[k]), a) : "-");
-		}
-		fprintf(out, " %6s %14s\n", cov > 0 ? (snprintf(a, sizeof(a), "%.0f %%", 100 * use / cov), a) : "-",
-			have_prices(r) ? money(b, sizeof(b), r, cost) : "-");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, " %6s", isfinite(r->day_u[d * ng + g]) ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->day_u[d * ng + g]), a) : "-");
+		fprintf(out, " %6s %12s %12s %14s\n", isfinite(r->dayt_u[d]) ? (snprintf(a, sizeof(a), "%.0f %%", 100 * r->dayt_u[d]), a) : "-",
+			r->has_prices ? money(b, sizeof(b), r, r->dayt_cost[d]) : "-",
+			rent ? money(c, sizeof(c), r, r->dayt_rent[d]) : "-",
+			rent && isfinite(r->dayt_gap_cum[d]) ? money(e, sizeof(e), r, r->dayt_gap_cum[d]) : "-");
 	}
 	if (r->ndays > TEXT_DAYS)
 		fprintf(out, "  ... %zu more days in --json\n", r->ndays - TEXT_DAYS);
+	if (cols) {
+		fprintf(out, "  %-10s", "window");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, " %6s", isfinite(r->gpu_month_u[g]) ?
+				(snprintf(a, sizeof(a), "%.0f %%", 100 * r->gpu_month_u[g]), a) : "-");
+		fprintf(out, "\n");
+	}
+	if (cols && r->has_prices) {
+		fprintf(out, "  owned cost of each GPU over the window:");
+		for (size_t g = 0; g < cols; g++)
+			fprintf(out, "%s GPU %zu %s", g ? "," : "", g, money(b, sizeof(b), r, r->gpu_month_cost[g]));
+		fprintf(out, "\n");
+	}
+	if (rent && r->lr.status != COST_NEVER && isfinite(r->lr.u_star))
+		fprintf(out, "  break-even utilization %.1f %%: %zu of %zu days at or above it (all GPUs)\n", 100 * r->lr.u_star,
+			r->days_at_ustar, r->ndays);
 }
 
 static void gpus(FILE *out, const struct report *r)
@@ -381,20 +418,17 @@ static void gpus(FILE *out, const struct report *r)
 		"P_mean", "P_max", "T_max", "mem_MiB");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
-		const char *src;
-		double en = gpu_energy_j(g, &src);
+		const struct report_gpu *rg = &r->gpus[i];
 		char cov[32], gap[32], busy[32];
 		fprintf(out, "  %-22.22s %9s %8s %9s %6s %5s %5s %9s %-13s %7s %7s %6s %9s\n",
 			gpu_label(l, sizeof(l), an, i),
 			time_human_dur(cov, sizeof(cov), (int64_t)(g->covered_s * 1e9)),
 			time_human_dur(gap, sizeof(gap), (int64_t)(g->gaps_s * 1e9)),
 			time_human_dur(busy, sizeof(busy), (int64_t)(g->busy_s * 1e9)),
-			num(a, sizeof(a), gpu_util_mean(g), 1), num(b, sizeof(b), gpu_util_quantile(g, 0.5), 0),
-			num(c, sizeof(c), gpu_util_quantile(g, 0.95), 0), num(d, sizeof(d), en / 1e3, 1), src,
-			num(e, sizeof(e), gpu_power_mean(g), 0),
-			num(f, sizeof(f), g->power_known_s > 0 ? g->power_max_w : NAN, 0),
-			num(g2, sizeof(g2), g->temp_max_c > 0 ? g->temp_max_c : NAN, 0),
-			num(h, sizeof(h), g->mem_max_mib > 0 ? g->mem_max_mib : NAN, 0));
+			num(a, sizeof(a), rg->util_mean_pct, 1), num(b, sizeof(b), rg->util_p50_pct, 0),
+			num(c, sizeof(c), rg->util_p95_pct, 0), num(d, sizeof(d), rg->energy_j / 1e3, 1), rg->energy_source,
+			num(e, sizeof(e), rg->power_mean_w, 0), num(f, sizeof(f), rg->power_max_w, 0),
+			num(g2, sizeof(g2), rg->temp_max_c, 0), num(h, sizeof(h), rg->mem_max_mib, 0));
 		if (an->tl.gpus[i].id.uuid[0])
 			fprintf(out, "  %-22s %s\n", "", an->tl.gpus[i].id.uuid);
 		if (g->energy_unknown_s > 0) {
@@ -419,13 +453,13 @@ static void states(FILE *out, const struct report *r)
 			continue;
 		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", state_name[s], state_label[s],
 			time_human_dur(a, sizeof(a), (int64_t)(r->state_s[s] * 1e9)),
-			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * report_state_share(r, -1, s), 1),
-			s == ST_GAP || !have_prices(r) ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1),
+			s == ST_GAP || !r->has_prices ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
 		if (s == ST_DOWN && r->outage_s > 0)
 			fprintf(out, "    %-14s %-20s %10s %6s%% %14s\n", "of which", "outage after events",
 				time_human_dur(a, sizeof(a), (int64_t)(r->outage_s * 1e9)),
-				num(b, sizeof(b), 100 * r->outage_s / (r->covered_h * 3600), 1),
-				!have_prices(r) ? "-" : money(c, sizeof(c), r, r->outage_cost));
+				num(b, sizeof(b), 100 * r->outage_share, 1),
+				!r->has_prices ? "-" : money(c, sizeof(c), r, r->outage_cost));
 	}
 }
 
@@ -436,9 +470,7 @@ static void segments(FILE *out, const struct report *r)
 
 	fprintf(out, "\nTimeline (state segments; --json has all %zu)\n", an->nsegs);
 	for (int gi = 0; gi < an->tl.ngpus; gi++) {
-		size_t shown = 0, total = 0;
-		for (size_t i = 0; i < an->nsegs; i++)
-			total += an->segs[i].gpu == gi;
+		size_t shown = 0, total = r->gpus[gi].nsegs;
 		fprintf(out, "  %s\n", gpu_label(l, sizeof(l), an, gi));
 		for (size_t i = 0; i < an->nsegs && shown < MAX_TEXT_SEGMENTS; i++) {
 			const struct segment *s = &an->segs[i];
@@ -467,7 +499,6 @@ static void processes(FILE *out, const struct report *r)
 		"busy%", "energy_kJ", "mem_MiB");
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const struct proc_stat *p = &an->procs[i];
-		double gb = an->gpus[p->gpu].busy_s;
 		char pid[24];
 		/* a task label (gpu_monitor.sh's TASK_ID) has no pid */
 		if (p->pid == PID_TASK)
@@ -478,7 +509,7 @@ static void processes(FILE *out, const struct report *r)
 			p->name[0] ? p->name : "-",
 			time_human_dur(a, sizeof(a), (int64_t)(p->present_s * 1e9)),
 			time_human_dur(b, sizeof(b), (int64_t)(p->busy_s * 1e9)),
-			num(c, sizeof(c), gb > 0 ? 100 * p->busy_s / gb : NAN, 1),
+			num(c, sizeof(c), 100 * r->procs[i].busy_share, 1),
 			num(d, sizeof(d), p->energy_j / 1e3, 1), num(e, sizeof(e), p->fb_max_mib, 0));
 	}
 }
@@ -487,7 +518,7 @@ static void processes(FILE *out, const struct report *r)
 static const char *stretch_totals(char *buf, size_t cap, const struct report *r, const struct finding *f)
 {
 	char d[32], e[32], c[48];
-	double cost = report_finding_cost(r, f);
+	double cost = r->finding_cost[f - r->an->finds];
 
 	time_human_dur(d, sizeof(d), (int64_t)(f->total_s * 1e9));
 	snprintf(buf, cap, "%llu %s, %s in all%s%s%s%s%s", (unsigned long long)f->nstretch,
@@ -539,23 +570,10 @@ static void findings(FILE *out, const struct report *r)
 
 	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
-		/* a tally by kind first */
-		const char *kinds[32];
-		size_t counts[32], nk = 0;
-		for (i = 0; i < an->nfinds; i++) {
-			size_t k;
-			for (k = 0; k < nk && strcmp(kinds[k], an->finds[i].kind); k++)
-				;
-			if (k == nk && nk < 32) {
-				kinds[nk] = an->finds[i].kind;
-				counts[nk++] = 0;
-			}
-			if (k < nk)
-				counts[k]++;
-		}
+		/* a tally by kind first: every kind (report_compute) */
 		fprintf(out, "  by kind:");
-		for (size_t k = 0; k < nk; k++)
-			fprintf(out, "%s %zu %s", k ? "," : "", counts[k], kinds[k]);
+		for (size_t k = 0; k < r->nkinds; k++)
+			fprintf(out, "%s %zu %s", k ? "," : "", r->kinds[k].n, r->kinds[k].kind);
 		fputc('\n', out);
 	}
 	/* all in full when that fits on a screen, else the first ones */
@@ -567,9 +585,8 @@ static void findings(FILE *out, const struct report *r)
 	/* the rest: one line per severity and kind, in the order they first come */
 	for (size_t g = i; g < an->nfinds; g++) {
 		const struct finding *f = &an->finds[g];
-		uint64_t n = 0, stretches = 0;
-		double total_s = 0, cost = 0;
-		bool done = false, costed = false;
+		const struct report_rest *rest = &r->finding_rest[g];	/* g and the rest of its kind */
+		bool done = false;
 		char l[48], d[32], c[48];
 		bool seen[TL_MAX_GPUS + 1] = { false };	/* by GPU + 1: host first */
 		size_t ngpus = 0;
@@ -580,7 +597,6 @@ static void findings(FILE *out, const struct report *r)
 		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
 		for (size_t k = g; k < an->nfinds; k++) {
 			const struct finding *o = &an->finds[k];
-			double oc = report_finding_cost(r, o);
 			if (o->severity != f->severity || strcmp(o->kind, f->kind))
 				continue;
 			/* each GPU once, the first TEXT_GROUP_GPUS by name */
@@ -591,23 +607,16 @@ static void findings(FILE *out, const struct report *r)
 						o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
 				ngpus++;
 			}
-			n++;
-			stretches += o->nstretch;
-			total_s += o->total_s;
-			if (!isnan(oc)) {
-				cost += oc;
-				costed = true;
-			}
 		}
 		if (ngpus > TEXT_GROUP_GPUS)
 			fprintf(out, " and %zu more GPUs", ngpus - TEXT_GROUP_GPUS);
-		if (stretches)
-			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)stretches,
+		if (rest->stretches)
+			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)rest->stretches,
 				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",
-				time_human_dur(d, sizeof(d), (int64_t)(total_s * 1e9)), costed ? ", cost " : "",
-				costed ? money(c, sizeof(c), r, cost) : "");
-		else if (n > 1)
-			fprintf(out, ": %llu findings", (unsigned long long)n);
+				time_human_dur(d, sizeof(d), (int64_t)(rest->total_s * 1e9)), rest->costed ? ", cost " : "",
+				rest->costed ? money(c, sizeof(c), r, rest->cost) : "");
+		else if (rest->n > 1)
+			fprintf(out, ": %llu findings", (unsigned long long)rest->n);
 		else
 			fprintf(out, ": %s", f->message);
 		fputc('\n', out);
@@ -638,7 +647,7 @@ static void cost(FILE *out, const struct report *r)
 	}
 	if (ndefault)
 		fprintf(out, "    (%zu others at their defaults; --json lists every one)\n", ndefault);
-	if (!have_prices(r)) {
+	if (!r->has_prices) {
 		fprintf(out, "  no prices given, so nothing to compare: name a profile (--profile NAME;\n"
 			     "  'gputally cost --list-profiles') or set prices with --set KEY=VALUE\n");
 		return;
@@ -827,13 +836,10 @@ static void events(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
 	size_t shown = 0, ngroups = 0;
-	uint64_t total = 0;
 
 	if (!an->nevs)
 		return;
-	for (int k = 0; k < EV__COUNT; k++)
-		total += an->ev_count[k];
-	fprintf(out, "\nEvents (%" PRIu64 "%s; grouped by GPU, kind and code; --json lists each)\n", total,
+	fprintf(out, "\nEvents (%" PRIu64 "%s; grouped by GPU, kind and code; --json lists each)\n", r->events_total,
 		an->unplaced_events ? ", some unplaced: no anchor gave them a time" : "");
 	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
 		int gpu = gi < an->tl.ngpus ? gi : -1;
@@ -920,7 +926,7 @@ static void outages(FILE *out, const struct report *r)
 	}
 	if (an->noutages > MAX_TEXT_SEGMENTS)
 		fprintf(out, "  ... %zu more in --json\n", an->noutages - MAX_TEXT_SEGMENTS);
-	if (have_prices(r))
+	if (r->has_prices)
 		fprintf(out, "  the outage cost %.*f GPU-hours, %s at your rates (%s per covered GPU-hour)\n",
 			r->outage_s >= 360 ? 1 : 4, r->outage_s / 3600, money(c, sizeof(c), r, r->outage_cost),
 			money(a, sizeof(a), r, r->cost_per_gpu_hour));

@@ -269,3 +269,17 @@ void trace_json(FILE *out, const struct trace_an *an, const struct ingest_result
 	jsonw_flush(&w);
 	fputc('\n', out);
 }
+
+const struct trace_writer trace_writers[] = {
+	{ "text", trace_text, true },
+	{ "json", trace_json, false },
+};
+const size_t trace_nwriters = sizeof(trace_writers) / sizeof(trace_writers[0]);
+
+const struct trace_writer *trace_writer_find(const char *name)
+{
+	for (size_t i = 0; i < trace_nwriters; i++)
+		if (!strcmp(trace_writers[i].name, name))
+			return &trace_writers[i];
+	return NULL;
+}

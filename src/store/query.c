@@ -2,7 +2,10 @@
 /*
  * From the rollups back to an analysis, so that `report --db` renders a
  * stored window with the same code (and the same cost model) as `report`
- * does for files.  What minutes cannot give back is left unknown: the
+ * does for files.  The store is one more source of the pipeline
+ * (pipeline/pipeline.h): the analysis's own building blocks (analysis.h:
+ * GPUs, minutes, the display series, events, outages, processes) lay out
+ * what comes back, so both count and bound it the same way.  What minutes cannot give back is left unknown: the
  * segments, the idle-power floors, the sample counts; the utilization
  * quantiles come from per-minute means (docs/store.md).
  */
@@ -50,6 +53,12 @@ static double col(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+static const char *text_col(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	return t ? t : "";
+}
+
 /* A statement over a window: sql's ?1 and ?2 bound to t0 and t1; NULL when it cannot be prepared. */
 static sqlite3_stmt *window_stmt(struct store *s, const char *sql, int64_t t0, int64_t t1)
 {
@@ -89,7 +98,7 @@ static int totals(struct store *s, struct analysis *an, int64_t *rows, int64_t t
 			 " max(power_max_w), max(temp_max_c), sum(e_counter_j), sum(e_counter_ms), sum(e_power_j),"
 			 " sum(e_power_ms), sum(e_unknown_ms), sum(idle_ws), sum(idle_ms), sum(active_ws), sum(active_ms)";
 	sqlite3_stmt *st;
-	int n = 0;
+	int n;
 
 	for (int k = 0; k < ST__COUNT; k++)
 		append(sql, sizeof(sql), ", sum(s_%s)", state_name[k]);
@@ -103,11 +112,16 @@ static int totals(struct store *s, struct analysis *an, int64_t *rows, int64_t t
 		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	sqlite3_bind_int64(st, 1, t0);
 	sqlite3_bind_int64(st, 2, t1);
-	while (sqlite3_step(st) == SQLITE_ROW && n < TL_MAX_GPUS) {
-		struct gpu_stats *g = &an->gpus[n];
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct gpu_ident id = { 0 };
+		struct gpu_stats *g;
 		int c = 0;
-		rows[n] = sqlite3_column_int64(st, c++);
-		load_ident(s, rows[n], &an->tl.gpus[n].id);
+		int64_t row = sqlite3_column_int64(st, c++);
+		load_ident(s, row, &id);
+		if ((n = analysis_gpu_restore(an, &id)) < 0)
+			break;
+		rows[n] = row;
+		g = &an->gpus[n];
 		g->first_ns = sqlite3_column_int64(st, c++);
 		g->last_ns = sqlite3_column_int64(st, c++);
 		g->covered_s = col(st, c++) / 1000;
@@ -135,46 +149,12 @@ static int totals(struct store *s, struct analysis *an, int64_t *rows, int64_t t
 			g->state_busy_s[k] = col(st, c++) / 1000;
 		for (int k = 0; k < ST__COUNT; k++)
 			g->state_energy_j[k] = col(st, c++);
-		g->held_floor_w = g->noctx_floor_w = NAN;
-		an->tl.gpus[n].has_samples = true;
-		n++;
 	}
 	sqlite3_finalize(st);
-	an->tl.ngpus = n;
-	return n;
+	return an->tl.ngpus;
 }
 
 /* ---- the display series from minutes (the HTML page of report --db) ---- */
-
-static void series_clear(struct ser_bucket *b, size_t n)
-{
-	memset(b, 0, n * sizeof(*b));
-	for (size_t i = 0; i < n; i++)
-		for (int m = 0; m < SER__COUNT; m++) {
-			b[i].min[m] = INFINITY;
-			b[i].max[m] = -INFINITY;
-		}
-}
-
-/* Halve the resolution, as the analysis does when its buckets run out. */
-static void series_merge(struct gpu_series *sr)
-{
-	for (size_t i = 0; i < SER_MAX / 2; i++) {
-		struct ser_bucket *a = &sr->b[2 * i], *c = &sr->b[2 * i + 1], t = *a;
-		for (int m = 0; m < SER__COUNT; m++) {
-			t.sum[m] += c->sum[m];
-			t.known_s[m] += c->known_s[m];
-			t.min[m] = fminf(a->min[m], c->min[m]);
-			t.max[m] = fmaxf(a->max[m], c->max[m]);
-		}
-		for (int k = 0; k < ST__COUNT; k++)
-			t.state_s[k] += c->state_s[k];
-		sr->b[i] = t;
-	}
-	series_clear(sr->b + SER_MAX / 2, SER_MAX / 2);
-	sr->n = (sr->n + 1) / 2;
-	sr->width_ns *= 2;
-}
 
 /* One metric of one minute: value x seconds over the known seconds; the
  * extremes a minute keeps (NAN: none stored, so the mean stands for it). */
@@ -200,28 +180,16 @@ static void series_put(struct ser_bucket *b, int m, double sum, double known_s, 
  */
 static void series_minute(struct gpu_stats *g, int64_t t_s, sqlite3_stmt *st)
 {
-	struct gpu_series *sr = &g->ser;
-	int64_t k;
-	struct ser_bucket *b;
+	/* minute buckets at first, merged as the analysis merges its own */
+	struct ser_bucket *b = ser_at(&g->ser, t_s * NS_PER_S, 60 * NS_PER_S);
 	double cov = col(st, 1) / 1000, busy = col(st, 2) / 1000, known = col(st, 3) / 1000;
 
-	if (!sr->b) {
-		sr->b = xreallocarray(NULL, SER_MAX, sizeof(*sr->b));
-		series_clear(sr->b, SER_MAX);
-		sr->base_ns = t_s * NS_PER_S;
-		sr->width_ns = 60 * NS_PER_S;
-	}
-	while ((k = (t_s * NS_PER_S - sr->base_ns) / sr->width_ns) >= SER_MAX)
-		series_merge(sr);
-	b = &sr->b[k];
 	series_put(b, SER_UTIL, 100 * busy, known, NAN, col(st, 4));
 	series_put(b, SER_POWER, col(st, 7), col(st, 8) / 1000, NAN, col(st, 9));
 	series_put(b, SER_MEM, col(st, 5) * cov, cov, col(st, 5), col(st, 5));
 	series_put(b, SER_TEMP, col(st, 6) * cov, cov, col(st, 6), col(st, 6));
 	for (int i = 0; i < ST__COUNT; i++)
 		b->state_s[i] += (float)(col(st, 10 + i) / 1000);
-	if ((size_t)k + 1 > sr->n)
-		sr->n = (size_t)k + 1;
 }
 
 /* The per-minute busy and covered seconds, a utilization histogram of minute
@@ -250,16 +218,7 @@ static void minutes(struct store *s, struct analysis *an, const int64_t *rows, i
 			if (g->nmin == 0)
 				g->min_base_ns = t * NS_PER_S;
 			m = (size_t)((t * NS_PER_S - g->min_base_ns) / (60 * NS_PER_S));
-			if (m >= g->min_alloc) {
-				size_t old = g->min_alloc;
-				g->min_alloc = (m + 1) * 2;
-				g->min_busy_s = xreallocarray(g->min_busy_s, g->min_alloc, sizeof(float));
-				g->min_cov_s = xreallocarray(g->min_cov_s, g->min_alloc, sizeof(float));
-				memset(g->min_busy_s + old, 0, (g->min_alloc - old) * sizeof(float));
-				memset(g->min_cov_s + old, 0, (g->min_alloc - old) * sizeof(float));
-			}
-			if (m + 1 > g->nmin)
-				g->nmin = m + 1;
+			gpu_minute_grow(g, m);
 			g->min_busy_s[m] = (float)busy;
 			g->min_cov_s[m] = (float)cov;
 			if (known > 0) {
@@ -293,19 +252,13 @@ static void procs(struct store *s, struct analysis *an, const int64_t *rows, int
 				gi = i;
 		if (gi < 0)
 			continue;
-		ALLOC_GROW(an->procs, an->nprocs + 1, an->procs_alloc);
-		p = &an->procs[an->nprocs++];
-		memset(p, 0, sizeof(*p));
-		p->gpu = gi;
-		p->pid = sqlite3_column_int64(st, 1);
-		snprintf(p->name, sizeof(p->name), "%s", (const char *)sqlite3_column_text(st, 2));
+		p = analysis_proc_new(an, gi, sqlite3_column_int64(st, 1), text_col(st, 2));
 		p->first_ns = sqlite3_column_int64(st, 3) * NS_PER_S;
 		p->last_ns = sqlite3_column_int64(st, 4) * NS_PER_S;
 		p->observations = (uint64_t)sqlite3_column_int64(st, 5);
 		p->present_s = sqlite3_column_double(st, 6) / 1000;
 		p->busy_s = sqlite3_column_double(st, 7) / 1000;
 		p->energy_j = sqlite3_column_double(st, 8);
-		p->fb_max_mib = NAN;
 		if (p->pid != PID_TASK)
 			an->gpus[gi].has_process_data = true;
 	}
@@ -331,9 +284,7 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 				gi = i;
 		if (gpu >= 0 && gi < 0)
 			continue;
-		ALLOC_GROW(an->finds, an->nfinds + 1, an->finds_alloc);
-		f = &an->finds[an->nfinds++];
-		memset(f, 0, sizeof(*f));
+		f = analysis_finding_restore(an);
 		f->kind = intern_kind((const char *)sqlite3_column_text(st, 1));
 		f->gpu = gi;
 		f->t0_ns = sqlite3_column_int64(st, 2);
@@ -355,12 +306,6 @@ static int name_index(const char *const *names, int n, const char *s)
 		if (names[i] && !strcmp(names[i], s))
 			return i;
 	return -1;
-}
-
-static const char *text_col(sqlite3_stmt *st, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(st, i);
-	return t ? t : "";
 }
 
 static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu)
@@ -396,23 +341,9 @@ static void events(struct store *s, struct analysis *an, const int64_t *rows, in
 		if (ev < 0)
 			continue;
 		an->ev_count[ev]++;
-		if (gi >= 0) {
-			an->gpus[gi].events++;
-			an->gpus[gi].xids += ev == EV_XID;
-		}
-		if (ev == EV_XID && klass >= 0) {
-			if (gi >= 0)
-				an->gpus[gi].xid_class[klass]++;
-			else
-				an->host_xid_class[klass]++;
-		}
-		if (an->nevs >= an->cfg.max_events) {
-			an->evs_dropped++;
+		analysis_event_count(an, gi, ev, klass);
+		if (!(e = analysis_event_new(an)))
 			continue;
-		}
-		ALLOC_GROW(an->evs, an->nevs + 1, an->evs_alloc);
-		e = &an->evs[an->nevs++];
-		memset(e, 0, sizeof(*e));
 		e->gpu = gi;
 		e->ev = (uint8_t)ev;
 		e->code = sqlite3_column_int(st, 2);
@@ -467,17 +398,8 @@ static void outages(struct store *s, struct analysis *an, const int64_t *rows, i
 			continue;
 		a = a > t0_ns ? a : t0_ns;
 		b = b < t1_ns ? b : t1_ns;
-		an->gpus[gi].outage_s += (double)(b - a) / 1e9;
-		an->gpus[gi].outages++;
-		if (an->noutages >= 10000) {
-			an->outages_dropped++;
+		if (!(o = analysis_outage_new(an, gi, a, b)))
 			continue;
-		}
-		ALLOC_GROW(an->outages, an->noutages + 1, an->outages_alloc);
-		o = &an->outages[an->noutages++];
-		o->gpu = gi;
-		o->t0_ns = a;
-		o->t1_ns = b;
 		o->ev = name_index(event_kind_name, EV__COUNT, text_col(st, 3));
 		o->code = o->ev >= 0 ? sqlite3_column_int(st, 4) : -1;
 		o->src = sqlite3_column_text(st, 5) ? analysis_str(an, text_col(st, 5)) : NULL;

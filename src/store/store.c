@@ -2,6 +2,7 @@
 /* Opening, checking and migrating a store; the files table. */
 #include "store/store.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,7 +287,11 @@ static int open_writer(struct store *s, struct gl_err *err)
 int store_open(struct store *s, const char *path, enum store_mode mode, struct gl_err *err)
 {
 	struct stat sb;
-	int flags = mode == STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	/* NOMUTEX: a store is used by one thread at a time (the one that opened
+	 * it), so SQLite's per-call mutex (serialized mode, the default) only
+	 * cost time: a sixth of ingest's SQLite work was taking and releasing it */
+	int flags = (mode == STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+		    SQLITE_OPEN_NOMUTEX;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -460,7 +465,12 @@ static void check_bytes(struct check_walk *cw, const unsigned char *p, size_t n)
  * not copied, and each megabyte's pages handed back once hashed, so that
  * resident memory stays flat.
  */
-int store_check_file(struct store *s, const char *path, struct file_check *fc)
+struct fp_rest {
+	char *path;
+	struct fp_state fp;	/* the first megabyte's */
+};
+
+static int check_file(struct store *s, const char *path, struct file_check *fc, bool lazy)
 {
 	struct reader r;
 	struct gl_err e = { 0 };
@@ -497,6 +507,20 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc)
 			check_bytes(cw, m + off, n);
 			if (n == step)	/* whole pages: map and step are page-aligned */
 				madvise((void *)(uintptr_t)(m + off), n, MADV_DONTNEED);
+			if (lazy && cw->have_cand && !cw->ncand && off + n < r.map_len) {
+				/* no stored content has its first block: none can equal
+				 * or be a prefix of it (lookup_hash's match would have
+				 * been a candidate), so it is new whatever the rest */
+				fc->size = r.map_len;
+				fc->status = FILE_NEW;
+				fc->rest = xmalloc(sizeof(*fc->rest));
+				fc->rest->path = xstrdup(path);
+				fc->rest->fp = cw->fp;
+				reader_close(&r);
+				free(cw->cand);
+				free(cw);
+				return 0;
+			}
 		}
 	} else {
 		while ((got = reader_read(&r, (char *)buf, sizeof(buf), &e)) > 0)
@@ -525,6 +549,105 @@ int store_check_file(struct store *s, const char *path, struct file_check *fc)
 	else
 		fc->status = fc->known_size > 0 ? FILE_GROWN : FILE_NEW;
 	return 0;
+}
+
+int store_check_file(struct store *s, const char *path, struct file_check *fc)
+{
+	return check_file(s, path, fc, false);
+}
+
+int store_check_file_lazy(struct store *s, const char *path, struct file_check *fc)
+{
+	return check_file(s, path, fc, true);
+}
+
+int store_finish_hash(struct file_check *fc)
+{
+	struct fp_rest *rest = fc->rest;
+	struct reader r;
+	struct gl_err e = { 0 };
+	const size_t step = 1 << 20;
+	int rc = 0;
+
+	if (!rest)
+		return 0;
+	fc->rest = NULL;
+	if (reader_open_opt(&r, rest->path, true, 0, &e)) {
+		snprintf(fc->why, sizeof(fc->why), "%s", e.msg);
+		rc = -1;
+	} else if (r.kind != READER_MAP || r.map_len != fc->size) {
+		reader_close(&r);
+		snprintf(fc->why, sizeof(fc->why), "the file changed while it was read");
+		rc = -1;
+	} else {
+		const unsigned char *m = (const unsigned char *)r.map;
+		/* from the megabyte check_file() stopped at: page-aligned */
+		for (size_t off = (size_t)rest->fp.n; off < r.map_len; off += step) {
+			size_t n = r.map_len - off < step ? r.map_len - off : step;
+			fp_update(&rest->fp, m + off, n);
+			if (n == step)
+				madvise((void *)(uintptr_t)(m + off), n, MADV_DONTNEED);
+		}
+		reader_close(&r);
+		fp_hex(&rest->fp, fc->hash);
+	}
+	if (rc)
+		fc->status = FILE_UNREADABLE;
+	free(rest->path);
+	free(rest);
+	return rc;
+}
+
+struct store_hashing {
+	pthread_t th;
+	bool started;
+	struct file_check **fcs;
+	size_t n;
+	int rc;
+};
+
+static void *hashing_main(void *arg)
+{
+	struct store_hashing *h = arg;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (store_finish_hash(h->fcs[i]))
+			h->rc = -1;
+	return NULL;
+}
+
+struct store_hashing *store_finish_hashes_start(struct file_check *const *fcs, size_t n)
+{
+	struct store_hashing *h;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += fcs[i]->rest != NULL;
+	if (!k)
+		return NULL;
+	h = xcalloc(1, sizeof(*h));
+	h->fcs = xcalloc(k, sizeof(*h->fcs));
+	for (size_t i = 0; i < n; i++)
+		if (fcs[i]->rest)
+			h->fcs[h->n++] = fcs[i];
+	h->started = !pthread_create(&h->th, NULL, hashing_main, h);
+	return h;
+}
+
+int store_finish_hashes_wait(struct store_hashing *h)
+{
+	int rc;
+
+	if (!h)
+		return 0;
+	if (h->started)
+		pthread_join(h->th, NULL);
+	else
+		hashing_main(h);	/* no thread: here and now */
+	rc = h->rc;
+	free(h->fcs);
+	free(h);
+	return rc;
 }
 
 int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl_err *err)

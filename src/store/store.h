@@ -74,10 +74,26 @@ struct file_check {
 	char known_path[512];
 	int64_t known_at;		/* when that content was ingested (unix s) */
 	char why[256];			/* FILE_UNREADABLE */
+	struct fp_rest *rest;		/* store_check_file_lazy: hash not finished yet */
 };
 
 /* Read path (decompressed, like the ingest driver) and compare it with every stored content. */
 int store_check_file(struct store *s, const char *path, struct file_check *fc);
+/*
+ * The same, except that a plain file longer than its first megabyte whose
+ * first block no stored content shares is known to be new there: its status
+ * (FILE_NEW), size and head are set, and the rest of its hash is left in
+ * fc->rest (fc->hash empty) for store_finish_hash(), which ingest runs on a
+ * thread of its own while the file is parsed.
+ */
+int store_check_file_lazy(struct store *s, const char *path, struct file_check *fc);
+/* Finish fc's hash (nothing to do without fc->rest); 0, or -1 with
+ * FILE_UNREADABLE and fc->why (the file changed or went away meanwhile). */
+int store_finish_hash(struct file_check *fc);
+/* store_finish_hash() of fcs[0..n) on a thread (NULL when none is pending),
+ * then wait for it: 0, or -1 when one failed (its why says why). */
+struct store_hashing *store_finish_hashes_start(struct file_check *const *fcs, size_t n);
+int store_finish_hashes_wait(struct store_hashing *h);
 /* The [first, last] times of every stored file that has them, malloc'd
  * (*spans NULL when none): what earlier ingests read, as dated evidence. */
 int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl_err *err);

@@ -106,7 +106,7 @@ awk -v h="$hdr" 'BEGIN {
 }' >"$out/month/query.csv"
 "$bin" report --profile h200-vs-cloud --html "$out/month.html" --json "$out/month/query.csv" >"$out/month.json" ||
 	bad "month report failed"
-$check "$out/month.html" "$out/month.json" --max-bytes 5000000 --charts 13 || fail=1
+$check "$out/month.html" "$out/month.json" --max-bytes 5000000 --charts 15 || fail=1
 # the month at a glance: 30 days x 8 GPUs whose parts add up to the window (issue 31)
 python3 - "$out/month.json" <<'PY' || bad "month: the days do not add up to the window"
 import json, sys
@@ -120,6 +120,10 @@ assert abs(cost - w["local_cost"]) <= 1e-6 * w["local_cost"], (cost, w["local_co
 assert abs(cov / 3600 - w["covered_h"]) <= 1e-6 * w["covered_h"], (cov, w["covered_h"])
 d13 = days[12]["gpus"][3]	# the outage: 6 h without data on GPU 3
 assert abs(d13["covered_s"] - 18 * 3600) < 120, d13
+# the hours x days grid: the outage's hours are empty, the others whole; GPU 5 works 08-20 only
+assert all(c == 0 for c in d13["hours_covered_s"][:6]) and abs(d13["hours_covered_s"][7] - 3600) < 61, d13
+g5 = days[3]["gpus"][5]
+assert sum(g5["hours_useful_s"][:8]) == 0 and sum(g5["hours_useful_s"][20:]) == 0 and g5["hours_useful_s"][12] > 0, g5
 PY
 grep -q '<section id="month">' "$out/month.html" || bad "month: no By day heatmap"
 "$bin" report --profile h200-vs-cloud "$out/month/query.csv" | grep -c '^  2026-10-' | grep -qx 30 || bad "month: the text has not 30 days"

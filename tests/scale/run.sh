@@ -154,5 +154,23 @@ for b in bad: print("scale --logs: FAIL: " + b)
 print("scale --logs: windows, hours and throughput of a synthetic 1/2/4-GPU plan%s" % ("" if not bad else ", %d wrong" % len(bad)))
 sys.exit(1 if bad else 0)
 PY
+# ---- the README's scale example, run as it is written, from the top of the tree ----
+root=$(cd "$(dirname "$0")/../.." && pwd)
+line=$(grep '^gputally scale [^#]*examples/scale/runs\.csv' "$root/README.md" | head -1 | sed 's/ *#.*//')
+if [ -z "$line" ]; then
+	bad "README.md has no 'gputally scale ... examples/scale/runs.csv' example"
+else
+	bindir=$(cd "$(dirname "$bin")" && pwd)
+	# shellcheck disable=SC2086
+	(cd "$root" && PATH="$bindir:$PATH" eval "$line") >"$T/readme.out" 2>"$T/readme.err"
+	rc=$?
+	[ $rc -eq 0 ] || bad "README's '$line' exits $rc: $(head -3 "$T/readme.err")"
+	for want in "3 runs from examples/scale/runs.csv" "    16       1.088    1.210      30.3 %" \
+		"Deadline 16.00 h: fewest GPUs that finish in time: 16" "marginal/speedup" "3377.04"; do
+		grep -qF -- "$want" "$T/readme.out" || bad "README's scale example: no '$want' in its output"
+	done
+	grep -q 'slower than the one before it' "$T/readme.out" || bad "README's scale example: no warning that 64 GPUs were slower"
+	[ $fail -eq 0 ] && echo "scale: the README's example ran as written: $line"
+fi
 [ $fail -eq 0 ] && echo "scale: all passed"
 exit $fail

@@ -176,8 +176,16 @@ raw "scale --logs (text)" "$T/s.out" "$T/s.err"
 raw "formats" "$T/fm.out"
 
 # ---- 5. per-input memory: 3000 small logs in a row ----------------------------
-# five rows of the capture's dmon log each, ten seconds apart, none overlapping
-if [ -x /usr/bin/time ]; then
+# five rows of the capture's dmon log each, ten seconds apart, none overlapping.
+# Not under AddressSanitizer (make san, the second half of make check): its
+# quarantine keeps freed memory (up to 256 MB) and its redzones double small
+# blocks, so peak RSS is ASan's, not the program's.  That was the "56 KB an
+# input in the full CI path" against 1.6 KB when the tier ran alone: the same
+# 3000 logs measure 56 KB an input with an ASan build, 2.2 KB with its
+# quarantine off (ASAN_OPTIONS=quarantine_size_mb=0), 1.6 KB without ASan.
+if grep -aq __asan_init "$BIN" 2>/dev/null; then
+	echo "skip: 3000 logs' peak RSS: $BIN is built with AddressSanitizer (its quarantine and redzones are not the program's memory; make stream-tests measures it)"
+elif [ -x /usr/bin/time ]; then
 	python3 - "$D" "$T/many" <<'PY'
 import datetime, os, sys
 src = open(sys.argv[1]).read().split("\n")
@@ -217,12 +225,7 @@ PY
 	if [ $per -lt 3000 ] && [ $peri -lt 4500 ]; then
 		ok "3000 logs: $per bytes an input in report, $peri in ingest (peak RSS)"
 	else
-		# Not counted as a failure for now: in the full CI path (make check
-		# on a fresh clone) this measured 56 KB an input in three runs in a
-		# row, and 1.5-1.7 KB whenever the tier runs alone, same clone and
-		# binary, even with -j 1.  The cause is not found (the session's
-		# note says so); the 100 000-file figures are in docs/perf.md.
-		echo "warn: 3000 logs: $per bytes an input in report, $peri in ingest (peak RSS; want < 3000, 4500)"
+		bad "3000 logs: $per bytes an input in report, $peri in ingest (peak RSS; want < 3000, 4500)"
 	fi
 	rm -rf "$T/many" "$T/m.db"
 fi

@@ -683,6 +683,45 @@ static void test_series_bounded_keeps_spike_and_gap(void **state)
 	an_free(an);
 }
 
+/*
+ * ser_at(), the series step the store's minutes share with the analysis
+ * (store/query.c): 5000 minutes in 60 s buckets run past SER_MAX twice, so
+ * the buckets merge to 240 s; every second and every extreme survives, and
+ * a bucket first touched after a merge starts empty.
+ */
+static void test_series_at_merges_minutes(void **state)
+{
+	struct gpu_series sr = { 0 };
+	double total = 0, got = 0;
+	float hi = -INFINITY;
+
+	(void)state;
+	for (int m = 0; m < 5000; m++) {
+		struct ser_bucket *b = ser_at(&sr, AT(60 * m), 60 * NS_PER_S);
+		float v = (float)(m % 97);	/* a saw, its peak 96 in many minutes */
+		b->sum[SER_UTIL] += v * 60;
+		b->known_s[SER_UTIL] += 60;
+		b->max[SER_UTIL] = fmaxf(b->max[SER_UTIL], v);
+		b->min[SER_UTIL] = fminf(b->min[SER_UTIL], v);
+		b->state_s[0] += 60;
+		total += 60;
+	}
+	assert_int_equal(sr.width_ns, 240 * NS_PER_S);
+	assert_int_equal(sr.n, 1250);
+	assert_int_equal(sr.base_ns, AT(0));
+	for (size_t i = 0; i < sr.n; i++) {
+		got += sr.b[i].state_s[0];
+		hi = fmaxf(hi, sr.b[i].max[SER_UTIL]);
+		assert_true(sr.b[i].known_s[SER_UTIL] == 240);	/* four whole minutes each */
+		assert_true(sr.b[i].min[SER_UTIL] <= sr.b[i].max[SER_UTIL]);
+	}
+	assert_true(got == total);
+	assert_true(hi == 96);
+	/* the mean of the first bucket: minutes 0..3 */
+	assert_true(fabs(ser_mean(&sr.b[0], SER_UTIL) - 1.5) < 1e-6);
+	free(sr.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_imbalance),
 		cmocka_unit_test(test_detector_table),
 		cmocka_unit_test(test_series_bounded_keeps_spike_and_gap),
+		cmocka_unit_test(test_series_at_merges_minutes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

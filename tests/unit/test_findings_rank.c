@@ -52,11 +52,11 @@ static void test_cap_keeps_other_kinds(void **state)
 
 	(void)state;
 	for (int i = 0; i < 5; i++)
-		det_finding(an, "xid_error", 0, i, i + 1, SEV_WARNING, 1);
-	assert_non_null(det_finding(an, "memory_leak", 0, 10, 20, SEV_WARNING, 58));
-	assert_non_null(det_finding(an, "xid_error", 0, 30, 31, SEV_CRITICAL, 1));
-	assert_non_null(det_finding(an, "xid_error", 1, 30, 31, SEV_INFO, 1));
-	assert_null(det_finding(an, "xid_error", 1, 40, 41, SEV_INFO, 1));
+		det_finding(an, FK_XID_ERROR, 0, i, i + 1, SEV_WARNING, 1);
+	assert_non_null(det_finding(an, FK_MEMORY_LEAK, 0, 10, 20, SEV_WARNING, 58));
+	assert_non_null(det_finding(an, FK_XID_ERROR, 0, 30, 31, SEV_CRITICAL, 1));
+	assert_non_null(det_finding(an, FK_XID_ERROR, 1, 30, 31, SEV_INFO, 1));
+	assert_null(det_finding(an, FK_XID_ERROR, 1, 40, 41, SEV_INFO, 1));
 	assert_int_equal(an->nfinds, 5);
 	assert_int_equal(an->finds_dropped, 4);
 	assert_int_equal(count(an, "memory_leak", 0), 1);
@@ -82,16 +82,16 @@ static void test_rank(void **state)
 	static const char *const want[] = { "memory_leak", "imbalance", "throttling", "held_idle", "idle_power" };
 
 	(void)state;
-	f = det_finding(an, "held_idle", 0, 0, 9000 * s, SEV_INFO, 5000);
+	f = det_finding(an, FK_HELD_IDLE, 0, 0, 9000 * s, SEV_INFO, 5000);
 	f->nstretch = 40;
 	f->total_s = 5000;
-	f = det_finding(an, "idle_power", 0, 0, 3 * 86400 * s, SEV_INFO, 120);
+	f = det_finding(an, FK_IDLE_POWER, 0, 0, 3 * 86400 * s, SEV_INFO, 120);
 	f->total_s = 200;
-	f = det_finding(an, "throttling", 0, 50 * s, 150 * s, SEV_INFO, 100);
+	f = det_finding(an, FK_THROTTLING, 0, 50 * s, 150 * s, SEV_INFO, 100);
 	f->nstretch = 2;
 	f->total_s = 100;
-	det_finding(an, "imbalance", 1, 0, 3 * 86400 * s, SEV_INFO, 30);
-	det_finding(an, "memory_leak", 1, 0, 10 * s, SEV_WARNING, 58);
+	det_finding(an, FK_IMBALANCE, 1, 0, 3 * 86400 * s, SEV_INFO, 30);
+	det_finding(an, FK_MEMORY_LEAK, 1, 0, 10 * s, SEV_WARNING, 58);
 	analysis_rank_findings(an);
 	for (size_t i = 0; i < 5; i++)
 		assert_string_equal(an->finds[i].kind, want[i]);

@@ -34,6 +34,7 @@ static void test_capture_files(void **st)
 		const char *file, *want;
 	} cases[] = {
 		{ "help_pmon.txt", "a --help text: not telemetry" },
+		{ "amd_smi_static_limit.txt", "amd-smi output other than metric" },
 		{ "help_query_apps.txt", "a --help text (nvidia-smi's list of query fields)" },
 		{ "smi_L.txt", "nvidia-smi -L output" },
 		{ "smi_topo.txt", "nvidia-smi topo -m output" },

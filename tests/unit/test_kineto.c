@@ -490,6 +490,57 @@ static void test_misled(void **state)
 	assert_true(rereads > 0);
 }
 
+static int stop_after_ten(void *ud, const struct input_stat *in, const struct rec *r,
+			  const struct batch *b)
+{
+	int *n = ud;
+
+	(void)in;
+	(void)r;
+	(void)b;
+	return ++*n == 10 ? 7 : 0;
+}
+
+/*
+ * A sink that stops the run while the trace is split into jobs: the jobs
+ * still queued in the run's pool finish before their buffers are freed and
+ * before the pool goes (the driver releases its sources first).  Run it on
+ * 1, 2 and 4 threads; a wrong order hangs or reads freed memory (make san).
+ */
+static void test_stop_early(void **state)
+{
+	struct sbuf t = { 0 };
+	struct want w;
+	char path[256];
+
+	(void)state;
+	make_tmp_dir();
+	gen_trace(&t, &w, 4000, false);
+	snprintf(path, sizeof(path), "%s/stop.json", tmp_dir);
+	write_file(path, t.p, t.n, false);
+	for (int threads = 1; threads <= 4; threads *= 2) {
+		struct ingest_opts opt;
+		struct ingest_result res = { 0 };
+		int n = 0;
+		struct ingest_sink sink = { .ud = &n, .rec = stop_after_ten };
+		struct gl_err err = { 0 };
+		const char *paths[1] = { path };
+		unsigned before = submits;
+
+		memset(&opt, 0, sizeof(opt));
+		opt.date_days = INT64_MIN;
+		opt.interval_ns = 1000000000;
+		opt.threads = threads;
+		opt.chunk_bytes = 4096;
+		assert_int_equal(ingest_run(paths, 1, &opt, &sink, &res, &err), 7);
+		assert_int_equal(n, 10);
+		if (threads > 1 && submits == before)
+			fail_msg("--threads %d: the trace was not split, nothing tested", threads);
+		ingest_result_release(&res);
+	}
+	free(t.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_fatal),
 		cmocka_unit_test(test_long_event),
 		cmocka_unit_test(test_misled),
+		cmocka_unit_test(test_stop_early),
 	};
 
 	setenv("TZ", "UTC", 1);

@@ -572,6 +572,91 @@ static void test_maybe_simd(void **s)
 		printf("# AVX2 way not tried: not on this CPU\n");
 }
 
+/*
+ * kmsg_find() against memmem(): words of 0 to 24 bytes in text of 0 to 200
+ * bytes over a small alphabet (so that first and last bytes meet often
+ * where the word is not), with the word planted, cut by the end, or twice
+ * (the first must be found), at every length: each block count, each tail.
+ */
+static void test_find(void **s)
+{
+	static const char alphabet[] = "NVRM: GPUabe\x80\xff";
+	uint64_t x = 4242;
+	char buf[232], w[32];
+	unsigned found = 0, tried = 0;
+
+	(void)s;
+	for (int round = 0; round < 40; round++) {
+		for (size_t n = 0; n <= 200; n++) {
+			for (size_t m = 0; m <= 24; m += 1 + (size_t)(round % 2)) {
+				for (size_t i = 0; i < n; i++) {
+					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+					buf[i] = alphabet[x % (sizeof(alphabet) - 1)];
+				}
+				for (size_t i = 0; i < m; i++) {
+					x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+					w[i] = alphabet[x % 6];	/* "NVRM: ": repeats inside */
+				}
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				size_t off = (size_t)(x >> 8) % (n + 1), off2 = (size_t)(x >> 24) % (n + 1);
+				if (round % 4 != 3)
+					for (size_t i = 0; i < m && off + i < n; i++)
+						buf[off + i] = w[i];
+				if (round % 4 == 1)
+					for (size_t i = 0; i < m && off2 + i < n; i++)
+						buf[off2 + i] = w[i];
+				const char *want = memmem(buf, n, w, m), *got = kmsg_find(buf, n, w, m);
+				if (got != want)
+					fail_msg("kmsg_find('%.*s', '%.*s') at %td, memmem at %td", (int)n, buf, (int)m,
+						 w, got ? got - buf : -1, want ? want - buf : -1);
+				found += want != NULL;
+				tried++;
+			}
+		}
+	}
+	assert_true(found > 20000 && tried - found > 20000);
+}
+
+/*
+ * kmsg_error_word() against a memmem() for each of its thirteen words, on
+ * random text of 0 to 120 bytes made of the words' letters (near misses:
+ * "Erro", "faital", "timed ou"), with a word planted or cut by the end.
+ */
+static void test_error_word(void **s)
+{
+	static const char *const words[] = { "error", "Error", "ERROR", "failed", "Failed", "FAILED",
+					     "fail", "Assertion", "timeout", "Timeout", "timed out",
+					     "fatal", "Fatal" };
+	static const char alphabet[] = "eErRoOfFaAiIlLdDtTmu sn";
+	uint64_t x = 777;
+	char buf[128];
+	unsigned hits = 0, tried = 0;
+
+	(void)s;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = (size_t)round % 121;
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			buf[i] = alphabet[x % (sizeof(alphabet) - 1)];
+		}
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (round % 3 != 2) {
+			const char *w = words[(x >> 32) % 13];
+			size_t off = (size_t)(x >> 8) % (n + 1);
+			for (size_t i = 0; w[i] && off + i < n; i++)
+				buf[off + i] = w[i];
+		}
+		bool want = false;
+		for (size_t k = 0; k < 13; k++)
+			want = want || memmem(buf, n, words[k], strlen(words[k]));
+		if (kmsg_error_word(buf, n) != want)
+			fail_msg("kmsg_error_word('%.*s') = %d, want %d", (int)n, buf, !want, want);
+		hits += want;
+		tried++;
+	}
+	assert_true(hits > 500 && tried - hits > 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +671,8 @@ int main(void)
 		cmocka_unit_test(test_plans),
 		cmocka_unit_test(test_maybe_words),
 		cmocka_unit_test(test_maybe_simd),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_error_word),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

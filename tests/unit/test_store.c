@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -184,6 +185,88 @@ static void test_refusals(void **state)
 	unlink(path);
 }
 
+/*
+ * store_check_file_lazy() on a new store: a file past its first megabyte is
+ * left with the rest of its hash to take, and store_finish_hash() (also on
+ * the thread ingest starts) gives the hash of one whole pass; a file of one
+ * megabyte or less, or a store that has a content of the same first block,
+ * gets the whole check at once.  A file that changes in between is refused.
+ */
+static void test_lazy_hash(void **state)
+{
+	char db[] = "/tmp/gputally-store-XXXXXX", f1[] = "/tmp/gputally-lazy-XXXXXX";
+	size_t n = (3u << 20) + 12345;
+	unsigned char *buf = malloc(n);
+	struct store s;
+	struct gl_err err = { 0 };
+	struct file_check whole, lazy, small;
+	struct file_check *pl = &lazy;
+	char want[FP_HEX];
+	int fd;
+
+	(void)state;
+	assert_non_null(buf);
+	fill(buf, n, 11);
+	fp_of(buf, n, want);
+	fd = mkstemp(f1);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	close(fd);
+	fd = mkstemp(db);
+	close(fd);
+	assert_int_equal(store_open(&s, db, STORE_WRITE, &err), 0);
+
+	assert_int_equal(store_check_file(&s, f1, &whole), 0);
+	assert_string_equal(whole.hash, want);
+	assert_null(whole.rest);
+	assert_int_equal(store_check_file_lazy(&s, f1, &lazy), 0);
+	assert_non_null(lazy.rest);
+	assert_int_equal(lazy.status, FILE_NEW);
+	assert_int_equal(lazy.size, n);
+	assert_string_equal(lazy.head, whole.head);
+	assert_string_equal(lazy.hash, "");
+	assert_int_equal(store_finish_hashes_wait(store_finish_hashes_start(&pl, 1)), 0);
+	assert_null(lazy.rest);
+	assert_string_equal(lazy.hash, want);
+	assert_int_equal(store_finish_hash(&lazy), 0);	/* nothing left: no change */
+	assert_string_equal(lazy.hash, want);
+
+	/* the same first megabyte and no more: all at once */
+	assert_int_equal(truncate(f1, 1 << 20), 0);
+	assert_int_equal(store_check_file_lazy(&s, f1, &small), 0);
+	assert_null(small.rest);
+	fp_of(buf, 1 << 20, want);
+	assert_string_equal(small.hash, want);
+
+	/* changed between the check and the rest of the hash */
+	fd = open(f1, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	close(fd);
+	assert_int_equal(store_check_file_lazy(&s, f1, &lazy), 0);
+	assert_non_null(lazy.rest);
+	assert_int_equal(truncate(f1, n - 1), 0);
+	assert_int_equal(store_finish_hash(&lazy), -1);
+	assert_int_equal(lazy.status, FILE_UNREADABLE);
+	assert_non_null(strstr(lazy.why, "changed"));
+
+	/* a stored content with the same first block: the whole check */
+	{
+		char sql[256];
+		assert_int_equal(truncate(f1, n), 0);
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO files (path, size, hash, head, ingested_at) VALUES ('x', 99999999, 'h', '%s', 1)",
+			 whole.head);
+		assert_int_equal(store_exec(&s, sql, &err), 0);
+		assert_int_equal(store_check_file_lazy(&s, f1, &lazy), 0);
+		assert_null(lazy.rest);
+		assert_int_equal(lazy.status, FILE_NEW);
+	}
+	store_close(&s);
+	unlink(db);
+	unlink(f1);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_fp_prefix),
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_lazy_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* The amd-smi metric fields both amd-smi readers take (amd_smi.h). */
+#include "formats/amd_smi.h"
+
+#include <string.h>
+
+static const struct amd_field fields[] = {
+	{ .name = "gfx_activity", .metric = M_UTIL_GPU, .rank = 0, .unit = AU_PCT },
+	/* ROCm 6.0 CSV */
+	{ .name = "gfx_usage", .metric = M_UTIL_GPU, .rank = 1, .unit = AU_PCT },
+	{ .name = "umc_activity", .metric = M_UTIL_MEM, .rank = 0, .unit = AU_PCT },
+	/* ROCm 6.0 CSV; an object in JSON */
+	{ .name = "mem_usage", .metric = M_UTIL_MEM, .rank = 1, .unit = AU_PCT },
+	{ .name = "socket_power", .metric = M_POWER, .rank = 0, .unit = AU_W },
+	{ .name = "edge", .metric = M_TEMP, .rank = 0, .unit = AU_C },
+	{ .name = "hotspot", .metric = M_TEMP, .rank = 1, .unit = AU_C },
+	{ .name = "mem", .metric = M_MEM_TEMP, .rank = 0, .unit = AU_C },
+	{ .name = "gfx_0_clk", .metric = M_SM_CLOCK, .rank = 0, .unit = AU_MHZ },
+	/* ROCm 6.0 CSV */
+	{ .name = "gfx_cur_clk", .metric = M_SM_CLOCK, .rank = 1, .unit = AU_MHZ },
+	/* a Radeon prints a maximum clock of 0 MHz */
+	{ .name = "gfx_0_max_clk", .metric = M_SM_CLOCK_MAX, .rank = 0, .unit = AU_MHZ,
+	  .zero_missing = true },
+	{ .name = "mem_0_clk", .metric = M_MEM_CLOCK, .rank = 0, .unit = AU_MHZ },
+	/* ROCm 6.0 CSV */
+	{ .name = "mem_cur_clk", .metric = M_MEM_CLOCK, .rank = 1, .unit = AU_MHZ },
+	/* a Radeon without the counter prints 0.0 J on every run: a counter
+	 * stuck at 0 would price the GPU's energy at nothing */
+	{ .name = "total_energy_consumption", .metric = M_ENERGY, .rank = 0, .unit = AU_J,
+	  .zero_missing = true },
+	{ .name = "total_vram", .metric = M_MEM_TOTAL, .rank = 0, .unit = AU_MIB },
+	/* ROCm 6.0 CSV */
+	{ .name = "fb_total", .metric = M_MEM_TOTAL, .rank = 1, .unit = AU_MIB },
+	{ .name = "used_vram", .metric = M_MEM_USED, .rank = 0, .unit = AU_MIB },
+	/* ROCm 6.0 CSV */
+	{ .name = "fb_used", .metric = M_MEM_USED, .rank = 1, .unit = AU_MIB },
+	{ .name = "width", .metric = M_PCIE_WIDTH, .rank = 0, .unit = AU_COUNT },
+	/* JSON only: CSV's "usage" is ambiguous */
+	{ .name = "usage", .parent = "fan", .metric = M_FAN, .rank = 0, .unit = AU_PCT },
+};
+
+const struct amd_field *amd_field_find(struct slice name, const char *parent)
+{
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!slice_eq(name, fields[i].name))
+			continue;
+		if (fields[i].parent && (!parent || strcmp(parent, fields[i].parent)))
+			continue;
+		return &fields[i];
+	}
+	return NULL;
+}
+
+/* The factor from unit u to field unit k, or 0 when u is not one of k's. */
+static double factor(uint8_t k, struct slice u)
+{
+	static const struct {
+		uint8_t k;
+		const char *u;
+		double f;
+	} units[] = {
+		{ AU_PCT, "%", 1 },
+		{ AU_W, "W", 1 },	{ AU_W, "mW", 1e-3 },	{ AU_W, "uW", 1e-6 },
+		/* a Latin-1 degree sign too: a paste saved in Windows-1252 */
+		{ AU_C, "C", 1 },	{ AU_C, "\xc2\xb0" "C", 1 },	{ AU_C, "\xb0" "C", 1 },
+		{ AU_MHZ, "MHz", 1 },	{ AU_MHZ, "Mhz", 1 },	{ AU_MHZ, "GHz", 1000 },
+		/* amd-smi's MB are MiB: 196592 MB on a 192 GiB MI300X */
+		{ AU_MIB, "MB", 1 },	{ AU_MIB, "MiB", 1 },	{ AU_MIB, "GB", 1024 },
+		{ AU_MIB, "KB", 1.0 / 1024 },	{ AU_MIB, "B", 1.0 / 1048576 },
+		{ AU_J, "J", 1 },	{ AU_J, "mJ", 1e-3 },	{ AU_J, "uJ", 1e-6 },
+		{ AU_J, "kJ", 1e3 },
+	};
+	if (!u.n)
+		return 1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (units[i].k == k && slice_eq(u, units[i].u))
+			return units[i].f;
+	return 0;
+}
+
+int amd_value(const struct amd_field *f, struct slice num, struct slice unit, double *out,
+	      const char **why)
+{
+	uint8_t st = 0;
+	double d, k;
+	const char *p, *end;
+
+	num = slice_trim(num);
+	unit = slice_trim(unit);
+	if (!num.n || smi_missing_token(num, &st))
+		return 1;
+	p = num.p;
+	end = num.p + num.n;
+	if (scan_double(&p, end, &d)) {
+		*why = "not a number";
+		return -1;
+	}
+	if (p != end && *p != ' ') {
+		*why = "not a number";
+		return -1;
+	}
+	scan_skip_space(&p, end);
+	if (p != end) {
+		/* "133 W": the unit in the cell itself */
+		if (unit.n) {
+			*why = "not a number";
+			return -1;
+		}
+		unit = (struct slice){ p, (size_t)(end - p) };
+	}
+	if (!(k = factor(f->unit, unit))) {
+		*why = "not a unit amd-smi gives this field in";
+		return -2;
+	}
+	if (d < 0 && f->metric != M_TEMP) {
+		*why = "a negative reading";
+		return -1;
+	}
+	if (d == 0 && f->zero_missing)
+		return 1;
+	*out = d * k;
+	return 0;
+}
+
+void amd_sample_init(struct amd_sample *s)
+{
+	memset(&s->g, 0, sizeof(s->g));
+	memset(s->rank, 0xff, sizeof(s->rank));
+}
+
+void amd_sample_set(struct amd_sample *s, const struct amd_field *f, double v)
+{
+	if (f->rank >= s->rank[f->metric])
+		return;
+	s->rank[f->metric] = f->rank;
+	s->g.v[f->metric] = v;
+	s->g.present |= 1u << f->metric;
+}

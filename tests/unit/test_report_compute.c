@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Issue 30: report_compute() works out the figures the writers print, and
+ * the writers print them all (docs/internals/adding-a-writer.md).
+ */
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/detector.h"
+#include "formats/format.h"
+#include "report/report.h"
+#include "report/alert_out.h"
+#include "report/cost_out.h"
+#include "report/scale_out.h"
+#include "report/trace_out.h"
+#include "report/trend_report.h"
+#include "report/writers.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+#include "sample_rec.h"
+
+#define NKINDS 40	/* more than the 32 text.c once tallied without saying so */
+
+static char kind_names[NKINDS][16];	/* finding kinds are static strings */
+
+static struct analysis *start(void)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+
+	analysis_init(an, NULL);
+	return an;
+}
+
+static void compute(struct report *rep, struct analysis *an, struct ingest_result *res)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->inputs = res;
+	rep->an = an;
+	rep->tz = "UTC";
+	cost_params_init(&rep->params);
+	report_compute(rep);
+}
+
+/* What writer name renders of rep, NUL-terminated; the caller frees it. */
+static char *render(const char *name, const struct report *rep)
+{
+	const struct report_writer *w = report_writer_find(name);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(w);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	w->render(f, rep);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* GPU 0 sampled each second for n seconds at util %% and power W, from 2027-01-15T08:00:00Z. */
+static void samples(struct analysis *an, int n, double util, double power)
+{
+	struct batch sb;
+
+	memset(&sb, 0, sizeof(sb));
+	for (int i = 0; i < n; i++) {
+		struct rec r = sample_rec((INT64_C(1800000000) + i) * NS_PER_S, 0);
+		r.present = 1u << M_UTIL_GPU | 1u << M_POWER;
+		r.v[M_UTIL_GPU] = util;
+		r.v[M_POWER] = power;
+		analysis_add(an, &r, &sb, "smi.csv");
+	}
+}
+
+/*
+ * 40 kinds of finding, kind k found k % 3 + 1 times: the tally has every
+ * kind with its count, in the order the kinds first come, and the text's
+ * "by kind" line names all 40.
+ */
+static void test_kind_tally_has_every_kind(void **state)
+{
+	struct analysis *an = start();
+	struct ingest_result res = { 0 };
+	struct report rep;
+	size_t total = 0;
+	char *text, *line, *end;
+
+	(void)state;
+	samples(an, 10, 50, 100);	/* a GPU with covered time: the text lists findings */
+	analysis_finish(an);
+	assert_int_equal(an->nfinds, 0);
+	for (int k = 0; k < NKINDS; k++) {
+		snprintf(kind_names[k], sizeof(kind_names[k]), "kind_%02d", k);
+		for (int n = 0; n < k % 3 + 1; n++) {
+			struct finding *f = det_finding(an, FK_XID_ERROR, -1, INT64_C(1800000000) * NS_PER_S,
+							INT64_C(1800000001) * NS_PER_S, SEV_WARNING, 1);
+			assert_non_null(f);
+			/* a kind known only by its name, as the store reads them back */
+			f->kind = kind_names[k];
+			f->fk = FK_NONE;
+			snprintf(f->message, sizeof(f->message), "finding %d of %s", n, kind_names[k]);
+		}
+	}
+	compute(&rep, an, &res);
+	assert_int_equal(rep.nkinds, NKINDS);
+	for (int k = 0; k < NKINDS; k++) {
+		assert_string_equal(rep.kinds[k].kind, kind_names[k]);
+		assert_int_equal(rep.kinds[k].n, (size_t)(k % 3 + 1));
+		total += rep.kinds[k].n;
+	}
+	assert_int_equal(total, an->nfinds);
+
+	text = render("text", &rep);
+	line = strstr(text, "  by kind:");
+	assert_non_null(line);
+	end = strchr(line, '\n');
+	assert_non_null(end);
+	*end = 0;
+	for (int k = 0; k < NKINDS; k++) {
+		char want[32];
+		snprintf(want, sizeof(want), " %d %s", k % 3 + 1, kind_names[k]);
+		if (!strstr(line, want))
+			fail_msg("the text's tally lacks '%s': %s", want, line);
+	}
+	free(text);
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
+/* Every row of the table renders, and is found by its name; no other name is. */
+static void test_writer_table(void **state)
+{
+	struct analysis *an = start();
+	struct ingest_result res = { 0 };
+	struct report rep;
+
+	(void)state;
+	analysis_finish(an);
+	compute(&rep, an, &res);
+	assert_true(report_nwriters >= 4);
+	assert_string_equal(report_writers[0].name, "text");
+	for (size_t i = 0; i < report_nwriters; i++) {
+		char *out;
+		assert_ptr_equal(report_writer_find(report_writers[i].name), &report_writers[i]);
+		out = render(report_writers[i].name, &rep);
+		if (!out[0])
+			fail_msg("writer %s wrote nothing", report_writers[i].name);
+		free(out);
+	}
+	assert_null(report_writer_find("yaml"));
+	assert_null(report_writer_find(""));
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
+/* The other commands' tables: text first, each row found by its name, no other name. */
+#define CHECK_TABLE(rows, n, find)                                              \
+	do {                                                                    \
+		assert_string_equal(rows[0].name, "text");                      \
+		assert_true(rows[0].for_terminal);                              \
+		for (size_t i_ = 0; i_ < (n); i_++) {                           \
+			assert_non_null(rows[i_].render);                       \
+			assert_ptr_equal(find(rows[i_].name), &rows[i_]);       \
+		}                                                               \
+		assert_null(find("yaml"));                                      \
+	} while (0)
+
+static void test_other_tables(void **state)
+{
+	(void)state;
+	CHECK_TABLE(cost_writers, cost_nwriters, cost_writer_find);
+	CHECK_TABLE(trend_writers, trend_nwriters, trend_writer_find);
+	CHECK_TABLE(scale_writers, scale_nwriters, scale_writer_find);
+	CHECK_TABLE(trace_writers, trace_nwriters, trace_writer_find);
+	CHECK_TABLE(alert_writers, alert_nwriters, alert_writer_find);
+	assert_false(cost_writer_find("json")->for_terminal);
+	assert_non_null(cost_writer_find("explain"));
+	assert_non_null(trend_writer_find("csv"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kind_tally_has_every_kind),
+		cmocka_unit_test(test_writer_table),
+		cmocka_unit_test(test_other_tables),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

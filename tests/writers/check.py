@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The same report through every writer: the same numbers (issue 30).
+
+  check.py BIN NAME [report arguments...]
+
+Runs `BIN report` with the arguments four times (--json, text, --markdown,
+--html FILE) and checks that each figure a writer shows is the JSON's value,
+rounded to the decimals the writer printed:
+
+  * busy (useful) share, busy and covered GPU-hours, mean utilization,
+    energy and its source, owned and rented cost (text, Markdown, HTML);
+  * the verdict, word for word (text, Markdown, HTML);
+  * per GPU: utilization mean and p95, energy (text, Markdown, HTML);
+  * the findings: their count, the tally by kind (text), their order
+    (text: the ones in full, then one line per severity and kind in the
+    order they first come; Markdown and HTML: every row), and the first
+    screen's three (text).
+
+Prints "writers: NAME: ok (N figures)" or each disagreement, and exits 1.
+"""
+import html
+import html.parser
+import json
+import re
+import subprocess
+import sys
+import tempfile
+
+bad = []
+nchecked = 0
+
+
+def fail(msg):
+    bad.append(msg)
+
+
+def run(bin_, args):
+    p = subprocess.run([bin_, "report"] + args, capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        fail("report %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()[:200]))
+    return p.stdout
+
+
+def same(where, shown, value):
+    """shown (a number as a writer printed it) is value rounded to its decimals."""
+    global nchecked
+    nchecked += 1
+    s = shown.replace(",", "")
+    if value is None:
+        if s not in ("-", "n/a", "unknown", ""):
+            fail("%s: shows %r, the JSON has no value" % (where, shown))
+        return
+    try:
+        x = float(s)
+    except ValueError:
+        fail("%s: %r is not a number (JSON %r)" % (where, shown, value))
+        return
+    dec = len(s.split(".")[1]) if "." in s else 0
+    if abs(x - value) > 0.5 * 10 ** -dec + 1e-9 * max(1, abs(value)):
+        fail("%s: shows %s, the JSON says %r" % (where, shown, value))
+
+
+def same_text(where, shown, want):
+    global nchecked
+    nchecked += 1
+    if shown != want:
+        fail("%s: %r\n    the JSON says %r" % (where, shown, want))
+
+
+def grab(where, pattern, text, flags=0):
+    m = re.search(pattern, text, flags)
+    if not m:
+        fail("%s: no line matches %r" % (where, pattern))
+    return m
+
+
+def md_plain(s):
+    return re.sub(r"\\(.)", r"\1", s)
+
+
+class Html(html.parser.HTMLParser):
+    """data-key figures, the verdict cell and the findings table's rows."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.keys = {}
+        self.verdict = None
+        self.rows = []
+        self._key = None
+        self._in_verdict = False
+        self._row = None
+        self._cell = None
+        self._in_findings = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "span" and "data-key" in a:
+            self._key = [a["data-key"], ""]
+        if tag == "td" and a.get("class") == "verdict":
+            self._in_verdict = True
+            self.verdict = ""
+        if tag == "section" and a.get("id") == "findings":
+            self._in_findings = True
+        if self._in_findings and tag == "tr":
+            self._row = []
+        if self._row is not None and tag == "td":
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "span" and self._key:
+            self.keys.setdefault(self._key[0], self._key[1])
+            self._key = None
+        if tag == "td" and self._in_verdict:
+            self._in_verdict = False
+        if tag == "td" and self._cell is not None:
+            self._row.append(self._cell)
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            if len(self._row) >= 3:
+                self.rows.append(self._row)
+            self._row = None
+        if tag == "section":
+            self._in_findings = False
+
+    def handle_data(self, data):
+        if self._key:
+            self._key[1] += data
+        if self._in_verdict:
+            self.verdict += data
+        if self._cell is not None:
+            self._cell += data
+
+
+def main():
+    bin_, name, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    j = json.loads(run(bin_, args + ["--json"]))
+    text = run(bin_, args)
+    md = run(bin_, args + ["--markdown"])
+    with tempfile.NamedTemporaryFile(suffix=".html") as f:
+        run(bin_, args + ["--html", f.name, "--json"])
+        page = open(f.name, encoding="utf-8").read()
+    h = Html()
+    h.feed(page)
+
+    w = j["cost"]["window"]
+    cur = j["cost"].get("currency") or ""
+    verdict = j["cost"]["verdict"]
+    # text and HTML say before the verdict that it rests on assumed prices
+    # (Markdown in its label); the JSON says so in cost.assumed
+    pre = "(assumed prices) " if (j["cost"].get("assumed") or {}).get("known") else ""
+    gpus = j["gpus"]
+    finds = j["findings"]
+    nfind = len(finds) + j["findings_dropped"]
+
+    # ---- the summary ----
+    m = grab("text How busy", r"^How busy:  ([\d.]+) % of covered time in useful work \(([\d.]+) busy GPU-hours "
+             r"of ([\d.]+)\); mean utilization ([\d.]+) %", text, re.M)
+    if m:
+        same("text busy share %", m.group(1), 100 * w["u_obs"])
+        same("text busy GPU-hours", m.group(2), w["busy_h"])
+        same("text covered GPU-hours", m.group(3), w["covered_h"])
+        same("text mean utilization", m.group(4), w["mean_utilization_pct"])
+    m = grab("text Energy", r"^Energy:    ([\d.]+) kWh \(([^)]*)\)", text, re.M)
+    if m:
+        same("text energy kWh", m.group(1), w["energy_j"] / 3.6e6)
+        same_text("text energy source", m.group(2), w["energy_source"])
+    m = re.search(r"^Cost:      ([\d.,]+) \S+ to own for this window, ([\d.,]+) \S+ to rent", text, re.M)
+    if m:
+        same("text owned cost", m.group(1), w["local_cost"])
+        same("text rented cost", m.group(2), w["cloud_cost"])
+    m = grab("text Verdict", r"^Verdict:   (.*)$", text, re.M)
+    if m:
+        same_text("text verdict", m.group(1), pre + verdict)
+
+    m = grab("markdown Useful share", r"^\| Useful share \| ([\d.]+) % busy \(([\d.]+) busy GPU-hours\); "
+             r"mean utilization ([\d.]+) % \|", md, re.M)
+    if m:
+        same("markdown busy share %", m.group(1), 100 * w["u_obs"])
+        same("markdown busy GPU-hours", m.group(2), w["busy_h"])
+        same("markdown mean utilization", m.group(3), w["mean_utilization_pct"])
+    m = grab("markdown Covered", r"^\| Covered \| ([\d.]+) GPU-hours", md, re.M)
+    if m:
+        same("markdown covered GPU-hours", m.group(1), w["covered_h"])
+    m = grab("markdown Energy", r"^\| Energy \| ([\d.]+) kWh \(([^)]*)\)", md, re.M)
+    if m:
+        same("markdown energy kWh", m.group(1), w["energy_j"] / 3.6e6)
+        same_text("markdown energy source", m.group(2), w["energy_source"])
+    m = re.search(r"^\| Cost \| ([\d.,]+) \S+ to own, ([\d.,]+) \S+ to rent", md, re.M)
+    if m:
+        same("markdown owned cost", m.group(1), w["local_cost"])
+        same("markdown rented cost", m.group(2), w["cloud_cost"])
+    m = grab("markdown Verdict", r"^\*\*Verdict%s:\*\* (.*)$" % (" \\(assumed prices\\)" if pre else ""), md, re.M)
+    if m:
+        same_text("markdown verdict", md_plain(m.group(1)).rstrip(), verdict)
+
+    for key, value in (("cost.window.u_obs", 100 * w["u_obs"]), ("cost.window.busy_h", w["busy_h"]),
+                       ("cost.window.covered_h", w["covered_h"]), ("cost.window.energy_j", w["energy_j"] / 3.6e6),
+                       ("cost.window.mean_utilization_pct", w["mean_utilization_pct"]),
+                       ("cost.window.local_cost", w["local_cost"]), ("cost.window.cloud_cost", w["cloud_cost"])):
+        if key in h.keys:
+            same("html " + key, h.keys[key], value)
+        elif key not in ("cost.window.local_cost", "cost.window.cloud_cost") or cur:
+            fail("html: no figure marked %s" % key)
+    same_text("html verdict", (h.verdict or "").strip(), pre + verdict)
+
+    # ---- where the time went: each state's share and cost ----
+    wf = {x["state"]: x for x in j["cost"]["waterfall"]}
+    tot = sum(x["seconds"] for x in wf.values())
+    wsec = text.split("\nWhere the GPU time went", 1)[1].split("\n\n", 1)[0] if "\nWhere the GPU time went" in text else ""
+    nrow = 0
+    for m in re.finditer(r"^  (\w+) .*?\s(\S+)%\s+(\S+)(?: \S+)?$", wsec, re.M):
+        st = m.group(1)
+        if st not in wf:
+            continue
+        nrow += 1
+        same("text %s share %%" % st, m.group(2), 100 * wf[st]["seconds"] / tot if tot > 0 else None)
+        if m.group(3) != "-":
+            same("text %s cost" % st, m.group(3), wf[st]["cost"])
+    mrows = re.findall(r"^\| (\w+) \| [^|]+ \| [\d.]+ \| ([\d.]+) % \| ([^|]+) \|$", md, re.M)
+    for st, share, cost in mrows:
+        if st in wf:
+            nrow += 1
+            same("markdown %s share %%" % st, share, 100 * wf[st]["seconds"] / tot)
+            c = cost.split()[0]
+            if c != "-":
+                same("markdown %s cost" % st, c, wf[st]["cost"])
+    shown = sum(1 for x in wf.values() if x["seconds"] > 0)
+    if nrow < 2 * shown:
+        fail("text and Markdown show %d rows of the states' shares, the JSON has %d states with time (each twice)"
+             % (nrow, shown))
+
+    # ---- per GPU ----
+    gsec = text.split("\nGPUs\n", 1)[1].split("\n\n", 1)[0] if "\nGPUs\n" in text else ""
+    rows = []
+    for line in gsec.splitlines()[1:]:
+        cells = line[25:].split()
+        if line[2:24].strip() and len(cells) == 12:	# a row: the label is %-22.22s
+            rows.append([line[2:24].strip()] + cells[3:8])
+    if len(rows) != len(gpus):
+        fail("text: %d rows in the GPU table, the JSON has %d GPUs" % (len(rows), len(gpus)))
+    for i, (label, mean, p50, p95, kj, src) in enumerate(rows[:len(gpus)]):
+        g = gpus[i]
+        same("text GPU %d util mean" % i, mean, g["util_mean_pct"])
+        same("text GPU %d util p50" % i, p50, g["util_p50_pct"])
+        same("text GPU %d util p95" % i, p95, g["util_p95_pct"])
+        same("text GPU %d energy kJ" % i, kj, None if g["energy_j"] is None else g["energy_j"] / 1e3)
+        same_text("text GPU %d energy source" % i, src, g["energy_source"])
+    mdrows = re.findall(r"^\| (GPU [^|]*) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \| [^|]+ \| [^|]+ \| [^|]+ \| [^|]+ \|$",
+                        md, re.M)
+    if len(mdrows) != len(gpus):
+        fail("markdown: %d rows in the GPU table, the JSON has %d GPUs" % (len(mdrows), len(gpus)))
+    for i, r in enumerate(mdrows[:len(gpus)]):
+        same("markdown GPU %d util mean" % i, r[4], gpus[i]["util_mean_pct"])
+        same("markdown GPU %d energy kWh" % i, r[5], None if gpus[i]["energy_j"] is None else gpus[i]["energy_j"] / 3.6e6)
+    for i, g in enumerate(gpus):
+        for key, value in (("util_mean_pct", g["util_mean_pct"]), ("util_p95_pct", g["util_p95_pct"]),
+                           ("energy_j", None if g["energy_j"] is None else g["energy_j"] / 3.6e6)):
+            k = "gpus.%d.%s" % (i, key)
+            if k not in h.keys:
+                fail("html: no figure marked %s" % k)
+            else:
+                same("html " + k, h.keys[k], value)
+
+    # ---- findings: count, tally, order ----
+    def gpu_name(gi):
+        if gi is None or gi < 0:
+            return "host"
+        ix = gpus[gi].get("index")
+        return "GPU %s" % (ix if ix is not None and ix >= 0 else "?")
+
+    want = [(f["severity"], f["kind"], gpu_name(f["gpu"])) for f in finds]
+    m = grab("text Findings", r"^Findings \((\d+), ", text, re.M)
+    if m:
+        same("text findings count", m.group(1), nfind)
+    tally = []
+    for f in finds:
+        for t in tally:
+            if t[1] == f["kind"]:
+                t[0] += 1
+                break
+        else:
+            tally.append([1, f["kind"]])
+    if len(finds) > 1:
+        m = grab("text by kind", r"^  by kind: (.*)$", text, re.M)
+        if m:
+            same_text("text tally by kind", m.group(1), ", ".join("%d %s" % (n, k) for n, k in tally))
+    sec = text.split("\nFindings (", 1)[1].split("\n\n", 1)[0] if "\nFindings (" in text else ""
+    full = re.findall(r"^  \[(\w+)\] (\S+)  (GPU \S+|host)  ", sec, re.M)
+    grouped = re.findall(r"^  \[(\w+)\] (\S+)  ?(?:GPU|host)[^:]*: ", sec, re.M)
+    global nchecked
+    nchecked += 1
+    if [tuple(x) for x in full] != want[:len(full)]:
+        fail("text: the findings in full are not the JSON's first %d:\n    %s\n    %s" % (len(full), full, want[:len(full)]))
+    rest, seen = [], set()
+    for sev, kind, _ in want[len(full):]:
+        if (sev, kind) not in seen:
+            seen.add((sev, kind))
+            rest.append((sev, kind))
+    nchecked += 1
+    if [tuple(x) for x in grouped] != rest:
+        fail("text: the lines per severity and kind %s are not the JSON's kinds after the first %d: %s"
+             % (grouped, len(full), rest))
+    top = re.findall(r"^(?:Findings:  |           )\[(\w+)\] (.*)$", text, re.M)
+    same_text("text first screen's findings", [t[1] for t in top], [f["message"] for f in finds[:3]])
+
+    mdf = re.findall(r"^\| (critical|warning|info) \| ([^|]+) \| ([^|]*) \|", md, re.M)
+    nchecked += 1
+    mdf = [(s, md_plain(k), g.strip()) for s, k, g in mdf]
+    mwant = [(f["severity"], f["kind"], "-" if f["gpu"] is None or f["gpu"] < 0 else str(gpus[f["gpu"]].get("index")))
+             for f in finds]
+    if [(a, b) for a, b, _ in mdf] != [(a, b) for a, b, _ in mwant[:len(mdf)]] or not mdf and finds:
+        fail("markdown: the findings' order is not the JSON's:\n    %s\n    %s" % (mdf[:8], mwant[:8]))
+    hf = [(r[0].strip(), r[1].strip()) for r in h.rows if r[0].strip() in ("critical", "warning", "info")]
+    nchecked += 1
+    if hf != [(f["severity"], f["kind"]) for f in finds[:len(hf)]] or not hf and finds:
+        fail("html: the findings' order is not the JSON's:\n    %s\n    %s" % (hf[:8], [(f["severity"], f["kind"]) for f in finds[:8]]))
+
+    if bad:
+        for b in bad:
+            print("writers: %s: FAIL: %s" % (name, b))
+        return 1
+    print("writers: %s: ok (%d figures the same in text, Markdown, HTML and JSON)" % (name, nchecked))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
