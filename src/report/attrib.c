@@ -221,7 +221,9 @@ void report_attrib_compute(struct report *r)
 	bool tasks = false;
 
 	memset(&r->attrib, 0, sizeof(r->attrib));
-	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0)
+	/* report --db: the store keeps each process's presence, not its share
+	 * of the GPU, so no split would add up (trend --by user|job reads it) */
+	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0 || r->store)
 		return;
 	for (size_t i = 0; i < an->nprocs; i++)
 		tasks |= an->procs[i].pid == PID_TASK;

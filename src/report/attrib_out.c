@@ -34,7 +34,7 @@ void report_attrib_text(FILE *out, const struct report *r)
 	fprintf(out, "\nWho spent it (the GPU time each held, split by measured sm %% where known, else evenly;\n"
 		"  the owned cost split as it adds up: fixed by GPU time, electricity by energy; --json has every row)\n");
 	if (a->from_jobs[AB_JOB])
-		fprintf(out, "  users and jobs from the batch jobs' allocations (n of the node's G GPUs take n/G of each)\n");
+		fprintf(out, "  users and jobs from the batch jobs' allocations (on the GPUs jobstats or DCGM named, else n of the node's G GPUs take n/G of each)\n");
 	if (a->jobs_outside)
 		fprintf(out, "  %zu batch job(s) ran outside the telemetry's time: not in the tables\n", a->jobs_outside);
 	for (int d = 0; d < AB__COUNT; d++) {
