@@ -153,7 +153,31 @@ bool procinfo_child_ns(const char *root)
 	return n > 1;
 }
 
-void procinfo_read(const char *root, uint32_t pid, bool child_ns, struct proc_who_info *out)
+size_t procinfo_users(struct uid_names *t)
+{
+	struct passwd pw, *res;
+	char buf[1024];
+
+	if (!t)
+		return 0;
+	t->n = 0;
+	setpwent();
+	while (t->n < PROCINFO_MAX_USERS && getpwent_r(&pw, buf, sizeof(buf), &res) == 0 && res) {
+		bool seen = false;
+		for (size_t i = 0; i < t->n && !seen; i++)
+			seen = t->u[i].uid == (uint32_t)pw.pw_uid;	/* the first source wins, as getpwuid */
+		if (seen || !pw.pw_name[0])
+			continue;
+		t->u[t->n].uid = (uint32_t)pw.pw_uid;
+		snprintf(t->u[t->n].name, sizeof(t->u[t->n].name), "%s", pw.pw_name);
+		t->n++;
+	}
+	endpwent();
+	return t->n;
+}
+
+void procinfo_read(const char *root, uint32_t pid, bool child_ns, const struct uid_names *users,
+		   struct proc_who_info *out)
 {
 	char path[256], buf[8192];
 	long uid;
@@ -169,11 +193,11 @@ void procinfo_read(const char *root, uint32_t pid, bool child_ns, struct proc_wh
 	}
 	uid = status_uid(buf);
 	if (uid >= 0) {
-		struct passwd pw, *res = NULL;
-		char pwbuf[1024];
-		if (getpwuid_r((uid_t)uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res && res->pw_name[0])
-			snprintf(out->user, sizeof(out->user), "%s", res->pw_name);
-		else
+		/* from the table read at start: no NSS call (it may allocate) while recording */
+		for (size_t i = 0; users && i < users->n && !out->user[0]; i++)
+			if (users->u[i].uid == (uint32_t)uid)
+				snprintf(out->user, sizeof(out->user), "%s", users->u[i].name);
+		if (!out->user[0])
 			snprintf(out->user, sizeof(out->user), "uid%ld", uid);
 	}
 	snprintf(path, sizeof(path), "%s/%u/cgroup", root, pid);

@@ -58,6 +58,7 @@ struct sampler {
 	int64_t interval_ns;
 	bool energy_inline;	/* read the counter inside the tick */
 	char proc_root[200];	/* "/proc", or $GPUTALLY_PROC_ROOT */
+	struct uid_names *users;	/* user names by uid, read at start */
 	bool child_ns;		/* we run in a child pid namespace (a container) */
 	unsigned int ngpus;
 	struct gpu_info gpus[SAMPLER_MAX_GPUS];
@@ -191,7 +192,7 @@ static void proc_who(struct worker *w, uint32_t pid, struct proc_who_info *out)
 		c->at_ns = 0;
 	}
 	if (!c->at_ns || now - c->at_ns > WHO_REFRESH_NS) {
-		procinfo_read(w->s->proc_root, pid, w->s->child_ns, &c->who);
+		procinfo_read(w->s->proc_root, pid, w->s->child_ns, w->s->users, &c->who);
 		c->pid = pid;
 		c->at_ns = now;
 	}
@@ -470,6 +471,8 @@ struct sampler *sampler_new(struct nvml *n, int64_t interval_ns, struct gl_err *
 		const char *root = getenv("GPUTALLY_PROC_ROOT");
 		snprintf(s->proc_root, sizeof(s->proc_root), "%s", root && root[0] ? root : "/proc");
 		s->child_ns = procinfo_child_ns(s->proc_root);
+		s->users = rec_calloc(1, sizeof(*s->users));
+		procinfo_users(s->users);
 	}
 	s->ngpus = count;
 	s->workers = rec_calloc(count ? count : 1, sizeof(*s->workers));
@@ -621,6 +624,7 @@ bool sampler_free(struct sampler *s)
 	pthread_cond_destroy(&s->go);
 	pthread_cond_destroy(&s->done);
 	free(s->workers);
+	free(s->users);
 	free(s);
 	return true;
 }

@@ -13,6 +13,7 @@
 #define HEX64 "4f2c1d9e8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d"
 
 static char root[256];
+static struct uid_names users;
 
 static void put(const char *rel, const char *text)
 {
@@ -44,6 +45,7 @@ static int setup(void **state)
 {
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/gputally-procinfo-%d", (int)getpid());
+	procinfo_users(&users);
 	mkdir(root, 0755);
 	put("self/status", "Name:\tgputally\nNSpid:\t4711\n");
 	/* Kubernetes with the systemd driver: the pod's uid with underscores */
@@ -76,23 +78,23 @@ static void test_cgroups(void **state)
 
 	(void)state;
 	assert_false(procinfo_child_ns(root));
-	procinfo_read(root, 100, false, &w);
+	procinfo_read(root, 100, false, &users, &w);
 	assert_true(w.visible);
 	assert_string_equal(w.user, "root");
 	assert_string_equal(w.ctr, "pod:0c2f4d58-63a5-4c1e-9b1a-6a7e6f1f2d11");
 	assert_string_equal(w.job, "");
-	procinfo_read(root, 101, false, &w);
+	procinfo_read(root, 101, false, &users, &w);
 	assert_string_equal(w.user, "uid54321");	/* no such user here: the number */
 	assert_string_equal(w.job, "4242");
 	assert_string_equal(w.ctr, "");
-	procinfo_read(root, 102, false, &w);
+	procinfo_read(root, 102, false, &users, &w);
 	assert_string_equal(w.ctr, "docker:4f2c1d9e8b7a");
-	procinfo_read(root, 103, false, &w);
+	procinfo_read(root, 103, false, &users, &w);
 	assert_string_equal(w.ctr, "unit:ollama.service");
-	procinfo_read(root, 104, false, &w);
+	procinfo_read(root, 104, false, &users, &w);
 	assert_string_equal(w.job, "777");
 	assert_string_equal(w.ctr, "");
-	procinfo_read(root, 105, false, &w);
+	procinfo_read(root, 105, false, &users, &w);
 	assert_string_equal(w.ctr, "pod:0c2f4d58-63a5-4c1e-9b1a-6a7e6f1f2d11");
 }
 
@@ -103,16 +105,30 @@ static void test_not_visible(void **state)
 	struct proc_who_info w;
 
 	(void)state;
-	procinfo_read(root, 999, false, &w);
+	procinfo_read(root, 999, false, &users, &w);
 	assert_true(w.visible);
 	assert_string_equal(w.user, "");
 	put("self/status", "Name:\tgputally\nNSpid:\t4711\t12\n");
 	assert_true(procinfo_child_ns(root));
-	procinfo_read(root, 999, true, &w);
+	procinfo_read(root, 999, true, &users, &w);
 	assert_false(w.visible);
-	procinfo_read(root, 100, true, &w);
+	procinfo_read(root, 100, true, &users, &w);
 	assert_true(w.visible);
 	put("self/status", "Name:\tgputally\nNSpid:\t4711\n");
+}
+
+/* Users are named from the table read at start: root is uid 0; no NSS call per process. */
+static void test_users(void **state)
+{
+	struct uid_names t;
+	bool root_seen = false;
+
+	(void)state;
+	assert_true(procinfo_users(&t) >= 1);
+	for (size_t i = 0; i < t.n; i++)
+		root_seen |= t.u[i].uid == 0 && !strcmp(t.u[i].name, "root");
+	assert_true(root_seen);
+	assert_int_equal(procinfo_users(NULL), 0);
 }
 
 int main(void)
@@ -120,6 +136,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgroups),
 		cmocka_unit_test(test_not_visible),
+		cmocka_unit_test(test_users),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
