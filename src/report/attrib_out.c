@@ -87,6 +87,13 @@ void report_attrib_markdown(FILE *out, const struct report *r)
 				nf_num(b3, sizeof(b3), rows[i].energy_j / 3.6e6, 3),
 				nf_money(m, sizeof(m), rows[i].cost, r->params.currency));
 		}
+		{
+			const struct attrib_row *t = &a->total[d];
+			char b1[32], b2[32], b3[32], m[64];
+			fprintf(out, "| total | %s | %s | %s | %s |\n", nf_num(b1, sizeof(b1), t->held_s / 3600, 2),
+				nf_num(b2, sizeof(b2), t->useful_s / 3600, 2), nf_num(b3, sizeof(b3), t->energy_j / 3.6e6, 3),
+				nf_money(m, sizeof(m), t->cost, r->params.currency));
+		}
 		if (n - 1 > ATTRIB_MD_ROWS)
 			fprintf(out, "\n%zu more in --json.\n", n - 1 - ATTRIB_MD_ROWS);
 	}
@@ -123,5 +130,19 @@ void report_attrib_json(struct jsonw *w, const struct report *r)
 		}
 		jsonw_arr_end(w);
 	}
+	/* each list summed: the window's covered seconds, useful seconds, energy and local_cost */
+	jsonw_key(w, "totals");
+	jsonw_obj_begin(w);
+	for (int d = 0; d < AB__COUNT; d++) {
+		const struct attrib_row *t = &a->total[d];
+		jsonw_key(w, by_key[d]);
+		jsonw_obj_begin(w);
+		jsonw_knum(w, "held_s", t->held_s, 3);
+		jsonw_knum(w, "useful_s", t->useful_s, 3);
+		jsonw_knum(w, "energy_j", t->energy_j, 1);
+		jsonw_knum(w, "cost", t->cost, 6);
+		jsonw_obj_end(w);
+	}
+	jsonw_obj_end(w);
 	jsonw_obj_end(w);
 }

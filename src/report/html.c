@@ -1760,7 +1760,15 @@ static void who(struct hw *h)
 			vmoney(h, row->cost, "attribution.%s.%zu.cost", jkey[d], i);
 			fprintf(h->out, "</td></tr>\n");
 		}
-		fprintf(h->out, "</tbody></table>\n");
+		fprintf(h->out, "</tbody><tfoot><tr><th>total</th><td class=\"n\">");
+		vnum(h, a->total[d].held_s, 3, 1 / 3600.0, 2, "attribution.totals.%s.held_s", jkey[d]);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, a->total[d].useful_s, 3, 1 / 3600.0, 2, "attribution.totals.%s.useful_s", jkey[d]);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, a->total[d].energy_j, 1, 1 / 3.6e6, 3, "attribution.totals.%s.energy_j", jkey[d]);
+		fprintf(h->out, " kWh</td><td class=\"n\">");
+		vmoney(h, a->total[d].cost, "attribution.totals.%s.cost", jkey[d]);
+		fprintf(h->out, "</td></tr></tfoot></table>\n");
 		if (n - 1 > ATTRIB_MD_ROWS)
 			fprintf(h->out, "<p class=\"mut\">%zu more under <code>attribution.%s</code> in "
 				"<code>--json</code>.</p>\n", n - 1 - ATTRIB_MD_ROWS, jkey[d]);
