@@ -806,6 +806,7 @@ static void tail_members(struct jsonw *w, const struct report *r)
 	events(w, r);
 	power_events(w, r);
 	processes(w, r);
+	report_attrib_json(w, r);
 	traces(w, r);
 	cost(w, r);
 	days(w, r);

@@ -624,6 +624,7 @@ void report_compute(struct report *r)
 	by_day(r);
 	report_month_compute(r);
 	report_fleet_compute(r);
+	report_attrib_compute(r);
 }
 
 double report_state_share(const struct report *r, int gpu, int st)
@@ -673,4 +674,5 @@ void report_release(struct report *r)
 	free(r->finding_rest);
 	r->finding_rest = NULL;
 	report_fleet_release(r);
+	report_attrib_release(r);
 }

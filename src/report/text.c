@@ -960,6 +960,7 @@ void report_text(FILE *out, const struct report *r)
 	outages(out, r);
 	events(out, r);
 	processes(out, r);
+	report_attrib_text(out, r);
 	traces(out, r);
 	cost(out, r);
 	report_fleet_text(out, r);

@@ -38,6 +38,7 @@ struct minute {
 struct proc_min {
 	int64_t pid;
 	char name[64];
+	char user[32], job[32];	/* who it belongs to ("" unknown: stored NULL) */
 	double present_s, busy_s, busy_known_s, energy_j;
 };
 
@@ -498,6 +499,14 @@ static void flush_procs(struct store_writer *w, int gi)
 		sqlite3_bind_int64(st, 6, ms(p->busy_s));
 		sqlite3_bind_int64(st, 7, ms(p->busy_known_s));
 		sqlite3_bind_double(st, 8, p->energy_j);
+		if (p->user[0])
+			sqlite3_bind_text(st, 9, p->user, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 9);
+		if (p->job[0])
+			sqlite3_bind_text(st, 10, p->job, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 10);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			fail(w);
 		sqlite3_reset(st);
@@ -536,6 +545,11 @@ static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, in
 			snprintf(p->name, sizeof(p->name), "%s", ps->name);
 		}
 		if (p) {
+			/* the latest said (a process says who it is on every row) */
+			if (ps->user[0])
+				snprintf(p->user, sizeof(p->user), "%s", ps->user);
+			if (ps->job[0])
+				snprintf(p->job, sizeof(p->job), "%s", ps->job);
 			p->present_s += (double)(e - t0) / 1e9;
 			if (!isnan(busy_s)) {
 				p->busy_s += busy_s * frac;
@@ -587,7 +601,9 @@ struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 	    sqlite3_prepare_v2(s->db,
 			       "SELECT present_ms FROM proc_minutes WHERE t = ? AND gpu = ? AND pid = ? AND name = ?", -1,
 			       &w->get_proc, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO proc_minutes VALUES (?,?,?,?,?,?,?,?)", -1,
+	    sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO proc_minutes (t, gpu, pid, name, present_ms, busy_ms,"
+			       " busy_known_ms, energy_j, user, job) VALUES (?,?,?,?,?,?,?,?,?,?)", -1,
 			       &w->put_proc, NULL) != SQLITE_OK)
 		fail(w);
 	an->hook.ud = w;

@@ -119,6 +119,10 @@ static const char *const migrations[STORE_VERSION] = {
 	"  SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, -2 FROM findings;\n"
 	"DROP TABLE findings;\n"
 	"ALTER TABLE findings_v5 RENAME TO findings;\n",
+	/* v6: who each process belongs to (record's procs_who, a logger's
+	 * users), for trend --by user and --by job; NULL in the rows before */
+	"ALTER TABLE proc_minutes ADD COLUMN user TEXT;\n"
+	"ALTER TABLE proc_minutes ADD COLUMN job TEXT;\n",
 };
 
 const char *store_migration_sql(int v)

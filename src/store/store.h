@@ -21,7 +21,7 @@
 #include "formats/driver.h"
 #include "util/err.h"
 
-#define STORE_VERSION 5
+#define STORE_VERSION 6
 #define STORE_APP_ID 0x47505554	/* "GPUT" */
 
 struct sqlite3;
@@ -185,6 +185,11 @@ int store_trend(struct store *s, const struct trend_query *q, struct trend_row *
 		struct gl_err *err);
 /* The start of the local bucket (q->local) holding t_s: exposed for labels and tests. */
 int64_t store_local_bucket(int by, int64_t t_s);
+/* Every user (col "user") or job ("job") whose processes were seen in the
+ * window, most busy first; processes that said none are "(unknown user)"
+ * or "(none)".  A logger's task labels are no one's and are left out. */
+int store_trend_owners(struct store *s, const struct trend_query *q, const char *col, struct trend_row **rows,
+		       size_t *n, struct gl_err *err);
 /* Every task (process name) seen in the window, most busy first. */
 int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
 		      struct gl_err *err);
