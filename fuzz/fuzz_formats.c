@@ -44,7 +44,8 @@ static const char *const fuzz_ids[] = {
 	"syslog", "journal-text", "journal-json", "journal-json-pretty", "smi-q",
 	"smi-table", "dev-holders", "gpustat", "dcgmi-dmon",
 	"rocm-smi", "rocm-smi-json", "gpustat-json", "amd-smi-csv", "amd-smi-json",
-	"rocm-smi-csv", "nvidia-bug-report", "amd-smi",
+	"rocm-smi-csv", "nvidia-bug-report", "amd-smi", "slurm-sacct", "dcgmi-stats",
+	"smi-accounted",
 };
 #define FUZZ_NIDS (sizeof(fuzz_ids) / sizeof(fuzz_ids[0]))
 

@@ -266,12 +266,12 @@ END {
 # writers cannot print two numbers for one figure.  Every file of
 # src/report/ is a writer but the compute steps named here, so a new writer
 # is checked without being listed; the forbidden names are here and only here.
-COMPUTE_FILES="src/report/report.c src/report/fleet.c src/report/month.c src/report/trend_report.c"
+COMPUTE_FILES="src/report/report.c src/report/fleet.c src/report/month.c src/report/trend_report.c src/report/attrib.c"
 WRITER_FILES=$(for f in src/report/*.c; do
 	case " $COMPUTE_FILES " in *" $f "*) ;; *) echo "$f" ;; esac
 done)
 COMPUTE_NAMES="gpu_util_mean gpu_util_quantile gpu_power_mean gpu_energy_j analysis_useful_s
-analysis_rank_findings report_compute report_fleet_compute report_month_compute report_state_share report_finding_cost
+analysis_rank_findings report_compute report_fleet_compute report_month_compute report_attrib_compute report_state_share report_finding_cost
 cost_longrun cost_window cost_local_per_useful_hour cost_cloud_job cost_billed_hours
 cost_job_breakeven cost_sensitivity cost_roi cost_roi_sensitivity cost_run_compute
 trend_report_compute trend_measured_power scale_compute trace_compute qsort qsort_r"

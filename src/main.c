@@ -37,12 +37,13 @@ static void usage(FILE *out)
 		     "exit codes: 0 ok, 1 runtime failure, 2 usage, 3 input errors under --strict\n");
 }
 
-/* Every option of every command, one per line: the man-page check reads this. */
+/* Every option of every command, one per line ("cmd --name ARG", ARG when it
+ * takes one): the man-page check reads this. */
 static int help_options(void)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		for (const struct option_def *d = commands[i].options; d->name; d++)
-			printf("%s --%s\n", commands[i].name, d->name);
+			printf("%s --%s%s%s\n", commands[i].name, d->name, d->arg ? " " : "", d->arg ? d->arg : "");
 	return 0;
 }
 

@@ -10,7 +10,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 "$bin" help-options >/tmp/gputally-opts.$$ || bad "help-options failed"
-while read -r cmd opt; do
+while read -r cmd opt _arg; do
 	name=${opt#--}
 	if grep -q -- "\\\\-\\\\-$name\\b" "$man"; then ok; else bad "man page lacks $cmd $opt"; fi
 	if "$bin" "$cmd" --help | grep -q -- "--$name"; then ok; else bad "$cmd --help lacks $opt"; fi
@@ -18,13 +18,16 @@ done </tmp/gputally-opts.$$
 # The man page against each command's one option list (cli/options.h), section
 # by section: every option of the table is in the command's .SS section, and
 # every option an entry of that section names (the line after .TP) is in the
-# table, so the page can neither miss an option nor keep one that is gone.
+# table, with the table's argument when the entry names one ("--tz ZONE"),
+# so the page can neither miss an option, keep one that is gone, nor show
+# another argument than --help.
 awk -v optsfile=/tmp/gputally-opts.$$ '
 BEGIN {
 	while ((getline l < optsfile) > 0) {
 		split(l, a, " ")
 		o = substr(a[2], 3)
 		has[a[1], o] = 1
+		arg[a[1], o] = a[3]
 		cmds[++n] = a[1]
 		names[n] = o
 	}
@@ -37,9 +40,21 @@ cur != "" && prev ~ /^\.TP/ && /^\.B[IR]? / {
 	s = $0
 	while (match(s, /--[a-z][a-z0-9-]*/)) {
 		o = substr(s, RSTART + 2, RLENGTH - 2)
-		if ((cur, o) in has) print "ok"
-		else print "man page: the " cur " section lists --" o ", which is not an option of " cur
 		s = substr(s, RSTART + RLENGTH)
+		if (!((cur, o) in has)) {
+			print "man page: the " cur " section lists --" o ", which is not an option of " cur
+			continue
+		}
+		print "ok"
+		# the argument the entry shows: " \fIDUR\fR|\fITIME\fR" -> DUR|TIME
+		if (match(s, /^ *" *[^"]*"/)) {
+			shown = substr(s, RSTART, RLENGTH)
+			gsub(/\\f[BIRP]/, "", shown)
+			gsub(/^ *" *|" *$/, "", shown)
+			sub(/ +$/, "", shown)
+			if (shown ~ /^[A-Z]/)
+				print (shown == arg[cur, o] ? "ok" : "man page: " cur " --" o " shows " shown ", --help " (arg[cur, o] == "" ? "no argument" : arg[cur, o]))
+		}
 	}
 }
 { prev = $0 }

@@ -669,6 +669,117 @@ static struct ival *on_reserve(void *ud, int gi)
 	return &w->ring[(w->ring_head + w->ring_n) & (w->ring_cap - 1)];
 }
 
+/* Jobs further back than this from an interval are done with (other GPUs'
+ * intervals may come a little behind). */
+#define JOB_RETIRE_NS (600 * NS_PER_S)
+
+/* A batch job's allocation: kept, and live for the intervals to come. */
+static void job_add(struct analysis *an, const struct rec *r, const struct batch *b)
+{
+	struct an_job *j;
+
+	if (r->time_kind != TK_ABS || r->job.ngpus <= 0)
+		return;
+	/* the same job again (sacct and dcgmi stats, or dcgmi's block per
+	 * GPU): one job, its GPUs and figures together */
+	if (batch_str(b, r->job.id))
+		for (size_t i = an->njobs; i-- > 0;) {
+			j = &an->jobs[i];
+			if (strcmp(j->id, batch_str(b, r->job.id)))
+				continue;
+			if (r->t_ns < j->t0_ns)
+				j->t0_ns = r->t_ns;
+			if (r->job.t1_ns > j->t1_ns)
+				j->t1_ns = r->job.t1_ns;
+			j->gpu_mask |= r->job.gpu_mask;
+			if (__builtin_popcountll(j->gpu_mask) > j->ngpus)
+				j->ngpus = __builtin_popcountll(j->gpu_mask);
+			if (!j->user[0] && batch_str(b, r->job.user))
+				snprintf(j->user, sizeof(j->user), "%s", batch_str(b, r->job.user));
+			if (!j->account[0] && batch_str(b, r->job.account))
+				snprintf(j->account, sizeof(j->account), "%s", batch_str(b, r->job.account));
+			if (isnan(j->gpuutil_pct))
+				j->gpuutil_pct = r->job.gpuutil_pct;
+			if (isnan(j->gpumem_mib) || r->job.gpumem_mib > j->gpumem_mib)
+				j->gpumem_mib = r->job.gpumem_mib;
+			if (!isnan(r->job.energy_j))
+				j->reported_energy_j = (isnan(j->reported_energy_j) ? 0 : j->reported_energy_j) +
+						       r->job.energy_j;
+			return;
+		}
+	ALLOC_GROW(an->jobs, an->njobs + 1, an->jobs_alloc);
+	j = &an->jobs[an->njobs];
+	memset(j, 0, sizeof(*j));
+	snprintf(j->id, sizeof(j->id), "%s", batch_str(b, r->job.id) ? batch_str(b, r->job.id) : "");
+	snprintf(j->user, sizeof(j->user), "%s", batch_str(b, r->job.user) ? batch_str(b, r->job.user) : "");
+	snprintf(j->account, sizeof(j->account), "%s",
+		 batch_str(b, r->job.account) ? batch_str(b, r->job.account) : "");
+	snprintf(j->nodes, sizeof(j->nodes), "%s", batch_str(b, r->job.nodes) ? batch_str(b, r->job.nodes) : "");
+	j->t0_ns = r->t_ns;
+	j->t1_ns = r->job.t1_ns;
+	j->ngpus = r->job.ngpus;
+	j->nnodes = r->job.nnodes > 0 ? r->job.nnodes : 1;
+	j->gpu_mask = r->job.gpu_mask;
+	j->gpuutil_pct = r->job.gpuutil_pct;
+	j->gpumem_mib = r->job.gpumem_mib;
+	j->reported_energy_j = r->job.energy_j;
+	ALLOC_GROW(an->jobs_live, an->njobs_live + 1, an->jobs_live_alloc);
+	an->jobs_live[an->njobs_live++] = an->njobs++;
+}
+
+/* Job j's claim on GPU gi: the whole GPU where jobstats named it, else its GPUs over the node's. */
+static double job_claim(const struct analysis *an, const struct an_job *j, int gi)
+{
+	int idx = an->tl.gpus[gi].id.index;
+
+	if (j->gpu_mask)
+		return idx >= 0 && idx < 64 && (j->gpu_mask >> idx & 1) ? 1 : 0;
+	return (double)j->ngpus / j->nnodes / (an->tl.ngpus > 0 ? an->tl.ngpus : 1);
+}
+
+/* The live jobs' shares of one data interval of GPU gi (struct an_job). */
+static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
+{
+	double dt = (double)(iv->t1_ns - iv->t0_ns) / 1e9, claim = 0, denom;
+	double util = (iv->present & (1u << M_UTIL_GPU)) ? iv->v[M_UTIL_GPU] : NAN;
+	size_t k = 0;
+
+	if (!(dt > 0))
+		return;
+	for (size_t i = 0; i < an->njobs_live; i++) {
+		const struct an_job *j = &an->jobs[an->jobs_live[i]];
+		if (j->t1_ns != INT64_MAX && j->t1_ns < iv->t0_ns - JOB_RETIRE_NS)
+			continue;	/* done with: dropped below */
+		an->jobs_live[k++] = an->jobs_live[i];
+		if (j->t0_ns < iv->t1_ns && j->t1_ns > iv->t0_ns)
+			claim += job_claim(an, j, gi);
+	}
+	an->njobs_live = k;
+	/* claims of more than the GPU share it by their sizes */
+	denom = claim > 1 ? claim : 1;
+	for (size_t i = 0; i < an->njobs_live; i++) {
+		struct an_job *j = &an->jobs[an->jobs_live[i]];
+		int64_t a = j->t0_ns > iv->t0_ns ? j->t0_ns : iv->t0_ns;
+		int64_t z = j->t1_ns < iv->t1_ns ? j->t1_ns : iv->t1_ns;
+		double ov, share;
+		if (z <= a)
+			continue;
+		ov = (double)(z - a) / 1e9;
+		share = job_claim(an, j, gi) / denom;
+		if (!(share > 0))
+			continue;
+		j->held_s += ov * share;
+		if (!isnan(iv->energy_j))
+			j->energy_j += iv->energy_j * ov / dt * share;
+		if (!isnan(util)) {
+			if (!j->gpu_busy_s)
+				j->gpu_busy_s = xcalloc(TL_MAX_GPUS, sizeof(double));
+			j->busy_s += ov * util / 100 * share;
+			j->gpu_busy_s[gi] += ov * util / 100 * share;
+		}
+	}
+}
+
 static void on_interval(void *ud, int gi, const struct ival *iv_in)
 {
 	struct analysis *an = ud;
@@ -724,6 +835,7 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 			      : all_sm && sm_tot > 0 ? w->present[i].sm_pct / sm_tot : 1.0 / n;
 			ps->busy_by_sm = !task && all_sm && sm_tot > 0;
 			ps->present_s += dt;
+			ps->share_s += dt * share;
 			if (!isnan(util))
 				ps->busy_s += dt * util / 100 * share;
 			if (!isnan(iv->energy_j))
@@ -734,6 +846,8 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 					      iv->energy_j * share);
 		}
 	}
+	if (iv->kind == IV_DATA && an->njobs_live && !(iv->status & (GS_LOST | GS_RESET)))
+		jobs_interval(an, gi, iv);
 	win_push(w, iv);
 	w->ring_n++;
 	drain(an, gi, false);
@@ -764,8 +878,23 @@ static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *na
 	return an->nprocs - 1;
 }
 
+/* Keep what a process observation says of who it belongs to. */
+static void proc_who_set(struct proc_stat *ps, const struct proc_who *who)
+{
+	if (!who)
+		return;
+	if (who->user && who->user[0])
+		snprintf(ps->user, sizeof(ps->user), "%s", who->user);
+	if (who->job && who->job[0])
+		snprintf(ps->job, sizeof(ps->job), "%s", who->job);
+	if (who->task && who->task[0])
+		snprintf(ps->task, sizeof(ps->task), "%s", who->task);
+	if (who->ctr && who->ctr[0])
+		snprintf(ps->ctr, sizeof(ps->ctr), "%s", who->ctr);
+}
+
 static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *name,
-		       uint32_t present, double sm, double mem, double fb)
+		       uint32_t present, double sm, double mem, double fb, const struct proc_who *who)
 {
 	struct analysis *an = ud;
 	struct gpu_work *w;
@@ -790,6 +919,7 @@ static void on_process(void *ud, int gi, int64_t t, int64_t pid, const char *nam
 	si = proc_find(an, gi, pid, name);
 	ps = &an->procs[si];
 	ps->observations++;
+	proc_who_set(ps, who);
 	if (t < ps->first_ns)
 		ps->first_ns = t;
 	if (t > ps->last_ns)
@@ -1080,6 +1210,10 @@ void analysis_add(struct analysis *an, const struct rec *r, const struct batch *
 		trace_join_add(an, r, b, src);
 		return;
 	}
+	if (r->kind == REC_JOB) {
+		job_add(an, r, b);
+		return;
+	}
 	timeline_add(&an->tl, r, b, src);
 }
 
@@ -1141,7 +1275,9 @@ static int cmp_rank(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
 	double wx = finding_weight_s(x), wy = finding_weight_s(y);
-	int ax = finding_always(x->kind), ay = finding_always(y->kind);
+	/* by kind where the finding has one; a store's findings by name */
+	int ax = x->fk ? finding_kind_always(x->fk) : finding_always(x->kind);
+	int ay = y->fk ? finding_kind_always(y->fk) : finding_always(y->kind);
 
 	if (x->severity != y->severity)
 		return y->severity - x->severity;
@@ -1228,6 +1364,10 @@ void analysis_release(struct analysis *an)
 	free(an->klogs);
 	free(an->finds);
 	free(an->procs);
+	for (size_t i = 0; i < an->njobs; i++)
+		free(an->jobs[i].gpu_busy_s);
+	free(an->jobs);
+	free(an->jobs_live);
 	free(an->evs);
 	free(an->outages);
 	for (size_t i = 0; i < an->nstrs; i++)

@@ -17,21 +17,6 @@ static bool host_cause(int ev)
 	       ev == EV_BOOT;
 }
 
-void det_healthy_add(struct healthy_runs *h, int64_t t0, int64_t t1)
-{
-	if (h->n && h->run[h->n - 1].t1_ns == t0) {
-		h->run[h->n - 1].t1_ns = t1;
-		return;
-	}
-	if (h->n == HEALTHY_RUNS) {
-		h->lost_ns = h->run[0].t1_ns;
-		memmove(&h->run[0], &h->run[1], (HEALTHY_RUNS - 1) * sizeof(h->run[0]));
-		h->n--;
-	}
-	h->run[h->n].t0_ns = t0;
-	h->run[h->n++].t1_ns = t1;
-}
-
 /* Healthy seconds of GPU gi's recent runs that fall in [t0, t1]; -1 when
  * that time reaches past what is kept (unknown: taken as healthy). */
 static double healthy_between(const struct healthy_runs *w, int64_t t0, int64_t t1)

@@ -29,7 +29,7 @@ static void gap_interval(struct analysis *an, int gi, void *st, const struct iva
 	(void)state;
 	if (iv->kind != IV_GAP) {
 		/* closed at once: its cause is looked up while the healthy time
-		 * before it is still remembered (analysis_cause) */
+		 * before it is still remembered (det_cause) */
 		close_gap(an, gi, w);
 		return;
 	}

@@ -24,7 +24,7 @@ struct stretch {		/* the open run of one state */
  * evidence gets, by position, the seconds (%1$), the mean power in W (%2$)
  * and the energy in J (%3$), of the one stretch or of all of them.
  * effect: a stretch of this kind may be the effect of an event just before
- * it (analysis_cause()).
+ * it (det_cause()).
  */
 static const struct stretch_finding {
 	int state;

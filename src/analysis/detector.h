@@ -82,7 +82,7 @@ struct finding *det_finding(struct analysis *an, enum finding_kind kind, int gpu
  * Stretches of one kind on one GPU gathered into one finding (docs/states.md
  * "Findings as a summary"): the count, total time and energy, the longest
  * FIND_DETAILS stretches with their times, and the event each came right
- * after (analysis_cause(), for the kinds that may be an effect).
+ * after (det_cause(), for the kinds that may be an effect).
  */
 struct gather {
 	uint64_t n, linked;
@@ -133,7 +133,6 @@ struct healthy_runs {
 	int64_t lost_ns;	/* the end of the newest run that no longer fits */
 };
 bool det_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap);
-void det_healthy_add(struct healthy_runs *h, int64_t t0_ns, int64_t t1_ns);
 /* The healthy runs in a GPU's block (det_states_new). */
 struct healthy_runs *det_healthy(void *block);
 

@@ -95,6 +95,23 @@ void det_states_free(void *block)
 	free(block);
 }
 
+/* A run of healthy time on a GPU (det_cause): merged with the last when it
+ * continues it; the oldest goes when the runs are full. */
+static void healthy_add(struct healthy_runs *h, int64_t t0, int64_t t1)
+{
+	if (h->n && h->run[h->n - 1].t1_ns == t0) {
+		h->run[h->n - 1].t1_ns = t1;
+		return;
+	}
+	if (h->n == HEALTHY_RUNS) {
+		h->lost_ns = h->run[0].t1_ns;
+		memmove(&h->run[0], &h->run[1], (HEALTHY_RUNS - 1) * sizeof(h->run[0]));
+		h->n--;
+	}
+	h->run[h->n].t0_ns = t0;
+	h->run[h->n++].t1_ns = t1;
+}
+
 struct healthy_runs *det_healthy(void *block)
 {
 	return (struct healthy_runs *)((char *)block + det_healthy_off);
@@ -107,7 +124,7 @@ void det_feed_interval(struct analysis *an, int gpu, void *block, const struct i
 
 	/* healthy time, before the detectors that ask for a cause see it */
 	if (iv->kind != IV_GAP && (state == ST_COMPUTE || state == ST_MEMORY || state == ST_IDLE))
-		det_healthy_add(det_healthy(block), iv->t0_ns, iv->t1_ns);
+		healthy_add(det_healthy(block), iv->t0_ns, iv->t1_ns);
 
 	for (; h < end; h++)
 		h->fn(an, gpu, h->off >= 0 ? (char *)block + h->off : NULL, iv, state);

@@ -126,6 +126,11 @@ enum finding_kind finding_kind_of(const char *name)
 	return FK_NONE;
 }
 
+bool finding_kind_always(enum finding_kind fk)
+{
+	return fk > FK_NONE && fk < FK__COUNT && kind_always[fk];
+}
+
 bool finding_always(const char *kind)
 {
 	return kind_always[finding_kind_of(kind)];

@@ -58,6 +58,8 @@ enum finding_kind finding_kind_of(const char *name);
  * errors, throttling, imbalance (finding_kinds.def).
  */
 bool finding_always(const char *kind);
+/* The same for a kind known by its enum (no name to look up). */
+bool finding_kind_always(enum finding_kind fk);
 
 struct finding {
 	const char *kind;	/* static: finding_kind_name[fk], or the store's name */
@@ -94,11 +96,37 @@ struct proc_stat {
 	int64_t first_ns, last_ns;
 	uint64_t observations;
 	double present_s;	/* time the process was seen on the GPU */
+	double share_s;		/* present_s x its share of the GPU (the same share as busy_s):
+				 * the GPU time it is charged for (report attribution) */
 	double busy_s;		/* its share of util x dt */
 	double energy_j;	/* its share of the GPU's energy */
 	double fb_max_mib;	/* NAN if never reported */
 	double sm_sum, sm_n;	/* pmon sm % (mean = sum / n) */
 	bool busy_by_sm;	/* shares came from per-process sm %, else split evenly */
+	/* who it belongs to (record's columns, a logger's task): "" unknown;
+	 * the last one said wins */
+	char user[32], job[32], task[48], ctr[72];
+};
+
+/*
+ * A batch job's allocation (REC_JOB: Slurm's sacct), priced against the
+ * GPUs of the node over its window.  Where jobstats named its GPU indices
+ * it claims the whole of each of them; else (sacct names no index) a job
+ * given n of the node's G GPUs (per node: its GPUs over its nodes) claims
+ * n/G of each GPU.  A GPU's interval goes to the jobs running then by
+ * their claims, over their sum when it is more than 1.  So a node's
+ * energy is divided among its jobs' GPUs, never counted once per rank or
+ * step (only allocations are read).
+ */
+struct an_job {
+	char id[48], user[48], account[48], nodes[160];
+	int64_t t0_ns, t1_ns;		/* t1 INT64_MAX: still running at the end of the data */
+	int32_t ngpus, nnodes;
+	uint64_t gpu_mask;		/* the GPU indices it was given (jobstats), 0 unknown */
+	double gpuutil_pct, gpumem_mib;	/* Slurm's own TRESUsageInTot figures (NAN unknown) */
+	double reported_energy_j;	/* the energy DCGM measured for it (dcgmi stats), NAN unknown */
+	double held_s, busy_s, energy_j;	/* its share of the GPUs: time, util x time, energy */
+	double *gpu_busy_s;		/* busy_s per GPU (TL_MAX_GPUS; NULL until it has some) */
 };
 
 /*
@@ -358,6 +386,12 @@ struct analysis {
 	size_t nfind_seen;
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
+	/* batch jobs (REC_JOB) in the order they came (by start), and those
+	 * that may still overlap the intervals to come */
+	struct an_job *jobs;
+	size_t njobs, jobs_alloc;
+	size_t *jobs_live;
+	size_t njobs_live, jobs_live_alloc;
 	uint64_t events[8];
 	/* the event list, outages, per-kind counts and host power events */
 	struct an_event *evs;

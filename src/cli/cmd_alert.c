@@ -143,10 +143,12 @@ static int evaluate(const char **ops, int nops, struct ingest_cli *ic, const str
 	if (ev.util_skipped)
 		fprintf(stderr, "gputally: the util_below rule needs the break-even utilization u*: "
 			"give --profile (the default cost model has none)\n");
-	if (json)
-		alert_json(stdout, &ev, profile);
-	else
-		alert_text((term_safe_stdout(), stdout), &ev);
+	{	/* the output's writer, by name */
+		const struct alert_writer *wr = alert_writer_find(json ? "json" : "text");
+		if (wr->for_terminal)
+			term_safe_stdout();
+		wr->render(stdout, &ev, profile);
+	}
 	if (ev.dropped)
 		fprintf(stderr, "gputally: %" PRIu64 " more alert(s) not listed (at most %d)\n",
 			ev.dropped, ALERT_MAX_ALERTS);

@@ -28,7 +28,7 @@ struct dump_ctx {
 	struct jsonw w;
 };
 
-static const char *const kind_names[] = { "sample", "proc", "event", "bad", "trace" };
+static const char *const kind_names[] = { "sample", "proc", "event", "bad", "trace", "anchor", "job" };
 
 /* The kernel-event fields (formats/kmsg.h), those that are set. */
 static void dump_kev(struct jsonw *w, const struct rec *r, const struct batch *b)
@@ -125,6 +125,47 @@ static int dump_rec(void *ud, const struct input_stat *in, const struct rec *r,
 			jsonw_knum(w, "mem_pct", r->v[1], 3);
 		if (r->present & PF_FB)
 			jsonw_knum(w, "fb_mib", r->v[2], 3);
+		if (r->present & PF_WHO) {
+			/* who it belongs to (record's columns) */
+			if (r->pw.user != STR_NONE)
+				jsonw_kstr(w, "user", batch_str(b, r->pw.user));
+			if (r->pw.job != STR_NONE)
+				jsonw_kstr(w, "job", batch_str(b, r->pw.job));
+			if (r->pw.task != STR_NONE)
+				jsonw_kstr(w, "task", batch_str(b, r->pw.task));
+			if (r->pw.ctr != STR_NONE)
+				jsonw_kstr(w, "container", batch_str(b, r->pw.ctr));
+		}
+		break;
+	case REC_JOB:
+		if (r->job.id != STR_NONE)
+			jsonw_kstr(w, "job", batch_str(b, r->job.id));
+		if (r->job.t1_ns == INT64_MAX)
+			jsonw_kstr(w, "end", "running");
+		else
+			jsonw_ktime(w, "end", r->job.t1_ns);
+		if (r->job.user != STR_NONE)
+			jsonw_kstr(w, "user", batch_str(b, r->job.user));
+		if (r->job.account != STR_NONE)
+			jsonw_kstr(w, "account", batch_str(b, r->job.account));
+		if (r->job.nodes != STR_NONE)
+			jsonw_kstr(w, "nodes", batch_str(b, r->job.nodes));
+		jsonw_kint(w, "nnodes", r->job.nnodes);
+		if (r->job.energy_j == r->job.energy_j)
+			jsonw_knum(w, "energy_j", r->job.energy_j, 1);
+		jsonw_kint(w, "gpus", r->job.ngpus);
+		if (r->job.gpu_mask) {
+			jsonw_key(w, "gpu_indices");
+			jsonw_arr_begin(w);
+			for (int i = 0; i < 64; i++)
+				if (r->job.gpu_mask >> i & 1)
+					jsonw_int(w, i);
+			jsonw_arr_end(w);
+		}
+		if (r->job.gpuutil_pct == r->job.gpuutil_pct)
+			jsonw_knum(w, "gpuutil_pct", r->job.gpuutil_pct, 1);
+		if (r->job.gpumem_mib == r->job.gpumem_mib)
+			jsonw_knum(w, "gpumem_mib", r->job.gpumem_mib, 1);
 		break;
 	case REC_EVENT:
 		jsonw_kstr(w, "event", event_kind_name[r->ev]);

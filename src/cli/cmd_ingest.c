@@ -44,15 +44,117 @@ struct file_item {
 	char *detail;		/* the rest of that line, owned (NULL: none) */
 };
 
+/* A stored content read again beside the new files (docs/store.md "Held
+ * logs and shared minutes"): a held log, or one that shares their minutes. */
+struct companion {
+	struct stored_file sf;
+	bool held;
+	char *detail;		/* its report line, owned (NULL: not read) */
+};
+
 struct ingest_state {
 	struct store st;
 	struct ingest_cli ic;
 	struct file_item *f;
 	size_t nf, falloc;
 	int quiet;
-	int n_new, n_grown, n_known, n_skipped, n_unreadable;
+	int n_new, n_grown, n_known, n_skipped, n_unreadable, n_again;
 	struct store_counts tot;
+	/* the companions' lines, for the list printed at the end */
+	char **again;
+	size_t nagain, again_alloc;
 };
+
+/* Is path one of items[0..n)? */
+static bool in_call(struct file_item **items, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(items[i]->path, path))
+			return true;
+	return false;
+}
+
+/* Is the stored content f still at its path, unchanged? */
+static bool still_there(struct ingest_state *s, const struct stored_file *f)
+{
+	struct file_check fc;
+
+	return store_check_file(&s->st, f->path, &fc) == 0 && fc.size == f->size && !strcmp(fc.hash, f->hash);
+}
+
+/* The held logs (seen, not placed) still on disk, unchanged, that items do not name. */
+static size_t held_companions(struct ingest_state *s, struct file_item **items, size_t n, struct companion **out)
+{
+	struct stored_file *sf = NULL;
+	size_t nsf = 0, nc = 0;
+	struct gl_err err = { 0 };
+
+	*out = NULL;
+	if (store_stored_files(&s->st, INT64_MAX, INT64_MIN, &sf, &nsf, &err))
+		return 0;
+	for (size_t i = 0; i < nsf; i++) {
+		if (sf[i].t_first_ns != INT64_MIN || in_call(items, n, sf[i].path) || !still_there(s, &sf[i]))
+			continue;
+		*out = xrealloc(*out, (nc + 1) * sizeof(**out));
+		memset(&(*out)[nc], 0, sizeof(**out));
+		(*out)[nc].sf = sf[i];
+		(*out)[nc++].held = true;
+	}
+	free(sf);
+	return nc;
+}
+
+/* Minutes of [a, b] and [c, d] (ns) meet: one minute holds both. */
+static bool minutes_meet(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+	const int64_t m = 60 * NS_PER_S;
+	return (a / m) <= (d / m) && (c / m) <= (b / m);
+}
+
+/*
+ * The stored files whose minutes the spans of this run meet (other than
+ * the run's own and the held ones read already), appended to *comp.
+ * Returns how many were added, or -1 when one of them is no longer on disk
+ * as stored: then nothing can be read again, and the rule of the most
+ * seconds per minute stays (docs/store.md).
+ */
+static long sharing_companions(struct ingest_state *s, struct file_item **items, size_t n,
+			       const int64_t (*spans)[2], size_t nspans, struct companion **comp, size_t *ncomp)
+{
+	struct stored_file *sf = NULL;
+	size_t nsf = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	long added = 0;
+	struct gl_err err = { 0 };
+
+	for (size_t i = 0; i < nspans; i++) {
+		lo = spans[i][0] < lo ? spans[i][0] : lo;
+		hi = spans[i][1] > hi ? spans[i][1] : hi;
+	}
+	if (lo > hi || store_stored_files(&s->st, lo - 60 * NS_PER_S, hi + 60 * NS_PER_S, &sf, &nsf, &err))
+		return 0;
+	for (size_t i = 0; i < nsf && added >= 0; i++) {
+		bool meets = false, known = false;
+		if (sf[i].t_first_ns == INT64_MIN || in_call(items, n, sf[i].path))
+			continue;
+		for (size_t k = 0; k < *ncomp; k++)
+			known |= !strcmp((*comp)[k].sf.path, sf[i].path);
+		for (size_t k = 0; k < nspans && !meets; k++)
+			meets = minutes_meet(spans[k][0], spans[k][1], sf[i].t_first_ns, sf[i].t_last_ns);
+		if (known || !meets)
+			continue;
+		if (!still_there(s, &sf[i])) {
+			added = -1;
+			break;
+		}
+		*comp = xrealloc(*comp, (*ncomp + 1) * sizeof(**comp));
+		memset(&(*comp)[*ncomp], 0, sizeof(**comp));
+		(*comp)[(*ncomp)++].sf = sf[i];
+		added++;
+	}
+	free(sf);
+	return added;
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -160,25 +262,71 @@ static void add_counts(struct store_counts *t, const struct store_counts *c)
 	t->findings_kept += c->findings_kept;
 }
 
+#define GROUP_AGAIN (-100)	/* read the group again with more companions */
+
+static int ingest_group_pass(struct ingest_state *s, struct file_item **items, size_t n, struct companion **comp,
+			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl);
+
 /*
- * Read items[0..n) together and commit them in one transaction: the
- * rollups, the findings, a row per file read and the run.  Any failure
- * rolls the whole transaction back, so the store is as it was before.
+ * Read items[0..n) with the held logs still on disk; where their minutes
+ * meet those of stored files still on disk, read once more with those too,
+ * so that the minutes they share are the one-call merge of every source
+ * (docs/store.md "Held logs and shared minutes").
  */
 static int ingest_group(struct ingest_state *s, struct file_item **items, size_t n)
+{
+	struct companion *comp = NULL;
+	size_t ncomp = held_companions(s, items, n, &comp), nrepl = 0;
+	int64_t (*repl)[2] = NULL;
+	int ret = ingest_group_pass(s, items, n, &comp, &ncomp, &repl, &nrepl);
+
+	if (ret == GROUP_AGAIN)
+		ret = ingest_group_pass(s, items, n, &comp, &ncomp, &repl, &nrepl);
+	for (size_t k = 0; k < ncomp; k++) {
+		if (comp[k].detail && ret == EXIT_OK) {
+			ALLOC_GROW(s->again, s->nagain + 1, s->again_alloc);
+			s->again[s->nagain++] = comp[k].detail;
+			s->n_again++;
+		} else {
+			free(comp[k].detail);	/* rolled back: nothing to list */
+		}
+	}
+	free(comp);
+	free(repl);
+	return ret;
+}
+
+/*
+ * Read items[0..n) and comp together and commit them in one transaction:
+ * the rollups, the findings, a row per file read and the run.  Any failure
+ * rolls the whole transaction back, so the store is as it was before.
+ * *repl NULL (the first pass): when stored files share minutes with what
+ * was read, they are added to comp, the spans read go to *repl, everything
+ * is rolled back and GROUP_AGAIN returned.
+ */
+static int ingest_group_pass(struct ingest_state *s, struct file_item **items, size_t n, struct companion **comp,
+			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl)
 {
 	struct pipeline_opts popts;
 	struct pipeline pl;
 	struct store_writer *w;
 	struct store_counts c = { 0 };
 	struct gl_err err = { 0 };
-	const char **paths = xcalloc(n, sizeof(*paths));
+	size_t np = n + *ncomp;
+	const char **paths = xcalloc(np, sizeof(*paths));
 	int64_t run;
 	int st, ret = EXIT_OK, fn = 0, fg = 0;
+	bool first = !*repl;
 
 	for (size_t i = 0; i < n; i++)
 		paths[i] = items[i]->path;
-	ingest_cli_pipeline(&s->ic, paths, (int)n, &popts);
+	for (size_t k = 0; k < *ncomp; k++)
+		paths[n + k] = (*comp)[k].sf.path;
+	ingest_cli_pipeline(&s->ic, paths, (int)np, &popts);
+	/* the companions' bad lines were counted (and --strict applied)
+	 * when they were first ingested */
+	popts.recounted = paths + n;
+	popts.nrecounted = *ncomp;
 	/* the store keeps minutes (on_state), not the page's series */
 	pipeline_open(&pl, &popts);
 	if (store_begin_write(&s->st, &err)) {
@@ -187,6 +335,8 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 		goto out_nofail;
 	}
 	w = store_writer_new(&s->st, pl.an);
+	if (*nrepl)
+		store_writer_replace(w, (const int64_t (*)[2]) * repl, *nrepl, paths, np);
 	run = store_run_begin(&s->st, (int)n, &err);
 	if (run < 0) {
 		print_gl_err(&err);
@@ -210,6 +360,27 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 			goto fail;
 		}
 		free(fcs);
+	}
+	if (first && st == PIPE_OK && pl.res.nr == np) {
+		/* the spans read, and the stored files that share their minutes */
+		size_t ns = 0;
+		int64_t (*spans)[2] = xcalloc(np, sizeof(*spans));
+		long more;
+		for (size_t i = 0; i < np; i++)
+			if (pl.res.inputs[i].format && pl.res.inputs[i].t_first_ns != INT64_MIN) {
+				spans[ns][0] = pl.res.inputs[i].t_first_ns;
+				spans[ns++][1] = pl.res.inputs[i].t_last_ns;
+			}
+		more = sharing_companions(s, items, n, (const int64_t (*)[2])spans, ns, comp, ncomp);
+		if (more > 0) {
+			*repl = spans;
+			*nrepl = ns;
+			ret = GROUP_AGAIN;
+			store_writer_free(w);
+			store_exec(&s->st, "ROLLBACK", NULL);
+			goto out_nofail;
+		}
+		free(spans);
 	}
 	pipeline_say_bad(&pl);
 	if (st != PIPE_OK) {
@@ -250,6 +421,35 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 			goto fail;
 		}
 	}
+	/* the companions: a held log placed now takes its span; each is listed */
+	for (size_t k = 0; k < *ncomp && n + k < pl.res.nr; k++) {
+		const struct input_stat *in = &pl.res.inputs[n + k];
+		struct companion *cp = &(*comp)[k];
+		char a[40], b[40], line[1400];
+		free(cp->detail);
+		cp->detail = NULL;
+		if (!in->format) {
+			if (!cp->held)
+				continue;
+			snprintf(line, sizeof(line), "held       %s (still not placed: %s)", cp->sf.path, in->skip_reason);
+			cp->detail = xstrdup(line);
+			continue;
+		}
+		if (in->t_first_ns == INT64_MIN)
+			continue;	/* read, and still no time (a file of no records): nothing to say */
+		if (cp->held && store_place_file(&s->st, cp->sf.id, in, run, &err)) {
+			print_gl_err(&err);
+			ret = EXIT_FAILURE_RUN;
+			goto fail;
+		}
+		time_rfc3339(a, sizeof(a), in->t_first_ns);
+		time_rfc3339(b, sizeof(b), in->t_last_ns);
+		snprintf(line, sizeof(line), "%s %s (%s, stored %s: read again beside the new files; %s .. %s; %s)",
+			 cp->held ? "placed    " : "again     ", cp->sf.path, in->format->id,
+			 cp->held ? "as held" : "before, it shares their minutes", a, b,
+			 in->time_basis ? in->time_basis : "timestamps in the file");
+		cp->detail = xstrdup(line);
+	}
 	if (store_run_end(&s->st, run, &c, fn, fg, 0, &err) || store_exec(&s->st, "COMMIT", &err)) {
 		print_gl_err(&err);
 		ret = EXIT_FAILURE_RUN;
@@ -287,7 +487,10 @@ static int usage_ok(struct ingest_state *s, int argc, char **argv, const char **
 			options_help("ingest", "--db FILE [options] FILE|DIR...",
 				     "Add the per-minute rollups of GPU logs to a store, for 'gputally trend' and\n"
 				     "'gputally report --db'.  A file already ingested adds nothing, a file that grew adds\n"
-				     "its new minutes, a renamed or compressed copy is recognised by its content.",
+				     "its new minutes, a renamed or compressed copy is recognised by its content.\n"
+				     "A log that only its file time would place is held (stored as seen) and read again\n"
+				     "by later ingests until a dated log of its GPU places it; stored files that share\n"
+				     "minutes with the new ones are read again with them.",
 				     ingest_options);
 			return -1;
 		case OPT_DB:
@@ -392,6 +595,9 @@ int cmd_ingest(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : ret;
 	}
 	ingest_cli_apply(&s.ic);
+	/* by evidence or not at all: a log only its file time would place is
+	 * held, and read again when a later ingest brings evidence */
+	s.ic.o.hold_weak = true;
 	if (store_open(&s.st, db, STORE_WRITE, &err)) {
 		print_gl_err(&err);
 		free(ops);
@@ -420,10 +626,19 @@ int cmd_ingest(int argc, char **argv)
 	for (size_t i = 0; i < s.nf && !s.quiet; i++)
 		printf("%-10s %s (%s)\n", s.f[i].outcome ? s.f[i].outcome : "not read", s.f[i].path,
 		       s.f[i].detail ? s.f[i].detail : "an earlier file failed");
+	for (size_t i = 0; i < s.nagain; i++) {
+		if (!s.quiet)
+			printf("%s\n", s.again[i]);
+		free(s.again[i]);
+	}
+	free(s.again);
 	printf("ingest: %d new, %d grown, %d already there, %d skipped; minutes %" PRIu64 " new, %" PRIu64
 	       " updated, %" PRIu64 " already there; findings %" PRIu64 " new, %" PRIu64 " already there -> %s\n",
 	       s.n_new, s.n_grown, s.n_known, s.n_skipped + s.n_unreadable, s.tot.minutes_new, s.tot.minutes_updated,
 	       s.tot.minutes_kept, s.tot.findings_new + s.tot.findings_updated, s.tot.findings_kept, db);
+	if (s.n_again)
+		printf("ingest: %d stored file(s) read again beside the new ones (held, or sharing their minutes)\n",
+		       s.n_again);
 	if (s.n_unreadable && ret == EXIT_OK) {
 		error("%d input(s) could not be read (listed above); the others were stored", s.n_unreadable);
 		ret = EXIT_FAILURE_RUN;

@@ -180,10 +180,12 @@ int cmd_trace(int argc, char **argv)
 		ret = EXIT_FAILURE_RUN;
 		goto out;
 	}
-	if (json)
-		trace_json(out, &an, &pl.res);
-	else
-		trace_text(out = term_safe(out), &an, &pl.res);	/* closed below */
+	{	/* the output's writer, by name */
+		const struct trace_writer *wr = trace_writer_find(json ? "json" : "text");
+		if (wr->for_terminal)
+			out = term_safe(out);	/* closed below */
+		wr->render(out, &an, &pl.res);
+	}
 	if (fflush(out) || ferror(out)) {
 		error("writing the output failed");
 		ret = EXIT_FAILURE_RUN;

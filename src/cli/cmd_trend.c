@@ -40,7 +40,7 @@ enum {
 
 const struct option_def trend_options[] = {
 	{ "db", 0, "FILE", "the store written by 'gputally ingest'", OPT_DB },
-	{ "by", 0, "hour|day|week|month|task", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task: one row per task over the window", OPT_BY },
+	{ "by", 0, "hour|day|week|month|task|user|job", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task, user or job: one row per task, user or Slurm job over the window", OPT_BY },
 	{ "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)", OPT_TZ },
 	{ "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute", OPT_TASK },
 	{ "gpu", 0, "INDEX|UUID", "only this GPU", OPT_GPU },
@@ -57,7 +57,8 @@ const struct option_def trend_options[] = {
 static const char *const by_name[] = { "hour", "day", "week", "month" };
 
 struct trend_args {
-	bool by_task;		/* --by task: the per-task rows are the table */
+	bool by_task;		/* --by task|user|job: the per-task (user, job) rows are the table */
+	const char *owner;	/* --by user or job: that column, else NULL (tasks) */
 	struct trend_query q;
 	const char *db, *profile, *since, *until, *tz;
 	const char *zone;	/* the zone the labels name */
@@ -89,14 +90,15 @@ static int parse(int argc, char **argv, struct trend_args *a)
 			break;
 		case OPT_BY:
 			a->q.by = -1;
-			a->by_task = !strcmp(it.arg, "task");
+			a->owner = !strcmp(it.arg, "user") ? "user" : !strcmp(it.arg, "job") ? "job" : NULL;
+			a->by_task = !strcmp(it.arg, "task") || a->owner;
 			if (a->by_task)
 				a->q.by = TREND_MONTH;	/* the buckets are not shown */
 			for (int i = 0; i < 4; i++)
 				if (!strcmp(it.arg, by_name[i]))
 					a->q.by = i;
 			if (a->q.by < 0) {
-				error("--by wants hour, day, week, month or task, got '%s'", it.arg);
+				error("--by wants hour, day, week, month, task, user or job, got '%s'", it.arg);
 				free(ops);
 				return EXIT_USAGE;
 			}
@@ -206,10 +208,12 @@ int cmd_trend(int argc, char **argv)
 	}
 	if (store_trend(&st, &a.q, &rows, &n, &err))
 		goto fail;
-	if (!a.q.task && store_trend_tasks(&st, &a.q, &tasks, &nt, &err))
+	if (a.owner ? store_trend_owners(&st, &a.q, a.owner, &tasks, &nt, &err)
+		    : !a.q.task && store_trend_tasks(&st, &a.q, &tasks, &nt, &err))
 		goto fail;
 	if (a.by_task && a.q.task) {
-		error("--by task lists every task; --task NAME picks one (give one of them)");
+		error("--by %s lists every %s; --task NAME picks one task (give one of them)", a.owner ? a.owner : "task",
+		      a.owner ? a.owner : "task");
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -217,6 +221,7 @@ int cmd_trend(int argc, char **argv)
 	t.cp = &cp;
 	t.zone = a.zone;
 	t.by_task = a.by_task;
+	t.owner = a.owner;
 	t.rows = rows;
 	t.n = n;
 	t.tasks = tasks;

@@ -4,7 +4,8 @@
  * includes: the chunk, the source (an open input), the worker pool, and the
  * calls between them.  driver.h is the public API.
  *
- *   driver.c          the entry: expand paths, open and sniff an input, the run
+ *   driver.c          the entry: expand paths, the run
+ *   driver_source.c   open an input, sniff it and choose its format
  *   driver_chunk.c    cut an input into chunks at line ends, parse a chunk
  *                     (context lines replayed first) into a batch
  *   driver_time.c     give each record its absolute time
@@ -104,7 +105,7 @@ struct source {
 	size_t order;		/* the input's index: of equal times, the lower first */
 };
 
-/* driver.c */
+/* driver_source.c */
 const char *read_path(const struct input_stat *st);
 void source_release(struct source *s);
 bool open_source(struct source *s, struct input_stat *st, const struct ingest_opts *o,

@@ -145,24 +145,32 @@ void merge_add_waiting(struct merge *m, struct source *s)
 int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, unsigned window,
 	      struct gl_err *err)
 {
+	/* the merge's state in locals, kept in registers across the sink's
+	 * calls (through m, every record reloaded them), and put back at the end */
+	struct source **open = m->open;
+	struct waiting *wait = m->wait;
+	size_t nopen = m->nopen, open_alloc = m->open_alloc, nwait = m->nwait, wpos = m->wpos;
+	struct workpool *pl = m->pl;
+	const struct ingest_opts *o = m->o;
+	const size_t in_cap = m->in_cap;
 	int rc = 0;
 
-	if (m->nwait)
-		qsort(m->wait, m->nwait, sizeof(*m->wait), cmp_waiting);
-	for (size_t i = 0; i < m->nopen; i++)
-		source_start(m->open[i], window, m->pl, chunk_bytes, err);
+	if (nwait)
+		qsort(wait, nwait, sizeof(*wait), cmp_waiting);
+	for (size_t i = 0; i < nopen; i++)
+		source_start(open[i], window, pl, chunk_bytes, err);
 
 	for (;;) {
 		struct source *best = NULL;
 		int64_t best_t = 0;
 		/* the earliest record; of equal times, by path (below) */
-		for (size_t i = 0; i < m->nopen; i++) {
-			struct source *s = m->open[i];
+		for (size_t i = 0; i < nopen; i++) {
+			struct source *s = open[i];
 			int64_t t;
-			if (!source_peek(s, m->pl, chunk_bytes, m->o, err)) {
+			if (!source_peek(s, pl, chunk_bytes, o, err)) {
 				source_release(s);	/* finished: free it now */
 				free(s);
-				m->open[i--] = m->open[--m->nopen];
+				open[i--] = open[--nopen];
 				continue;
 			}
 			/* records of one time from several inputs: by path, not by
@@ -177,19 +185,19 @@ int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, uns
 				best_t = t;
 			}
 		}
-		if (m->wpos < m->nwait && (!best || m->wait[m->wpos].t_first < best_t ||
-				     (m->wait[m->wpos].t_first == best_t && m->wait[m->wpos].order < best->order))) {
+		if (wpos < nwait && (!best || wait[wpos].t_first < best_t ||
+				     (wait[wpos].t_first == best_t && wait[wpos].order < best->order))) {
 			/* the merge has reached a waiting input: open it and look again */
 			struct source *s = xcalloc(1, sizeof(*s));
-			s->order = m->wait[m->wpos].order;
-			if (!open_source(s, m->wait[m->wpos++].st, m->o, false, m->in_cap)) {
+			s->order = wait[wpos].order;
+			if (!open_source(s, wait[wpos++].st, o, false, in_cap)) {
 				source_release(s);
 				free(s);
 				continue;
 			}
-			source_start(s, window, m->pl, chunk_bytes, err);
-			ALLOC_GROW(m->open, m->nopen + 1, m->open_alloc);
-			m->open[m->nopen++] = s;
+			source_start(s, window, pl, chunk_bytes, err);
+			ALLOC_GROW(open, nopen + 1, open_alloc);
+			open[nopen++] = s;
 			continue;
 		}
 		if (!best)
@@ -227,6 +235,10 @@ int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, uns
 				break;
 		}
 	}
+	m->open = open;
+	m->nopen = nopen;
+	m->open_alloc = open_alloc;
+	m->wpos = wpos;
 	return rc;
 }
 

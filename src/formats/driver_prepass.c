@@ -470,6 +470,7 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o, struct 
 			later[i] = zi[i].zoneless;
 		}
 	if (!(any_local && any_zoned) && !(any_tod && any_dated)) {
+		zn_hold_undated(res, zi, o);
 		free(zi);
 		free(later);
 		return;
@@ -483,6 +484,7 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o, struct 
 		names[i] = res->inputs[i].path;
 	}
 	date_tod_inputs(res, zi, &pc, o);
+	zn_hold_undated(res, zi, o);
 	pl_collect_release(&pc);
 	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
 	if (v != ZN_AGREE)

@@ -224,6 +224,14 @@ static int gpu(struct parse_ctx *ctx, struct gsj *j, struct json_lex *lx, bool h
 			uint32_t off = ctx_str(ctx, (struct slice){ who, strlen(who) });
 			ctx->out->recs[ctx->out->nr - 1].name = off;
 		}
+		/* and the user alone: who the process belongs to (report's "who spent it") */
+		if (p->user[0]) {
+			uint32_t off = ctx_str(ctx, (struct slice){ p->user, strlen(p->user) });
+			r = &ctx->out->recs[ctx->out->nr - 1];
+			r->present |= PF_WHO;
+			r->pw.user = off;
+			r->pw.job = r->pw.task = r->pw.ctr = STR_NONE;
+		}
 	}
 	return 0;
 }

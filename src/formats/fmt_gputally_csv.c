@@ -21,7 +21,12 @@ enum gc_role {
 	R_PROCS = -7,
 	R_HEX = -8,	/* clock_event_reasons: a 0x mask */
 	R_BUS = -9,	/* bus_id: passed on as a gpu_map record */
+	R_WHO = -10,	/* procs_who: who each process of procs belongs to */
+	R_TASK = -11,	/* task: record --task, each process's task */
 };
+
+/* A procs_who user of "!": NVML's pid is the host's, not visible from the recorder's container. */
+#define GC_NOT_VISIBLE "host pid, not visible"
 
 /* The measured columns, from the table the recorder writes them with. */
 static const struct {
@@ -38,9 +43,9 @@ static const struct {
 	const char *name;
 	int8_t role;
 } gc_fixed[] = {
-	{ "time", R_TIME }, { "host", R_IGNORE }, { "task", R_IGNORE }, { "gpu", R_GPU },
+	{ "time", R_TIME }, { "host", R_IGNORE }, { "task", R_TASK }, { "gpu", R_GPU },
 	{ "uuid", R_UUID }, { "name", R_NAME }, { "status", R_STATUS }, { "procs", R_PROCS },
-	{ "bus_id", R_BUS },
+	{ "bus_id", R_BUS }, { "procs_who", R_WHO },
 };
 
 struct gc_state {
@@ -98,13 +103,81 @@ static int gc_check_procs(struct slice s, const char **bad)
 	return n;
 }
 
-static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, int32_t gpu,
-			  uint32_t uuid)
+/* procs_who: n entries "user|job|container|sm" (checked against procs' count), or -1 with *bad set. */
+static int gc_check_who(struct slice s, int nprocs, const char **bad)
 {
-	const char *p = s.p, *end;
+	const char *p = s.p, *end = s.p + s.n;
+	int n = 0;
+
+	*bad = s.p;
+	if (s.n == 0)
+		return 0;
+	while (p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p)), *fe = semi ? semi : end;
+		const char *q = p;
+		int bars = 0;
+		*bad = p;
+		for (; q < fe; q++)
+			bars += *q == '|';
+		if (bars != 3)
+			return -1;
+		q = memrchr(p, '|', (size_t)(fe - p)) + 1;
+		if (q < fe) {
+			uint64_t v;
+			if (scan_u64(&q, fe, &v) || q != fe || v > 100)
+				return -1;
+		}
+		n++;
+		p = semi ? semi + 1 : end;
+	}
+	if (n != nprocs) {
+		*bad = s.p;
+		return -1;
+	}
+	return n;
+}
+
+/* The next procs_who entry's fields into r (PF_WHO), and its sm % (PF_SM); *w moves on. */
+static void gc_who_entry(struct parse_ctx *ctx, const char **w, const char *wend, struct rec *r, uint32_t task)
+{
+	const char *semi = memchr(*w, ';', (size_t)(wend - *w)), *fe = semi ? semi : wend;
+	struct slice f[4];
+	bool over;
+	size_t nf = scan_split(*w, (size_t)(fe - *w), '|', f, 4, &over);
+	uint32_t off[3];
+
+	*w = semi ? semi + 1 : wend;
+	if (nf != 4)
+		return;
+	for (int i = 0; i < 3; i++)
+		off[i] = f[i].n ? ctx_str(ctx, f[i]) : STR_NONE;
+	if (slice_eq(f[0], "!"))
+		off[0] = ctx_str(ctx, (struct slice){ GC_NOT_VISIBLE, sizeof(GC_NOT_VISIBLE) - 1 });
+	r = &ctx->out->recs[ctx->out->nr - 1];	/* ctx_str() leaves the records where they are */
+	r->present |= PF_WHO;
+	r->pw.user = off[0];
+	r->pw.job = off[1];
+	r->pw.ctr = off[2];
+	r->pw.task = task;
+	if (f[3].n) {
+		int64_t sm;
+		if (!slice_to_i64(f[3], &sm)) {
+			r->v[0] = (double)sm;
+			r->present |= PF_SM;
+		}
+	}
+}
+
+static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, int32_t gpu,
+			  uint32_t uuid, struct slice who, struct slice task)
+{
+	const char *p = s.p, *end, *w = who.p, *wend = who.p + who.n;
+	uint32_t task_off = STR_NONE;
 
 	if (s.n == 0 || slice_eq(s, "-"))
 		return;		/* (s.p may be NULL: no procs column) */
+	if (task.n)
+		task_off = ctx_str(ctx, task);
 	end = s.p + s.n;
 	while (p < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p)), *fe = semi ? semi : end;
@@ -127,6 +200,13 @@ static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, i
 		if (known) {
 			r->present = PF_FB;
 			r->v[2] = (double)mib;
+		}
+		if (who.n)
+			gc_who_entry(ctx, &w, wend, r, task_off);
+		else if (task_off != STR_NONE) {
+			r->present |= PF_WHO;
+			r->pw.user = r->pw.job = r->pw.ctr = STR_NONE;
+			r->pw.task = task_off;
 		}
 		p = semi ? semi + 1 : end;
 	}
@@ -168,7 +248,8 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct gc_state *st = ctx->state;
 	struct slice f[GC_MAX_COLS], name = { NULL, 0 }, uuid = { NULL, 0 }, procs = { NULL, 0 };
-	struct slice bus = { NULL, 0 };
+	struct slice bus = { NULL, 0 }, who = { NULL, 0 }, task = { NULL, 0 };
+	int nprocs = 0;
 	double v[M__COUNT];
 	uint32_t present = 0, uuid_off;
 	uint8_t status = 0;
@@ -259,11 +340,17 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 			}
 			break;
 		case R_PROCS:
-			if (gc_check_procs(s, &bad) < 0) {
+			if ((nprocs = gc_check_procs(s, &bad)) < 0) {
 				ctx_bad(ctx, ctx_col(line, bad), "bad process entry in '%.*s'", GC_SHOW(s));
 				return;
 			}
 			procs = s;
+			break;
+		case R_WHO:
+			who = s;
+			break;
+		case R_TASK:
+			task = slice_trim(s);
 			break;
 		case R_HEX:
 			if (s.n == 0)
@@ -288,6 +375,14 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (!have_time) {
 		ctx_bad(ctx, 0, "no time column in the header");
 		return;
+	}
+	if (who.n) {
+		const char *bad;
+		if (gc_check_who(who, nprocs, &bad) < 0) {
+			ctx_bad(ctx, ctx_col(line, bad), "bad procs_who entry in '%.*s' (want user|job|container|sm per process of procs)",
+				GC_SHOW(who));
+			return;
+		}
 	}
 	if (xid == -2)
 		return;
@@ -319,7 +414,7 @@ static void gc_line(struct parse_ctx *ctx, const char *line, size_t n)
 			r->v[m] = v[m];
 	if (name.n)
 		r->name = ctx_str(ctx, name);
-	gc_emit_procs(ctx, procs, t_ns, gpu, uuid_off);
+	gc_emit_procs(ctx, procs, t_ns, gpu, uuid_off, who, task);
 	if (bus.n && gpu >= 0)
 		gc_tell_bus(ctx, st, t_ns, gpu, uuid_off, bus);
 }

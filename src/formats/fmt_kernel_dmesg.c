@@ -31,6 +31,11 @@
 
 struct kd_state {
 	struct kmsg_fold fold;
+	/* the last stamped line: dmesg prints the further lines of a
+	 * multi-line record indented, without a stamp of their own */
+	bool have_last;
+	enum kd_shape_saved { KD_SAVED_BOOT, KD_SAVED_ABS } last_kind;
+	int64_t last_t_ns;
 };
 
 static bool kd_digit(char c)
@@ -254,6 +259,23 @@ static void kd_line(struct parse_ctx *ctx, const char *line, size_t n)
 	enum time_kind tk = shape == KD_MONO || shape == KD_KMSG ? TK_BOOT : TK_ABS;
 	size_t mn;
 
+	if (shape != KD_NONE && shape != KD_RELATIVE) {
+		st->have_last = true;
+		st->last_t_ns = t_ns;
+		st->last_kind = tk == TK_BOOT ? KD_SAVED_BOOT : KD_SAVED_ABS;
+	} else if (shape == KD_NONE && n && (line[0] == ' ' || line[0] == '\t') && st->have_last) {
+		/* "               NVRM: fallen off the bus ...": a further line of
+		 * the record above (dmesg indents it under the message), with
+		 * its time (tests/corpus/public/nvsentinel-issue155-falloff) */
+		const char *m = line;
+		while (m < e && (*m == ' ' || *m == '\t'))
+			m++;
+		if (ctx->replay || m == e || !kmsg_maybe(m, (size_t)(e - m)))
+			return;
+		kmsg_emit_fold(ctx, &st->fold, (struct slice){ m, (size_t)(e - m) }, (struct slice){ "", 0 },
+			       st->last_t_ns, st->last_kind == KD_SAVED_BOOT ? TK_BOOT : TK_ABS, 0, ctx_col(line, m));
+		return;
+	}
 	if (ctx->replay)
 		return;
 	if (shape == KD_NONE) {

@@ -13,8 +13,8 @@
  *   nvidia-smi --query           smi-q (its "--query --unit" part is not GPUs)
  *   dmesg:                       kernel-dmesg, placed by the Date line: the
  *                                report runs at once, so its last kernel line
- *                                is taken as printed at that Date (the boot
- *                                began at Date - its printk time)
+ *                                is taken as printed at that Date (an anchor:
+ *                                the boot began at Date - its printk time)
  *   journalctl ..., and the NVRM journal lines of "Scanning kernel log files"
  *                                journal-text, their year from the Date line
  *
@@ -63,12 +63,9 @@ struct nbr {
 	struct sub q;
 	bool q_open;
 	uint64_t q_base;	/* container line before its first line */
-	size_t q_from;		/* its first record in the batch */
 	struct sub kd, jt;
-	size_t jt_from;
 	bool kd_any;		/* a dmesg line with a time was read */
 	int64_t kd_last_ns;	/* its printk time */
-	size_t kd_from;		/* the first record of the last boot in the section */
 };
 
 static void sub_open(struct sub *s, const char *id, const struct ingest_opts *o)
@@ -109,19 +106,11 @@ static void sub_line(struct parse_ctx *ctx, struct sub *s, const char *line, siz
 	ctx->state = mine;
 }
 
-static void sub_stream(struct parse_ctx *ctx, struct sub *s, const char *p, size_t n, bool last)
-{
-	void *mine = ctx->state;
-	uint64_t line = ctx->line;
-	ctx->state = s->state;
-	s->f->stream(ctx, p, n, last);
-	ctx->state = mine;
-	ctx->line = line;
-}
-
 /*
  * Records of a local-time part, read in --tz, moved to the Date line's zone:
  * local wall = t + offset(--tz at t), so UTC = that - the Date's offset.
+ * Only records of the current call: the driver may hand the next piece a
+ * new batch, so nothing is kept to fix later.
  */
 static void to_report_zone(struct parse_ctx *ctx, const struct nbr *b, size_t from)
 {
@@ -135,37 +124,52 @@ static void to_report_zone(struct parse_ctx *ctx, const struct nbr *b, size_t fr
 	}
 }
 
+/* smi-q numbers its own lines from 1 and reads its Timestamp in --tz. */
+static void sub_stream(struct parse_ctx *ctx, struct nbr *b, const char *p, size_t n, bool last)
+{
+	void *mine = ctx->state;
+	uint64_t line = ctx->line;
+	size_t from = ctx->out->nr;
+
+	ctx->state = b->q.state;
+	b->q.f->stream(ctx, p, n, last);
+	ctx->state = mine;
+	ctx->line = line;
+	for (size_t i = from; i < ctx->out->nr; i++)
+		ctx->out->recs[i].line += b->q_base;
+	to_report_zone(ctx, b, from);
+}
+
 static void close_smi_q(struct parse_ctx *ctx, struct nbr *b)
 {
 	if (!b->q_open)
 		return;
-	sub_stream(ctx, &b->q, "", 0, true);
-	/* smi-q numbered its own lines from 1: make them the container's */
-	for (size_t i = b->q_from; i < ctx->out->nr; i++)
-		ctx->out->recs[i].line += b->q_base;
-	to_report_zone(ctx, b, b->q_from);
+	sub_stream(ctx, b, "", 0, true);
 	sub_close(&b->q);
 	b->q_open = false;
 }
 
 /*
  * The dmesg section ends: its last kernel line was printed when the report
- * ran, so the boot of that line began at Date - its printk time.  Its
- * records get wall times; those of an earlier boot in the same section
- * (the printk clock went back) stay unplaced.
+ * ran.  That pair of clocks places the section's boot (anchor.h), on
+ * whichever batch its records went.
  */
 static void close_dmesg(struct parse_ctx *ctx, struct nbr *b)
 {
+	struct rec *r;
+
 	if (!b->kd_any || !b->have_date)
 		return;
 	b->kd_any = false;
-	for (size_t i = b->kd_from; i < ctx->out->nr; i++) {
-		struct rec *r = &ctx->out->recs[i];
-		if (r->kind == REC_BAD || r->time_kind != TK_BOOT)
-			continue;
-		r->t_ns = b->date_ns - (b->kd_last_ns - r->t_ns);
-		r->time_kind = TK_ABS;
-	}
+	if (!(r = ctx_rec(ctx, REC_ANCHOR)))
+		return;
+	r->t_ns = b->date_ns;
+	r->time_kind = TK_ABS;
+	r->gpu_index = -1;
+	r->anc.mono_ns = b->kd_last_ns;
+	r->anc.boot = 0;
+	r->anc.boot_id = STR_NONE;
+	r->anc.quality = 2;
 }
 
 static void close_section(struct parse_ctx *ctx, struct nbr *b)
@@ -173,8 +177,6 @@ static void close_section(struct parse_ctx *ctx, struct nbr *b)
 	close_smi_q(ctx, b);
 	if (b->sect == S_DMESG)
 		close_dmesg(ctx, b);
-	if (b->sect == S_JOURNAL)
-		to_report_zone(ctx, b, b->jt_from);
 }
 
 /*
@@ -332,14 +334,12 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 			sub_open(&b->q, "smi-q", ctx->opts);
 			b->q_open = true;
 			b->q_base = ctx->line;
-			b->q_from = ctx->out->nr;
 			break;
 		case S_DMESG:
 			sub_open(&b->kd, "kernel-dmesg", ctx->opts);
 			break;
 		case S_JOURNAL:
 			sub_open(&b->jt, "journal-text", ctx->opts);
-			b->jt_from = ctx->out->nr;
 			break;
 		case S_OTHER:
 			/* "Skipping nvidia-smi output (nvidia-smi not found)" */
@@ -367,9 +367,9 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 			break;
 		}
 		/* smi-q counts its own lines: line k of it is container line q_base + k */
-		sub_stream(ctx, &b->q, line, n, false);
+		sub_stream(ctx, b, line, n, false);
 		if (!ctx->last_line_partial)	/* a cut last line stays cut for smi-q */
-			sub_stream(ctx, &b->q, &nl, 1, false);
+			sub_stream(ctx, b, &nl, 1, false);
 		ctx->line = at;
 		break;
 	}
@@ -377,9 +377,7 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 		int64_t ns;
 		if (!s.n)
 			break;
-		if (printk_ns(s, &ns)) {
-			if (!b->kd_any || ns < b->kd_last_ns)
-				b->kd_from = ctx->out->nr;	/* a boot begins here */
+		if (printk_ns(s, &ns)) {	/* the last boot's last time */
 			b->kd_any = true;
 			b->kd_last_ns = ns;
 		}
@@ -392,10 +390,12 @@ static void nbr_line(struct parse_ctx *ctx, const char *line, size_t n)
 		if (!s.n || line[0] == ' ' || slice_starts_with(s, "No NVIDIA kernel messages") ||
 		    slice_starts_with(s, "No suitable log found"))
 			break;
+		size_t from = ctx->out->nr;
 		if (b->have_date)
 			ctx->mtime_ns = b->date_ns;	/* the journal's year is the report's */
 		sub_line(ctx, &b->jt, line, n);
 		ctx->mtime_ns = saved;
+		to_report_zone(ctx, b, from);
 		break;
 	}
 	default:
@@ -414,6 +414,7 @@ static void nbr_stream(struct parse_ctx *ctx, const char *p, size_t n, bool last
 		b->sect = S_NONE;
 		ctx->line = lines;
 	}
+	/* shown unless the dmesg anchor names the basis */
 	ctx->out->time_basis = "the report's Date line: its nvidia-smi -q, dmesg (the last line at that "
 			       "time) and journal sections read; lspci and the other sections named, "
 			       "not telemetry";

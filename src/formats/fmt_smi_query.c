@@ -895,6 +895,11 @@ static void read_row(struct parse_ctx *ctx, struct query_state *st, const char *
 		r.present |= 1u << M_EVENT_MASK;
 	}
 
+	/* no index and no UUID: the PCI bus id tells the GPUs apart (a loop
+	 * over three GPUs queried without either was read as one GPU whose
+	 * readings jumped between them: tests/corpus/public/omniopt-gpu-usage) */
+	if (r.gpu_index < 0 && !uuid.p && bus.p)
+		uuid = bus;
 	smi_csv_emit(ctx, &r, uuid, name);
 	if (bus.p && st->has_time)
 		tell_bus(ctx, st, &r, uuid, bus);

@@ -57,6 +57,9 @@ enum rec_kind {
 			 * named anc.boot_id (STR_NONE: this input's boot anc.boot).
 			 * Consumed by the driver to place TK_BOOT records; never
 			 * reaches a sink. */
+	REC_JOB,	/* a batch job's allocation (Slurm sacct): t_ns its start
+			 * (TK_ABS), job.* the rest; no GPU of its own: the
+			 * report prices it against the GPUs of the node */
 };
 
 #define BAD_FATAL 1
@@ -163,6 +166,7 @@ enum proc_field {
 	PF_MEM = 1 << 1,
 	PF_FB = 1 << 2,
 	PF_AFTER_HEADER = 1 << 3,	/* the first row after a repeated header (ticks.h) */
+	PF_WHO = 1 << 4,		/* pw.user/job/task/ctr are set (each may be STR_NONE) */
 };
 
 struct rec {
@@ -180,6 +184,23 @@ struct rec {
 	int64_t pid;		/* REC_PROC; PID_TASK for a task label */
 	union {
 		double v[M__COUNT];	/* SAMPLE: metric values; PROC: v[0]=sm%, v[1]=mem%, v[2]=fb MiB */
+		struct {
+			double v3[3];	/* REC_PROC: v[0..2] as above */
+			/* who the process belongs to (with PF_WHO; ctx_str() or
+			 * STR_NONE): its user, batch job (Slurm job id), task
+			 * (record --task, TASK_ID) and container or cgroup */
+			uint32_t user, job, task, ctr;
+		} pw;
+		struct {
+			int64_t t1_ns;		/* its end; INT64_MAX: still running */
+			uint32_t id, user, account, nodes;	/* ctx_str() or STR_NONE */
+			int32_t ngpus;		/* GPUs allocated, all nodes together */
+			int32_t nnodes;		/* nodes in its node list (>= 1) */
+			double gpuutil_pct;	/* Slurm's own TRESUsageInTot gres/gpuutil (NAN unknown) */
+			double gpumem_mib;	/* and gres/gpumem (NAN unknown) */
+			uint64_t gpu_mask;	/* bit i: GPU index i is its (jobstats); 0 unknown */
+			double energy_j;	/* the energy its tool measured (dcgmi stats); NAN unknown */
+		} job;			/* REC_JOB */
 		struct {
 			int64_t dur_ns;	/* 0 for a zero-length interval */
 			int64_t corr;	/* correlation id, -1 if none */
@@ -244,6 +265,11 @@ struct ingest_opts {
 	 * the store's files): dated evidence for time-of-day logs; may be NULL */
 	const int64_t (*known_spans)[2];
 	size_t nknown_spans;
+	/* ingest: a log that only its file time would place (a time-of-day
+	 * log with no date, a log without time that matches no timed log) is
+	 * left out with its reason instead, and the store reads it again when
+	 * a later ingest brings evidence (docs/store.md "Held logs") */
+	bool hold_weak;
 };
 
 struct parse_ctx {

@@ -619,6 +619,14 @@ static void by_file_time(struct pl_collect *c, struct ingest_result *res, size_t
 				return;
 			}
 	}
+	if (c->o->hold_weak) {
+		/* ingest: by content or not at all (issue 28) */
+		snprintf(st->skip_reason, sizeof(st->skip_reason),
+			 "no time in the file; %s: not stored by its file time; held, and read again by "
+			 "the next ingest that brings a timed log of the same GPU (or give --start)",
+			 content_why);
+		return;
+	}
 	fmt_cut(st->basis, sizeof(st->basis),
 		 "no time in the file; %s; placed by its file modification time, one tick per "
 		 "--interval (weak: a copy, an unpacked archive or rsync without -t resets it; "

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/driver.h"
+#include "formats/format.h"
 #include "util/timeutil.h"
 
 #define QUARTER_NS (INT64_C(900) * NS_PER_S)
@@ -157,4 +159,20 @@ enum zn_verdict zn_decide(const struct zn_input *in, size_t n, const char *const
 		 zn_offset_str(a, sizeof(a), -*shift_ns), ev,
 		 zn_offset_str(c, sizeof(c), *shift_ns), b);
 	return ZN_SHIFT;
+}
+
+void zn_hold_undated(struct ingest_result *res, const struct zn_input *in, const struct ingest_opts *o)
+{
+	if (!o->hold_weak || o->date_days != INT64_MIN)
+		return;
+	for (size_t i = 0; i < res->nr; i++) {
+		struct input_stat *st = &res->inputs[i];
+		if (!in[i].tod || in[i].first_ns == INT64_MIN || st->tod_by_evidence || st->skip_reason[0] ||
+		    date_from_name(st->path) != INT64_MIN)
+			continue;
+		snprintf(st->skip_reason, sizeof(st->skip_reason),
+			 "times of day without a date, and no dated log of the same GPU in this ingest or the "
+			 "store meets them: not stored by its file time; held, and read again by the next "
+			 "ingest that brings one (or give --date)");
+	}
 }

@@ -46,6 +46,15 @@ enum zn_verdict {
 enum zn_verdict zn_decide(const struct zn_input *in, size_t n, const char *const *names,
 			  int64_t *shift_ns, char *note, size_t cap);
 
+struct ingest_result;
+struct ingest_opts;
+/*
+ * With o->hold_weak (ingest): each time-of-day input of res that nothing
+ * dates (no dated log of its GPU, no date in its name, no --date) is left
+ * out with the reason, not dated by its file time.  in[i] as for zn_decide.
+ */
+void zn_hold_undated(struct ingest_result *res, const struct zn_input *in, const struct ingest_opts *o);
+
 /* "+5h30" / "-5h" / "0" for an offset in nanoseconds.  buf: 16 bytes. */
 char *zn_offset_str(char *buf, size_t cap, int64_t off_ns);
 

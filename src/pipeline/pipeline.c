@@ -38,6 +38,9 @@ static int take(struct pipeline *p, struct analysis *an, const struct input_stat
 	}
 	if (r->kind == REC_BAD) {
 		const char *msg = batch_str(b, r->name);
+		for (size_t k = 0; k < p->o.nrecounted; k++)
+			if (!strcmp(p->o.recounted[k], in->path))
+				return 0;
 		keep_bad(p, in, r, msg);
 		if (p->o.strict || (p->o.stop_on_fatal && r->ev == BAD_FATAL)) {
 			p->stop.path = in->path;

@@ -50,6 +50,10 @@ struct pipeline_opts {
 	size_t npaths;
 	const struct ingest_opts *in;	/* the driver's options (borrowed) */
 	bool strict;			/* the first bad line stops the run */
+	/* inputs whose bad lines were counted by an earlier run (ingest's
+	 * stored files read again): not counted, kept or stopped at again */
+	const char *const *recounted;
+	size_t nrecounted;
 	bool stop_on_fatal;		/* a BAD_FATAL line stops it too (trace) */
 	/* further sources (borrowed; NULL: none) */
 	const struct prom_remote_opts *prom;

@@ -57,6 +57,7 @@ static const struct nvml_sym {
 	{ { "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2" },
 	  API(device_get_compute_procs_v2), false },
 	{ { "nvmlDeviceGetComputeRunningProcesses" }, API(device_get_compute_procs_v1), false },
+	{ { "nvmlDeviceGetProcessUtilization" }, API(device_get_process_utilization), false },
 	{ { "nvmlEventSetCreate" }, API(event_set_create), false },
 	{ { "nvmlDeviceGetSupportedEventTypes" }, API(device_get_supported_event_types), false },
 	{ { "nvmlDeviceRegisterEvents" }, API(device_register_events), false },

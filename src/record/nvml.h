@@ -68,6 +68,13 @@ struct nvml_process_v2 {
 	unsigned int gpu_instance_id, compute_instance_id;
 };
 
+/* nvmlProcessUtilizationSample_t: one process's utilization over NVML's last sampling period */
+struct nvml_proc_util {
+	unsigned int pid;
+	unsigned long long timestamp_us;	/* CPU time of the sample, microseconds */
+	unsigned int sm_util, mem_util, enc_util, dec_util;
+};
+
 struct nvml_event_data {
 	struct nvml_device *device;
 	unsigned long long type;
@@ -112,6 +119,8 @@ struct nvml_api {
 					   struct nvml_process_v2 *p);
 	int (*device_get_compute_procs_v1)(struct nvml_device *d, unsigned int *n,
 					   struct nvml_process_v1 *p);
+	int (*device_get_process_utilization)(struct nvml_device *d, struct nvml_proc_util *u, unsigned int *n,
+					      unsigned long long last_seen_us);
 	int (*event_set_create)(struct nvml_event_set **set);
 	int (*device_get_supported_event_types)(struct nvml_device *d, unsigned long long *mask);
 	int (*device_register_events)(struct nvml_device *d, unsigned long long mask,

@@ -40,6 +40,16 @@ struct worker {
 	int64_t energy_mj;
 	int energy_rc;
 	unsigned char procbuf[SAMPLER_MAX_PROCS * sizeof(struct nvml_process_v2)];
+	/* per-process utilization: the newest sample time seen (microseconds) */
+	unsigned long long util_seen_us;
+	struct nvml_proc_util utilbuf[SAMPLER_MAX_PROCS];
+	/* who each pid belongs to, read from /proc once a minute per pid */
+	struct who_cache {
+		uint32_t pid;
+		int64_t at_ns;
+		struct proc_who_info who;
+	} who[SAMPLER_MAX_PROCS];
+	unsigned int who_next;
 };
 
 struct sampler {
@@ -47,6 +57,9 @@ struct sampler {
 	int64_t energy_period_ns;
 	int64_t interval_ns;
 	bool energy_inline;	/* read the counter inside the tick */
+	char proc_root[200];	/* "/proc", or $GPUTALLY_PROC_ROOT */
+	struct uid_names *users;	/* user names by uid, read at start */
+	bool child_ns;		/* we run in a child pid namespace (a container) */
 	unsigned int ngpus;
 	struct gpu_info gpus[SAMPLER_MAX_GPUS];
 	struct worker *workers;
@@ -126,6 +139,8 @@ static void put(struct gpu_sample *o, enum tally_col c, int64_t v)
 	o->present |= 1u << c;
 }
 
+static void proc_who(struct worker *w, uint32_t pid, struct proc_who_info *out);
+
 static void sample_procs(struct worker *w, struct gpu_sample *o, bool *fatal)
 {
 	const struct nvml_api *a = &w->s->nvml->api;
@@ -155,7 +170,61 @@ static void sample_procs(struct worker *w, struct gpu_sample *o, bool *fatal)
 		memcpy(&used, w->procbuf + i * stride + 8, sizeof(used));
 		o->procs[i].pid = pid;
 		o->procs[i].mem_mib = used == NVML_VALUE_NOT_AVAILABLE ? -1 : (int64_t)(used >> 20);
+		o->procs[i].sm_pct = -1;
+		proc_who(w, pid, &o->procs[i].who);
 	}
+}
+
+#define WHO_REFRESH_NS (60 * NS_PER_S)
+
+/* Who pid belongs to: from the worker's cache, read again once a minute. */
+static void proc_who(struct worker *w, uint32_t pid, struct proc_who_info *out)
+{
+	int64_t now = mono_now_ns();
+	struct who_cache *c = NULL;
+
+	for (unsigned int i = 0; i < SAMPLER_MAX_PROCS && !c; i++)
+		if (w->who[i].at_ns && w->who[i].pid == pid)
+			c = &w->who[i];
+	if (!c) {
+		c = &w->who[w->who_next];
+		w->who_next = (w->who_next + 1) % SAMPLER_MAX_PROCS;
+		c->at_ns = 0;
+	}
+	if (!c->at_ns || now - c->at_ns > WHO_REFRESH_NS) {
+		procinfo_read(w->s->proc_root, pid, w->s->child_ns, w->s->users, &c->who);
+		c->pid = pid;
+		c->at_ns = now;
+	}
+	*out = c->who;
+}
+
+/*
+ * Each process's own SM share, where NVML gives per-process utilization
+ * (nvmlDeviceGetProcessUtilization): the newest sample of each pid since
+ * the last call.  A pid with no sample since keeps -1 (unknown); any error
+ * leaves them all unknown.
+ */
+static void sample_proc_util(struct worker *w, struct gpu_sample *o)
+{
+	const struct nvml_api *a = &w->s->nvml->api;
+	unsigned int n = SAMPLER_MAX_PROCS;
+	unsigned long long newest = w->util_seen_us;
+
+	if (!a->device_get_process_utilization || !o->procs_known || !o->nprocs)
+		return;
+	if (a->device_get_process_utilization(w->dev, w->utilbuf, &n, w->util_seen_us) != NVML_OK ||
+	    n > SAMPLER_MAX_PROCS)
+		return;
+	for (unsigned int k = 0; k < n; k++) {
+		const struct nvml_proc_util *u = &w->utilbuf[k];
+		if (u->timestamp_us > newest)
+			newest = u->timestamp_us;
+		for (uint32_t i = 0; i < o->nprocs; i++)
+			if (o->procs[i].pid == u->pid && u->sm_util <= 100)
+				o->procs[i].sm_pct = (int16_t)u->sm_util;
+	}
+	w->util_seen_us = newest;
 }
 
 static void read_energy(struct worker *w);
@@ -231,8 +300,11 @@ static void sample_gpu(struct worker *w, struct gpu_sample *o)
 		put(o, TC_PCIE_GEN, ui);
 	if (a->device_get_pcie_width && CALL(a->device_get_pcie_width(w->dev, &ui2)))
 		put(o, TC_PCIE_WIDTH, ui2);
-	if (!fatal)
+	if (!fatal) {
 		sample_procs(w, o, &fatal);
+		if (!fatal)
+			sample_proc_util(w, o);
+	}
 #undef CALL
 	if (fatal || o->status == GST_LOST || o->status == GST_RESET) {
 		/* a GPU that is gone has no readings this tick, whatever came before */
@@ -395,6 +467,13 @@ struct sampler *sampler_new(struct nvml *n, int64_t interval_ns, struct gl_err *
 	s->energy_period_ns = interval_ns > ENERGY_MIN_PERIOD_NS ? interval_ns : ENERGY_MIN_PERIOD_NS;
 	s->interval_ns = interval_ns;
 	s->energy_inline = interval_ns >= ENERGY_INLINE_MIN_NS;
+	{
+		const char *root = getenv("GPUTALLY_PROC_ROOT");
+		snprintf(s->proc_root, sizeof(s->proc_root), "%s", root && root[0] ? root : "/proc");
+		s->child_ns = procinfo_child_ns(s->proc_root);
+		s->users = rec_calloc(1, sizeof(*s->users));
+		procinfo_users(s->users);
+	}
 	s->ngpus = count;
 	s->workers = rec_calloc(count ? count : 1, sizeof(*s->workers));
 	pthread_mutex_init(&s->mu, NULL);
@@ -545,6 +624,7 @@ bool sampler_free(struct sampler *s)
 	pthread_cond_destroy(&s->go);
 	pthread_cond_destroy(&s->done);
 	free(s->workers);
+	free(s->users);
 	free(s);
 	return true;
 }

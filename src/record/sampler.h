@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "record/nvml.h"
+#include "record/procinfo.h"
 #include "util/err.h"
 
 enum tally_col {
@@ -41,6 +42,8 @@ enum gpu_state {
 struct proc_sample {
 	uint32_t pid;
 	int64_t mem_mib;	/* -1: NVML does not know */
+	int16_t sm_pct;		/* its own SM share (nvmlDeviceGetProcessUtilization); -1 unknown */
+	struct proc_who_info who;	/* its user, container and Slurm job (procinfo.h) */
 };
 
 struct gpu_sample {
@@ -71,7 +74,9 @@ struct sampler_event {
 
 struct sampler;
 
-/* Find the GPUs and start a worker per GPU (and the event thread). */
+/* Find the GPUs and start a worker per GPU (and the event thread).  Who
+ * each process belongs to is read under /proc, or under the directory
+ * $GPUTALLY_PROC_ROOT names (tests hand a fake one). */
 struct sampler *sampler_new(struct nvml *n, int64_t interval_ns, struct gl_err *err);
 unsigned int sampler_ngpus(const struct sampler *s);
 const struct gpu_info *sampler_gpu(const struct sampler *s, unsigned int i);

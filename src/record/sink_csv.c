@@ -20,7 +20,7 @@ static const char header[] = "time,host,task,gpu,uuid,name,status"
 #define TCOL(id, csv, metric, dec, prom, type, mul, src, help) "," csv
 #include "formats/tally_columns.def"
 #undef TCOL
-	",procs,bus_id";
+	",procs,bus_id,procs_who";
 
 static const int col_dec[TC__COUNT] = {
 #define TCOL(id, csv, metric, dec, prom, type, mul, src, help) dec,
@@ -31,8 +31,9 @@ static const int col_dec[TC__COUNT] = {
 /* How long close waits for the writer: SIGTERM must end the recorder within a second. */
 #define CLOSE_WAIT_MS 800
 
-/* Room for one GPU row: fixed fields plus every process at "pid=mib;". */
-#define ROW_MAX (1024 + SAMPLER_MAX_PROCS * 32)
+/* Room for one GPU row: fixed fields plus every process at "pid=mib;"
+ * and "user|job|container|sm;" (procinfo.h's fields at their longest). */
+#define ROW_MAX (1024 + SAMPLER_MAX_PROCS * 240)
 
 const char *csv_sink_header(void)
 {
@@ -76,6 +77,35 @@ static void put_prefix(struct out *o, const char *when, const struct csv_sink *k
 	put_ch(o, ',');
 }
 
+/* A who field: no separator of the CSV (',') or of the cell (';', '|') and no blank or control byte. */
+static void put_field(struct out *o, const char *s)
+{
+	for (; *s; s++)
+		put_ch(o, *s == ',' || *s == ';' || *s == '|' || (unsigned char)*s <= ' ' || *s == 0x7f ? '_' : *s);
+}
+
+/* procs_who: per process, in the order of procs, "user|job|container|sm"
+ * ("!" for a user: a host pid not visible from here; an empty field: not known). */
+static void put_who(struct out *o, const struct gpu_sample *s)
+{
+	for (uint32_t i = 0; s->procs_known && i < s->nprocs; i++) {
+		const struct proc_sample *p = &s->procs[i];
+		if (i)
+			put_ch(o, ';');
+		if (!p->who.visible)
+			put_ch(o, '!');
+		else
+			put_field(o, p->who.user);
+		put_ch(o, '|');
+		put_field(o, p->who.job);
+		put_ch(o, '|');
+		put_field(o, p->who.ctr);
+		put_ch(o, '|');
+		if (p->sm_pct >= 0)
+			put_u64(o, (uint64_t)p->sm_pct);
+	}
+}
+
 static void put_row(struct out *o, const char *when, const struct csv_sink *k,
 		    const struct gpu_info *g, const struct gpu_sample *s)
 {
@@ -113,6 +143,8 @@ static void put_row(struct out *o, const char *when, const struct csv_sink *k,
 	}
 	put_ch(o, ',');
 	put_str(o, g->bus_id);
+	put_ch(o, ',');
+	put_who(o, s);
 	put_ch(o, '\n');
 }
 
@@ -135,6 +167,7 @@ static void put_event(struct out *o, const struct csv_sink *k, const struct gpu_
 	put_ch(o, ',');
 	if (g)
 		put_str(o, g->bus_id);
+	put_ch(o, ',');		/* procs_who */
 	put_ch(o, '\n');
 }
 

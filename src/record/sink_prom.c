@@ -30,6 +30,9 @@ static const struct prom_col cols[TC__COUNT] = {
 #define FAMILY_HEAD_MAX 320	/* "# HELP ...\n# TYPE ...\n" */
 #define SAMPLE_VALUE_MAX 48
 
+/* A process's labels with its GPU's: pid, user, job, container (procinfo.h's fields at their longest, escaped). */
+#define PROC_LABELS_MAX (PROM_LABELS_MAX + 2 * (16 + 32 + 24 + 72) + 64)
+
 /* Label values escape backslash, double quote and newline (0.0.4). */
 static void put_label_value(struct out *o, const char *s)
 {
@@ -113,7 +116,8 @@ void prom_render_init(struct prom_render *r, const struct gpu_info *gpus, unsign
 	}
 	r->cap = (size_t)(TC__COUNT + EXTRA_FAMILIES) * FAMILY_HEAD_MAX +
 		 (size_t)EXTRA_FAMILIES * 2 * (sizeof(r->host_label) + 64 + SAMPLE_VALUE_MAX) +
-		 (size_t)ngpus * (TC__COUNT + 3) * (PROM_LABELS_MAX + 64 + SAMPLE_VALUE_MAX);
+		 (size_t)ngpus * (TC__COUNT + 3) * (PROM_LABELS_MAX + 64 + SAMPLE_VALUE_MAX) +
+		 (size_t)ngpus * SAMPLER_MAX_PROCS * 2 * (PROC_LABELS_MAX + 64 + SAMPLE_VALUE_MAX);
 	r->buf = rec_calloc(1, r->cap);
 }
 
@@ -208,6 +212,49 @@ static void put_health(struct out *o, const struct prom_render *r, const struct 
 	put_ch(o, '\n');
 }
 
+static void put_proc_head(struct out *o, const char *name, const char *gpu_labels, const struct proc_sample *p)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%u", p->pid);
+	put_str(o, name);
+	put_ch(o, '{');
+	put_str(o, gpu_labels);
+	put_label(o, "pid", pid, true);
+	put_label(o, "user", p->who.visible ? p->who.user : "host pid, not visible", true);
+	put_label(o, "job", p->who.job, true);
+	put_label(o, "container", p->who.ctr, true);
+	put_str(o, "} ");
+}
+
+/* Each GPU process with who it belongs to (labels) and what it uses (docs/record.md "Who"). */
+static void put_procs(struct out *o, const struct prom_render *r, const struct gpu_sample *samples)
+{
+	static const char *const mem = "gputally_process_gpu_memory_mib";
+	static const char *const sm = "gputally_process_sm_pct";
+
+	put_family(o, mem, GAUGE, "GPU memory a process uses, with its pid, user, Slurm job and container");
+	for (unsigned int i = 0; i < r->ngpus; i++)
+		for (uint32_t k = 0; samples[i].procs_known && k < samples[i].nprocs; k++) {
+			const struct proc_sample *p = &samples[i].procs[k];
+			if (p->mem_mib < 0)
+				continue;
+			put_proc_head(o, mem, r->labels[i], p);
+			put_u64(o, (uint64_t)p->mem_mib);
+			put_ch(o, '\n');
+		}
+	put_family(o, sm, GAUGE, "a process's own share of the GPU's SM time in % (NVML per-process utilization)");
+	for (unsigned int i = 0; i < r->ngpus; i++)
+		for (uint32_t k = 0; samples[i].procs_known && k < samples[i].nprocs; k++) {
+			const struct proc_sample *p = &samples[i].procs[k];
+			if (p->sm_pct < 0)
+				continue;
+			put_proc_head(o, sm, r->labels[i], p);
+			put_u64(o, (uint64_t)p->sm_pct);
+			put_ch(o, '\n');
+		}
+}
+
 size_t prom_render_tick(struct prom_render *r, int64_t mono_ns, const struct gpu_sample *samples,
 			const struct prom_health *h)
 {
@@ -252,6 +299,7 @@ size_t prom_render_tick(struct prom_render *r, int64_t mono_ns, const struct gpu
 		put_ch(&o, samples[i].status == GST_OK ? '1' : '0');
 		put_ch(&o, '\n');
 	}
+	put_procs(&o, r, samples);
 	put_health(&o, r, h, samples);
 	if (o.full)
 		return 0;

@@ -1722,6 +1722,60 @@ static void cost_section(struct hw *h)
 	fprintf(h->out, "</tbody></table></details>\n</section>\n");
 }
 
+/* ---- who spent it (report/attrib.c computes the rows) -------------------- */
+
+static void who(struct hw *h)
+{
+	static const char *const jkey[AB__COUNT] = {
+		[AB_USER] = "by_user", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
+		[AB_CTR] = "by_container", [AB_PROC] = "by_process",
+	};
+	const struct report_attrib *a = &h->r->attrib;
+
+	if (!a->nrows[AB_PROC])
+		return;
+	fprintf(h->out, "<section id=\"who\"><h2>Who spent it</h2>\n<p class=\"mut\">The GPU time each held (its share "
+		"of the GPU: measured sm %% where known, else even among the processes present), its useful time, energy "
+		"and part of the owned cost (fixed by GPU time, electricity by energy); what no process held is its own "
+		"line, so each table adds up to the window's total.</p>\n");
+	for (int d = 0; d < AB__COUNT; d++) {
+		size_t n = a->nrows[d];
+		if (!a->show[d])
+			continue;
+		fprintf(h->out, "<table><thead><tr><th>%s</th><th class=\"n\">GPU time</th><th class=\"n\">useful</th>"
+			"<th class=\"n\">energy</th><th class=\"n\">cost</th></tr></thead><tbody>\n", attrib_by_name[d]);
+		for (size_t i = 0; i < n; i++) {
+			const struct attrib_row *row = &a->rows[d][i];
+			if (i >= ATTRIB_MD_ROWS && i + 1 < n)
+				continue;
+			fprintf(h->out, "<tr><td>%s", row->none ? "<em>" : "<code>");
+			esc(h, row->key);
+			fprintf(h->out, "%s</td><td class=\"n\">", row->none ? "</em>" : "</code>");
+			vnum(h, row->held_s, 3, 1 / 3600.0, 2, "attribution.%s.%zu.held_s", jkey[d], i);
+			fprintf(h->out, " h</td><td class=\"n\">");
+			vnum(h, row->useful_s, 3, 1 / 3600.0, 2, "attribution.%s.%zu.useful_s", jkey[d], i);
+			fprintf(h->out, " h</td><td class=\"n\">");
+			vnum(h, row->energy_j, 1, 1 / 3.6e6, 3, "attribution.%s.%zu.energy_j", jkey[d], i);
+			fprintf(h->out, " kWh</td><td class=\"n\">");
+			vmoney(h, row->cost, "attribution.%s.%zu.cost", jkey[d], i);
+			fprintf(h->out, "</td></tr>\n");
+		}
+		fprintf(h->out, "</tbody><tfoot><tr><th>total</th><td class=\"n\">");
+		vnum(h, a->total[d].held_s, 3, 1 / 3600.0, 2, "attribution.totals.%s.held_s", jkey[d]);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, a->total[d].useful_s, 3, 1 / 3600.0, 2, "attribution.totals.%s.useful_s", jkey[d]);
+		fprintf(h->out, " h</td><td class=\"n\">");
+		vnum(h, a->total[d].energy_j, 1, 1 / 3.6e6, 3, "attribution.totals.%s.energy_j", jkey[d]);
+		fprintf(h->out, " kWh</td><td class=\"n\">");
+		vmoney(h, a->total[d].cost, "attribution.totals.%s.cost", jkey[d]);
+		fprintf(h->out, "</td></tr></tfoot></table>\n");
+		if (n - 1 > ATTRIB_MD_ROWS)
+			fprintf(h->out, "<p class=\"mut\">%zu more under <code>attribution.%s</code> in "
+				"<code>--json</code>.</p>\n", n - 1 - ATTRIB_MD_ROWS, jkey[d]);
+	}
+	fprintf(h->out, "</section>\n");
+}
+
 /* ---- chart 6: processes ------------------------------------------------- */
 
 static void processes(struct hw *h)
@@ -2188,6 +2242,7 @@ void report_html(FILE *out, const struct report *r)
 		time_split(&h);
 		cost_section(&h);
 		processes(&h);
+		who(&h);
 		traces(&h);
 		leaks(&h, byw);
 		findings(&h, byw);

@@ -79,8 +79,8 @@ static void inputs(struct jsonw *w, const struct report *r)
 	jsonw_arr_end(w);
 }
 
-/* Xids by class, as counts and per GPU-day of the span; NULL days: counts only. */
-static void xid_classes(struct jsonw *w, const uint64_t *by_class, double days)
+/* Xids by class, as counts and (per_day not NULL) per GPU-day of the span. */
+static void xid_classes(struct jsonw *w, const uint64_t *by_class, const double *per_day)
 {
 	jsonw_key(w, "xids_by_class");
 	jsonw_obj_begin(w);
@@ -88,25 +88,25 @@ static void xid_classes(struct jsonw *w, const uint64_t *by_class, double days)
 		if (by_class[c])
 			jsonw_kint(w, kev_class_name[c], (int64_t)by_class[c]);
 	jsonw_obj_end(w);
-	if (days < 0)
+	if (!per_day)
 		return;
 	jsonw_key(w, "xids_per_gpu_day");
 	jsonw_obj_begin(w);
 	for (int c = 0; c < KC__COUNT; c++)
 		if (by_class[c])
-			jsonw_knum(w, kev_class_name[c], days > 0 ? by_class[c] / days : NAN, 3);
+			jsonw_knum(w, kev_class_name[c], per_day[c], 3);
 	jsonw_obj_end(w);
 }
 
-static void gpu_events(struct jsonw *w, const struct analysis *an, int gi)
+static void gpu_events(struct jsonw *w, const struct report *r, int gi)
 {
-	const struct gpu_stats *g = &an->gpus[gi];
+	const struct gpu_stats *g = &r->an->gpus[gi];
 
 	jsonw_key(w, "events");
 	jsonw_obj_begin(w);
 	jsonw_kint(w, "count", (int64_t)g->events);
 	jsonw_kint(w, "xids", (int64_t)g->xids);
-	xid_classes(w, g->xid_class, (double)(g->last_ns - g->first_ns) / 1e9 / 86400);
+	xid_classes(w, g->xid_class, r->gpus[gi].xid_class_per_day);
 	jsonw_kint(w, "outages", g->outages);
 	jsonw_knum(w, "outage_s", g->outage_s, 3);
 	jsonw_obj_end(w);
@@ -170,7 +170,7 @@ static void gpus(struct jsonw *w, const struct report *r)
 			jsonw_obj_end(w);
 		}
 		jsonw_obj_end(w);
-		gpu_events(w, an, i);
+		gpu_events(w, r, i);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);
@@ -334,7 +334,7 @@ static void events(struct jsonw *w, const struct report *r)
 	jsonw_kint(w, "events_copies", (int64_t)an->event_copies);
 	jsonw_key(w, "host_events");
 	jsonw_obj_begin(w);
-	xid_classes(w, an->host_xid_class, -1);
+	xid_classes(w, an->host_xid_class, NULL);
 	jsonw_obj_end(w);
 	jsonw_key(w, "outages");
 	jsonw_arr_begin(w);
@@ -373,8 +373,8 @@ static void power_events(struct jsonw *w, const struct report *r)
 	jsonw_kint(w, "power_off", (int64_t)pw->power_off);
 	jsonw_kint(w, "boots", (int64_t)pw->boots);
 	jsonw_knum(w, "hours", h, 3);
-	jsonw_knum(w, "ac_switches_per_hour", h > 0 ? (pw->ac_off + pw->ac_on) / h : NAN, 3);
-	jsonw_knum(w, "suspends_per_hour", h > 0 ? pw->suspends / h : NAN, 3);
+	jsonw_knum(w, "ac_switches_per_hour", r->ac_switches_per_hour, 3);
+	jsonw_knum(w, "suspends_per_hour", r->suspends_per_hour, 3);
 	jsonw_knum(w, "gpu_lost_s", pw->gpu_lost_s, 3);
 	jsonw_key(w, "suspend_spans");
 	jsonw_arr_begin(w);
@@ -806,6 +806,7 @@ static void tail_members(struct jsonw *w, const struct report *r)
 	events(w, r);
 	power_events(w, r);
 	processes(w, r);
+	report_attrib_json(w, r);
 	traces(w, r);
 	cost(w, r);
 	days(w, r);

@@ -376,6 +376,7 @@ void report_markdown(FILE *out, const struct report *r)
 	findings(out, r);
 	events(out, r);
 	processes(out, r);
+	report_attrib_markdown(out, r);
 	traces(out, r);
 	report_fleet_markdown(out, r);
 	if (r->bad_total)

@@ -146,6 +146,14 @@ static void gpu_figures(struct report *r)
 		o->mem_total_mib = g->mem_total_mib > 0 ? g->mem_total_mib : NAN;
 		o->energy_j = gpu_energy_j(g, &o->energy_source);
 		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);
+		{
+			double days = (double)(g->last_ns - g->first_ns) / 1e9 / 86400;
+			for (int c = 0; c < KC__COUNT; c++) {
+				o->xids_classed += g->xid_class[c];
+				o->xid_class_per_day[c] = days > 0 ? g->xid_class[c] / days : NAN;
+			}
+			o->xids_per_day = days > 0 ? (double)o->xids_classed / days : NAN;
+		}
 	}
 	for (size_t i = 0; i < an->nsegs; i++)
 		if (an->segs[i].gpu < (size_t)an->tl.ngpus)
@@ -418,7 +426,14 @@ static void verdict(struct report *r)
 			 100 * r->lr.u_star, 100 * u, r->c_local_obs / r->lr.c_cloud);
 		break;
 	default:
-		if (u >= r->lr.u_star)
+		if (!(r->c_local_obs < INFINITY))
+			/* not one useful hour: its local cost is no number (was "inf";
+			 * tests/corpus/public/virtualclient-8xh100, busy 0 %) */
+			snprintf(r->verdict, sizeof(r->verdict),
+				 "Renting would be cheaper: busy %.1f %% of the time against a break-even of %.1f %%; "
+				 "no useful hour was observed to price locally, against %s an hour to rent.",
+				 100 * u, 100 * r->lr.u_star, nf_money(m2, sizeof(m2), r->lr.c_cloud, cur));
+		else if (u >= r->lr.u_star)
 			snprintf(r->verdict, sizeof(r->verdict),
 				 "Owning pays: busy %.1f %% of the time against a break-even of %.1f %%, a useful hour costs %s locally against %s to rent.",
 				 100 * u, 100 * r->lr.u_star, nf_money(m1, sizeof(m1), r->c_local_obs, cur),
@@ -452,6 +467,8 @@ static void outage(struct report *r)
 	if (an->pw.last_ns > t1)
 		t1 = an->pw.last_ns;
 	r->power_span_h = t1 > t0 ? (double)(t1 - t0) / 1e9 / 3600 : NAN;
+	r->ac_switches_per_hour = r->power_span_h > 0 ? (an->pw.ac_off + an->pw.ac_on) / r->power_span_h : NAN;
+	r->suspends_per_hour = r->power_span_h > 0 ? an->pw.suspends / r->power_span_h : NAN;
 }
 
 /* The first screen's figures (report.h): where the rest went, the top findings, the files that are not telemetry. */
@@ -594,6 +611,9 @@ void report_compute(struct report *r)
 	r->events_total = 0;
 	for (int k = 0; k < EV__COUNT; k++)
 		r->events_total += r->an->ev_count[k];
+	r->host_xids_classed = 0;
+	for (int c = 0; c < KC__COUNT; c++)
+		r->host_xids_classed += r->an->host_xid_class[c];
 	r->finding_cost = xcalloc(r->an->nfinds ? r->an->nfinds : 1, sizeof(*r->finding_cost));
 	for (size_t i = 0; i < r->an->nfinds; i++)
 		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);
@@ -604,6 +624,7 @@ void report_compute(struct report *r)
 	by_day(r);
 	report_month_compute(r);
 	report_fleet_compute(r);
+	report_attrib_compute(r);
 }
 
 double report_state_share(const struct report *r, int gpu, int st)
@@ -653,4 +674,5 @@ void report_release(struct report *r)
 	free(r->finding_rest);
 	r->finding_rest = NULL;
 	report_fleet_release(r);
+	report_attrib_release(r);
 }

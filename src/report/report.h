@@ -46,6 +46,40 @@ struct fleet_row {
 };
 
 /*
+ * Who spent it (attrib.c): per dimension, one row per key (a user, a job,
+ * ...) with the GPU time its processes held (each process's share of its
+ * GPU: measured sm % where known, else even among those present), their
+ * useful time and energy, and their part of the window's owned cost; the
+ * rows by cost, most first, then "no process seen": the rest of each total,
+ * so that every column adds up to the window's.
+ */
+enum attrib_by { AB_USER, AB_JOB, AB_TASK, AB_CTR, AB_PROC, AB__COUNT };
+extern const char *const attrib_by_name[AB__COUNT];
+#define ATTRIB_TEXT_TOP 5	/* rows a text table names before "N more" */
+#define ATTRIB_MD_ROWS 30	/* Markdown and HTML */
+struct attrib_row {
+	char key[96];		/* "(unknown user)", "(none)" where not said */
+	bool none;		/* the last row: what no process (task label) held */
+	size_t nprocs;
+	double held_s, useful_s, energy_j, cost;
+	double reported_energy_j;	/* the jobs' own figure (dcgmi stats), beside ours; NAN none */
+};
+struct report_attrib {
+	struct attrib_row *rows[AB__COUNT];
+	size_t nrows[AB__COUNT];	/* 0: no process data, no split */
+	bool known[AB__COUNT];		/* some process said its key */
+	bool from_jobs[AB__COUNT];	/* the owners are batch jobs (sacct), not processes */
+	size_t jobs_outside;		/* batch jobs that held none of the telemetry's time */
+	/* for the short tables: which dimensions they show (those with a key
+	 * said; the processes when no user, job or container was), the text's
+	 * top rows, the rows after them summed ("N more") and every row summed */
+	bool show[AB__COUNT];
+	size_t top[AB__COUNT];
+	struct attrib_row more[AB__COUNT], total[AB__COUNT];
+	bool energy_estimated;		/* energy is the profile's estimate, per row too */
+};
+
+/*
  * One GPU's figures, as every writer prints them (report_compute()): NAN
  * where there was no reading (no utilization, no power, a temperature or
  * memory of 0), never a 0 that reads as a measurement.
@@ -63,6 +97,11 @@ struct report_gpu {
 	/* share of its covered time in each state (report_state_share()) */
 	double state_share[ST__COUNT];
 	size_t nsegs;		/* its state segments in an->segs */
+	/* its Xids: how many were classed (xid_class summed), and per day of
+	 * its span (first to last sample), in all and by class; NAN for a
+	 * span of no time */
+	uint64_t xids_classed;
+	double xids_per_day, xid_class_per_day[KC__COUNT];
 };
 
 /* One process's shares (report.procs, in an->procs order); NAN where its GPU has none. */
@@ -124,6 +163,7 @@ struct report {
 	double outage_s, cost_per_gpu_hour, outage_cost;
 	double outage_share;		/* outage_s over the covered time */
 	double power_span_h;		/* the hours host power events are counted over */
+	double ac_switches_per_hour, suspends_per_hour;	/* over power_span_h; NAN without one */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
 	 * and the window's local cost split by its share of all busy time */
@@ -215,6 +255,7 @@ struct report {
 	/* per GPU (an->tl.ngpus of them): what every writer prints of it */
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
+	uint64_t host_xids_classed;	/* an->host_xid_class summed */
 	/* per finding (an->finds order): report_finding_cost(), and the
 	 * findings of its severity and kind from it on, summed (the text's
 	 * one line per severity and kind for the findings not in full) */
@@ -228,6 +269,7 @@ struct report {
 	size_t *proc_by_busy;
 	/* C_L(u): the owned cost per useful hour along the utilization axis */
 	double curve_local[REPORT_CURVE_N];
+	struct report_attrib attrib;	/* who spent it (attrib.c) */
 };
 
 /*
@@ -263,6 +305,13 @@ void report_fleet_text(FILE *out, const struct report *r);
 void report_fleet_markdown(FILE *out, const struct report *r);
 struct jsonw;
 void report_fleet_json(struct jsonw *w, const struct report *r);
+
+/* attrib.c: who spent it; attrib_out.c: its renderings */
+void report_attrib_compute(struct report *r);
+void report_attrib_release(struct report *r);
+void report_attrib_text(FILE *out, const struct report *r);
+void report_attrib_markdown(FILE *out, const struct report *r);
+void report_attrib_json(struct jsonw *w, const struct report *r);
 
 void report_text(FILE *out, const struct report *r);
 void report_json(FILE *out, const struct report *r);

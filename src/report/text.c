@@ -806,14 +806,13 @@ static const char *event_meaning(int ev, int32_t code)
 }
 
 /* ": 3 Xids (2 hardware, 1 application), 4.00 per GPU-day": a GPU's error density. */
-static void xid_density(FILE *out, const struct analysis *an, int gpu)
+static void xid_density(FILE *out, const struct report *r, int gpu)
 {
+	const struct analysis *an = r->an;
 	const uint64_t *by = gpu >= 0 ? an->gpus[gpu].xid_class : an->host_xid_class;
-	uint64_t n = 0;
+	uint64_t n = gpu >= 0 ? r->gpus[gpu].xids_classed : r->host_xids_classed;
 	bool first = true;
 
-	for (int c = 0; c < KC__COUNT; c++)
-		n += by[c];
 	if (!n)
 		return;
 	fprintf(out, ": %" PRIu64 " Xid%s (", n, n == 1 ? "" : "s");
@@ -823,12 +822,8 @@ static void xid_density(FILE *out, const struct analysis *an, int gpu)
 			first = false;
 		}
 	fputc(')', out);
-	if (gpu >= 0) {
-		const struct gpu_stats *g = &an->gpus[gpu];
-		double days = (double)(g->last_ns - g->first_ns) / 1e9 / 86400;
-		if (days > 0)
-			fprintf(out, ", %.2f per GPU-day", (double)n / days);
-	}
+	if (gpu >= 0 && isfinite(r->gpus[gpu].xids_per_day))
+		fprintf(out, ", %.2f per GPU-day", r->gpus[gpu].xids_per_day);
 }
 
 /* One line per GPU (host last), kind and code: how many, when, what it means. */
@@ -876,7 +871,7 @@ static void events(FILE *out, const struct report *r)
 			if (!header) {
 				fprintf(out, "  %s", gpu >= 0 ? gpu_label(l, sizeof(l), an, gpu) :
 					"host (or a GPU no map names)");
-				xid_density(out, an, gpu);
+				xid_density(out, r, gpu);
 				fputc('\n', out);
 				header = true;
 			}
@@ -965,6 +960,7 @@ void report_text(FILE *out, const struct report *r)
 	outages(out, r);
 	events(out, r);
 	processes(out, r);
+	report_attrib_text(out, r);
 	traces(out, r);
 	cost(out, r);
 	report_fleet_text(out, r);

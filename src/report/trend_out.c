@@ -95,16 +95,19 @@ static void text_head(FILE *out, const char *first)
 static void text_by_task(FILE *out, const struct trend_report *t)
 {
 	const struct cost_params *cp = t->cp;
+	const char *what = t->owner ? t->owner : "task";	/* --by user, job: the same table */
 
-	fprintf(out, "gputally trend by task%s%s (the whole window); profile %s%s%s\n", t->q->gpu ? ", GPU " : "",
+	fprintf(out, "gputally trend by %s%s%s (the whole window); profile %s%s%s\n", what, t->q->gpu ? ", GPU " : "",
 		t->q->gpu ? t->q->gpu : "", cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "",
 		cp->currency);
-	text_head(out, "task");
+	text_head(out, what);
 	for (size_t i = 0; i < t->nt; i++)
 		text_row(out, t->tasks[i].name, &t->tasks[i], &t->ptask[i]);
 	text_row(out, "all GPU time", &t->tot, &t->ptot);
-	if (!t->nt)
+	if (!t->nt && !t->owner)
 		fprintf(out, "(no task in this window: the logs named no process and no task label)\n");
+	else if (!t->nt)
+		fprintf(out, "(no process in this window: no %s to name)\n", what);
 }
 
 static void trend_text(FILE *out, const struct trend_report *t)
@@ -150,7 +153,7 @@ static void json_row(struct jsonw *w, const struct trend_report *t, const struct
 		jsonw_ktime(w, "start", r->t_s * NS_PER_S);
 		jsonw_kstr(w, "label", lab);
 	} else if (kind == 1) {
-		jsonw_kstr(w, "task", r->name);
+		jsonw_kstr(w, t->owner ? t->owner : "task", r->name);	/* a task, or --by user/job */
 	}
 	jsonw_kint(w, "gpus", r->gpus);
 	jsonw_knum(w, "gpu_hours", r->covered_s / 3600, 6);
@@ -168,7 +171,7 @@ static void json_row(struct jsonw *w, const struct trend_report *t, const struct
 
 static void json_tasks(struct jsonw *w, const struct trend_report *t)
 {
-	jsonw_key(w, "tasks");
+	jsonw_key(w, !t->owner ? "tasks" : !strcmp(t->owner, "user") ? "users" : "jobs");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < t->nt; i++)
 		json_row(w, t, &t->tasks[i], &t->ptask[i], 1);
@@ -184,7 +187,7 @@ static void trend_json(FILE *out, const struct trend_report *t)
 	jsonw_obj_begin(&w);
 	jsonw_version(&w);
 	if (t->by_task) {
-		jsonw_kstr(&w, "by", "task");
+		jsonw_kstr(&w, "by", t->owner ? t->owner : "task");
 		jsonw_kstr(&w, "gpu", t->q->gpu);
 		jsonw_kstr(&w, "profile", cp->name[0] ? cp->name : NULL);
 		jsonw_kstr(&w, "currency", cp->currency[0] ? cp->currency : NULL);
@@ -227,15 +230,32 @@ static void csv_cells(FILE *out, const struct trend_row *r, const struct trend_p
 		csv_num(v[6], p->owned, 4), csv_num(v[7], p->rented, 4), csv_num(v[8], p->idle_money, 4));
 }
 
+/* A name from the logs as one CSV field: quoted (RFC 4180) when it holds a comma, quote or line break. */
+static void csv_name(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 static void trend_csv(FILE *out, const struct trend_report *t)
 {
 	const char *cols = "gpus,gpu_hours,busy_gpu_hours,util_mean_pct,busy_share,mem_max_mib,energy_kwh,"
 			   "energy_source,owned_cost,rented_cost,idle_cost\n";
 
 	if (t->by_task) {
-		fprintf(out, "task,%s", cols);
+		fprintf(out, "%s,%s", t->owner ? t->owner : "task", cols);
 		for (size_t i = 0; i < t->nt; i++) {
-			fprintf(out, "%s,", t->tasks[i].name);
+			csv_name(out, t->tasks[i].name);
+			fputc(',', out);
 			csv_cells(out, &t->tasks[i], &t->ptask[i]);
 		}
 		return;

@@ -29,6 +29,7 @@ struct trend_report {
 	const struct cost_params *cp;
 	const char *zone;
 	bool by_task;
+	const char *owner;	/* --by user or job: the tasks are users or jobs (store_trend_owners), else NULL */
 	const struct trend_row *rows, *tasks;
 	size_t n, nt;
 	/* computed: the buckets summed (its GPUs: the most seen in one

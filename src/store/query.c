@@ -459,10 +459,14 @@ int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, 
 
 	t0 = t0 == INT64_MIN / 2 ? t0 : (t0 + 59) / 60 * 60;
 	n = totals(s, an, rows, t0, t1, err);
-	if (n <= 0)
+	if (n < 0)
 		return n;
-	minutes(s, an, rows, t0, t1);
-	procs(s, an, rows, t0, t1);
+	if (n) {
+		minutes(s, an, rows, t0, t1);
+		procs(s, an, rows, t0, t1);
+	}
+	/* findings and events of no GPU are kept with no GPU at all (a
+	 * kernel log ingested alone: tests/corpus/public/gpud-pr870-dmesg-x) */
 	findings(s, an, rows, since_ns, until_ns);
 	analysis_rank_findings(an);	/* the one order every writer lists them in */
 	events(s, an, rows, since_ns, until_ns);

@@ -38,6 +38,7 @@ struct minute {
 struct proc_min {
 	int64_t pid;
 	char name[64];
+	char user[32], job[32];	/* who it belongs to ("" unknown: stored NULL) */
 	double present_s, busy_s, busy_known_s, energy_j;
 };
 
@@ -63,6 +64,10 @@ struct store_writer {
 	struct store_counts c;
 	int64_t max_before;	/* the last minute stored before this run */
 	int64_t tmin, tmax;	/* hours to sum again from the minutes */
+	int64_t (*repl)[2];	/* minutes whose stored sources this run read again (ns) */
+	size_t nrepl;
+	char **repl_paths;	/* every file this run reads (replace mode) */
+	size_t nrepl_paths;
 	int failed;		/* first SQLite error code */
 	char fail_msg[192];
 };
@@ -304,6 +309,31 @@ static void hour_add(struct store_writer *w, int gi, struct minute *m)
 	hour_merge(h, m);
 }
 
+/* Does [t_s, t_s + span_s) meet a span whose stored minutes this run replaces? */
+static bool replaced(const struct store_writer *w, int64_t t_s, int64_t span_s)
+{
+	int64_t a = t_s * NS_PER_S, b = (t_s + span_s) * NS_PER_S;
+
+	for (size_t i = 0; i < w->nrepl; i++)
+		if (w->repl[i][0] < b && w->repl[i][1] >= a)
+			return true;
+	return false;
+}
+
+void store_writer_replace(struct store_writer *w, const int64_t (*spans)[2], size_t n, const char *const *paths,
+			  size_t np)
+{
+	free(w->repl);
+	w->repl = n ? xmalloc(n * sizeof(*w->repl)) : NULL;
+	if (n)
+		memcpy(w->repl, spans, n * sizeof(*w->repl));
+	w->nrepl = n;
+	w->repl_paths = xcalloc(np ? np : 1, sizeof(*w->repl_paths));
+	for (size_t i = 0; i < np; i++)
+		w->repl_paths[i] = xstrdup(paths[i]);
+	w->nrepl_paths = np;
+}
+
 static void flush_minute(struct store_writer *w, int gi)
 {
 	struct minute *m = &w->g[gi]->m;
@@ -324,7 +354,7 @@ static void flush_minute(struct store_writer *w, int gi)
 		}
 		sqlite3_reset(w->get_min);
 	}
-	if (exists && ms(m->covered_s + m->gaps_s) <= have) {
+	if (exists && ms(m->covered_s + m->gaps_s) <= have && !replaced(w, m->t_s, 60)) {
 		w->c.minutes_kept++;
 		m->t_s = INT64_MIN;
 		return;
@@ -457,7 +487,7 @@ static void flush_procs(struct store_writer *w, int gi)
 			have = sqlite3_column_int64(w->get_proc, 0);
 		}
 		sqlite3_reset(w->get_proc);
-		if (exists && ms(p->present_s) <= have) {
+		if (exists && ms(p->present_s) <= have && !replaced(w, pm->t_s, 60)) {
 			w->c.procs_kept++;
 			continue;
 		}
@@ -469,6 +499,14 @@ static void flush_procs(struct store_writer *w, int gi)
 		sqlite3_bind_int64(st, 6, ms(p->busy_s));
 		sqlite3_bind_int64(st, 7, ms(p->busy_known_s));
 		sqlite3_bind_double(st, 8, p->energy_j);
+		if (p->user[0])
+			sqlite3_bind_text(st, 9, p->user, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 9);
+		if (p->job[0])
+			sqlite3_bind_text(st, 10, p->job, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 10);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			fail(w);
 		sqlite3_reset(st);
@@ -507,6 +545,11 @@ static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, in
 			snprintf(p->name, sizeof(p->name), "%s", ps->name);
 		}
 		if (p) {
+			/* the latest said (a process says who it is on every row) */
+			if (ps->user[0])
+				snprintf(p->user, sizeof(p->user), "%s", ps->user);
+			if (ps->job[0])
+				snprintf(p->job, sizeof(p->job), "%s", ps->job);
 			p->present_s += (double)(e - t0) / 1e9;
 			if (!isnan(busy_s)) {
 				p->busy_s += busy_s * frac;
@@ -558,13 +601,33 @@ struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 	    sqlite3_prepare_v2(s->db,
 			       "SELECT present_ms FROM proc_minutes WHERE t = ? AND gpu = ? AND pid = ? AND name = ?", -1,
 			       &w->get_proc, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO proc_minutes VALUES (?,?,?,?,?,?,?,?)", -1,
+	    sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO proc_minutes (t, gpu, pid, name, present_ms, busy_ms,"
+			       " busy_known_ms, energy_j, user, job) VALUES (?,?,?,?,?,?,?,?,?,?)", -1,
 			       &w->put_proc, NULL) != SQLITE_OK)
 		fail(w);
 	an->hook.ud = w;
 	an->hook.state = on_state;
 	an->hook.proc = on_proc;
 	return w;
+}
+
+/* A stored finding this run found again, or wrote (replace mode). */
+static void keep_finding(struct store_writer *w, int64_t gpu, const char *kind, int64_t code, int64_t t0)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(w->s->db, "INSERT INTO kept_findings VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+		fail(w);
+		return;
+	}
+	sqlite3_bind_int64(st, 1, gpu);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, code);
+	sqlite3_bind_int64(st, 4, t0);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		fail(w);
+	sqlite3_finalize(st);
 }
 
 static void store_findings(struct store_writer *w)
@@ -606,6 +669,12 @@ static void store_findings(struct store_writer *w)
 		fail(w);
 		return;
 	}
+	/* the findings of minutes whose every source this run read again are
+	 * this run's: a stored one that none of them matches is gone (found
+	 * from part of the sources); marked here, deleted after the loop */
+	if (w->nrepl && store_exec(w->s, "CREATE TEMP TABLE IF NOT EXISTS kept_findings (gpu, kind, code, t0);"
+				   "DELETE FROM kept_findings", NULL))
+		fail(w);
 	for (size_t i = 0; i < w->an->nfinds && !w->failed; i++) {
 		const struct finding *f = &w->an->finds[i];
 		int64_t gpu = -1;
@@ -627,6 +696,9 @@ static void store_findings(struct store_writer *w)
 			have_code = sqlite3_column_int64(get, 2);
 		}
 		sqlite3_reset(get);
+		if (w->nrepl)
+			keep_finding(w, gpu, f->kind, exists && (have_t0 != f->t0_ns || f->t1_ns <= have) ? have_code : f->code,
+				     exists && (have_t0 != f->t0_ns || f->t1_ns <= have) ? have_t0 : f->t0_ns);
 		/* kept, unless it is the same start and now lasts longer (a grown log) */
 		if (exists && (have_t0 != f->t0_ns || f->t1_ns <= have)) {
 			w->c.findings_kept++;
@@ -662,6 +734,22 @@ static void store_findings(struct store_writer *w)
 	sqlite3_finalize(get);
 	sqlite3_finalize(put);
 	sqlite3_finalize(del);
+	for (size_t k = 0; k < w->nrepl && !w->failed; k++) {
+		sqlite3_stmt *d;
+		if (sqlite3_prepare_v2(w->s->db,
+				       "DELETE FROM findings WHERE t0_ns <= ?2 AND coalesce(t1_ns, t0_ns) >= ?1 AND NOT EXISTS"
+				       " (SELECT 1 FROM kept_findings k WHERE k.gpu = findings.gpu AND k.kind = findings.kind"
+				       " AND k.code = findings.code AND k.t0 = findings.t0_ns)",
+				       -1, &d, NULL) != SQLITE_OK) {
+			fail(w);
+			break;
+		}
+		sqlite3_bind_int64(d, 1, w->repl[k][0]);
+		sqlite3_bind_int64(d, 2, w->repl[k][1]);
+		if (sqlite3_step(d) != SQLITE_DONE)
+			fail(w);
+		sqlite3_finalize(d);
+	}
 }
 
 /* ---- events and outages ----------------------------------------------- */
@@ -732,6 +820,32 @@ static void store_events(struct store_writer *w)
 			       -1, &oput, NULL) != SQLITE_OK) {
 		fail(w);
 		goto out;
+	}
+	/* the events of the files this run reads again, and of the minutes
+	 * whose every source it reads again: this run's */
+	for (size_t k = 0; k < w->nrepl_paths && !w->failed; k++) {
+		sqlite3_stmt *d;
+		if (sqlite3_prepare_v2(w->s->db, "DELETE FROM events WHERE src = ?", -1, &d, NULL) != SQLITE_OK) {
+			fail(w);
+			break;
+		}
+		sqlite3_bind_text(d, 1, w->repl_paths[k], -1, SQLITE_STATIC);
+		if (sqlite3_step(d) != SQLITE_DONE)
+			fail(w);
+		sqlite3_finalize(d);
+	}
+	for (size_t k = 0; k < w->nrepl && !w->failed; k++) {
+		sqlite3_stmt *d;
+		if (sqlite3_prepare_v2(w->s->db, "DELETE FROM events WHERE t_ns >= ?1 AND t_ns <= ?2", -1, &d, NULL) !=
+		    SQLITE_OK) {
+			fail(w);
+			break;
+		}
+		sqlite3_bind_int64(d, 1, w->repl[k][0]);
+		sqlite3_bind_int64(d, 2, w->repl[k][1]);
+		if (sqlite3_step(d) != SQLITE_DONE)
+			fail(w);
+		sqlite3_finalize(d);
 	}
 	for (size_t i = 0; i < an->nevs && !w->failed; i++) {
 		const struct an_event *e = &an->evs[i];
@@ -926,5 +1040,9 @@ void store_writer_free(struct store_writer *w)
 	sqlite3_finalize(w->put_proc);
 	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
 		free(w->g[gi]);
+	free(w->repl);
+	for (size_t i = 0; i < w->nrepl_paths; i++)
+		free(w->repl_paths[i]);
+	free(w->repl_paths);
 	free(w);
 }

@@ -119,6 +119,10 @@ static const char *const migrations[STORE_VERSION] = {
 	"  SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, -2 FROM findings;\n"
 	"DROP TABLE findings;\n"
 	"ALTER TABLE findings_v5 RENAME TO findings;\n",
+	/* v6: who each process belongs to (record's procs_who, a logger's
+	 * users), for trend --by user and --by job; NULL in the rows before */
+	"ALTER TABLE proc_minutes ADD COLUMN user TEXT;\n"
+	"ALTER TABLE proc_minutes ADD COLUMN job TEXT;\n",
 };
 
 const char *store_migration_sql(int v)
@@ -680,6 +684,73 @@ int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl
 	if (rc != SQLITE_DONE)
 		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	return 0;
+}
+
+int store_stored_files(struct store *s, int64_t lo_ns, int64_t hi_ns, struct stored_file **out, size_t *n,
+		       struct gl_err *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       /* the rows that may do, then the latest row of each of
+				* their paths: one scan each, no index on path needed
+				* (0.4 s for 100,000 rows that all qualify, 20 ms when
+				* none does) */
+			       "WITH c AS (SELECT id, path, hash, size, t_first_ns, t_last_ns FROM files"
+			       " WHERE format IS NOT NULL AND (t_first_ns IS NULL OR (t_first_ns <= ?2 AND t_last_ns >= ?1)))"
+			       " SELECT c.* FROM c JOIN (SELECT max(id) AS mid FROM files WHERE path IN (SELECT path FROM c)"
+			       " GROUP BY path) m ON c.id = m.mid ORDER BY c.id", -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int64(st, 1, lo_ns);
+	sqlite3_bind_int64(st, 2, hi_ns);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct stored_file *f;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		f = &(*out)[(*n)++];
+		f->id = sqlite3_column_int64(st, 0);
+		copy_text(f->path, sizeof(f->path), sqlite3_column_text(st, 1));
+		copy_text(f->hash, sizeof(f->hash), sqlite3_column_text(st, 2));
+		f->size = (uint64_t)sqlite3_column_int64(st, 3);
+		f->t_first_ns = sqlite3_column_type(st, 4) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 4);
+		f->t_last_ns = sqlite3_column_type(st, 5) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	return 0;
+}
+
+int store_place_file(struct store *s, int64_t id, const struct input_stat *in, int64_t run, struct gl_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE files SET format = ?2, t_first_ns = ?3, t_last_ns = ?4, run = ?5, compression = ?6,"
+			       " lines = ?7, records = ?8, skipped = ?9 WHERE id = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, in->format->id, -1, SQLITE_STATIC);
+	if (in->t_first_ns != INT64_MIN) {
+		sqlite3_bind_int64(st, 3, in->t_first_ns);
+		sqlite3_bind_int64(st, 4, in->t_last_ns);
+	}
+	sqlite3_bind_int64(st, 5, run);
+	sqlite3_bind_text(st, 6, in->compression, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)in->lines);
+	sqlite3_bind_int64(st, 8, (sqlite3_int64)in->records);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)in->bad);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,

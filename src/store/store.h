@@ -21,7 +21,7 @@
 #include "formats/driver.h"
 #include "util/err.h"
 
-#define STORE_VERSION 5
+#define STORE_VERSION 6
 #define STORE_APP_ID 0x47505554	/* "GPUT" */
 
 struct sqlite3;
@@ -99,6 +99,21 @@ int store_finish_hashes_wait(struct store_hashing *h);
 /* The [first, last] times of every stored file that has them, malloc'd
  * (*spans NULL when none): what earlier ingests read, as dated evidence. */
 int store_file_spans(struct store *s, int64_t (**spans)[2], size_t *n, struct gl_err *err);
+/* A stored content that a later ingest may read again (docs/store.md
+ * "Held logs and shared minutes"). */
+struct stored_file {
+	int64_t id;
+	char path[512];
+	char hash[FP_HEX];
+	uint64_t size;
+	int64_t t_first_ns, t_last_ns;	/* INT64_MIN: held (seen, not placed) */
+};
+/* The latest content of each path that is held (a format, no span), or
+ * whose span meets [lo_ns, hi_ns], malloc'd (*out NULL when none). */
+int store_stored_files(struct store *s, int64_t lo_ns, int64_t hi_ns, struct stored_file **out, size_t *n,
+		       struct gl_err *err);
+/* A held file that a later run placed: its row takes what the driver said now. */
+int store_place_file(struct store *s, int64_t id, const struct input_stat *in, int64_t run, struct gl_err *err);
 /* Record one file read in this run (in: what the driver said of it). */
 int store_add_file(struct store *s, const struct file_check *fc, const struct input_stat *in, int64_t run,
 		   struct gl_err *err);
@@ -114,6 +129,13 @@ struct store_counts {
 struct store_writer;
 /* Attach to an analysis (after analysis_init, before any analysis_add). */
 struct store_writer *store_writer_new(struct store *s, struct analysis *an);
+/* Every stored source of the minutes that meet spans[0..n) (UTC ns) is
+ * read again in this run, and paths[0..np) are every file it reads: those
+ * minutes, their processes, the findings that meet them and the events of
+ * those files are replaced by this run's, not kept by the rule of the most
+ * seconds.  Call before analysis_add; spans and paths are copied. */
+void store_writer_replace(struct store_writer *w, const int64_t (*spans)[2], size_t n, const char *const *paths,
+			  size_t np);
 /* After analysis_finish: flush the last minutes and store the findings. */
 int store_writer_finish(struct store_writer *w, struct store_counts *c, struct gl_err *err);
 void store_writer_free(struct store_writer *w);
@@ -163,6 +185,11 @@ int store_trend(struct store *s, const struct trend_query *q, struct trend_row *
 		struct gl_err *err);
 /* The start of the local bucket (q->local) holding t_s: exposed for labels and tests. */
 int64_t store_local_bucket(int by, int64_t t_s);
+/* Every user (col "user") or job ("job") whose processes were seen in the
+ * window, most busy first; processes that said none are "(unknown user)"
+ * or "(none)".  A logger's task labels are no one's and are left out. */
+int store_trend_owners(struct store *s, const struct trend_query *q, const char *col, struct trend_row **rows,
+		       size_t *n, struct gl_err *err);
 /* Every task (process name) seen in the window, most busy first. */
 int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
 		      struct gl_err *err);

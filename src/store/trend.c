@@ -120,7 +120,21 @@ static bool hour_aligned(const struct trend_query *q)
 
 /* The SELECT list and FROM of one kind of row: whole GPUs, or one task's share.
  * fine: the buckets are shorter than an hour, so the minutes must answer. */
+/* The proc form's filter: one task by name (?4; NULL every one), or with
+ * owners every process (not a logger's task labels, pid -3: no one's). */
+#define NAME_FILTER "(?4 IS NULL OR p.name = ?4)"
+#define OWNER_FILTER "p.pid != -3"
+
+static void select_sql_f(char *sql, size_t cap, const struct trend_query *q, const char *group, bool fine,
+			 const char *filter);
+
 static void select_sql(char *sql, size_t cap, const struct trend_query *q, const char *group, bool fine)
+{
+	select_sql_f(sql, cap, q, group, fine, NAME_FILTER);
+}
+
+static void select_sql_f(char *sql, size_t cap, const struct trend_query *q, const char *group, bool fine,
+			 const char *filter)
 {
 	char useful[256] = "", gf[128];
 
@@ -140,9 +154,9 @@ static void select_sql(char *sql, size_t cap, const struct trend_query *q, const
 		 " sum(p.present_ms * %s / max(m.covered_ms, 1)), max(m.mem_max_mib), sum(p.energy_j),"
 		 " sum(p.present_ms * (m.e_counter_ms + m.e_power_ms) / max(m.covered_ms, 1)), 0, 0, 0, 0"
 		 " FROM proc_minutes p JOIN minutes m ON m.t = p.t AND m.gpu = p.gpu"
-		 " WHERE p.t >= ?1 AND p.t < ?2%s AND (?4 IS NULL OR p.name = ?4) GROUP BY b ORDER BY %s",
-		 group, useful, gpu_filter(q, "p", gf, sizeof(gf)),
-		 !strcmp(group, "p.name") ? "sum(p.busy_ms) DESC, b" : "b");
+		 " WHERE p.t >= ?1 AND p.t < ?2%s AND %s GROUP BY b ORDER BY %s",
+		 group, useful, gpu_filter(q, "p", gf, sizeof(gf)), filter,
+		 strcmp(filter, NAME_FILTER) || !strcmp(group, "p.name") ? "sum(p.busy_ms) DESC, b" : "b");
 }
 
 static void merge(struct trend_row *a, const struct trend_row *b)
@@ -289,6 +303,24 @@ int store_trend(struct store *s, const struct trend_query *q, struct trend_row *
 		return local_trend(s, q, rows, n, err);
 	select_sql(sql, sizeof(sql), q, bucket_expr(q->by, q->task ? "p.t" : "m.t", b, sizeof(b)), false);
 	return run(s, q, sql, 0, rows, n, err);
+}
+
+int store_trend_owners(struct store *s, const struct trend_query *q, const char *col, struct trend_row **rows,
+		       size_t *n, struct gl_err *err)
+{
+	char sql[2048], group[160];
+
+	/* the task form over every process (not a logger's task labels:
+	 * they say no user), grouped by who it belongs to */
+	struct trend_query tq = *q;
+	if (strcmp(col, "user") && strcmp(col, "job"))
+		return gl_err_set(err, GL_EUSAGE, "no such owner column '%s'", col);
+	tq.task = "";
+	snprintf(group, sizeof(group), "coalesce(nullif(p.%s, ''), '%s')", col,
+		 !strcmp(col, "user") ? "(unknown user)" : "(none)");
+	select_sql_f(sql, sizeof(sql), &tq, group, false, OWNER_FILTER);
+	tq.task = NULL;
+	return run(s, &tq, sql, 1, rows, n, err);
 }
 
 int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,

@@ -193,8 +193,9 @@ struct held_proc {
 	int64_t t_ns, pid;
 	uint32_t present;
 	double sm, mem, fb;
-	bool has_name;
+	bool has_name, has_who;
 	char name[64];
+	char user[32], job[32], task[48], ctr[72];
 };
 
 struct tl_held {
@@ -214,10 +215,12 @@ static void release_held(struct timeline *tl, int gi)
 		struct tl_held *h = &g->hold[i];
 		if (!h->is_proc)
 			tl->c.interval(tl->c.ud, gi, &h->iv);
-		else if (tl->c.process)
+		else if (tl->c.process) {
+			struct proc_who who = { h->p.user, h->p.job, h->p.task, h->p.ctr };
 			tl->c.process(tl->c.ud, gi, h->p.t_ns, h->p.pid,
 				      h->p.has_name ? h->p.name : NULL, h->p.present,
-				      h->p.sm, h->p.mem, h->p.fb);
+				      h->p.sm, h->p.mem, h->p.fb, h->p.has_who ? &who : NULL);
+		}
 	}
 	g->nhold = 0;
 }
@@ -564,15 +567,24 @@ static void add_sample(struct timeline *tl, int gi, const struct rec *r, const v
 
 /* A process observation: held behind the intervals of an open run, so that
  * the consumer sees observations and intervals in the order they came. */
-static void add_proc(struct timeline *tl, int gi, const struct rec *r, const char *name)
+static void add_proc(struct timeline *tl, int gi, const struct rec *r, const struct batch *b,
+		     const char *name)
 {
 	struct tl_held *h = tl->gpus[gi].nhold ? hold_slot(tl, gi) : NULL;
 	struct held_proc *p;
+	struct proc_who who = { NULL, NULL, NULL, NULL };
+	bool has_who = r->present & PF_WHO;
 
+	if (has_who) {
+		who.user = batch_str(b, r->pw.user);
+		who.job = batch_str(b, r->pw.job);
+		who.task = batch_str(b, r->pw.task);
+		who.ctr = batch_str(b, r->pw.ctr);
+	}
 	if (!h) {
 		if (tl->c.process)
 			tl->c.process(tl->c.ud, gi, r->t_ns, r->pid, name, r->present,
-				      r->v[0], r->v[1], r->v[2]);
+				      r->v[0], r->v[1], r->v[2], has_who ? &who : NULL);
 		return;
 	}
 	h->is_proc = true;
@@ -586,6 +598,13 @@ static void add_proc(struct timeline *tl, int gi, const struct rec *r, const cha
 	p->has_name = name != NULL;
 	if (name)
 		copy_str(p->name, sizeof(p->name), name);
+	p->has_who = has_who;
+	if (has_who) {
+		copy_str(p->user, sizeof(p->user), who.user ? who.user : "");
+		copy_str(p->job, sizeof(p->job), who.job ? who.job : "");
+		copy_str(p->task, sizeof(p->task), who.task ? who.task : "");
+		copy_str(p->ctr, sizeof(p->ctr), who.ctr ? who.ctr : "");
+	}
 	tl->gpus[gi].nhold++;
 }
 
@@ -950,7 +969,7 @@ void timeline_add(struct timeline *tl, const struct rec *r, const struct batch *
 	} else if (r->kind == REC_PROC) {
 		if (tl->gpus[gi].nproc_known < 0 && r->pid != PID_TASK)
 			tl->gpus[gi].nproc_known = 0;
-		add_proc(tl, gi, r, batch_str(b, r->name));
+		add_proc(tl, gi, r, b, batch_str(b, r->name));
 	}
 }
 

@@ -44,6 +44,11 @@ struct ival {
 
 struct proc_obs;
 
+/* Who a process belongs to (each field NULL or "" when unknown). */
+struct proc_who {
+	const char *user, *job, *task, *ctr;
+};
+
 /*
  * An event as the timeline hands it on: the record's fields with its
  * strings looked up, and how its GPU was found.  A kernel event names its
@@ -75,9 +80,11 @@ struct timeline_consumer {
 	 * receives it in place with no copy.  NULL: the timeline uses its own. */
 	struct ival *(*reserve)(void *ud, int gpu);
 	void (*interval)(void *ud, int gpu, const struct ival *iv);
-	/* A process observation: pid -1 means "no process on this GPU now". */
+	/* A process observation: pid -1 means "no process on this GPU now";
+	 * who may be NULL (not said). */
 	void (*process)(void *ud, int gpu, int64_t t_ns, int64_t pid, const char *name,
-			uint32_t present, double sm_pct, double mem_pct, double fb_mib);
+			uint32_t present, double sm_pct, double mem_pct, double fb_mib,
+			const struct proc_who *who);
 	void (*event)(void *ud, int gpu, const struct tl_event *e);
 	/* Optional: a fatal event put gpu down at t0_ns (a KF_DOWN event, see
 	 * timeline_add) and the GPU came back, or the data ended, at t1_ns. */

@@ -61,7 +61,7 @@ static const long long field_default[F__COUNT] = {
 	37, 12, 143771, 1257, 512, 123456, 700000, 123, 40, 1980, 3201, 0, 0, 5, 16,
 };
 
-enum rule_kind { RK_SET, RK_UNSUPPORTED, RK_LOST, RK_HANG, RK_XID, RK_PROC };
+enum rule_kind { RK_SET, RK_UNSUPPORTED, RK_LOST, RK_HANG, RK_XID, RK_PROC, RK_PROC_SM };
 
 struct rule {
 	int kind, gpu, field;
@@ -174,6 +174,11 @@ static void load_line(char *line, int lineno, const char *path)
 		r->kind = RK_XID;
 		r->from = atoll(tok[2]);
 		r->value = atoll(tok[3]);
+	} else if (!strcmp(tok[0], "procsm") && nt == 4) {
+		/* "procsm GPU PID SM": the process's own SM % (nvmlDeviceGetProcessUtilization) */
+		r->kind = RK_PROC_SM;
+		r->value = atoll(tok[2]);
+		r->value2 = atoll(tok[3]);
 	} else if (!strcmp(tok[0], "proc") && nt >= 4) {
 		r->kind = RK_PROC;
 		r->field = F_PROC;
@@ -619,6 +624,7 @@ EXPORT int nvmlDeviceGetCurrentClocksEventReasons(void *h, unsigned long long *m
 EXPORT int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *n, void *infos);
 EXPORT int nvmlDeviceGetComputeRunningProcesses_v2(void *h, unsigned int *n, void *infos);
 EXPORT int nvmlDeviceGetTotalEnergyConsumption(void *h, unsigned long long *mj);
+EXPORT int nvmlDeviceGetProcessUtilization(void *h, void *samples, unsigned int *n, unsigned long long last_us);
 EXPORT int nvmlEventSetCreate(void **set);
 EXPORT int nvmlDeviceGetSupportedEventTypes(void *h, unsigned long long *mask);
 EXPORT int nvmlDeviceRegisterEvents(void *h, unsigned long long mask, void *set);
@@ -659,6 +665,59 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void *h, unsigned int *n, void *info
 int nvmlDeviceGetComputeRunningProcesses_v2(void *h, unsigned int *n, void *infos)
 {
 	return procs(h, n, infos, 24);
+}
+
+/*
+ * nvmlProcessUtilizationSample_t (pid, pad, timestamp, sm, mem, enc, dec:
+ * 32 bytes) of each process running now that a "procsm" rule gives an SM %,
+ * stamped with the tick (microseconds) so that a later call with that
+ * timestamp as last seen gets nothing new until the next tick; NOT_FOUND
+ * (6) when there is none.
+ */
+int nvmlDeviceGetProcessUtilization(void *h, void *samples, unsigned int *n, unsigned long long last_us)
+{
+	struct device *d = dev_of(h);
+	unsigned int have = 0;
+	long long t;
+
+	if (!d || !n)
+		return 2;
+	t = tick_of(d);
+	for (int i = 0; i < fake.nrules; i++) {
+		const struct rule *r = &fake.rules[i];
+		unsigned long long ts = (unsigned long long)(t + 1) * 1000000ULL;
+		if (r->kind != RK_PROC_SM || r->gpu != d->index || ts <= last_us)
+			continue;
+		for (int k = 0; k < fake.nrules; k++) {
+			const struct rule *p = &fake.rules[k];
+			unsigned char slot[32];
+			unsigned int pid, sm, zero = 0;
+			if (p->kind != RK_PROC || p->gpu != d->index || p->value != r->value || t < p->from || t > p->to)
+				continue;
+			if (!samples || have >= *n) {
+				have++;
+				continue;
+			}
+			memset(slot, 0, sizeof(slot));
+			pid = (unsigned int)r->value;
+			sm = (unsigned int)r->value2;
+			memcpy(slot, &pid, 4);
+			memcpy(slot + 8, &ts, 8);
+			memcpy(slot + 16, &sm, 4);
+			memcpy(slot + 20, &zero, 4);
+			memcpy((char *)samples + (size_t)have * 32, slot, 32);
+			have++;
+			break;
+		}
+	}
+	if (!have)
+		return 6;
+	if (have > *n || !samples) {
+		*n = have;
+		return 7;
+	}
+	*n = have;
+	return 0;
 }
 
 int nvmlDeviceGetTotalEnergyConsumption(void *h, unsigned long long *mj)

@@ -40,6 +40,14 @@ for line in md.splitlines():
 print("html: markdown summary equals the JSON's")
 EOF
 
+# ---- the cloud rate from a catalogue (docs/prices.md): its row holds the JSON's figures ----
+"$bin" report --now 2026-12-06T00:00:00Z --cloud-catalog "$root/tests/catalog/nebius-vms.csv" --html "$out/catalog.html" \
+	--json . >"$out/catalog.json" || bad "catalog report failed"
+$check "$out/catalog.html" "$out/catalog.json" || fail=1
+grep -q '<tr><th>Cloud rate</th><td><span class="v" data-key="cost.catalog.median" data-value="3.5"' "$out/catalog.html" ||
+	bad "catalog: no Cloud rate row with cost.catalog.median 3.5"
+grep -q '<code>nebius-vms.csv</code>' "$out/catalog.html" || bad "catalog: the row does not name the file"
+
 # ---- a log string is text, never markup ----
 mkdir -p "$out/esc"
 cp query_gpu_units_500ms.csv "$out/esc/"

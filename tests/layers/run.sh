@@ -42,6 +42,14 @@ case_ driver-names-id 1 'names format "smi-dmon"' \
 	src/formats/driver_time.c 'static const char *id = "smi-dmon";'
 case_ layer-breach 1 'layer formats may not include analysis' \
 	src/formats/driver_merge.c '#include "analysis/model.h"'
+# writers do not compute (issue 30): a writer calling a compute function,
+# a new writer file that sorts, and the compute step itself, which may
+case_ writer-computes 1 'markdown.c:[0-9]*: a writer calls gpu_util_mean()' \
+	src/report/markdown.c 'static double planted(const struct gpu_stats *g) { return gpu_util_mean(g); }'
+case_ new-writer-sorts 1 'yaml.c:1: a writer calls qsort()' \
+	src/report/yaml.c 'void yaml_sort(int *v, unsigned long n, int (*c)(const void *, const void *)) { qsort(v, n, sizeof(*v), c); }'
+case_ compute-may-compute 0 'writers do not compute' \
+	src/report/report.c 'static double planted(const struct gpu_stats *g) { return gpu_util_mean(g); }'
 
 echo "check-layers planted: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -58,9 +58,9 @@ check "first line is the version" "[ \"\$(head -1 $tmp/a.csv)\" = '# gputally-cs
 check "15 sample rows" "[ \$(rows $tmp/a.csv | grep -vc ',xid:') -eq 15 ]"
 check "one Xid row" "[ \$(grep -c ',xid:79,' $tmp/a.csv) -eq 1 ]"
 check "every row has host and task" "[ \$(rows $tmp/a.csv | grep -vc ',h1,t1,') -eq 0 ]"
-check "all rows have 24 fields" "[ \$(awk -F, 'NR > 1 && NF != 24' $tmp/a.csv | wc -l) -eq 0 ]"
-check "the bus id is the last column (fake GPU 0 on bus 3b)" \
-	"[ \$(grep -c ',0,GPU-[^,]*,[^,]*,ok,.*,0000:3b:00\.0\$' $tmp/a.csv) -eq 5 ]"
+check "all rows have 25 fields" "[ \$(awk -F, 'NR > 1 && NF != 25' $tmp/a.csv | wc -l) -eq 0 ]"
+check "the bus id is before procs_who (fake GPU 0 on bus 3b)" \
+	"[ \$(grep -c ',0,GPU-[^,]*,[^,]*,ok,.*,0000:3b:00\.0,[^,]*\$' $tmp/a.csv) -eq 5 ]"
 check "GPU 2 lost for two samples" "[ \$(grep -c ',2,GPU-[^,]*,[^,]*,lost,' $tmp/a.csv) -eq 2 ]"
 check "GPU 2 recovers" "[ \$(grep ',2,GPU-[^,]*,[^,]*,' $tmp/a.csv | tail -1 | grep -c ',ok,') -eq 1 ]"
 check "hung GPU 1 times out" "grep -q ',1,GPU-[^,]*,[^,]*,timeout,' $tmp/a.csv"
@@ -75,6 +75,24 @@ check "dump reads it back, nothing skipped" "[ \$(grep -c '\"kind\":\"bad\"' $tm
 check "dump sees the Xid event" "grep -q 'NVML Xid 79 event' $tmp/a.dump"
 check "dump sees lost status" "grep -q '\"status\":\\[\"lost\"\\]' $tmp/a.dump"
 check "dump sees processes" "[ \$(grep -c '\"kind\":\"proc\"' $tmp/a.dump) -ge 5 ]"
+
+# 1b. who each process belongs to, from a fake /proc (GPUTALLY_PROC_ROOT):
+# pid 4242 root's, in Slurm job 4242's cgroup; pid 4343 not in this /proc,
+# and the recorder in a child pid namespace (a container): the host's pid
+mkdir -p "$tmp/proc/self" "$tmp/proc/4242"
+printf 'Name:\tgputally\nNSpid:\t77\t5\n' >"$tmp/proc/self/status"
+printf 'Name:\tpython\nUid:\t0\t0\t0\t0\n' >"$tmp/proc/4242/status"
+printf '0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n' >"$tmp/proc/4242/cgroup"
+printf 'devices 1\nproc 0 4242 1248\nproc 0 4343 -1\nprocsm 0 4242 70\n' >"$tmp/who.txt"
+mkdir -p "$tmp/whoprom"
+FAKE_NVML_SCENARIO=$tmp/who.txt GPUTALLY_PROC_ROOT=$tmp/proc "$bin" record --count 3 --interval 100ms --stdout --task t1 --prom-textfile "$tmp/whoprom" --nvml-lib "$fake" >"$tmp/who.csv" 2>/dev/null
+check "Prometheus: each process with its user, job and container as labels" \
+	"grep -q '^gputally_process_gpu_memory_mib{gpu=\"0\",.*,pid=\"4242\",user=\"root\",job=\"4242\",container=\"\"} 1248\$' $tmp/whoprom/gputally.prom && grep -q '^gputally_process_sm_pct{.*pid=\"4242\".*} 70\$' $tmp/whoprom/gputally.prom && \"$promcheck\" $tmp/whoprom/gputally.prom"
+check "procs_who: user and Slurm job from /proc, SM % from NVML, a host pid marked not visible" \
+	"[ \$(grep -c ',4242=1248;4343=?,0000:3b:00\.0,root|4242||70;!|||\$' $tmp/who.csv) -eq 3 ]"
+"$bin" report --json "$tmp/who.csv" >"$tmp/who.json" 2>/dev/null
+check "report splits by the recorded user and job" \
+	"grep -q '\"key\": \"root\"' $tmp/who.json && grep -q '\"key\": \"4242\"' $tmp/who.json && grep -q '\"key\": \"host pid, not visible\"' $tmp/who.json"
 "$bin" report "$tmp/a.csv" >"$tmp/a.rep" 2>&1
 check "report reads it" "[ $? -eq 0 ] && grep -q 'gputally-csv' $tmp/a.rep"
 
@@ -106,7 +124,7 @@ printf '2026-11-29T00:00:00.000Z,h,run,0,GPU-x,torn' >>"$f"
 GPUTALLY_NVML_LIB=$fake "$bin" record -q --count 2 --interval 10ms --dir "$d" --task run
 check "torn tail moved to .torn" "grep -q ',torn\$' $f.torn"
 check "one header after restart" "[ \$(grep -c '^# gputally-csv' $f) -eq 1 ]"
-check "rows of both runs, whole" "[ \$(rows $f | grep -vc ',xid:') -eq 12 ] && [ \$(awk -F, 'NR > 1 && NF != 24' $f | wc -l) -eq 0 ]"
+check "rows of both runs, whole" "[ \$(rows $f | grep -vc ',xid:') -eq 12 ] && [ \$(awk -F, 'NR > 1 && NF != 25' $f | wc -l) -eq 0 ]"
 check "file ends in a newline" "[ \"\$(tail -c1 $f | od -An -c | tr -d ' ')\" = '\\n' ]"
 
 # 5. SIGTERM exits within a second, SIGHUP reopens after a rename (no row lost)
@@ -145,7 +163,7 @@ done
 GPUTALLY_NVML_LIB=$fake "$bin" record -q --count 1 --dir "$d3" --task k9
 f3=$(ls "$d3"/k9_*.csv)
 check "kill -9 x$runs: one header" "[ \$(grep -c '^# gputally-csv' $f3) -eq 1 ]"
-check "kill -9 x$runs: every row whole" "[ \$(awk -F, 'NR > 1 && NF != 24' $f3 | wc -l) -eq 0 ]"
+check "kill -9 x$runs: every row whole" "[ \$(awk -F, 'NR > 1 && NF != 25' $f3 | wc -l) -eq 0 ]"
 check "kill -9 x$runs: no duplicated row" "[ \$(rows $f3 | cut -d, -f1,4,7 | sort | uniq -d | wc -l) -eq 0 ]"
 "$bin" dump "$f3" >"$tmp/k.dump" 2>/dev/null
 check "kill -9 x$runs: dump skips nothing" "[ \$(grep -c '\"kind\":\"bad\"' $tmp/k.dump) -eq 0 ]"
@@ -191,9 +209,12 @@ nbad=0
 for f in "$tmp"/bad*.prom; do "$promcheck" "$f" 2>/dev/null || nbad=$((nbad + 1)); done
 check "promcheck rejects N/A, timestamps, no final newline, two HELPs, bad escapes, split families" "[ $nbad -eq 6 ]"
 
-# 8. the sampling loop allocates nothing, with the textfile and HTTP on
+# 8. the sampling loop allocates nothing, with the textfile and HTTP on, and
+# with who each process is read from 1b's fake /proc (pid 4242 there, 4343
+# appearing at tick 2 and not visible): users are named from the table read
+# at start, never by an NSS call while recording
 mkdir -p "$tmp/alloc"
-"$obuild/record-tests/alloc_loop" "$fake" "$tmp/alloc" 300 >"$tmp/al.out" 2>&1
+GPUTALLY_PROC_ROOT=$tmp/proc "$obuild/record-tests/alloc_loop" "$fake" "$tmp/alloc" 300 >"$tmp/al.out" 2>&1
 rc=$?
 check "no allocation after the first tick ($(cat $tmp/al.out))" "[ $rc -eq 0 ]"
 
@@ -233,7 +254,7 @@ for e in ENOSPC EIO; do
 		grep -q '^gputally_recorder_healthy{host=\"h\"} 0\$' $tmp/during.prom"
 	check "$e: healthy again after the outage" "grep -q '^gputally_recorder_healthy{host=\"h\"} 1\$' $p4/gputally.prom"
 	check "$e: the error is reported at exit" "grep -q 'not written (last error: ' $d4.err"
-	check "$e: every line whole (24 fields), file ends in a newline" "[ \$(awk -F, 'NR > 1 && NF != 24' $f4 | wc -l) -eq 0 ] && \
+	check "$e: every line whole (25 fields), file ends in a newline" "[ \$(awk -F, 'NR > 1 && NF != 25' $f4 | wc -l) -eq 0 ] && \
 		[ \"\$(tail -c1 $f4 | od -An -c | tr -d ' ')\" = '\\n' ] && [ \$(grep -c '^# gputally-csv' $f4) -eq 1 ]"
 	check "$e: every row written is there, none twice ($n)" "[ \$(rows $f4 | wc -l) -eq $n ] && \
 		[ \$(rows $f4 | cut -d, -f1,4 | sort | uniq -d | wc -l) -eq 0 ]"
@@ -285,7 +306,7 @@ ticks=$(prom_val 'gputally_recorder_ticks_total{host="h"}' "$p7/gputally.prom")
 # in the slow spell; a loaded machine (ASan, other jobs) misses a few on its own, so the
 # bound is 7 missed ticks, not 0.
 check "slow disk: no tick waits for the disk (missed ${over:-?} of ${ticks:-?})" "[ $rc -eq 0 ] && [ \"\${over:-99}\" -le 7 ] && [ \"\${ticks:-0}\" -ge 35 ]"
-check "slow disk: every line whole, rows in time order, none twice" "[ \$(awk -F, 'NR > 1 && NF != 24' $f7 | wc -l) -eq 0 ] && \
+check "slow disk: every line whole, rows in time order, none twice" "[ \$(awk -F, 'NR > 1 && NF != 25' $f7 | wc -l) -eq 0 ] && \
 	[ \"\$(rows $f7 | cut -d, -f1,4)\" = \"\$(rows $f7 | cut -d, -f1,4 | sort -u)\" ]"
 check "slow disk: rows after the slow spell" "[ \$(rows $f7 | wc -l) -ge 40 ]"
 # a disk that takes 5 s per write: SIGTERM still ends the recorder within about a second

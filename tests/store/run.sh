@@ -166,13 +166,15 @@ done
 printf 'not a database at all\n' >"$T/text.db"
 if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
 
-# ---- 5. migration: v1 to v4 stores (made by hand from a v5 one) are upgraded ------
+# ---- 5. migration: v1 to v5 stores (made by hand from a v6 one) are upgraded ------
 hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
 hours_now=$(hours_of "$T/h.db")
-check "v5 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+check "v6 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
 finds_now=$(count "$T/h.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")
+# proc_minutes as it was before v6 (no user, no job)
+v6drop="ALTER TABLE proc_minutes DROP COLUMN user; ALTER TABLE proc_minutes DROP COLUMN job;"
 # the findings table as it was before v5 (no code column, not in the key)
-v5drop="CREATE TABLE f4 (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER,
+v5drop="$v6drop CREATE TABLE f4 (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER,
   severity INTEGER, value REAL, message TEXT, evidence TEXT, PRIMARY KEY (gpu, kind, t0_ns)) WITHOUT ROWID;
   INSERT INTO f4 SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence FROM findings;
   DROP TABLE findings; ALTER TABLE f4 RENAME TO findings;"
@@ -186,27 +188,33 @@ cp "$T/h.db" "$T/v3.db"
 sqlite3 "$T/v3.db" "$v4drop PRAGMA user_version = 3"
 cp "$T/h.db" "$T/v4.db"
 sqlite3 "$T/v4.db" "$v5drop PRAGMA user_version = 4"
-for v in 1 2 3 4; do
+cp "$T/h.db" "$T/v5.db"
+sqlite3 "$T/v5.db" "$v6drop PRAGMA user_version = 5"
+for v in 1 2 3 4 5; do
 	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
 	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
 	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
-	check "v$v -> v5: user_version 5" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 5
-	check "v$v -> v5: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	check "v$v -> v6: user_version 6" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 6
+	check "v$v -> v6: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
 	if [ "$v" -lt 4 ]; then
-		check "v$v -> v5: events and outages tables, empty (no file was read again)" test \
+		check "v$v -> v6: events and outages tables, empty (no file was read again)" test \
 			"$(count "$T/v$v.db" "SELECT count(*) FROM events; SELECT count(*) FROM outages")" = "$(printf '0\n0')"
 	fi
-	check "v$v -> v5: the findings kept, their code not recorded (-2)" test \
-		"$(count "$T/v$v.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")" = "$finds_now" -a \
-		"$(count "$T/v$v.db" "SELECT DISTINCT code FROM findings")" = -2
-	check "v$v -> v5: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
-	check "v$v -> v5: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	if [ "$v" -lt 5 ]; then
+		check "v$v -> v6: the findings kept, their code not recorded (-2)" test \
+			"$(count "$T/v$v.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")" = "$finds_now" -a \
+			"$(count "$T/v$v.db" "SELECT DISTINCT code FROM findings")" = -2
+	fi
+	check "v$v -> v6: proc_minutes has user and job, NULL in the rows before" test \
+		"$(count "$T/v$v.db" "SELECT count(*) FROM proc_minutes WHERE user IS NOT NULL OR job IS NOT NULL")" = 0
+	check "v$v -> v6: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
+	check "v$v -> v6: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
 	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
-	check "v$v -> v5: report --db unchanged" python3 -c "
+	check "v$v -> v6: report --db unchanged" python3 -c "
 import json,sys
 a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
 assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
-	check "v$v -> v5: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+	check "v$v -> v6: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
 done
 
 # ---- 5b. events and outages: report --db lists what report on the files does ------
@@ -670,6 +678,44 @@ assert lines[0].startswith("gputally trend by task"), lines[0]
 assert sorted(l.split()[0] for l in lines[2:] if l and not l.startswith("all GPU time")) == sorted(want), lines
 EOF
 if "$BIN" trend --db "$T/h.db" --by task --task python3 >/dev/null 2>&1; then fail "--by task with --task"; else pass "trend --by task with --task NAME is a usage error"; fi
+
+# ---- stored files read again beside new ones (docs/store.md "Held logs and shared minutes")
+# a stored log with a bad line, read again beside a new log of the same minutes under
+# --strict: its line was counted when it was stored, and does not stop this ingest
+mkdir "$T/again"
+awk 'NR==40{print " 20261129 22:47:10 0 garbage here"} {print}' "$EX/dmon_pucvmet_DT.log" >"$T/again/dmon.log"
+cp "$EX/gpu_monitor_h200_capture_20261129.csv" "$T/again/gm.csv"
+"$BIN" ingest -q --db "$T/again.db" "$T/again/dmon.log" >/dev/null 2>&1
+"$BIN" ingest --strict --db "$T/again.db" "$T/again/gm.csv" >"$T/again.out" 2>&1
+check "--strict: a stored log's bad line, read again beside a new log, does not stop it" sh -c \
+	"grep -q '^again  *$T/again/dmon.log' '$T/again.out' && grep -q 'minutes 0 new, 5 updated' '$T/again.out'"
+"$BIN" report --json "$T/again/dmon.log" "$T/again/gm.csv" >"$T/again-files.json" 2>/dev/null
+"$BIN" report --db "$T/again.db" --json >"$T/again-db.json"
+check "two calls of sharing minutes: report --db equals report on both files (energy 0.5 %, busy 1 s)" python3 - "$T/again-files.json" "$T/again-db.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    assert abs(ga["energy_j"] - gb["energy_j"]) <= 0.005 * ga["energy_j"], (ga["energy_j"], gb["energy_j"])
+    assert abs(ga["busy_s"] - gb["busy_s"]) <= 1, (ga["busy_s"], gb["busy_s"])
+EOF
+
+# ---- trend --by user|job: the recorder's procs_who, per user and per Slurm job ----
+"$BIN" ingest --db "$T/who.db" tests/formats/gputally-csv/y_procs_who.csv >/dev/null
+"$BIN" trend --db "$T/who.db" --by user --json >"$T/byuser.json"
+"$BIN" trend --db "$T/who.db" --by job --csv >"$T/byjob.csv"
+"$BIN" trend --db "$T/who.db" --by user >"$T/byuser.txt"
+check "trend --by user and --by job: the recorded users and jobs" python3 - "$T/byuser.json" "$T/byjob.csv" "$T/byuser.txt" <<'EOF'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+assert j["by"] == "user", j
+u = {r["user"]: r["gpu_hours"] for r in j["users"]}
+assert set(u) == {"alice", "bob", "host pid, not visible"}, u
+assert u["alice"] >= u["bob"] > 0, u
+jobs = {r["job"]: float(r["gpu_hours"]) for r in csv.DictReader(open(sys.argv[2]))}
+assert set(jobs) == {"1234", "(none)"}, jobs
+assert open(sys.argv[3]).read().startswith("gputally trend by user"), "text"
+EOF
+if "$BIN" trend --db "$T/who.db" --by user --task python3 >/dev/null 2>&1; then fail "--by user with --task"; else pass "trend --by user with --task NAME is a usage error"; fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"

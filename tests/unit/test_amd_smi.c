@@ -12,7 +12,10 @@
  *   in jobs cut anywhere on several threads: the same records as one read;
  * - the `Date:` line of nvidia-bug-report.log in the forms date(1) prints
  *   (12- and 24-hour, a zone as a number, UTC, or a name), read through the
- *   wall time it gives the report's last dmesg line.
+ *   anchor that pairs it with the report's last dmesg line;
+ * - a report of several MB, which reaches the container in many pieces and
+ *   batches: its journal, dmesg and -q records still get the report's
+ *   zone, placing and line numbers.
  */
 #include "test.h"
 
@@ -203,11 +206,9 @@ static int64_t report_anchor(const char *date_line)
 	feed("nvidia-bug-report", t.p, t.n, 5, &b);
 	/* the driver load at 100 s is the last kernel line: printed at the Date */
 	for (size_t i = 0; i < b.nr; i++)
-		if (b.recs[i].kind == REC_EVENT && b.recs[i].ev == EV_DRIVER_LOAD) {
-			if (b.recs[i].time_kind == TK_ABS)
-				at = b.recs[i].t_ns;
-			else
-				assert_int_equal(b.recs[i].time_kind, TK_BOOT);
+		if (b.recs[i].kind == REC_ANCHOR) {
+			assert_int_equal(b.recs[i].anc.mono_ns, 100 * NS_PER_S);
+			at = b.recs[i].t_ns;
 		}
 	free(b.recs);
 	free(b.strs);
@@ -237,7 +238,8 @@ static void test_bug_report_dates(void **st)
 	tzset();
 }
 
-static int collect(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
+static int collect(void *ud, const struct input_stat *in, const struct rec *r,
+		   const struct batch *b)
 {
 	struct text *o = ud;
 	(void)in;
@@ -316,12 +318,104 @@ static void test_amd_smi_csv_chunks(void **st)
 	free(got.p);
 }
 
+struct seen {
+	int64_t journal_ns, dmesg_ns, q_ns;
+	uint64_t q_line;
+};
+
+static int collect_report(void *ud, const struct input_stat *in, const struct rec *r,
+			  const struct batch *b)
+{
+	struct seen *w = ud;
+	(void)in;
+	(void)b;
+	if (r->kind == REC_EVENT && r->ev == EV_DRIVER_LOAD && r->time_kind == TK_ABS) {
+		if (r->line == 12)
+			w->journal_ns = r->t_ns;
+		else
+			w->dmesg_ns = r->t_ns;
+	}
+	if (r->kind == REC_SAMPLE) {
+		w->q_ns = r->t_ns;
+		w->q_line = r->line;
+	}
+	return 0;
+}
+
+/*
+ * A report of several MB reaches the container in many pieces, each with a
+ * batch of its own: the journal line and the dmesg line near its start, far
+ * from the Date line's dmesg end, must still get the report's zone and the
+ * report's placing, and the -q sample the report's line number.
+ */
+static void test_bug_report_big(void **st)
+{
+	struct text t = { 0 };
+	char path[] = "/tmp/gputally-bug-report-XXXXXX";
+	struct ingest_opts opt;
+	struct ingest_result res = { 0 };
+	struct seen w = { INT64_MIN, INT64_MIN, INT64_MIN, 0 };
+	struct ingest_sink sink = { .ud = &w, .rec = collect_report };
+	const char *paths[1] = { path };
+	const char *rule = "____________________________________________";
+	uint64_t q_line;
+	int fd;
+
+	(void)st;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	put(&t, "%s\n\nStart of NVIDIA bug report log file.  Please include this file, along\n\n", rule);
+	put(&t, "Date: Thu Oct 27 08:50:11 PM -03 2022\n\n%s\n\n", rule);
+	put(&t, "Scanning kernel log files for NVIDIA kernel messages:\n\n  journalctl -b -0:\n");
+	/* line 12 */
+	put(&t, "Oct 27 20:24:54 host kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module"
+		"  520.56.06\n");
+	for (int i = 0; i < 20000; i++)
+		put(&t, "Oct 27 20:24:55 host kernel: usb 1-%d: new device\n", i);
+	put(&t, "%s\n\ndmesg:\n\n", rule);
+	put(&t, "[   20.000000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  520.56.06\n");
+	for (int i = 0; i < 40000; i++)
+		put(&t, "[ %4d.%06d] usb 1-%d: new device\n", 21 + i / 1000, i % 1000, i);
+	put(&t, "[ 1523.174430] audit: the sudo that ran the script\n%s\n\n", rule);
+	put(&t, "/sbin/nvidia-smi --query\n\n\n==============NVSMI LOG==============\n\n");
+	put(&t, "Timestamp                                 : Thu Oct 27 20:50:19 2022\n");
+	put(&t, "Driver Version                            : 520.56.06\n\n");
+	put(&t, "Attached GPUs                             : 1\n");
+	q_line = 1;
+	for (size_t i = 0; i < t.n; i++)
+		q_line += t.p[i] == '\n';
+	put(&t, "GPU 00000000:01:00.0\n    Power Readings\n");
+	put(&t, "        Power Draw                        : 24.78 W\n");
+	put(&t, "\n%s\n\nEnd of NVIDIA bug report log file.\n", rule);
+	assert_true(t.n > 2 * 1024 * 1024);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, t.p, t.n), (ssize_t)t.n);
+	close(fd);
+	memset(&opt, 0, sizeof(opt));
+	opt.date_days = INT64_MIN;
+	opt.interval_ns = NS_PER_S;
+	assert_int_equal(ingest_run(paths, 1, &opt, &sink, &res, NULL), 0);
+	assert_string_equal(res.inputs[0].format->id, "nvidia-bug-report");
+	ingest_result_release(&res);
+	unlink(path);
+	free(t.p);
+	/* 20:24:54 at -03 */
+	assert_int_equal(w.journal_ns, INT64_C(1666913094) * NS_PER_S);
+	/* 23:50:11Z - 1523.174430 s + 20 s */
+	assert_int_equal(w.dmesg_ns, INT64_C(1666914611) * NS_PER_S - INT64_C(1503174430000));
+	/* 20:50:19 at -03, on the report's line of its GPU */
+	assert_int_equal(w.q_ns, INT64_C(1666914619) * NS_PER_S);
+	assert_int_equal(w.q_line, q_line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_amd_smi_watch_pieces),
 		cmocka_unit_test(test_bug_report_dates),
 		cmocka_unit_test(test_amd_smi_csv_chunks),
+		cmocka_unit_test(test_bug_report_big),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The store: fingerprints cut anywhere, and migrations from every older version. */
+/* The store: fingerprints cut anywhere, migrations from every older version,
+ * and the stored files a later ingest reads again. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,61 @@ static void test_refusals(void **state)
 }
 
 /*
+ * The stored files a later ingest may read again: the latest content of
+ * each path only, held ones (a format, no span) whatever the window, and
+ * the others when their span meets it; a row of no format never.
+ */
+static void test_stored_files(void **state)
+{
+	char path[] = "/tmp/gputally-store-XXXXXX";
+	struct store s;
+	struct gl_err err = { 0 };
+	struct stored_file *f = NULL;
+	size_t n = 0;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
+	assert_int_equal(store_exec(&s,
+				    "INSERT INTO files (id, path, size, hash, head, format, t_first_ns, t_last_ns, ingested_at)"
+				    " VALUES (1, 'grown.log', 10, 'a', 'h', 'smi-dmon', 100, 200, 0),"
+				    " (2, 'grown.log', 20, 'b', 'h', 'smi-dmon', 100, 900, 0),"
+				    " (3, 'held_T.log', 5, 'c', 'c', 'smi-dmon', NULL, NULL, 0),"
+				    " (4, 'other.csv', 7, 'd', 'd', 'smi-query', 5000, 6000, 0),"
+				    " (5, 'README', 3, 'e', 'e', NULL, NULL, NULL, 0)",
+				    &err),
+			 0);
+	/* a window of nothing: the held file alone */
+	assert_int_equal(store_stored_files(&s, INT64_MAX, INT64_MIN, &f, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].path, "held_T.log");
+	assert_true(f[0].t_first_ns == INT64_MIN);
+	free(f);
+	/* [300, 400]: grown.log's latest content (100..900) meets it, its first (100..200) would not */
+	assert_int_equal(store_stored_files(&s, 300, 400, &f, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(f[0].id, 2);
+	assert_string_equal(f[0].hash, "b");
+	assert_int_equal(f[0].size, 20);
+	assert_true(f[0].t_first_ns == 100 && f[0].t_last_ns == 900);
+	assert_int_equal(f[1].id, 3);
+	free(f);
+	/* [150, 160]: the first content of grown.log meets it, but it is not the latest */
+	assert_int_equal(store_stored_files(&s, 150, 160, &f, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(f[0].id, 2);
+	free(f);
+	assert_int_equal(store_stored_files(&s, 5500, 5600, &f, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(f[1].path, "other.csv");
+	free(f);
+	store_close(&s);
+	unlink(path);
+}
+
+/*
  * store_check_file_lazy() on a new store: a file past its first megabyte is
  * left with the rest of its hash to take, and store_finish_hash() (also on
  * the thread ingest starts) gives the hash of one whole pass; a file of one
@@ -275,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_fp_prefix),
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_stored_files),
 		cmocka_unit_test(test_lazy_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Who spent it: the window's GPU time, useful time, energy and owned cost
+ * split by user, job, task, container and process (docs/cost-model.md
+ * "Who spent it").  Every figure is computed here, once (a compute step of
+ * report_compute()); attrib_out.c only renders the rows.
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+const char *const attrib_by_name[AB__COUNT] = {
+	[AB_USER] = "user", [AB_JOB] = "job", [AB_TASK] = "task", [AB_CTR] = "container", [AB_PROC] = "process",
+};
+
+
+/* A GPU's useful seconds per utilization-second (1 when it has none): a
+ * process's busy_s, a share of utilization, becomes a share of the GPU's
+ * useful time (the one definition of busy, docs/states.md "Busy"). */
+static double useful_per_util(const struct analysis *an, int gi)
+{
+	double b;
+
+	if (gi < 0 || gi >= an->tl.ngpus)
+		return 1;
+	b = an->gpus[gi].busy_s;
+	return b > 0 ? analysis_useful_s(an, gi, NULL, NULL) / b : 1;
+}
+
+/* The key of process p in dimension d, "" when it was not said. */
+static void key_of(char *buf, size_t cap, const struct analysis *an, const struct proc_stat *p, int d, bool tasks)
+{
+	char gn[16];
+
+	switch (d) {
+	case AB_USER:
+		snprintf(buf, cap, "%s", p->user);
+		break;
+	case AB_JOB:
+		snprintf(buf, cap, "%s", p->job);
+		break;
+	case AB_TASK:
+		snprintf(buf, cap, "%s", tasks ? p->name : p->task);
+		break;
+	case AB_CTR:
+		snprintf(buf, cap, "%s", p->ctr);
+		break;
+	default:
+		if (p->pid >= 0)
+			snprintf(buf, cap, "GPU %s pid %" PRId64 "%s%s", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)),
+				 p->pid, p->name[0] ? " " : "", p->name);
+		else
+			snprintf(buf, cap, "GPU %s pid ?%s%s", analysis_gpu_num(an, p->gpu, gn, sizeof(gn)),
+				 p->name[0] ? " " : "", p->name);
+	}
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct attrib_row *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	if (x->held_s != y->held_s)
+		return x->held_s > y->held_s ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* A remainder that is only rounding (the rows summed in another order) is 0. */
+static double rest(double total, double sum)
+{
+	double d = total - sum;
+
+	return fabs(d) <= 1e-9 * (fabs(total) > 1 ? fabs(total) : 1) ? 0 : d;
+}
+
+/* One owner's figures (a process, a task label or a batch job), before they are summed per key. */
+struct owner {
+	char key[sizeof(((struct attrib_row *)0)->key)];
+	double held_s, useful_s, energy_j, reported_energy_j;
+	bool job;		/* counted as a job by the cost model (its per-job charge) */
+};
+
+/* A batch job's useful seconds: its busy time on each GPU, as a share of that GPU's useful time. */
+static double job_useful(const struct analysis *an, const struct an_job *j)
+{
+	double u = 0;
+
+	if (!j->gpu_busy_s)
+		return 0;
+	for (int g = 0; g < an->tl.ngpus; g++)
+		if (j->gpu_busy_s[g] > 0)
+			u += j->gpu_busy_s[g] * useful_per_util(an, g);
+	return u;
+}
+
+/*
+ * The owners of dimension d: batch jobs for users and jobs when there are
+ * any (Slurm's accounting says who was given the GPUs), task labels for
+ * tasks when there are any, else the processes.  Returns how many.
+ */
+static size_t owners(const struct report *r, int d, bool tasks, struct owner *o, const char **none)
+{
+	const struct analysis *an = r->an;
+	size_t n = 0;
+
+	*none = "no process seen";
+	if (an->njobs && (d == AB_USER || d == AB_JOB)) {
+		*none = "no job seen";
+		for (size_t i = 0; i < an->njobs; i++) {
+			const struct an_job *j = &an->jobs[i];
+			if (!(j->held_s > 0))
+				continue;	/* outside the telemetry's time: counted apart */
+			memset(&o[n], 0, sizeof(o[n]));
+			snprintf(o[n].key, sizeof(o[n].key), "%s", d == AB_USER ? j->user : j->id);
+			o[n].held_s = j->held_s;
+			o[n].useful_s = job_useful(an, j);
+			o[n].energy_j = j->energy_j;
+			o[n].reported_energy_j = j->reported_energy_j;
+			n++;
+		}
+		return n;
+	}
+	if (d == AB_TASK && tasks)
+		*none = "no task seen";
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		bool is_task = p->pid == PID_TASK;
+		/* task labels own the task split when there are any; every
+		 * other split is by the processes */
+		if (is_task != (d == AB_TASK && tasks))
+			continue;
+		memset(&o[n], 0, sizeof(o[n]));
+		key_of(o[n].key, sizeof(o[n].key), an, p, d, tasks);
+		o[n].held_s = p->share_s;
+		o[n].useful_s = p->busy_s * useful_per_util(an, p->gpu);
+		o[n].energy_j = p->energy_j;
+		o[n].reported_energy_j = NAN;
+		o[n].job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * One dimension: each owner's share of the window's figures, summed per key,
+ * then the part no owner held.  The owned cost is split part by part, as
+ * cost_window() adds it up: the fixed part by GPU time held, electricity by
+ * energy, cooling by useful time, the per-job charge by the jobs counted.
+ */
+static void one_dim(struct report *r, int d, bool tasks)
+{
+	const struct analysis *an = r->an;
+	struct report_attrib *a = &r->attrib;
+	double covered = r->covered_h * 3600, busy = r->busy_h * 3600;
+	const struct cost_window *w = &r->win;
+	size_t cap = an->nprocs + an->njobs + 1, no, n = 0;
+	struct owner *o = xcalloc(cap, sizeof(*o));
+	struct attrib_row *rows = xcalloc(cap, sizeof(*rows)), sum = { 0 };
+	const char *none;
+
+	no = owners(r, d, tasks, o, &none);
+	for (size_t i = 0; i < no; i++) {
+		struct attrib_row *row = NULL;
+		double energy, cost;
+		if (o[i].key[0])
+			a->known[d] = true;
+		else
+			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" : "(none)");
+		for (size_t k = 0; k < n && !row; k++)
+			if (!strcmp(rows[k].key, o[i].key))
+				row = &rows[k];
+		if (!row) {
+			row = &rows[n++];
+			snprintf(row->key, sizeof(row->key), "%s", o[i].key);
+			row->reported_energy_j = NAN;
+		}
+		if (!isnan(o[i].reported_energy_j))
+			row->reported_energy_j = (isnan(row->reported_energy_j) ? 0 : row->reported_energy_j) +
+						 o[i].reported_energy_j;
+		energy = a->energy_estimated ? (r->params.busy_power_w * o[i].useful_s +
+						r->params.idle_power_w * (o[i].held_s - o[i].useful_s))
+					     : o[i].energy_j;
+		cost = (covered > 0 ? w->local_fixed * o[i].held_s / covered : 0) +
+		       (r->energy_j > 0 ? w->local_energy * energy / r->energy_j : 0) +
+		       (busy > 0 ? w->local_cooling * o[i].useful_s / busy : 0) +
+		       (o[i].job ? r->params.local_per_job_fixed : 0);
+		row->nprocs++;
+		row->held_s += o[i].held_s;
+		row->useful_s += o[i].useful_s;
+		row->energy_j += energy;
+		row->cost += cost;
+		sum.held_s += o[i].held_s;
+		sum.useful_s += o[i].useful_s;
+		sum.energy_j += energy;
+		sum.cost += cost;
+	}
+	free(o);
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	/* what no owner held: the rest of each total, its own line */
+	rows[n].none = true;
+	rows[n].reported_energy_j = NAN;
+	snprintf(rows[n].key, sizeof(rows[n].key), "%s", none);
+	rows[n].held_s = rest(covered, sum.held_s);
+	rows[n].useful_s = rest(busy, sum.useful_s);
+	rows[n].energy_j = rest(r->energy_j, sum.energy_j);
+	rows[n].cost = rest(w->local_cost, sum.cost);
+	a->rows[d] = rows;
+	a->nrows[d] = n + 1;
+	a->from_jobs[d] = an->njobs && (d == AB_USER || d == AB_JOB);
+}
+
+void report_attrib_compute(struct report *r)
+{
+	const struct analysis *an = r->an;
+	bool tasks = false;
+
+	memset(&r->attrib, 0, sizeof(r->attrib));
+	/* report --db: the store keeps each process's presence, not its share
+	 * of the GPU, so no split would add up (trend --by user|job reads it) */
+	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0 || r->store)
+		return;
+	for (size_t i = 0; i < an->nprocs; i++)
+		tasks |= an->procs[i].pid == PID_TASK;
+	r->attrib.energy_estimated = r->energy_source && !strcmp(r->energy_source, "profile estimate");
+	for (size_t i = 0; i < an->njobs; i++)
+		r->attrib.jobs_outside += !(an->jobs[i].held_s > 0);
+	for (int d = 0; d < AB__COUNT; d++)
+		one_dim(r, d, tasks);
+	r->attrib.known[AB_PROC] = true;
+	for (int d = 0; d < AB__COUNT; d++) {
+		struct report_attrib *a = &r->attrib;
+		size_t n = a->nrows[d] - 1;	/* the owners' rows, before the none row */
+		/* the short tables: the dimensions with a key said, and the
+		 * processes when no user, job or container was said */
+		a->show[d] = d == AB_PROC ? !(a->known[AB_USER] || a->known[AB_JOB] || a->known[AB_CTR]) : a->known[d];
+		/* the text's top rows, the rest in one line, and the total */
+		a->top[d] = n > ATTRIB_TEXT_TOP + 1 ? ATTRIB_TEXT_TOP : n;
+		for (size_t k = 0; k <= n; k++) {
+			const struct attrib_row *row = &a->rows[d][k];
+			struct attrib_row *into[2] = { &a->total[d], k >= a->top[d] && k < n ? &a->more[d] : NULL };
+			for (int m = 0; m < 2; m++) {
+				if (!into[m])
+					continue;
+				into[m]->held_s += row->held_s;
+				into[m]->useful_s += row->useful_s;
+				into[m]->energy_j += row->energy_j;
+				into[m]->cost += row->cost;
+				into[m]->nprocs += row->nprocs;
+			}
+		}
+		snprintf(a->total[d].key, sizeof(a->total[d].key), "total");
+		snprintf(a->more[d].key, sizeof(a->more[d].key), "%zu more", n - a->top[d]);
+		a->total[d].reported_energy_j = a->more[d].reported_energy_j = NAN;
+	}
+}
+
+void report_attrib_release(struct report *r)
+{
+	for (int d = 0; d < AB__COUNT; d++)
+		free(r->attrib.rows[d]);
+	memset(&r->attrib, 0, sizeof(r->attrib));
+}
+
