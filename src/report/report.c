@@ -353,12 +353,10 @@ static void proc_costs(struct report *r)
 	if (!an->nprocs)
 		return;
 	r->proc_cloud_cost = xcalloc(an->nprocs, sizeof(double));
-	r->proc_local_cost = xcalloc(an->nprocs, sizeof(double));
 	for (size_t i = 0; i < an->nprocs; i++) {
 		int gi = an->procs[i].gpu;
 		double b = an->procs[i].busy_s * (gi >= 0 && gi < an->tl.ngpus ? useful_per_util(r, gi) : 1);
 		r->proc_cloud_cost[i] = cost_cloud_job(&r->params, b / 3600);
-		r->proc_local_cost[i] = r->busy_h > 0 ? r->win.local_cost * b / (r->busy_h * 3600) : NAN;
 	}
 }
 
@@ -652,8 +650,7 @@ void report_release(struct report *r)
 	free(r->job_useful_h);
 	r->job_useful_h = NULL;
 	free(r->proc_cloud_cost);
-	free(r->proc_local_cost);
-	r->proc_cloud_cost = r->proc_local_cost = NULL;
+	r->proc_cloud_cost = NULL;
 	free(r->day_covered_s);
 	free(r->day_useful_s);
 	free(r->day_cost);

@@ -166,7 +166,8 @@ struct report {
 	double ac_switches_per_hour, suspends_per_hour;	/* over power_span_h; NAN without one */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
-	 * and the window's local cost split by its share of all busy time */
+	 * and its owned cost: its who-spent-it figure (attrib.c, the one split
+	 * of the owned cost; NAN where there is no split, as with --db) */
 	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[640];
 	/* the window's cloud cost split: its useful hours at the hourly rate,
