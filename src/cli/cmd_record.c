@@ -10,38 +10,24 @@
 #include "record/recorder.h"
 #include "util/timeutil.h"
 
-enum {
-	OPT_TASK = 1,
-	OPT_INTERVAL,
-	OPT_DIR,
-	OPT_COUNT,
-	OPT_STDOUT,
-	OPT_NVML_LIB,
-	OPT_FSYNC_EVERY,
-	OPT_HOST,
-	OPT_QUIET,
-	OPT_PROM_TEXTFILE,
-	OPT_LISTEN,
-	OPT_LISTEN_ANY,
-	OPT_HELP,
-};
+#define RECORD_OPTIONS(X, G) \
+	X(TASK, "task", 't', "NAME", "task id in every row and in the file name (default 'gputally'; letters, digits, . _ -)") \
+	X(INTERVAL, "interval", 'i', "DUR", "time between samples (default 1s; at least 1ms)") \
+	X(DIR, "dir", 'd', "DIR", "directory for the daily CSV files (default ./gputally-logs)") \
+	X(COUNT, "count", 'n', "N", "take N samples, then exit (default: until SIGTERM or SIGINT)") \
+	X(STDOUT, "stdout", 0, NULL, "write the CSV to standard output instead of files") \
+	X(NVML_LIB, "nvml-lib", 0, "PATH", "load NVML from PATH (default $GPUTALLY_NVML_LIB, then libnvidia-ml.so.1)") \
+	X(FSYNC_EVERY, "fsync-every", 0, "N", "fsync the CSV every N samples (default: about every 10 s)") \
+	X(HOST, "host", 0, "NAME", "host name written in every row (default: the machine's)") \
+	X(PROM_TEXTFILE, "prom-textfile", 0, "DIR", "also write DIR/gputally.prom (Prometheus text) after each sample, by atomic rename") \
+	X(LISTEN, "listen", 0, "ADDR:PORT", "also serve GET /metrics and /health over HTTP (loopback only, e.g. 127.0.0.1:9400)") \
+	X(LISTEN_ANY, "listen-any", 0, NULL, "allow --listen on a non-loopback address (no authentication: firewall it)") \
+	X(QUIET, "quiet", 'q', NULL, "no start-up and exit notes on standard error") \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def record_options[] = {
-	{ "task", 't', "NAME", "task id in every row and in the file name (default 'gputally'; letters, digits, . _ -)", OPT_TASK },
-	{ "interval", 'i', "DUR", "time between samples (default 1s; at least 1ms)", OPT_INTERVAL },
-	{ "dir", 'd', "DIR", "directory for the daily CSV files (default ./gputally-logs)", OPT_DIR },
-	{ "count", 'n', "N", "take N samples, then exit (default: until SIGTERM or SIGINT)", OPT_COUNT },
-	{ "stdout", 0, NULL, "write the CSV to standard output instead of files", OPT_STDOUT },
-	{ "nvml-lib", 0, "PATH", "load NVML from PATH (default $GPUTALLY_NVML_LIB, then libnvidia-ml.so.1)", OPT_NVML_LIB },
-	{ "fsync-every", 0, "N", "fsync the CSV every N samples (default: about every 10 s)", OPT_FSYNC_EVERY },
-	{ "host", 0, "NAME", "host name written in every row (default: the machine's)", OPT_HOST },
-	{ "prom-textfile", 0, "DIR", "also write DIR/gputally.prom (Prometheus text) after each sample, by atomic rename", OPT_PROM_TEXTFILE },
-	{ "listen", 0, "ADDR:PORT", "also serve GET /metrics and /health over HTTP (loopback only, e.g. 127.0.0.1:9400)", OPT_LISTEN },
-	{ "listen-any", 0, NULL, "allow --listen on a non-loopback address (no authentication: firewall it)", OPT_LISTEN_ANY },
-	{ "quiet", 'q', NULL, "no start-up and exit notes on standard error", OPT_QUIET },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(RECORD_OPTIONS) };
+
+const struct option_def record_options[] = { OPTION_ROWS(RECORD_OPTIONS) OPTIONS_END };
 
 static int parse_count(const char *s, uint64_t *out, uint64_t max)
 {

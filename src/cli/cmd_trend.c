@@ -23,36 +23,23 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-enum {
-	OPT_DB = 1,
-	OPT_BY,
-	OPT_TASK,
-	OPT_GPU,
-	OPT_SINCE,
-	OPT_UNTIL,
-	OPT_PROFILE,
-	OPT_SET,
-	OPT_JSON,
-	OPT_CSV,
-	OPT_HELP,
-	OPT_TZ,
-};
+#define TREND_OPTIONS(X, G) \
+	X(DB, "db", 0, "FILE", "the store written by 'gputally ingest'") \
+	X(BY, "by", 0, "hour|day|week|month|task|user|job", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task, user or job: one row per task, user or Slurm job over the window") \
+	X(TZ, "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)") \
+	X(TASK, "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute") \
+	X(GPU, "gpu", 0, "INDEX|UUID", "only this GPU") \
+	X(SINCE, "since", 0, "TIME", "first minute to count (YYYY-MM-DD is a day: UTC, or local with --tz; RFC 3339)") \
+	X(UNTIL, "until", 0, "TIME", "count minutes before this time") \
+	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')") \
+	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable)") \
+	X(JSON, "json", 0, NULL, "JSON output (keys: docs/store.md)") \
+	X(CSV, "csv", 0, NULL, "CSV output, one row per bucket") \
+	X(HELP, "help", 'h', NULL, "show this help")
 
-const struct option_def trend_options[] = {
-	{ "db", 0, "FILE", "the store written by 'gputally ingest'", OPT_DB },
-	{ "by", 0, "hour|day|week|month|task|user|job", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task, user or job: one row per task, user or Slurm job over the window", OPT_BY },
-	{ "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)", OPT_TZ },
-	{ "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute", OPT_TASK },
-	{ "gpu", 0, "INDEX|UUID", "only this GPU", OPT_GPU },
-	{ "since", 0, "TIME", "first minute to count (YYYY-MM-DD is a day: UTC, or local with --tz; RFC 3339)", OPT_SINCE },
-	{ "until", 0, "TIME", "count minutes before this time", OPT_UNTIL },
-	{ "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')", OPT_PROFILE },
-	{ "set", 's', "KEY=VALUE", "override one cost parameter (repeatable)", OPT_SET },
-	{ "json", 0, NULL, "JSON output (keys: docs/store.md)", OPT_JSON },
-	{ "csv", 0, NULL, "CSV output, one row per bucket", OPT_CSV },
-	{ "help", 'h', NULL, "show this help", OPT_HELP },
-	OPTIONS_END
-};
+enum { OPTION_IDS(TREND_OPTIONS) };
+
+const struct option_def trend_options[] = { OPTION_ROWS(TREND_OPTIONS) OPTIONS_END };
 
 static const char *const by_name[] = { "hour", "day", "week", "month" };
 

@@ -522,18 +522,18 @@ static void heat_cell(struct hw *h, double x, double y, double w, double ht, dou
 /* The heatmaps' key: five cells from 0 to 100 % useful, and the hatch of no data, ending at x_end. */
 static void heat_legend(struct hw *h, double x_end, double y)
 {
-	double x = x_end - 5 * 46 - 60;
+	double x = x_end - 5 * 54 - 70;
 	char b[16];
 
 	for (int i = 0; i <= 4; i++) {
-		heat_cell(h, x + i * 46, y - 9, 12, 10, i / 4.0);
+		heat_cell(h, x + i * 54, y - 9, 12, 10, i / 4.0);
 		fprintf(h->out, "</rect>");
 		snprintf(b, sizeof(b), "%d %%", 25 * i);
-		text_at(h, x + i * 46 + 15, y, NULL, "mut", b);
+		text_at(h, x + i * 54 + 15, y, NULL, "mut", b);
 	}
-	heat_cell(h, x + 5 * 46, y - 9, 12, 10, NAN);
+	heat_cell(h, x + 5 * 54 + 10, y - 9, 12, 10, NAN);
 	fprintf(h->out, "</rect>");
-	text_at(h, x + 5 * 46 + 15, y, NULL, "mut", "no data");
+	text_at(h, x + 5 * 54 + 25, y, NULL, "mut", "no data");
 }
 
 /*
