@@ -784,7 +784,7 @@ static void gpus_table(struct hw *h)
 	char l[128];
 
 	fprintf(h->out, "<section id=\"gpus\"><h2>GPUs</h2>\n<table><thead><tr><th>GPU</th><th class=\"n\">covered</th>"
-		"<th class=\"n\">gaps</th><th class=\"n\">busy</th><th class=\"n\">util mean</th><th class=\"n\">p95</th>"
+		"<th class=\"n\">gaps</th><th class=\"n\">useful</th><th class=\"n\">util mean</th><th class=\"n\">p95</th>"
 		"<th class=\"n\">energy</th><th class=\"n\">power mean</th><th class=\"n\">power max</th>"
 		"<th class=\"n\">temp max</th><th class=\"n\">memory max</th></tr></thead><tbody>\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
@@ -798,7 +798,7 @@ static void gpus_table(struct hw *h)
 		fprintf(h->out, " h</td><td class=\"n\">");
 		vnum(h, g->gaps_s, 3, 1 / 3600.0, 3, "gpus.%d.gaps_s", i);
 		fprintf(h->out, " h</td><td class=\"n\">");
-		vnum(h, g->busy_s, 3, 1 / 3600.0, 3, "gpus.%d.busy_s", i);
+		vnum(h, rg->useful_s, 6, 1 / 3600.0, 3, "gpus.%d.useful_s", i);
 		fprintf(h->out, " h</td><td class=\"n\">");
 		vnum(h, rg->util_mean_pct, 2, 1, 1, "gpus.%d.util_mean_pct", i);
 		fprintf(h->out, " %%</td><td class=\"n\">");
@@ -1370,6 +1370,24 @@ static void time_split(struct hw *h)
 				fprintf(h->out, "-");
 			fprintf(h->out, "</td></tr>\n");
 		}
+	}
+	if (r->trace_in_h > 0 || r->trace_out_h > 0) {
+		/* joined traces' kernels replace the useful states' time there: the
+		 * useful total is the headline's busy (docs/states.md "Busy") */
+		fprintf(h->out, "<tr><td>trace_kernels</td><td>joined traces, net</td><td class=\"n\">%+.6f h</td>"
+			"<td class=\"n\">%+.1f %%</td><td class=\"n\">", r->trace_net_s / 3600, 100 * r->trace_net_share);
+		if (r->has_prices)
+			vmoney(h, r->trace_net_cost, "cost.waterfall_useful.trace_net_cost");
+		else
+			fprintf(h->out, "-");
+		fprintf(h->out, "</td></tr>\n<tr><td><b>useful in all</b></td><td>= headline's busy</td><td class=\"n\">");
+		vnum(h, r->useful_total_s, 6, 1 / 3600.0, 3, "cost.waterfall_useful.seconds");
+		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * r->useful_total_share);
+		if (r->has_prices)
+			vmoney(h, r->useful_total_cost, "cost.waterfall_useful.cost");
+		else
+			fprintf(h->out, "-");
+		fprintf(h->out, "</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table>\n");
 	if (rows > 1) {
