@@ -362,6 +362,37 @@ static void rest_row(struct hw *h)
 	fprintf(h->out, " (<a href=\"#inputs\">inputs</a>, at the end)</td></tr>\n");
 }
 
+
+/*
+ * A finding's value as people read it, in its kind's unit (docs/report-json.md,
+ * findings[].value): a leak's MiB/h or GiB/h, a stretch's time, idle power in
+ * W.  False for the kinds whose value has no unit worth showing beside their
+ * message (the JSON keeps the number).
+ */
+static bool finding_value_text(char *buf, size_t cap, const struct finding *f)
+{
+	if (!isfinite(f->value))
+		return false;
+	switch (f->fk) {
+	case FK_MEMORY_LEAK:
+	case FK_MEMORY_LEAK_SAWTOOTH:
+		nf_mib_rate(buf, cap, f->value);
+		return true;
+	case FK_HELD_IDLE:
+	case FK_INPUT_STARVED:
+	case FK_LAUNCH_BOUND:
+	case FK_THROTTLING:
+	case FK_GPU_DOWN:
+	case FK_LOG_GAP:
+		time_human_dur(buf, cap, (int64_t)(f->value * 1e9));
+		return true;
+	case FK_IDLE_POWER:
+		snprintf(buf, cap, "%.0f W", f->value);
+		return true;
+	default:
+		return false;
+	}
+}
 static void summary(struct hw *h, const struct finding **byw)
 {
 	const struct report *r = h->r;
@@ -435,14 +466,18 @@ static void summary(struct hw *h, const struct finding **byw)
 		fprintf(h->out, "<ol>\n");
 	for (size_t i = 0; i < an->nfinds && i < 3; i++) {
 		const struct finding *f = byw[i];
+		char v[48];
 		fprintf(h->out, "<li><span class=\"sev-%s\">[%s]</span> <b>", severity_name[f->severity],
 			severity_name[f->severity]);
 		esc(h, f->kind);
 		fprintf(h->out, "</b>: ");
 		esc(h, f->message);
-		fprintf(h->out, " <span class=\"mut\">(value ");
-		vnum(h, f->value, 3, 1, 3, "findings.%zu.value", find_index(an, f));
-		fprintf(h->out, ")</span></li>\n");
+		if (finding_value_text(v, sizeof(v), f) && !strstr(f->message, v)) {
+			fprintf(h->out, " <span class=\"mut\">(value ");
+			esc(h, v);
+			fprintf(h->out, ")</span>");
+		}
+		fprintf(h->out, "</li>\n");
 	}
 	if (an->nfinds)
 		fprintf(h->out, "</ol>\n");

@@ -423,6 +423,14 @@ def main():
     if hf != [(f["severity"], f["kind"]) for f in finds[:len(hf)]] or not hf and finds:
         fail("html: the findings' order is not the JSON's:\n    %s\n    %s" % (hf[:8], [(f["severity"], f["kind"]) for f in finds[:8]]))
 
+    # the HTML's largest findings: a value in its unit, or none where the
+    # message says it already; never the JSON's raw number ("(value 3775115.207)")
+    for v in re.findall(r"\(value (.*?)\)</span></li>", page):
+        nchecked += 1
+        plain = re.sub(r"<[^>]*>", "", v)
+        if re.fullmatch(r"[-\d.,]+", plain.strip()):
+            fail("html: a finding's value shown raw, with no unit: (value %s)" % plain)
+
     if bad:
         for b in bad:
             print("writers: %s: FAIL: %s" % (name, b))
