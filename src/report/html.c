@@ -267,6 +267,12 @@ static void prices_row(struct hw *h)
 			"--set electricity_price=N</code></td></tr>\n");
 		return;
 	}
+	if (r->prices.yours) {
+		fprintf(h->out, "<tr><th>Prices</th><td>yours (<code>--set</code>), none assumed: %s</td></tr>\n",
+			r->prices.gpu_name[0] ? "the GPU model is not in the built-in price table (docs/prices.md)" :
+			"the logs do not name the GPU model");
+		return;
+	}
 	if (!r->prices.used)
 		return;
 	fprintf(h->out, "<tr><th>Prices</th><td><b>assumed</b>, not yours (docs/prices.md, row ");

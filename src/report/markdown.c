@@ -72,9 +72,16 @@ static void summary(FILE *out, const struct report *r)
 	fprintf(out, " |\n");
 	if (r->prices.unknown) {
 		fprintf(out, "| Prices | ");
-		md(out, r->prices.gpu_name);
-		fprintf(out, " is not in the built-in price table (docs/prices.md): set hardware\\_price, "
-			"cloud\\_hourly\\_rate and electricity\\_price |\n");
+		if (r->prices.gpu_name[0]) {
+			md(out, r->prices.gpu_name);
+			fprintf(out, " is not in the built-in price table (docs/prices.md)");
+		} else {
+			fprintf(out, "the logs do not name the GPU model, so no price can be assumed (docs/prices.md)");
+		}
+		fprintf(out, ": set hardware\\_price, cloud\\_hourly\\_rate and electricity\\_price |\n");
+	} else if (r->prices.yours) {
+		fprintf(out, "| Prices | yours (--set), none assumed: %s |\n", r->prices.gpu_name[0] ?
+			"the GPU model is not in the built-in price table (docs/prices.md)" : "the logs do not name the GPU model");
 	} else if (r->prices.used) {
 		fprintf(out, "| Prices | **assumed**, not yours: row ");
 		md(out, r->prices.row->model);

@@ -65,7 +65,11 @@ static void assumed_prices(struct report *r)
 		return;
 	r->prices.row = prices_match(t, r->prices.gpu_name);
 	if (!r->prices.row) {
-		r->prices.unknown = an->tl.ngpus > 0;
+		/* nothing to assume: say so, unless every price is the user's */
+		r->prices.yours = r->params.origin[COST_HARDWARE_PRICE] != COST_DEFAULT &&
+				  r->params.origin[COST_CLOUD_HOURLY_RATE] != COST_DEFAULT &&
+				  r->params.origin[COST_ELECTRICITY_PRICE] != COST_DEFAULT;
+		r->prices.unknown = an->tl.ngpus > 0 && !r->prices.yours;
 		return;
 	}
 	assume(r, COST_HARDWARE_PRICE, r->prices.row->purchase.value);

@@ -191,6 +191,7 @@ struct report {
 	struct {
 		bool used;		/* some figure was assumed */
 		bool unknown;		/* assume_prices, but the model is not in the table */
+		bool yours;		/* no row, but every price (purchase, cloud, electricity) was given with --set */
 		char gpu_name[96];	/* the GPU name looked up */
 		const struct price_row *row;	/* its row (borrowed from the table) */
 		const struct price_table *table;

@@ -70,6 +70,14 @@ static void price_lines(FILE *out, const struct report *r)
 			"--set electricity_price=N\n");
 		return;
 	}
+	if (r->prices.yours) {
+		fprintf(out, "Prices:    yours (--set), none assumed: ");
+		if (r->prices.gpu_name[0])
+			fprintf(out, "%s is not in the built-in price table (docs/prices.md)\n", r->prices.gpu_name);
+		else
+			fprintf(out, "the logs do not name the GPU model\n");
+		return;
+	}
 	if (!r->prices.used)
 		return;
 	fprintf(out, "Prices:    assumed, not yours: docs/prices.md's row %s for %s\n           ", row->model,
