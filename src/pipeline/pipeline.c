@@ -62,6 +62,12 @@ static int take(struct pipeline *p, struct analysis *an, const struct input_stat
 static int on_rec(void *ud, const struct input_stat *in, const struct rec *r, const struct batch *b)
 {
 	struct pipeline *p = ud;
+
+	/* the common record: no tap, not a bad line (take()'s checks, once) */
+	if (!p->o.tap && r->kind != REC_BAD && p->an) {
+		analysis_add(p->an, r, b, in->path);
+		return 0;
+	}
 	return take(p, p->an, in, r, b);
 }
 

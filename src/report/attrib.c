@@ -99,6 +99,22 @@ static double job_useful(const struct analysis *an, const struct an_job *j)
 	return u;
 }
 
+/* Process i of the analysis as an owner of dimension d. */
+static void proc_owner(const struct report *r, size_t i, int d, bool tasks, struct owner *o)
+{
+	const struct analysis *an = r->an;
+	const struct proc_stat *p = &an->procs[i];
+	bool is_task = p->pid == PID_TASK;
+
+	memset(o, 0, sizeof(*o));
+	key_of(o->key, sizeof(o->key), an, p, d, tasks);
+	o->held_s = p->share_s;
+	o->useful_s = p->busy_s * useful_per_util(an, p->gpu);
+	o->energy_j = p->energy_j;
+	o->reported_energy_j = NAN;
+	o->job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
+}
+
 /*
  * The owners of dimension d: batch jobs for users and jobs when there are
  * any (Slurm's accounting says who was given the GPUs), task labels for
@@ -129,22 +145,28 @@ static size_t owners(const struct report *r, int d, bool tasks, struct owner *o,
 	if (d == AB_TASK && tasks)
 		*none = "no task seen";
 	for (size_t i = 0; i < an->nprocs; i++) {
-		const struct proc_stat *p = &an->procs[i];
-		bool is_task = p->pid == PID_TASK;
 		/* task labels own the task split when there are any; every
 		 * other split is by the processes */
-		if (is_task != (d == AB_TASK && tasks))
+		if ((an->procs[i].pid == PID_TASK) != (d == AB_TASK && tasks))
 			continue;
-		memset(&o[n], 0, sizeof(o[n]));
-		key_of(o[n].key, sizeof(o[n].key), an, p, d, tasks);
-		o[n].held_s = p->share_s;
-		o[n].useful_s = p->busy_s * useful_per_util(an, p->gpu);
-		o[n].energy_j = p->energy_j;
-		o[n].reported_energy_j = NAN;
-		o[n].job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
-		n++;
+		proc_owner(r, i, d, tasks, &o[n++]);
 	}
 	return n;
+}
+
+/* Its energy (the profile's estimate where the energy is) and its part of the owned cost, added up as cost_window() does. */
+static double owner_cost(const struct report *r, const struct owner *o, double *energy)
+{
+	double covered = r->covered_h * 3600, busy = r->busy_h * 3600;
+	const struct cost_window *w = &r->win;
+
+	*energy = r->attrib.energy_estimated ? (r->params.busy_power_w * o->useful_s +
+						r->params.idle_power_w * (o->held_s - o->useful_s))
+					     : o->energy_j;
+	return (covered > 0 ? w->local_fixed * o->held_s / covered : 0) +
+	       (r->energy_j > 0 ? w->local_energy * *energy / r->energy_j : 0) +
+	       (busy > 0 ? w->local_cooling * o->useful_s / busy : 0) +
+	       (o->job ? r->params.local_per_job_fixed : 0);
 }
 
 /*
@@ -183,13 +205,7 @@ static void one_dim(struct report *r, int d, bool tasks)
 		if (!isnan(o[i].reported_energy_j))
 			row->reported_energy_j = (isnan(row->reported_energy_j) ? 0 : row->reported_energy_j) +
 						 o[i].reported_energy_j;
-		energy = a->energy_estimated ? (r->params.busy_power_w * o[i].useful_s +
-						r->params.idle_power_w * (o[i].held_s - o[i].useful_s))
-					     : o[i].energy_j;
-		cost = (covered > 0 ? w->local_fixed * o[i].held_s / covered : 0) +
-		       (r->energy_j > 0 ? w->local_energy * energy / r->energy_j : 0) +
-		       (busy > 0 ? w->local_cooling * o[i].useful_s / busy : 0) +
-		       (o[i].job ? r->params.local_per_job_fixed : 0);
+		cost = owner_cost(r, &o[i], &energy);
 		row->nprocs++;
 		row->held_s += o[i].held_s;
 		row->useful_s += o[i].useful_s;
@@ -221,6 +237,15 @@ void report_attrib_compute(struct report *r)
 	bool tasks = false;
 
 	memset(&r->attrib, 0, sizeof(r->attrib));
+	/* each process's owned cost, for the Processes tables too: its row of
+	 * the split below (NAN where there is no split) */
+	free(r->proc_local_cost);
+	r->proc_local_cost = NULL;
+	if (an->nprocs) {
+		r->proc_local_cost = xcalloc(an->nprocs, sizeof(double));
+		for (size_t i = 0; i < an->nprocs; i++)
+			r->proc_local_cost[i] = NAN;
+	}
 	/* report --db: the store keeps each process's presence, not its share
 	 * of the GPU, so no split would add up (trend --by user|job reads it) */
 	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0 || r->store)
@@ -230,6 +255,12 @@ void report_attrib_compute(struct report *r)
 	r->attrib.energy_estimated = r->energy_source && !strcmp(r->energy_source, "profile estimate");
 	for (size_t i = 0; i < an->njobs; i++)
 		r->attrib.jobs_outside += !(an->jobs[i].held_s > 0);
+	for (size_t i = 0; i < an->nprocs; i++) {
+		struct owner o;
+		double energy;
+		proc_owner(r, i, AB_PROC, tasks, &o);
+		r->proc_local_cost[i] = owner_cost(r, &o, &energy);
+	}
 	for (int d = 0; d < AB__COUNT; d++)
 		one_dim(r, d, tasks);
 	r->attrib.known[AB_PROC] = true;
@@ -265,5 +296,7 @@ void report_attrib_release(struct report *r)
 	for (int d = 0; d < AB__COUNT; d++)
 		free(r->attrib.rows[d]);
 	memset(&r->attrib, 0, sizeof(r->attrib));
+	free(r->proc_local_cost);
+	r->proc_local_cost = NULL;
 }
 

@@ -2181,7 +2181,7 @@ static void events(struct hw *h)
 		fprintf(h->out, "<table><thead><tr><th>time</th><th>GPU</th><th>event</th><th>class</th>"
 			"<th>message</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < n; i++) {
-			const struct an_event *e = &an->evs[i];
+			const struct an_event *e = &an->evs[h->r->ev_order[i]];
 			fprintf(h->out, "<tr><td>");
 			if (e->unplaced)
 				fprintf(h->out, "unplaced");

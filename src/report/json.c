@@ -273,7 +273,7 @@ static void source(struct jsonw *w, const char *src, uint64_t line)
 
 static const char *const severity_word[] = { "info", "warning", "error", "fatal" };
 
-/* events[]: every event kept, in the order they came (time order). */
+/* events[]: every event kept, in time order (report.ev_order). */
 static void events(struct jsonw *w, const struct report *r)
 {
 	const struct analysis *an = r->an;
@@ -281,7 +281,7 @@ static void events(struct jsonw *w, const struct report *r)
 	jsonw_key(w, "events");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < an->nevs; i++) {
-		const struct an_event *e = &an->evs[i];
+		const struct an_event *e = &an->evs[r->ev_order[i]];
 		jsonw_obj_begin(w);
 		if (e->unplaced) {
 			jsonw_kstr(w, "time", NULL);

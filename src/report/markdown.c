@@ -319,7 +319,7 @@ static void events(FILE *out, const struct report *r)
 	fprintf(out, "\n## Events (%" PRIu64 ")\n\n| time | GPU | event | class | count | message | source |\n"
 		"|---|--:|---|---|--:|---|---|\n", r->events_total);
 	for (size_t i = 0; i < an->nevs && shown < MD_FINDINGS; i++, shown++) {
-		const struct an_event *e = &an->evs[i];
+		const struct an_event *e = &an->evs[r->ev_order[i]];
 		analysis_event_name(name, sizeof(name), e->ev, e->code);
 		fprintf(out, "| %s | ", e->unplaced ? "unplaced" : time_rfc3339(a, sizeof(a), e->t_ns));
 		if (e->gpu >= 0)

@@ -350,6 +350,82 @@ static void jobs(struct report *r)
 	}
 }
 
+static bool same_group(const struct an_event *a, const struct an_event *b)
+{
+	return a->gpu == b->gpu && a->ev == b->ev && a->code == b->code && a->unplaced == b->unplaced;
+}
+
+/*
+ * The events grouped by GPU (host last), kind and code: each group's count,
+ * and its earliest and latest time (min and max, not the first and last
+ * listed: a log's lines need not be in time order, nor several files).
+ */
+static void event_groups(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->evgroups = NULL;
+	r->nevgroups = 0;
+	if (!an->nevs)
+		return;
+	r->evgroups = xcalloc(an->nevs, sizeof(*r->evgroups));
+	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
+		int gpu = gi < an->tl.ngpus ? gi : -1;
+		size_t g0 = r->nevgroups;
+		for (size_t i = 0; i < an->nevs; i++) {
+			const struct an_event *e = &an->evs[i];
+			struct report_evgroup *g = NULL;
+			if (e->gpu != gpu)
+				continue;
+			for (size_t k = g0; k < r->nevgroups && !g; k++)
+				if (same_group(&an->evs[r->evgroups[k].ev], e))
+					g = &r->evgroups[k];
+			if (!g) {
+				g = &r->evgroups[r->nevgroups++];
+				g->ev = i;
+				g->copied = SIZE_MAX;
+				g->t_min_ns = g->t_max_ns = e->unplaced ? 0 : e->t_ns;
+			} else if (!e->unplaced) {
+				if (e->t_ns < g->t_min_ns) {
+					g->t_min_ns = e->t_ns;
+					g->ev = i;
+				}
+				if (e->t_ns > g->t_max_ns)
+					g->t_max_ns = e->t_ns;
+			}
+			g->n++;
+			g->lines += e->count;
+			g->copies += e->copies;
+			if (e->copies && g->copied == SIZE_MAX)
+				g->copied = i;
+		}
+	}
+}
+
+static int ev_time_cmp(const void *a, const void *b, void *base)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct an_event *x = (const struct an_event *)base + i, *y = (const struct an_event *)base + j;
+
+	if (x->unplaced != y->unplaced)
+		return x->unplaced ? 1 : -1;
+	if (!x->unplaced && x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
+	return i < j ? -1 : i > j;	/* as listed: a stable order */
+}
+
+/* The events' time order, for the lists that print them one by one. */
+static void event_order(struct report *r)
+{
+	const struct analysis *an = r->an;
+
+	r->ev_order = xcalloc(an->nevs ? an->nevs : 1, sizeof(*r->ev_order));
+	for (size_t i = 0; i < an->nevs; i++)
+		r->ev_order[i] = i;
+	if (an->nevs > 1)
+		qsort_r(r->ev_order, an->nevs, sizeof(*r->ev_order), ev_time_cmp, (void *)an->evs);
+}
+
 static void proc_costs(struct report *r)
 {
 	const struct analysis *an = r->an;
@@ -357,12 +433,10 @@ static void proc_costs(struct report *r)
 	if (!an->nprocs)
 		return;
 	r->proc_cloud_cost = xcalloc(an->nprocs, sizeof(double));
-	r->proc_local_cost = xcalloc(an->nprocs, sizeof(double));
 	for (size_t i = 0; i < an->nprocs; i++) {
 		int gi = an->procs[i].gpu;
 		double b = an->procs[i].busy_s * (gi >= 0 && gi < an->tl.ngpus ? useful_per_util(r, gi) : 1);
 		r->proc_cloud_cost[i] = cost_cloud_job(&r->params, b / 3600);
-		r->proc_local_cost[i] = r->busy_h > 0 ? r->win.local_cost * b / (r->busy_h * 3600) : NAN;
 	}
 }
 
@@ -623,6 +697,8 @@ void report_compute(struct report *r)
 	r->events_total = 0;
 	for (int k = 0; k < EV__COUNT; k++)
 		r->events_total += r->an->ev_count[k];
+	event_groups(r);
+	event_order(r);
 	r->host_xids_classed = 0;
 	for (int c = 0; c < KC__COUNT; c++)
 		r->host_xids_classed += r->an->host_xid_class[c];
@@ -664,8 +740,7 @@ void report_release(struct report *r)
 	free(r->job_useful_h);
 	r->job_useful_h = NULL;
 	free(r->proc_cloud_cost);
-	free(r->proc_local_cost);
-	r->proc_cloud_cost = r->proc_local_cost = NULL;
+	r->proc_cloud_cost = NULL;
 	free(r->day_covered_s);
 	free(r->day_useful_s);
 	free(r->day_cost);
@@ -685,6 +760,11 @@ void report_release(struct report *r)
 	r->finding_cost = NULL;
 	free(r->finding_rest);
 	r->finding_rest = NULL;
+	free(r->evgroups);
+	r->evgroups = NULL;
+	free(r->ev_order);
+	r->ev_order = NULL;
+	r->nevgroups = 0;
 	report_fleet_release(r);
 	report_attrib_release(r);
 }

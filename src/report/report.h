@@ -125,6 +125,21 @@ struct report_kind {
 	size_t n;
 };
 
+/*
+ * One group of the events list (report.evgroups): the events of one GPU
+ * (host last), kind and code, placed or not, in the order the groups first
+ * come.  Its times are the earliest and the latest of its events, whatever
+ * order they were listed in (several files, a log out of time order).
+ */
+struct report_evgroup {
+	size_t ev;		/* an->evs index of its earliest event (unplaced: its first listed) */
+	size_t n;		/* its events */
+	uint64_t lines;		/* the log lines folded into them */
+	uint64_t copies;	/* their copies in other inputs, counted once */
+	size_t copied;		/* an->evs index of the first with a copy; SIZE_MAX: none */
+	int64_t t_min_ns, t_max_ns;	/* its earliest and latest event (unplaced: 0) */
+};
+
 /* The break-even chart's owned cost per useful hour at u = i / REPORT_CURVE_N (i = 1..N, index i - 1). */
 #define REPORT_CURVE_N 400
 
@@ -173,7 +188,8 @@ struct report {
 	double ac_switches_per_hour, suspends_per_hour;	/* over power_span_h; NAN without one */
 	double c_local_obs;		/* C_L(u_obs) */
 	/* per process (an->procs order): renting its useful hours as one job,
-	 * and the window's local cost split by its share of all busy time */
+	 * and its owned cost: its who-spent-it figure (attrib.c, the one split
+	 * of the owned cost; NAN where there is no split, as with --db) */
 	double *proc_cloud_cost, *proc_local_cost;
 	char verdict[640];
 	/* the window's cloud cost split: its useful hours at the hourly rate,
@@ -264,6 +280,11 @@ struct report {
 	struct report_gpu *gpus;
 	uint64_t events_total;	/* every event counted, listed or not (an->ev_count summed) */
 	uint64_t host_xids_classed;	/* an->host_xid_class summed */
+	struct report_evgroup *evgroups;	/* the events grouped (the text's list) */
+	size_t nevgroups;
+	/* an->evs indices in time order (ties and unplaced events in the
+	 * order listed, unplaced last): the order every events list prints */
+	size_t *ev_order;
 	/* per finding (an->finds order): report_finding_cost(), and the
 	 * findings of its severity and kind from it on, summed (the text's
 	 * one line per severity and kind for the findings not in full) */

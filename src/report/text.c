@@ -857,65 +857,39 @@ static void events(FILE *out, const struct report *r)
 		return;
 	fprintf(out, "\nEvents (%" PRIu64 "%s; grouped by GPU, kind and code; --json lists each)\n", r->events_total,
 		an->unplaced_events ? ", some unplaced: no anchor gave them a time" : "");
-	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
-		int gpu = gi < an->tl.ngpus ? gi : -1;
-		bool header = false;
-		for (size_t i = 0; i < an->nevs; i++) {
-			const struct an_event *e = &an->evs[i], *last = e;
-			size_t n = 0, lines = 0, copies = 0;
-			const struct an_event *copied = NULL;
-			char l[128], a[40], b[40], name[48], cls[40] = "";
-			bool first = true;
-			if (e->gpu != gpu)
-				continue;
-			/* the first of its group only */
-			for (size_t k = 0; k < i && first; k++)
-				if (an->evs[k].gpu == gpu && an->evs[k].ev == e->ev && an->evs[k].code == e->code &&
-				    an->evs[k].unplaced == e->unplaced)
-					first = false;
-			if (!first)
-				continue;
-			for (size_t k = i; k < an->nevs; k++) {
-				const struct an_event *o = &an->evs[k];
-				if (o->gpu == gpu && o->ev == e->ev && o->code == e->code && o->unplaced == e->unplaced) {
-					n++;
-					lines += o->count;
-					last = o;
-					copies += o->copies;
-					if (o->copies && !copied)
-						copied = o;
-				}
-			}
-			ngroups++;
-			if (shown >= MAX_TEXT_EVENT_GROUPS)
-				continue;
-			if (!header) {
-				fprintf(out, "  %s", gpu >= 0 ? gpu_label(l, sizeof(l), an, gpu) :
-					"host (or a GPU no map names)");
-				xid_density(out, r, gpu);
-				fputc('\n', out);
-				header = true;
-			}
-			analysis_event_name(name, sizeof(name), e->ev, e->code);
-			if (e->klass != KC_NONE && e->klass < KC__COUNT)
-				snprintf(cls, sizeof(cls), ", %s", kev_class_name[e->klass]);
-			fprintf(out, "    %-22s x%-4zu %s%s%s%s: %s\n", name, n,
-				e->unplaced ? "unplaced" : when(a, sizeof(a), e->t_ns),
-				e->unplaced || n == 1 ? "" : " .. ",
-				e->unplaced || n == 1 ? "" : when(b, sizeof(b), last->t_ns), cls,
-				event_meaning(e->ev, e->code));
-			if (lines > n)
-				fprintf(out, "    %-22s (%zu lines folded into %zu)\n", "", lines, n);
-			fprintf(out, "    %-22s first: %s:%" PRIu64 "%s%s%s\n", "", e->src ? e->src : "?", e->line,
-				e->pci[0] ? "  pci " : "", e->pci, e->flags & KF_DOWN ? "  (fatal: GPU down)" :
-				e->flags & KF_CONSEQUENCE ? "  (a consequence, not a cause)" : "");
-			if (copied)
-				fprintf(out, "    %-22s also in: %s:%" PRIu64 " (%zu %s of these in other inputs, "
-					"counted once)\n", "", copied->also[0].src, copied->also[0].line, copies,
-					copies == 1 ? "copy" : "copies");
-			shown++;
+	for (size_t i = 0; i < r->nevgroups && shown < MAX_TEXT_EVENT_GROUPS; i++) {
+		const struct report_evgroup *g = &r->evgroups[i];
+		const struct an_event *e = &an->evs[g->ev];
+		const struct an_event *copied = g->copied != SIZE_MAX ? &an->evs[g->copied] : NULL;
+		char l[128], a[40], b[40], name[48], cls[40] = "";
+		bool one = e->unplaced || g->n == 1;
+		/* a GPU's header before its first group (host last) */
+		if (!i || an->evs[r->evgroups[i - 1].ev].gpu != e->gpu) {
+			fprintf(out, "  %s", e->gpu >= 0 ? gpu_label(l, sizeof(l), an, e->gpu) :
+				"host (or a GPU no map names)");
+			xid_density(out, r, e->gpu);
+			fputc('\n', out);
 		}
+		analysis_event_name(name, sizeof(name), e->ev, e->code);
+		if (e->klass != KC_NONE && e->klass < KC__COUNT)
+			snprintf(cls, sizeof(cls), ", %s", kev_class_name[e->klass]);
+		fprintf(out, "    %-22s x%-4zu %s%s%s%s: %s\n", name, g->n,
+			e->unplaced ? "unplaced" : when(a, sizeof(a), g->t_min_ns),
+			one ? "" : " .. ", one ? "" : when(b, sizeof(b), g->t_max_ns), cls,
+			event_meaning(e->ev, e->code));
+		if (g->lines > g->n)
+			fprintf(out, "    %-22s (%" PRIu64 " lines folded into %zu)\n", "", g->lines, g->n);
+		/* first in time (unplaced: first listed) */
+		fprintf(out, "    %-22s first: %s:%" PRIu64 "%s%s%s\n", "", e->src ? e->src : "?", e->line,
+			e->pci[0] ? "  pci " : "", e->pci, e->flags & KF_DOWN ? "  (fatal: GPU down)" :
+			e->flags & KF_CONSEQUENCE ? "  (a consequence, not a cause)" : "");
+		if (copied)
+			fprintf(out, "    %-22s also in: %s:%" PRIu64 " (%" PRIu64 " %s of these in other inputs, "
+				"counted once)\n", "", copied->also[0].src, copied->also[0].line, g->copies,
+				g->copies == 1 ? "copy" : "copies");
+		shown++;
 	}
+	ngroups = r->nevgroups;
 	if (ngroups > shown)
 		fprintf(out, "  ... %zu more groups in --json\n", ngroups - shown);
 	if (an->evs_dropped)

@@ -94,6 +94,33 @@ static void sums_match(const struct report *r)
 }
 
 /*
+ * The Processes tables' owned cost of each process is its who-spent-it row
+ * (one split of the owned cost, not a second one by busy time), and those
+ * rows plus "no process seen" add up to the window's owned cost.
+ */
+static void procs_match(const struct report *r)
+{
+	const struct analysis *an = r->an;
+	double sum = 0;
+	size_t n = 0;
+
+	assert_non_null(r->proc_local_cost);
+	for (size_t i = 0; i < an->nprocs; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		char key[160];
+		if (p->pid == PID_TASK)
+			continue;
+		snprintf(key, sizeof(key), "GPU %d pid %lld %s", p->gpu, (long long)p->pid, p->name);
+		assert_near(r->proc_local_cost[i], row_of(r, AB_PROC, key)->cost, 1e-12);
+		sum += r->proc_local_cost[i];
+		n++;
+	}
+	assert_int_equal(r->attrib.nrows[AB_PROC], n + 1);
+	sum += r->attrib.rows[AB_PROC][n].cost;	/* no process seen */
+	assert_near(sum, r->win.local_cost, 1e-9);
+}
+
+/*
  * Two GPUs sampled each minute for an hour.
  *  GPU 0: minutes 0-40 at util 100 and 300 W, pids 100 (python, alice, job
  *  j11) and 200 (worker, bob, j22), pmon sm 75 % and 25 %; minutes 40-60 at
@@ -191,6 +218,10 @@ static void test_who_spent_it(void **state)
 		assert_int_equal(rep.attrib.nrows[AB_PROC], 4);
 		assert_near(row_of(&rep, AB_PROC, "GPU 1 pid 300 python")->held_s, 3600, 1e-6);
 		assert_near(row_of(&rep, AB_PROC, "GPU 0 pid 100 python")->held_s, by_sm ? 1800 : 1200, 1e-6);
+		/* the Processes table's figures are these: pid 100 2.354 with
+		 * sm % (its 30 of the 100 busy minutes would have made it 2.655) */
+		procs_match(&rep);
+		assert_near(rep.proc_local_cost[0], by_sm ? 2.354 : 1.736, 1e-9);
 		/* nobody said a container: one "(none)" row and the rest */
 		assert_int_equal(rep.attrib.nrows[AB_CTR], 2);
 		assert_near(row_of(&rep, AB_CTR, "(none)")->cost, by_sm ? 6.526 + 1.118 : 5.908 + 1.736, 1e-9);

@@ -132,6 +132,88 @@ static void test_kind_tally_has_every_kind(void **state)
 	free(an);
 }
 
+/* A driver_load host event at T0 + s seconds, line line of src. */
+static void driver_load(struct analysis *an, int s, uint64_t line, const char *src)
+{
+	static char strs[] = "NVRM: loading NVIDIA UNIX x86_64 Kernel Module";
+	struct batch b;
+	struct rec r;
+
+	memset(&b, 0, sizeof(b));
+	b.strs = strs;
+	b.strs_len = sizeof(strs);
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_EVENT;
+	r.time_kind = TK_ABS;
+	r.t_ns = (INT64_C(1800000000) + s) * NS_PER_S;
+	r.ev = EV_DRIVER_LOAD;
+	r.gpu_index = -1;
+	r.uuid = STR_NONE;
+	r.name = 0;
+	r.line = line;
+	r.kev.code = -1;
+	r.kev.pci = r.kev.proc = r.kev.text = STR_NONE;
+	r.kev.count = 1;
+	r.kev.klass = KC_SYSTEM;
+	r.kev.severity = KS_INFO;
+	analysis_add(an, &r, &b, src);
+}
+
+/* Where want is in s, after from; fails when it is not. */
+static const char *after(const char *s, const char *from, const char *want)
+{
+	const char *p = strstr(from ? from : s, want);
+
+	if (!p)
+		fail_msg("'%s' not found in order in:\n%s", want, s);
+	return p + 1;
+}
+
+/*
+ * Events listed out of time order (a log whose lines are not in time order,
+ * several files): the group's range is its earliest to its latest event, and
+ * the lists that print each event print them in time order.  Before, the
+ * text printed the first and last listed: 08:05:00Z .. 08:03:20Z.
+ */
+static void test_event_ranges(void **state)
+{
+	struct analysis *an = start();
+	struct ingest_result res = { 0 };
+	struct report rep;
+	const char *p;
+	char *out;
+
+	(void)state;
+	samples(an, 400, 50, 100);
+	driver_load(an, 300, 7, "b.log");	/* 08:05:00Z */
+	driver_load(an, 100, 3, "a.log");	/* 08:01:40Z, the earliest */
+	driver_load(an, 200, 9, "b.log");	/* 08:03:20Z, listed last */
+	analysis_finish(an);
+	compute(&rep, an, &res);
+	assert_int_equal(an->nevs, 3);
+	assert_int_equal(rep.nevgroups, 1);
+	assert_int_equal(rep.evgroups[0].n, 3);
+	assert_true(rep.evgroups[0].t_min_ns == (INT64_C(1800000000) + 100) * NS_PER_S);
+	assert_true(rep.evgroups[0].t_max_ns == (INT64_C(1800000000) + 300) * NS_PER_S);
+	assert_string_equal(an->evs[rep.evgroups[0].ev].src, "a.log");
+
+	out = render("text", &rep);
+	after(out, NULL, "x3    2027-01-15T08:01:40Z .. 2027-01-15T08:05:00Z");
+	after(out, NULL, "first: a.log:3");
+	free(out);
+	for (int w = 0; w < 3; w++) {
+		static const char *const names[] = { "json", "markdown", "html" };
+		out = render(names[w], &rep);
+		p = after(out, NULL, "2027-01-15T08:01:40");
+		p = after(out, p, "2027-01-15T08:03:20");
+		after(out, p, "2027-01-15T08:05:00");
+		free(out);
+	}
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
 /* Every row of the table renders, and is found by its name; no other name is. */
 static void test_writer_table(void **state)
 {
@@ -189,6 +271,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_tally_has_every_kind),
 		cmocka_unit_test(test_writer_table),
+		cmocka_unit_test(test_event_ranges),
 		cmocka_unit_test(test_other_tables),
 	};
 

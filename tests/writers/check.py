@@ -15,7 +15,10 @@ rounded to the decimals the writer printed:
   * the findings: their count, the tally by kind (text), their order
     (text: the ones in full, then one line per severity and kind in the
     order they first come; Markdown and HTML: every row), and the first
-    screen's three (text).
+    screen's three (text);
+  * per process: its owned cost in the Processes tables (Markdown, HTML,
+    processes[].local_cost) is its who-spent-it row's, and the processes
+    with "no process seen" add up to the window's owned cost.
 
 Prints "writers: NAME: ok (N figures)" or each disagreement, and exits 1.
 """
@@ -430,6 +433,44 @@ def main():
         plain = re.sub(r"<[^>]*>", "", v)
         if re.fullmatch(r"[-\d.,]+", plain.strip()):
             fail("html: a finding's value shown raw, with no unit: (value %s)" % plain)
+
+    # ---- per process: one owned cost, its who-spent-it row (issue 31) ----
+    procs = j.get("processes") or []
+    att = j.get("attribution")
+    if procs and att:
+        def att_row(p):
+            if p["kind"] == "task":
+                rows = [r for r in att["by_task"] if r["key"] == p["name"] and not r["none"]]
+            else:
+                tail = " pid %d%s" % (p["pid"], " " + p["name"] if p["name"] else "")
+                rows = [r for r in att["by_process"] if r["key"].startswith("GPU ") and r["key"].endswith(tail)]
+            return rows[0] if len(rows) == 1 else None
+        mdp = md.split("\n## Processes\n", 1)[1].split("\n## ", 1)[0] if "\n## Processes\n" in md else ""
+        mrows = re.findall(r"^\| \S+ \| (\d+|task) \| ([^|]+) \| [^|]+ \| [^|]+ \| [^|]+ \| ([^|]+) \| [^|]+ \|$",
+                           mdp, re.M)
+        psum = 0
+        for i, p in enumerate(procs):
+            r = att_row(p)
+            if r is None:
+                fail("processes[%d] (%s %s): no single who-spent-it row" % (i, p["kind"], p["pid"]))
+                continue
+            same("json processes[%d].local_cost against its who-spent-it row" % i, "%.6f" % p["local_cost"], r["cost"])
+            if p["kind"] == "process":
+                psum += p["local_cost"]
+            if i < len(mrows):
+                same("markdown Processes row %d owned cost" % i, mrows[i][2].split()[0], r["cost"])
+            k = "processes.%d.local_cost" % i
+            if k in h.keys:
+                same("html " + k, h.keys[k], r["cost"])
+            else:
+                fail("html: no figure marked %s" % k)
+        if len(mrows) != len(procs):
+            fail("markdown: %d Processes rows, the JSON has %d processes" % (len(mrows), len(procs)))
+        none = [r for r in att["by_process"] if r["none"]]
+        # each figure is rounded to 6 decimals in the JSON
+        if abs(psum + none[0]["cost"] - w["local_cost"]) > 1e-6 * (len(procs) + 2):
+            fail("json: the processes' local_cost and no process seen add up to %.6f, local_cost is %.6f"
+                 % (psum + none[0]["cost"], w["local_cost"]))
 
     if bad:
         for b in bad:
