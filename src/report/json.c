@@ -735,6 +735,18 @@ static void cost(struct jsonw *w, const struct report *r)
 	}
 	jsonw_arr_end(w);
 	jsonw_knum(w, "useful_cost", r->useful_cost, 6);
+	/* the waterfall's useful total: the headline's busy (docs/states.md "Busy") */
+	jsonw_key(w, "waterfall_useful");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "states_s", r->useful_states_s, 6);
+	jsonw_knum(w, "trace_replaced_s", r->trace_out_h * 3600, 6);
+	jsonw_knum(w, "trace_kernels_s", r->trace_in_h * 3600, 6);
+	jsonw_knum(w, "trace_net_s", r->trace_net_s, 6);
+	jsonw_knum(w, "trace_net_cost", r->trace_net_cost, 6);
+	jsonw_knum(w, "seconds", r->useful_total_s, 6);
+	knum_or_null(w, "share", r->useful_total_share, 6);
+	jsonw_knum(w, "cost", r->useful_total_cost, 6);
+	jsonw_obj_end(w);
 	/* the part of the down line that fatal kernel events explain */
 	jsonw_key(w, "outage");
 	jsonw_obj_begin(w);
