@@ -71,7 +71,7 @@ help:
 
 # Missing Debian packages are installed once per build directory.
 $(DEPS_OK): scripts/install-deps.sh
-	@mkdir -p $(O)
+	@mkdir -p $(O) $(dir $@)
 	@sh scripts/install-deps.sh test
 	@touch $@
 deps: $(DEPS_OK)
