@@ -29,14 +29,14 @@ static void catalog_rate(struct report *r)
 	r->cat.age_months = -1;
 	if (!r->catalog)
 		return;
-	if (catalog_pick(r->catalog, r->prices.gpu_name, &r->cat.pick)) {
+	switch (catalog_apply(r->catalog, r->prices.gpu_name, &r->params, &r->cat.pick)) {
+	case -1:
 		r->cat.unmatched = r->prices.gpu_name[0] != '\0';
-		return;
+		break;
+	case 1:
+		r->cat.used = true;
+		break;
 	}
-	if (r->params.origin[COST_CLOUD_HOURLY_RATE] == COST_SET)
-		return;
-	cost_param_put(&r->params, COST_CLOUD_HOURLY_RATE, r->cat.pick.median, COST_CATALOG);
-	r->cat.used = true;
 }
 
 /*
