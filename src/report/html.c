@@ -1728,7 +1728,7 @@ static void cost_section(struct hw *h)
 static void who(struct hw *h)
 {
 	static const char *const jkey[AB__COUNT] = {
-		[AB_USER] = "by_user", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
+		[AB_USER] = "by_user", [AB_ACCOUNT] = "by_account", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
 		[AB_CTR] = "by_container", [AB_PROC] = "by_process",
 	};
 	const struct report_attrib *a = &h->r->attrib;
