@@ -1344,6 +1344,7 @@ void analysis_finish(struct analysis *an)
 	}
 	trace_join_rest(an);
 	det_finish_all(an);
+	det_post_all(an);	/* after every detector, before the ranking */
 	sort_segments(an);
 	analysis_rank_findings(an);
 }
@@ -1362,6 +1363,7 @@ void analysis_release(struct analysis *an)
 		free(an->gpus[i].min_cov_s);
 		free(an->gpus[i].ser.b);
 	}
+	det_shared_free(an);
 	free(an->segs);
 	free(an->klogs);
 	free(an->finds);

@@ -22,6 +22,14 @@
  *     the GPU's totals (gpu_stats, idle floors) are final.
  *   - finish_all(): once at the end, after every GPU's finish(), for rules
  *     that compare GPUs.
+ *   - post(): the post-pass, once at the very end, after every detector's
+ *     finish_all(), in table order (file-name order), before the findings
+ *     are ranked.  It is given the finished findings, read-only, and returns
+ *     its changes through det_merge(): no detector edits a finding after
+ *     the call that made it.  shared is its run-wide state (below).
+ * A detector whose rule spans GPUs or events with no GPU keeps a run-wide
+ * state of shared_size bytes, zeroed at first use (det_shared()), handed to
+ * post() and then to release() (which frees what it points to), once.
  * Each may be NULL.  st is the detector's own state for that GPU:
  * state_size bytes, zeroed when the GPU is first seen, freed at the end.
  * A detector owns nothing else; everything it learns lives in st, so memory
@@ -64,6 +72,9 @@ struct detector {
 	void (*event)(struct analysis *an, int gpu, void *st, const struct det_event *ev);
 	void (*finish)(struct analysis *an, int gpu, void *st);
 	void (*finish_all)(struct analysis *an);
+	void (*post)(struct analysis *an, const struct finding *finds, size_t n, void *shared);
+	size_t shared_size;	/* run-wide state; 0 for none */
+	void (*release)(void *shared);	/* frees what shared points to; may be NULL */
 };
 
 size_t detector_count(void);
@@ -78,6 +89,16 @@ const struct detector *detector_at(size_t i);
  */
 struct finding *det_finding(struct analysis *an, enum finding_kind kind, int gpu, int64_t t0_ns,
 			    int64_t t1_ns, int severity, double value);
+/* A detector's run-wide state (shared_size bytes, zeroed at first use). */
+void *det_shared(struct analysis *an, const struct detector *d);
+/*
+ * For a post-pass: later repeats folded into finding i (which the caller's
+ * detector made): its end becomes t1_ns, its value value, its evidence
+ * evidence (NULL: unchanged).  The one way a finding changes after the call
+ * that made it.
+ */
+void det_merge(struct analysis *an, size_t i, int64_t t1_ns, double value, const char *evidence);
+
 /*
  * Stretches of one kind on one GPU gathered into one finding (docs/states.md
  * "Findings as a summary"): the count, total time and energy, the longest
@@ -142,6 +163,11 @@ void det_feed_interval(struct analysis *an, int gpu, void *block, const struct i
 void det_feed_event(struct analysis *an, int gpu, void *block, const struct det_event *ev);
 void det_finish_gpu(struct analysis *an, int gpu, void *block);
 void det_finish_all(struct analysis *an);
+/* Every detector's post(), once, after det_finish_all(); then the run-wide
+ * states are released. */
+void det_post_all(struct analysis *an);
+/* Release the run-wide states (analysis_release, for a run never finished). */
+void det_shared_free(struct analysis *an);
 
 /* Seconds of an interval. */
 static inline double ival_s(const struct ival *iv)

@@ -34,6 +34,9 @@ static const struct detector *const detectors[] = {
  * after them (det_cause), and the block's size */
 static size_t det_off[NDET + 1];
 static size_t det_healthy_off;
+/* offset of each detector's run-wide state, and their block's size */
+static size_t det_shared_off[NDET + 1];
+static size_t det_shared_block;
 static size_t det_block;
 static bool det_ready;
 /* per kind of interval (enum ival_kind), the detectors fed it and their
@@ -74,6 +77,11 @@ static void layout(void)
 		}
 	}
 	det_healthy_off = off;
+	for (size_t i = 0, soff = 0; i < NDET; i++) {
+		det_shared_off[i] = soff;
+		soff += (detectors[i]->shared_size + a - 1) / a * a;
+		det_shared_block = soff;
+	}
 	det_block = off + sizeof(struct healthy_runs);
 	det_ready = true;
 }
@@ -153,6 +161,56 @@ void det_finish_all(struct analysis *an)
 	for (size_t i = 0; i < NDET; i++)
 		if (detectors[i]->finish_all)
 			detectors[i]->finish_all(an);
+}
+
+void *det_shared(struct analysis *an, const struct detector *d)
+{
+	size_t i;
+
+	for (i = 0; i < NDET && detectors[i] != d; i++)
+		;
+	if (i == NDET || !d->shared_size)
+		return NULL;
+	if (!det_ready)
+		layout();
+	if (!an->det_shared)
+		an->det_shared = xcalloc(1, det_shared_block);
+	return (char *)an->det_shared + det_shared_off[i];
+}
+
+void det_shared_free(struct analysis *an)
+{
+	if (!an->det_shared)
+		return;
+	for (size_t i = 0; i < NDET; i++)
+		if (detectors[i]->shared_size && detectors[i]->release)
+			detectors[i]->release((char *)an->det_shared + det_shared_off[i]);
+	free(an->det_shared);
+	an->det_shared = NULL;
+}
+
+void det_post_all(struct analysis *an)
+{
+	an->det_post_runs++;
+	an->det_post_seen = an->nfinds;
+	for (size_t i = 0; i < NDET; i++)
+		if (detectors[i]->post)
+			detectors[i]->post(an, an->finds, an->nfinds,
+					   detectors[i]->shared_size ? det_shared(an, detectors[i]) : NULL);
+	det_shared_free(an);
+}
+
+void det_merge(struct analysis *an, size_t i, int64_t t1_ns, double value, const char *evidence)
+{
+	struct finding *f;
+
+	if (i >= an->nfinds)
+		return;
+	f = &an->finds[i];
+	f->t1_ns = t1_ns;
+	f->value = value;
+	if (evidence)
+		snprintf(f->evidence, sizeof(f->evidence), "%s", evidence);
 }
 
 struct finding *det_finding(struct analysis *an, enum finding_kind fk, int gpu, int64_t t0,

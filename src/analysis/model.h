@@ -372,6 +372,9 @@ struct analysis {
 	struct gpu_stats gpus[TL_MAX_GPUS];
 	struct gpu_work *work[TL_MAX_GPUS];
 	void *det[TL_MAX_GPUS];		/* each GPU's detector block (detectors.c), or NULL */
+	void *det_shared;		/* the detectors' run-wide states (det_shared()), or NULL */
+	unsigned det_post_runs;		/* post-passes run (det_post_all(): once) */
+	size_t det_post_seen;		/* the findings the post-passes were given */
 	struct segment *segs;
 	size_t nsegs, segs_alloc;
 	uint64_t segs_dropped;

@@ -50,6 +50,42 @@ enum { OPTION_IDS(SCALE_OPTIONS) };
 
 const struct option_def scale_options[] = { OPTION_ROWS(SCALE_OPTIONS) OPTIONS_END };
 
+/* An application log's bad line, into the pipeline's policy. */
+static bool app_bad(void *ud, const struct gl_err *b)
+{
+	return pipeline_bad_line(ud, b->src, b->line, b->col, b->msg);
+}
+
+/* Read the --app-log files: 0, 1 when a bad line stopped the run (--strict),
+ * or -(exit code). */
+static int read_apps(struct pipeline *pl, const char **apps, int napps, struct scale_step **steps,
+		     size_t *nsteps, struct scale_logs *lg)
+{
+	struct gl_err err = { 0 };
+
+	for (int i = 0; i < napps; i++) {
+		FILE *f = fopen_bounded(apps[i], APP_LOG_MAX, APP_LINE_MAX);
+		if (!f) {
+			error("cannot open '%s'", apps[i]);
+			return -EXIT_FAILURE_RUN;
+		}
+		long got = scale_app_read(f, apps[i], steps, nsteps, &lg->app, app_bad, pl, &err);
+		if (ferror(f)) {
+			error("%s: not read: %s", apps[i], errno == EFBIG ? fd_bound_error() : strerror(errno));
+			fclose(f);
+			return -EXIT_INPUT;
+		}
+		fclose(f);
+		if (got < 0) {
+			print_gl_err(&err);
+			return -EXIT_FAILURE_RUN;
+		}
+		if (pl->stop.path)
+			return 1;
+	}
+	return 0;
+}
+
 /* The runs of --logs: read the logs, find the task's windows, put the app
  * log's steps in them, one run per GPU count.  Returns the number of runs,
  * or -(exit code). */
@@ -59,7 +95,6 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 {
 	struct pipeline_opts popts;
 	struct pipeline pl;
-	struct gl_err err = { 0 };
 	struct scale_step *steps = NULL;
 	struct task_window *tw = NULL;
 	size_t nsteps = 0, nw;
@@ -68,11 +103,17 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 	ingest_cli_pipeline(ic, paths, npaths, &popts);
 	pipeline_open(&pl, &popts);	/* no page to draw: no display series */
 	st = pipeline_run(&pl);
+	/* the application logs' bad lines go by the logs' policy: read them
+	 * now, so that one list and one count line say them all */
+	if (st == PIPE_OK && (ret = read_apps(&pl, apps, napps, &steps, &nsteps, lg)) > 0)
+		st = PIPE_STOPPED;
 	pipeline_say_bad(&pl);
 	if (st != PIPE_OK) {
 		ret = -pipeline_say_status(&pl, st, "");
 		goto out;
 	}
+	if (ret < 0)
+		goto out;
 	if (ingest_named_unread(&pl.res)) {
 		ret = -EXIT_FAILURE_RUN;	/* an unreadable file given by name */
 		goto out;
@@ -117,33 +158,6 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 		      time_human_dur(d, sizeof(d), lg->min_run_ns));
 		ret = -EXIT_INPUT;
 		goto out;
-	}
-	for (int i = 0; i < napps; i++) {
-		struct gl_err first = { 0 };
-		FILE *f = fopen_bounded(apps[i], APP_LOG_MAX, APP_LINE_MAX);
-		if (!f) {
-			error("cannot open '%s'", apps[i]);
-			ret = -EXIT_FAILURE_RUN;
-			goto out;
-		}
-		uint64_t bad0 = lg->app.bad;
-		long got = scale_app_read(f, apps[i], &steps, &nsteps, &lg->app, &first, &err);
-		if (ferror(f)) {
-			error("%s: not read: %s", apps[i], errno == EFBIG ? fd_bound_error() : strerror(errno));
-			fclose(f);
-			ret = -EXIT_INPUT;
-			goto out;
-		}
-		fclose(f);
-		if (got < 0) {
-			print_gl_err(&err);
-			ret = -EXIT_FAILURE_RUN;
-			goto out;
-		}
-		if (lg->app.bad > bad0) {
-			print_gl_err(&first);
-			warning("%s: %" PRIu64 " line(s) skipped (the first above)", apps[i], lg->app.bad - bad0);
-		}
 	}
 	lg->app_logs = napps ? apps : NULL;
 	scale_windows_steps(*win, nw, steps, nsteps);

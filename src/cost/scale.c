@@ -513,7 +513,8 @@ bad:
 }
 
 long scale_app_read(FILE *in, const char *name, struct scale_step **steps, size_t *nsteps,
-		    struct scale_app_count *cnt, struct gl_err *first_bad, struct gl_err *err)
+		    struct scale_app_count *cnt, bool (*bad_line)(void *ud, const struct gl_err *bad),
+		    void *ud, struct gl_err *err)
 {
 	char *buf = NULL;
 	size_t cap = 0, alloc = *nsteps;
@@ -540,9 +541,11 @@ long scale_app_read(FILE *in, const char *name, struct scale_step **steps, size_
 			at = f.bad_at, why = f.why;
 		}
 		if (why) {
-			if (!cnt->bad)
-				cell_err(first_bad, name, line, (size_t)(at - buf) + 1, "%s", why);
+			struct gl_err b = { 0 };
+			cell_err(&b, name, line, (size_t)(at - buf) + 1, "%s", why);
 			cnt->bad++;
+			if (bad_line(ud, &b))
+				break;
 			continue;
 		}
 		if (!f.is_step)

@@ -106,15 +106,17 @@ struct scale_step {
  * "samples_per_s" or "items_per_s" (optionally "step_ms") is a step; other
  * events are ignored, and so are steps that carry no throughput (a phase
  * that counts no items), counted in no_rate.  A line that is not a JSON
- * object, or a step with a bad field, is counted in bad and the first such
- * is described in *first_bad (src, line, col, message).  Steps are appended
- * to *steps.  Returns the steps read, or -1 when the file cannot be read (err).
+ * object, or a step with a bad field, is counted in bad and handed to
+ * bad_line (src, line, col, message: the caller's bad-line policy); when it
+ * returns true the read stops there.  Steps are appended to *steps.  Returns
+ * the steps read, or -1 when the file cannot be read (err).
  */
 struct scale_app_count {
 	uint64_t steps, no_rate, bad;
 };
 long scale_app_read(FILE *in, const char *name, struct scale_step **steps, size_t *nsteps,
-		    struct scale_app_count *cnt, struct gl_err *first_bad, struct gl_err *err);
+		    struct scale_app_count *cnt, bool (*bad_line)(void *ud, const struct gl_err *bad),
+		    void *ud, struct gl_err *err);
 
 /* One window of the task in the logs (analysis/task_windows.h), with the
  * application steps that fall in it. */

@@ -10,6 +10,12 @@
  * with its domain: gfx_0_clk) and read by the same table (amd_smi.h); only
  * the metric groups are read, so `amd-smi static`'s LIMIT: SOCKET_POWER (a
  * cap, not a draw) is not taken for power.  No time: each run is one tick.
+ *
+ * `amd-smi process` as printed is read too: under "GPU: N", a
+ * "    PROCESS_INFO:" group per process with NAME, PID, MEMORY_USAGE's
+ * VRAM_MEM ("7.3 GB") and MEM_USAGE; each becomes a process on that GPU,
+ * as `amd-smi process --json` gives them.  A GPU's sample is made at its
+ * first metric group, so a process listing puts no empty sample there.
  */
 #include "formats/format.h"
 
@@ -21,6 +27,11 @@
 
 struct amd_text {
 	size_t rec;		/* index+1 in the batch of the GPU being read; 0 none */
+	int64_t gpu;		/* the GPU of the last "GPU: N" line; -1 none */
+	uint64_t gpu_line;	/* its line */
+	size_t prec;		/* index+1 in the batch of the process being read; 0 none */
+	bool pmem;		/* inside the process's MEMORY_USAGE: */
+	bool has_vram;		/* the process's VRAM_MEM is read (MEM_USAGE stands in) */
 	uint8_t rank[M__COUNT];
 	char group[24];		/* "power", "clock" ... ; "" outside the metric groups */
 	char domain[24];	/* "gfx_0" under clock; "" */
@@ -82,6 +93,98 @@ static void leaf(struct parse_ctx *ctx, struct amd_text *t, const char *line, st
 	r->present |= 1u << f->metric;
 }
 
+/* The sample of the GPU being read, on its "GPU: N" line. */
+static void new_sample(struct parse_ctx *ctx, struct amd_text *t)
+{
+	struct rec *r;
+
+	if (!(r = ctx_rec(ctx, REC_SAMPLE)))
+		return;
+	r->line = t->gpu_line;
+	r->t_ns = 0;
+	r->time_kind = TK_NONE;
+	r->gpu_index = (int32_t)t->gpu;
+	r->uuid = r->name = STR_NONE;
+	r->present = 0;
+	t->rec = ctx->out->nr;
+}
+
+/* A process on the GPU being read, its fields filled as they come. */
+static void new_proc(struct parse_ctx *ctx, struct amd_text *t)
+{
+	struct rec *r;
+
+	t->pmem = t->has_vram = false;
+	if (!(r = ctx_rec(ctx, REC_PROC)))
+		return;
+	r->t_ns = 0;
+	r->time_kind = TK_NONE;
+	r->gpu_index = (int32_t)t->gpu;
+	r->uuid = r->name = STR_NONE;
+	r->pid = -2;
+	r->present = 0;
+	t->prec = ctx->out->nr;
+}
+
+/* A leaf of a PROCESS_INFO group: NAME, PID, VRAM_MEM or MEM_USAGE. */
+static void proc_leaf(struct parse_ctx *ctx, struct amd_text *t, const char *line,
+		      struct slice key, struct slice val, bool in_mem)
+{
+	static const struct amd_field mem = { .name = "vram_mem", .metric = M_MEM_USED,
+					      .unit = AU_MIB };
+	struct rec *r;
+	const char *why = NULL;
+	struct slice num = val, unit = { NULL, 0 };
+	const char *sp;
+	bool is_vram = in_mem && slice_eq(key, "VRAM_MEM");
+	uint8_t st = 0;
+	double v;
+	int64_t pid;
+	int rc;
+
+	if (!t->prec || t->prec > ctx->out->nr)
+		return;
+	r = &ctx->out->recs[t->prec - 1];
+	if (!in_mem && slice_eq(key, "NAME")) {
+		if (val.n && !slice_eq(val, "N/A"))
+			r->name = ctx_str(ctx, val);
+		return;
+	}
+	if (!in_mem && slice_eq(key, "PID")) {
+		if (smi_missing_token(val, &st))
+			return;
+		if (slice_to_i64(val, &pid) || pid < 0) {
+			ctx_bad(ctx, ctx_col(line, val.p), "\"%.*s\" is not a process id",
+				fmt_quote_len(val), val.p);
+			return;
+		}
+		r->pid = pid;
+		return;
+	}
+	if (!is_vram && (in_mem || !slice_eq(key, "MEM_USAGE")))
+		return;
+	if ((sp = memchr(val.p, ' ', val.n))) {	/* "7.3 GB" */
+		num = (struct slice){ val.p, (size_t)(sp - val.p) };
+		unit = slice_trim((struct slice){ sp, (size_t)(val.p + val.n - sp) });
+	}
+	rc = amd_value(&mem, num, unit, &v, &why);
+	if (rc < 0) {
+		ctx_bad(ctx, ctx_col(line, val.p), "%s \"%.*s\": %s", is_vram ? "vram_mem" : "mem_usage",
+			fmt_quote_len(val), val.p, why);
+		if (is_vram) {	/* not made up from MEM_USAGE */
+			t->has_vram = true;
+			r->present &= ~(uint32_t)PF_FB;
+		}
+		return;
+	}
+	if (rc || (!is_vram && t->has_vram))
+		return;
+	if (is_vram)
+		t->has_vram = true;
+	r->v[2] = v;
+	r->present |= PF_FB;
+}
+
 static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct amd_text *t = ctx->state;
@@ -95,8 +198,8 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 	colon = memchr(s.p, ':', s.n);
 	if (in == 0) {
 		int64_t idx;
-		struct rec *r;
-		t->rec = 0;
+		t->rec = t->prec = 0;
+		t->gpu = -1;
 		t->group[0] = t->domain[0] = 0;
 		if (!slice_starts_with(s, "GPU:") ||
 		    slice_to_i64(slice_trim((struct slice){ s.p + 4, s.n - 4 }), &idx) || idx < 0 ||
@@ -106,14 +209,8 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 			return;
 		}
 		memset(t->rank, 0xff, sizeof(t->rank));
-		if (!(r = ctx_rec(ctx, REC_SAMPLE)))
-			return;
-		r->t_ns = 0;
-		r->time_kind = TK_NONE;
-		r->gpu_index = (int32_t)idx;
-		r->uuid = r->name = STR_NONE;
-		r->present = 0;
-		t->rec = ctx->out->nr;
+		t->gpu = idx;
+		t->gpu_line = ctx->line;
 		return;
 	}
 	if (!colon)
@@ -124,9 +221,30 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 		char g[24];
 		lower(g, sizeof(g), key);
 		t->group[0] = t->domain[0] = 0;
+		t->prec = 0;
+		if (t->gpu < 0)
+			return;
+		if (!strcmp(g, "process_info")) {
+			/* "PROCESS_INFO: No running processes detected": none */
+			if (!val.n)
+				new_proc(ctx, t);
+			return;
+		}
 		for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 			if (!strcmp(g, groups[i]))
 				snprintf(t->group, sizeof(t->group), "%s", g);
+		if (t->group[0] && !t->rec)
+			new_sample(ctx, t);
+		return;
+	}
+	if (t->prec) {
+		if (in <= 8) {
+			t->pmem = !val.n && slice_eq(key, "MEMORY_USAGE");
+			if (val.n)
+				proc_leaf(ctx, t, line, key, val, false);
+		} else if (t->pmem && in <= 12 && val.n) {
+			proc_leaf(ctx, t, line, key, val, true);
+		}
 		return;
 	}
 	if (in <= 8) {
@@ -148,7 +266,7 @@ static int at_sniff(const char *head, size_t n, const char *name)
 	(void)name;
 	static const char *const g[] = { "\n    USAGE:", "\n    POWER:", "\n    CLOCK:",
 					 "\n    TEMPERATURE:", "\n    PCIE:", "\n    MEM_USAGE:",
-					 "\n    ENERGY:", "\n    FAN:" };
+					 "\n    ENERGY:", "\n    FAN:", "\n    PROCESS_INFO:" };
 	if (n < 7 || memcmp(head, "GPU: ", 5))
 		return 0;
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
@@ -159,10 +277,10 @@ static int at_sniff(const char *head, size_t n, const char *name)
 
 const struct format format_amd_smi = {
 	.id = "amd-smi",
-	.summary = "amd-smi metric as printed to a terminal (GPU: N, then USAGE:, POWER:, CLOCK: ... "
-		   "groups), the form people paste",
+	.summary = "amd-smi metric and amd-smi process as printed to a terminal (GPU: N, then USAGE:, "
+		   "POWER:, CLOCK: ... or PROCESS_INFO: groups), the form people paste",
 	.detects = "a first line 'GPU: N' with an amd-smi metric group (USAGE:, POWER:, CLOCK:, "
-		   "TEMPERATURE:, PCIE:, MEM_USAGE:, ENERGY:, FAN:)",
+		   "TEMPERATURE:, PCIE:, MEM_USAGE:, ENERGY:, FAN:) or PROCESS_INFO:",
 	.state_size = sizeof(struct amd_text),
 	.sniff = at_sniff,
 	.line = at_line,

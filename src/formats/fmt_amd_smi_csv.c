@@ -11,6 +11,13 @@
  *
  * AMD GPUs are audited like NVIDIA ones; nothing NVIDIA-only is made up:
  * throttle_status is AMD's own word and is not a clock-event reason.
+ *
+ * `amd-smi process --csv` is read here too: a header "gpu,name,pid,gtt_mem,
+ * cpu_mem,vram_mem,mem_usage,gfx,enc", one row per process and GPU, memory
+ * in bytes (or with a unit, "7.3 GB").  Its rows are processes on the GPU's
+ * timeline, as `amd-smi process --json` gives them; its mem_usage is bytes,
+ * never metric's memory activity in %, so a table with a pid column takes
+ * none of metric's fields.
  */
 #include "formats/format.h"
 
@@ -20,10 +27,11 @@
 
 #define MAX_COLS 512
 
-enum col_role { C_SKIP, C_GPU, C_TIME, C_FIELD };
+enum col_role { C_SKIP, C_GPU, C_TIME, C_FIELD, C_PID, C_PNAME, C_VRAM, C_PMEM };
 
 struct amd_csv {
 	uint32_t ncols;		/* 0: no header yet */
+	bool proc;		/* `amd-smi process --csv`: a pid column */
 	uint8_t role[MAX_COLS];
 	const struct amd_field *field[MAX_COLS];
 };
@@ -92,9 +100,24 @@ static void header(struct parse_ctx *ctx, struct amd_csv *t, const char *line, s
 		return;
 	}
 	t->ncols = (uint32_t)n;
+	t->proc = false;
+	for (size_t i = 0; i < n; i++)
+		if (slice_eq(slice_trim(c[i]), "pid"))
+			t->proc = true;
 	for (size_t i = 0; i < n; i++) {
 		struct slice name = slice_trim(c[i]);
 		t->field[i] = NULL;
+		if (t->proc) {
+			/* the process table's names, and none of metric's */
+			t->role[i] = slice_eq(name, "gpu")	  ? C_GPU
+				     : slice_eq(name, "timestamp") ? C_TIME
+				     : slice_eq(name, "pid")	  ? C_PID
+				     : slice_eq(name, "name")	  ? C_PNAME
+				     : slice_eq(name, "vram_mem") ? C_VRAM
+				     : slice_eq(name, "mem_usage") ? C_PMEM
+								   : C_SKIP;
+			continue;
+		}
 		if (slice_eq(name, "gpu"))
 			t->role[i] = C_GPU;
 		else if (slice_eq(name, "timestamp"))
@@ -105,6 +128,109 @@ static void header(struct parse_ctx *ctx, struct amd_csv *t, const char *line, s
 			t->role[i] = C_SKIP;
 	}
 	(void)line;
+}
+
+/* A process's memory in MiB: bytes with no unit, or "7.3 GB" (0: set, 1: none, -1 bad). */
+static int proc_mib(struct slice v, double *mib, const char **why)
+{
+	static const struct amd_field mem = { .name = "vram_mem", .metric = M_MEM_USED,
+					      .unit = AU_MIB };
+	const char *p = v.p, *end = v.p + v.n;
+	double d;
+
+	/* a bare number is a byte count: what the process list gives */
+	if (v.n && !scan_double(&p, end, &d) && p == end)
+		return amd_value(&mem, v, (struct slice){ "B", 1 }, mib, why) ? -1 : 0;
+	switch (amd_value(&mem, v, (struct slice){ NULL, 0 }, mib, why)) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* One row of `amd-smi process --csv`: one process on one GPU. */
+static void proc_row(struct parse_ctx *ctx, struct amd_csv *t, const char *line,
+		     const struct slice *c)
+{
+	int64_t idx = -1, pid = -2, t_ns = 0;
+	double vram = 0, mem = 0;
+	bool has_vram = false, has_mem = false, has_time = false, bad_vram = false;
+	struct slice pname = { NULL, 0 };
+	struct rec *r;
+
+	for (uint32_t i = 0; i < t->ncols; i++) {
+		struct slice v = slice_trim(c[i]);
+		const char *why = "not a number";
+		double d;
+		uint8_t st = 0;
+		int k;
+		switch (t->role[i]) {
+		case C_GPU:
+			if (slice_to_i64(v, &idx) || idx < 0 || idx > 65535) {
+				ctx_bad(ctx, ctx_col(line, c[i].p), "\"%.*s\" is not a GPU index",
+					fmt_quote_len(v), v.p);
+				return;
+			}
+			break;
+		case C_TIME:
+			if (slice_to_double(v, &d) || d < 0 || d > 4e9) {
+				ctx_bad(ctx, ctx_col(line, c[i].p),
+					"\"%.*s\" is not a time in epoch seconds", fmt_quote_len(v), v.p);
+				return;
+			}
+			t_ns = (int64_t)(d * 1e9 + 0.5);
+			has_time = true;
+			break;
+		case C_PID:
+			if (smi_missing_token(v, &st))
+				break;
+			if (slice_to_i64(v, &pid) || pid < 0) {
+				ctx_bad(ctx, ctx_col(line, c[i].p), "\"%.*s\" is not a process id",
+					fmt_quote_len(v), v.p);
+				return;
+			}
+			break;
+		case C_PNAME:
+			pname = v;
+			break;
+		case C_VRAM:
+		case C_PMEM:
+			k = proc_mib(v, t->role[i] == C_VRAM ? &vram : &mem, &why);
+			if (k < 0) {
+				ctx_bad(ctx, ctx_col(line, c[i].p), "%s \"%.*s\": %s",
+					t->role[i] == C_VRAM ? "vram_mem" : "mem_usage",
+					fmt_quote_len(v), v.p, why);
+				bad_vram = true;	/* not made up from the other */
+			}
+			else if (!k && t->role[i] == C_VRAM)
+				has_vram = true;
+			else if (!k)
+				has_mem = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (idx < 0) {
+		ctx_bad(ctx, ctx_col(line, c[0].p), "a row with no gpu column");
+		return;
+	}
+	if (!(r = ctx_rec(ctx, REC_PROC)))
+		return;
+	r->t_ns = t_ns;
+	r->time_kind = has_time ? TK_ABS : TK_NONE;
+	r->gpu_index = (int32_t)idx;
+	r->uuid = STR_NONE;
+	r->pid = pid;
+	r->name = pname.n && !slice_eq(pname, "N/A") ? ctx_str(ctx, pname) : STR_NONE;
+	/* mem_usage (VRAM, GTT and CPU together) only where no vram_mem is given */
+	if (!bad_vram && (has_vram || has_mem)) {
+		r->v[2] = has_vram ? vram : mem;
+		r->present |= PF_FB;
+	}
 }
 
 static void row(struct parse_ctx *ctx, struct amd_csv *t, const char *line, struct slice s)
@@ -123,6 +249,10 @@ static void row(struct parse_ctx *ctx, struct amd_csv *t, const char *line, stru
 	if (over || n != t->ncols) {
 		ctx_bad(ctx, ctx_col(line, s.p), "%s%zu cells where the header names %u columns",
 			over ? "more than " : "", n, t->ncols);
+		return;
+	}
+	if (t->proc) {
+		proc_row(ctx, t, line, c);
 		return;
 	}
 	amd_sample_init(&smp);
@@ -229,14 +359,20 @@ static int ac_sniff(const char *head, size_t n, const char *name)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (memmem(first.p, first.n, names[i], strlen(names[i])))
 			return 90;
+	/* amd-smi process --csv: above smi-apps' 92 for a pid and a name, as
+	 * nvidia-smi never names a column gtt_mem or vram_mem */
+	if (memmem(first.p, first.n, ",pid", 4) &&
+	    (memmem(first.p, first.n, "vram_mem", 8) || memmem(first.p, first.n, "gtt_mem", 7)))
+		return 95;
 	return 0;
 }
 
 const struct format format_amd_smi_csv = {
 	.id = "amd-smi-csv",
-	.summary = "amd-smi metric --csv (any of -u -p -c -t -m -E, -w loops): AMD GPUs, ROCm 6 and 7",
+	.summary = "amd-smi metric --csv (any of -u -p -c -t -m -E, -w loops) and amd-smi process "
+		   "--csv: AMD GPUs, ROCm 6 and 7",
 	.detects = "a first line 'gpu,' or 'timestamp,gpu,' naming amd-smi fields (gfx_activity, "
-		   "socket_power, hotspot, total_vram ...)",
+		   "socket_power, hotspot, total_vram ...) or a process table's (pid, vram_mem)",
 	.state_size = sizeof(struct amd_csv),
 	.sniff = ac_sniff,
 	.is_context = ac_is_context,

@@ -9,6 +9,13 @@
  * which is not a GPU.  Warnings ("WARNING: AMD GPU device(s) is/are in a
  * low-power state") may come above.  No time: each table is one tick.
  * The labels are read as --json's (rocm_card.h).
+ *
+ * A file may hold several tables, each under its own header, and no
+ * header's columns are read for another's rows.  The system's are not
+ * GPUs and are named, not read: ROCm 6's "name, value" table (the driver
+ * version, topology, and with --showpids each KFD process as "PIDn", whose
+ * GPU(s) is a count of GPUs, not which), and ROCm 5's, a "device,Driver
+ * version,..." header over one row "system,..." (or "cardsystem,...").
  */
 #include "formats/format.h"
 
@@ -33,6 +40,14 @@ static size_t cells(struct slice s, struct slice *c, size_t cap)
 	bool over;
 	size_t n = scan_split(s.p, s.n, ',', c, cap, &over);
 	return over ? cap + 1 : n;
+}
+
+/* The row of ROCm 5's system table: "system," or "cardsystem," (rocm_smi.py
+ * wrote "card%s" of the name "system"), not a GPU. */
+static bool is_system_row(struct slice s)
+{
+	return slice_starts_with(s, "system,") || slice_eq(s, "system") ||
+	       slice_starts_with(s, "cardsystem,") || slice_eq(s, "cardsystem");
 }
 
 static bool rc_is_context(const char *line, size_t n)
@@ -142,6 +157,8 @@ static void rc_line(struct parse_ctx *ctx, const char *line, size_t n)
 	}
 	if (t->in_system && s.p[0] == '"')
 		return;
+	if (is_system_row(s))
+		return;	/* ROCm 5's system table: the driver's version, KFD processes */
 	if (!t->ncols) {
 		ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" comes before any rocm-smi --csv header",
 			fmt_quote_len(s), s.p);
@@ -153,6 +170,7 @@ static void rc_line(struct parse_ctx *ctx, const char *line, size_t n)
 static int rc_sniff(const char *head, size_t n, const char *name)
 {
 	const char *p = head, *end = head + n;
+	unsigned tables = 0;
 
 	(void)name;
 	while (p < end) {
@@ -164,12 +182,16 @@ static int rc_sniff(const char *head, size_t n, const char *name)
 			for (size_t i = 1; i < nc && i < MAX_COLS; i++)
 				if (rocm_card_knows(c[i]))
 					return 90;
+			/* a table of no GPU label (ROCm 5's system table): the
+			 * next header may name some */
+			tables++;
+		} else if (tables && (is_system_row(s) || slice_starts_with(s, "card"))) {
+			/* a row of that table */
+		} else if (s.n && !slice_starts_with(s, "WARNING") &&
+			   !slice_starts_with(s, "name, value") && s.p[0] != '"' && s.p[0] != '=') {
+			/* what may come above the device table */
 			return 0;
 		}
-		/* what may come above the device table */
-		if (s.n && !slice_starts_with(s, "WARNING") && !slice_starts_with(s, "name, value") &&
-		    s.p[0] != '"' && s.p[0] != '=')
-			return 0;
 		if (!eol)
 			break;
 		p = eol + 1;
@@ -181,7 +203,8 @@ const struct format format_rocm_smi_csv = {
 	.id = "rocm-smi-csv",
 	.summary = "rocm-smi --csv (any --show options): a table of AMD GPUs per run, labels as --json's",
 	.detects = "a 'device,' header naming rocm-smi labels (GPU use (%), Graphics Package Power, "
-		   "Sensor edge/junction), after warnings or the 'name, value' system table",
+		   "Sensor edge/junction), after warnings or a system table ('name, value', or "
+		   "'device,Driver version' over 'system,')",
 	.state_size = sizeof(struct rocm_csv),
 	.sniff = rc_sniff,
 	.is_context = rc_is_context,

@@ -2,6 +2,7 @@
 /* The labels of rocm-smi's --json and --csv output (rocm_card.h). */
 #include "formats/rocm_card.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "formats/smi.h"
@@ -62,6 +63,16 @@ void rocm_card_init(struct rocm_card *c)
 	c->name[0] = c->uuid[0] = 0;
 }
 
+static bool is_hex_id(struct slice v)
+{
+	if (v.n < 3 || v.p[0] != '0' || (v.p[1] != 'x' && v.p[1] != 'X'))
+		return false;
+	for (size_t i = 2; i < v.n; i++)
+		if (!isxdigit((unsigned char)v.p[i]))
+			return false;
+	return true;
+}
+
 int rocm_card_take(struct rocm_card *c, struct slice label, struct slice val)
 {
 	int k = find(label);
@@ -71,6 +82,10 @@ int rocm_card_take(struct rocm_card *c, struct slice label, struct slice val)
 		return 0;
 	val = slice_trim(val);
 	if (keys[k].kind == K_NAME) {
+		/* ROCm 5 printed the PCI device id as the series ("0x738c" on an
+		 * MI100): a number, not a model to price by */
+		if (is_hex_id(val))
+			return 0;
 		if (keys[k].rank < c->name_rank && !smi_missing_token(val, &c->g.status)) {
 			slice_copy(c->name, sizeof(c->name), val);
 			c->name_rank = keys[k].rank;

@@ -11,19 +11,34 @@
 /* What the sinks return to stop the driver: positive, so never a GL_E* code. */
 enum { STOP_BAD = 1, STOP_TWICE, STOP_TAP };
 
-/* The first lines are kept where they are met; the rest only counted. */
-static void keep_bad(struct pipeline *p, const struct input_stat *in, const struct rec *r, const char *msg)
+/* The first lines are kept where they are met; the rest only counted.
+ * True when the line stops the run (strict, or fatal with stop_on_fatal). */
+static bool keep_bad(struct pipeline *p, const char *path, uint64_t line, uint32_t col, const char *msg,
+		     bool fatal)
 {
 	struct bad_line *bl;
 
 	p->bad_total++;
-	if (p->nbad >= PIPELINE_BAD_KEPT)
-		return;
-	bl = &p->bad[p->nbad++];
-	bl->path = in->path;
-	bl->line = r->line;
-	bl->col = r->col;
-	snprintf(bl->msg, sizeof(bl->msg), "%s", msg);
+	if (p->nbad < PIPELINE_BAD_KEPT) {
+		bl = &p->bad[p->nbad++];
+		bl->path = path;
+		bl->line = line;
+		bl->col = col;
+		snprintf(bl->msg, sizeof(bl->msg), "%s", msg);
+	}
+	if (!p->o.strict && !(p->o.stop_on_fatal && fatal))
+		return false;
+	p->stop.path = path;
+	p->stop.line = line;
+	p->stop.col = col;
+	snprintf(p->stop.msg, sizeof(p->stop.msg), "%s", msg);
+	p->stop_fatal = !p->o.strict;
+	return true;
+}
+
+bool pipeline_bad_line(struct pipeline *p, const char *path, uint64_t line, uint32_t col, const char *msg)
+{
+	return keep_bad(p, path, line, col, msg, false);
 }
 
 /* One record of any source into the tap, the policy and the analysis. */
@@ -41,15 +56,8 @@ static int take(struct pipeline *p, struct analysis *an, const struct input_stat
 		for (size_t k = 0; k < p->o.nrecounted; k++)
 			if (!strcmp(p->o.recounted[k], in->path))
 				return 0;
-		keep_bad(p, in, r, msg);
-		if (p->o.strict || (p->o.stop_on_fatal && r->ev == BAD_FATAL)) {
-			p->stop.path = in->path;
-			p->stop.line = r->line;
-			p->stop.col = r->col;
-			snprintf(p->stop.msg, sizeof(p->stop.msg), "%s", msg);
-			p->stop_fatal = !p->o.strict;
+		if (keep_bad(p, in->path, r->line, r->col, msg, r->ev == BAD_FATAL))
 			return STOP_BAD;
-		}
 		if (an)
 			analysis_bad(an, r, msg, in->path);
 		return 0;

@@ -98,6 +98,15 @@ int pipeline_run(struct pipeline *p);
 /* Free everything the pipeline holds; p can be opened again. */
 void pipeline_close(struct pipeline *p);
 
+/*
+ * A bad line of an input the pipeline does not read itself (scale's
+ * --app-log), under the same policy: counted, kept with its place among the
+ * first PIPELINE_BAD_KEPT, and true when it stops the run (strict: p->stop
+ * says where; the caller then ends as for PIPE_STOPPED).  path is borrowed
+ * until pipeline_close().
+ */
+bool pipeline_bad_line(struct pipeline *p, const char *path, uint64_t line, uint32_t col, const char *msg);
+
 /* The pipeline's figures into a report: inputs, analysis, bad lines, fleet. */
 void pipeline_report(const struct pipeline *p, struct report *rep);
 

@@ -267,6 +267,12 @@ static void prices_row(struct hw *h)
 			"--set electricity_price=N</code></td></tr>\n");
 		return;
 	}
+	if (r->prices.yours) {
+		fprintf(h->out, "<tr><th>Prices</th><td>yours (<code>--set</code>), none assumed: %s</td></tr>\n",
+			r->prices.gpu_name[0] ? "the GPU model is not in the built-in price table (docs/prices.md)" :
+			"the logs do not name the GPU model");
+		return;
+	}
 	if (!r->prices.used)
 		return;
 	fprintf(h->out, "<tr><th>Prices</th><td><b>assumed</b>, not yours (docs/prices.md, row ");
@@ -362,6 +368,37 @@ static void rest_row(struct hw *h)
 	fprintf(h->out, " (<a href=\"#inputs\">inputs</a>, at the end)</td></tr>\n");
 }
 
+
+/*
+ * A finding's value as people read it, in its kind's unit (docs/report-json.md,
+ * findings[].value): a leak's MiB/h or GiB/h, a stretch's time, idle power in
+ * W.  False for the kinds whose value has no unit worth showing beside their
+ * message (the JSON keeps the number).
+ */
+static bool finding_value_text(char *buf, size_t cap, const struct finding *f)
+{
+	if (!isfinite(f->value))
+		return false;
+	switch (f->fk) {
+	case FK_MEMORY_LEAK:
+	case FK_MEMORY_LEAK_SAWTOOTH:
+		nf_mib_rate(buf, cap, f->value);
+		return true;
+	case FK_HELD_IDLE:
+	case FK_INPUT_STARVED:
+	case FK_LAUNCH_BOUND:
+	case FK_THROTTLING:
+	case FK_GPU_DOWN:
+	case FK_LOG_GAP:
+		time_human_dur(buf, cap, (int64_t)(f->value * 1e9));
+		return true;
+	case FK_IDLE_POWER:
+		snprintf(buf, cap, "%.0f W", f->value);
+		return true;
+	default:
+		return false;
+	}
+}
 static void summary(struct hw *h, const struct finding **byw)
 {
 	const struct report *r = h->r;
@@ -435,14 +472,18 @@ static void summary(struct hw *h, const struct finding **byw)
 		fprintf(h->out, "<ol>\n");
 	for (size_t i = 0; i < an->nfinds && i < 3; i++) {
 		const struct finding *f = byw[i];
+		char v[48];
 		fprintf(h->out, "<li><span class=\"sev-%s\">[%s]</span> <b>", severity_name[f->severity],
 			severity_name[f->severity]);
 		esc(h, f->kind);
 		fprintf(h->out, "</b>: ");
 		esc(h, f->message);
-		fprintf(h->out, " <span class=\"mut\">(value ");
-		vnum(h, f->value, 3, 1, 3, "findings.%zu.value", find_index(an, f));
-		fprintf(h->out, ")</span></li>\n");
+		if (finding_value_text(v, sizeof(v), f) && !strstr(f->message, v)) {
+			fprintf(h->out, " <span class=\"mut\">(value ");
+			esc(h, v);
+			fprintf(h->out, ")</span>");
+		}
+		fprintf(h->out, "</li>\n");
 	}
 	if (an->nfinds)
 		fprintf(h->out, "</ol>\n");
@@ -784,7 +825,7 @@ static void gpus_table(struct hw *h)
 	char l[128];
 
 	fprintf(h->out, "<section id=\"gpus\"><h2>GPUs</h2>\n<table><thead><tr><th>GPU</th><th class=\"n\">covered</th>"
-		"<th class=\"n\">gaps</th><th class=\"n\">busy</th><th class=\"n\">util mean</th><th class=\"n\">p95</th>"
+		"<th class=\"n\">gaps</th><th class=\"n\">useful</th><th class=\"n\">util mean</th><th class=\"n\">p95</th>"
 		"<th class=\"n\">energy</th><th class=\"n\">power mean</th><th class=\"n\">power max</th>"
 		"<th class=\"n\">temp max</th><th class=\"n\">memory max</th></tr></thead><tbody>\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
@@ -798,7 +839,7 @@ static void gpus_table(struct hw *h)
 		fprintf(h->out, " h</td><td class=\"n\">");
 		vnum(h, g->gaps_s, 3, 1 / 3600.0, 3, "gpus.%d.gaps_s", i);
 		fprintf(h->out, " h</td><td class=\"n\">");
-		vnum(h, g->busy_s, 3, 1 / 3600.0, 3, "gpus.%d.busy_s", i);
+		vnum(h, rg->useful_s, 6, 1 / 3600.0, 3, "gpus.%d.useful_s", i);
 		fprintf(h->out, " h</td><td class=\"n\">");
 		vnum(h, rg->util_mean_pct, 2, 1, 1, "gpus.%d.util_mean_pct", i);
 		fprintf(h->out, " %%</td><td class=\"n\">");
@@ -1371,6 +1412,24 @@ static void time_split(struct hw *h)
 				fprintf(h->out, "-");
 			fprintf(h->out, "</td></tr>\n");
 		}
+	}
+	if (r->trace_in_h > 0 || r->trace_out_h > 0) {
+		/* joined traces' kernels replace the useful states' time there: the
+		 * useful total is the headline's busy (docs/states.md "Busy") */
+		fprintf(h->out, "<tr><td>trace_kernels</td><td>joined traces, net</td><td class=\"n\">%+.6f h</td>"
+			"<td class=\"n\">%+.1f %%</td><td class=\"n\">", r->trace_net_s / 3600, 100 * r->trace_net_share);
+		if (r->has_prices)
+			vmoney(h, r->trace_net_cost, "cost.waterfall_useful.trace_net_cost");
+		else
+			fprintf(h->out, "-");
+		fprintf(h->out, "</td></tr>\n<tr><td><b>useful in all</b></td><td>= headline's busy</td><td class=\"n\">");
+		vnum(h, r->useful_total_s, 6, 1 / 3600.0, 3, "cost.waterfall_useful.seconds");
+		fprintf(h->out, " h</td><td class=\"n\">%.1f %%</td><td class=\"n\">", 100 * r->useful_total_share);
+		if (r->has_prices)
+			vmoney(h, r->useful_total_cost, "cost.waterfall_useful.cost");
+		else
+			fprintf(h->out, "-");
+		fprintf(h->out, "</td></tr>\n");
 	}
 	fprintf(h->out, "</tbody></table>\n");
 	if (rows > 1) {

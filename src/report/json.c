@@ -14,6 +14,7 @@
 #include "util/jsonw.h"
 #include "util/version.h"
 #include "util/timeutil.h"
+#include "util/workpool.h"
 
 static void knum_or_null(struct jsonw *w, const char *k, double v, int d)
 {
@@ -734,6 +735,18 @@ static void cost(struct jsonw *w, const struct report *r)
 	}
 	jsonw_arr_end(w);
 	jsonw_knum(w, "useful_cost", r->useful_cost, 6);
+	/* the waterfall's useful total: the headline's busy (docs/states.md "Busy") */
+	jsonw_key(w, "waterfall_useful");
+	jsonw_obj_begin(w);
+	jsonw_knum(w, "states_s", r->useful_states_s, 6);
+	jsonw_knum(w, "trace_replaced_s", r->trace_out_h * 3600, 6);
+	jsonw_knum(w, "trace_kernels_s", r->trace_in_h * 3600, 6);
+	jsonw_knum(w, "trace_net_s", r->trace_net_s, 6);
+	jsonw_knum(w, "trace_net_cost", r->trace_net_cost, 6);
+	jsonw_knum(w, "seconds", r->useful_total_s, 6);
+	knum_or_null(w, "share", r->useful_total_share, 6);
+	jsonw_knum(w, "cost", r->useful_total_cost, 6);
+	jsonw_obj_end(w);
 	/* the part of the down line that fatal kernel events explain */
 	jsonw_key(w, "outage");
 	jsonw_obj_begin(w);
@@ -814,7 +827,10 @@ static void tail_members(struct jsonw *w, const struct report *r)
 }
 
 /*
- * A report with many segments is written by two threads.  This one writes
+ * A report with many segments is written by two threads: this one and one
+ * worker of a util/workpool.c pool (the read path's pool code, not a thread
+ * of its own; the read path's pool has ended by the time a report is
+ * written, so the writer starts a pool of one for the write).  This one writes
  * everything up to the segments to `out`, then the segments from the first
  * block on; the other writes what follows the segments into memory (a few
  * MB at most: findings and events are capped), then blocks of segments from
@@ -831,6 +847,7 @@ struct piece {
 };
 
 struct split {
+	struct wp_job job;	/* the other's work, on the pool (util/workpool.h) */
 	const struct report *r;
 	pthread_mutex_t mu;
 	size_t lo, hi;		/* blocks [0, lo) are this thread's, [hi, nblk) the other's */
@@ -872,9 +889,9 @@ static void tail_piece(struct jsonw *w, const struct report *r, size_t unused)
 	tail_members(w, r);
 }
 
-static void *split_job(void *arg)
+static void split_job(struct wp_job *j)
 {
-	struct split *sp = arg;
+	struct split *sp = (struct split *)j;
 
 	render_piece(&sp->tail, 1, sp->r, tail_piece, 0);
 	for (;;) {
@@ -883,7 +900,7 @@ static void *split_job(void *arg)
 		b = sp->hi > sp->lo ? --sp->hi : SIZE_MAX;
 		pthread_mutex_unlock(&sp->mu);
 		if (b == SIZE_MAX)
-			return NULL;
+			return;
 		render_piece(&sp->blk[b], 2, sp->r, block, b);
 	}
 }
@@ -918,25 +935,26 @@ size_t report_json_split_min = 4096;
 static void segments_and_rest(struct jsonw *w, const struct report *r)
 {
 	size_t nsegs = r->an->nsegs, nblk = (nsegs + SEG_BLOCK - 1) / SEG_BLOCK;
-	struct split sp = { .r = r, .lo = 1, .hi = nblk };
-	pthread_t th;
+	struct split sp = { .job.run = split_job, .r = r, .lo = 1, .hi = nblk };
+	struct workpool pool;
 	bool split = false;
 
 	jsonw_key(w, "segments");
 	jsonw_arr_begin(w);
 	if (nsegs >= report_json_split_min && nsegs > 0) {
 		sp.blk = calloc(nblk, sizeof(*sp.blk));
-		if (sp.blk && !pthread_mutex_init(&sp.mu, NULL)) {
-			split = !pthread_create(&th, NULL, split_job, &sp);
-			if (!split)
-				pthread_mutex_destroy(&sp.mu);
-		}
+		split = sp.blk && !pthread_mutex_init(&sp.mu, NULL);
 	}
 	if (split) {
+		/* one worker of the read path's pool; where none starts, the
+		 * wait below runs the job here, after the front blocks */
+		workpool_init(&pool, 1, "gputally-json");
+		workpool_push(&pool, &sp.job);
 		/* block 0 is this thread's, so the array has its first member here */
 		block(w, r, 0);
 		front_blocks(w, &sp);
-		pthread_join(th, NULL);
+		workpool_wait(&pool, &sp.job);
+		workpool_release(&pool);
 		pthread_mutex_destroy(&sp.mu);
 		for (size_t b = sp.lo; b < nblk; b++)
 			take_piece(w, &sp.blk[b], r, block, b);

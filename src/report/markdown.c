@@ -72,9 +72,16 @@ static void summary(FILE *out, const struct report *r)
 	fprintf(out, " |\n");
 	if (r->prices.unknown) {
 		fprintf(out, "| Prices | ");
-		md(out, r->prices.gpu_name);
-		fprintf(out, " is not in the built-in price table (docs/prices.md): set hardware\\_price, "
-			"cloud\\_hourly\\_rate and electricity\\_price |\n");
+		if (r->prices.gpu_name[0]) {
+			md(out, r->prices.gpu_name);
+			fprintf(out, " is not in the built-in price table (docs/prices.md)");
+		} else {
+			fprintf(out, "the logs do not name the GPU model, so no price can be assumed (docs/prices.md)");
+		}
+		fprintf(out, ": set hardware\\_price, cloud\\_hourly\\_rate and electricity\\_price |\n");
+	} else if (r->prices.yours) {
+		fprintf(out, "| Prices | yours (--set), none assumed: %s |\n", r->prices.gpu_name[0] ?
+			"the GPU model is not in the built-in price table (docs/prices.md)" : "the logs do not name the GPU model");
 	} else if (r->prices.used) {
 		fprintf(out, "| Prices | **assumed**, not yours: row ");
 		md(out, r->prices.row->model);
@@ -124,7 +131,7 @@ static void gpus(FILE *out, const struct report *r)
 	const struct analysis *an = r->an;
 	char a[32], b[32], c[32], d[32], e[32], f[32], g2[32], t[32], m[32];
 
-	fprintf(out, "\n## GPUs\n\n| GPU | covered h | gaps h | busy h | util mean %% | energy kWh | power mean W | "
+	fprintf(out, "\n## GPUs\n\n| GPU | covered h | gaps h | useful h | util mean %% | energy kWh | power mean W | "
 		"power max W | temp max C | memory max MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
@@ -132,7 +139,7 @@ static void gpus(FILE *out, const struct report *r)
 		fprintf(out, "| ");
 		gpu_label(out, an, i);
 		fprintf(out, " | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", num(a, sizeof(a), g->covered_s / 3600, 3),
-			num(b, sizeof(b), g->gaps_s / 3600, 3), num(c, sizeof(c), g->busy_s / 3600, 3),
+			num(b, sizeof(b), g->gaps_s / 3600, 3), num(c, sizeof(c), rg->useful_s / 3600, 3),
 			num(d, sizeof(d), rg->util_mean_pct, 1), num(e, sizeof(e), rg->energy_j / 3.6e6, 3),
 			num(f, sizeof(f), rg->power_mean_w, 0), num(g2, sizeof(g2), rg->power_max_w, 0),
 			num(t, sizeof(t), rg->temp_max_c, 0), num(m, sizeof(m), rg->mem_max_mib, 0));
@@ -178,6 +185,15 @@ static void states(FILE *out, const struct report *r)
 			num(a, sizeof(a), r->state_s[s] / 3600, 3),
 			s == ST_GAP ? "-" : num(b, sizeof(b), 100 * r->state_share[s], 1), s == ST_GAP ? "" : " %",
 			s == ST_GAP || !r->has_prices ? "-" : money(c, sizeof(c), r, r->state_cost[s]));
+	}
+	if (r->trace_in_h > 0 || r->trace_out_h > 0) {
+		/* joined traces' kernels replace the useful states' time there */
+		snprintf(b, sizeof(b), "%+.1f", 100 * r->trace_net_share);
+		fprintf(out, "| trace_kernels | joined traces, net | %+.6f | %s %% | %s |\n", r->trace_net_s / 3600, b,
+			!r->has_prices ? "-" : money(c, sizeof(c), r, r->trace_net_cost));
+		fprintf(out, "| **useful in all** | = headline's busy | %s | %s %% | %s |\n",
+			num(a, sizeof(a), r->useful_total_s / 3600, 3), num(b, sizeof(b), 100 * r->useful_total_share, 1),
+			!r->has_prices ? "-" : money(c, sizeof(c), r, r->useful_total_cost));
 	}
 	if (r->has_prices)
 		fprintf(out, "\nUseful cost (the busy states): %s of %s owned.\n", money(a, sizeof(a), r, r->useful_cost),

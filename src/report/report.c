@@ -65,7 +65,11 @@ static void assumed_prices(struct report *r)
 		return;
 	r->prices.row = prices_match(t, r->prices.gpu_name);
 	if (!r->prices.row) {
-		r->prices.unknown = an->tl.ngpus > 0;
+		/* nothing to assume: say so, unless every price is the user's */
+		r->prices.yours = r->params.origin[COST_HARDWARE_PRICE] != COST_DEFAULT &&
+				  r->params.origin[COST_CLOUD_HOURLY_RATE] != COST_DEFAULT &&
+				  r->params.origin[COST_ELECTRICITY_PRICE] != COST_DEFAULT;
+		r->prices.unknown = an->tl.ngpus > 0 && !r->prices.yours;
 		return;
 	}
 	assume(r, COST_HARDWARE_PRICE, r->prices.row->purchase.value);
@@ -674,8 +678,16 @@ void report_compute(struct report *r)
 		r->state_cost[s] = s == ST_GAP || covered_s <= 0 ? 0 :
 				   r->win.local_cost * r->state_s[s] / covered_s;
 	for (int s = 0; s < ST__COUNT; s++)
-		if (state_is_useful(s))
+		if (state_is_useful(s)) {
 			r->useful_cost += r->state_cost[s];
+			r->useful_states_s += r->state_s[s];
+		}
+	r->trace_net_s = (r->trace_in_h - r->trace_out_h) * 3600;
+	r->useful_total_s = r->busy_h * 3600;
+	r->trace_net_share = covered_s > 0 ? r->trace_net_s / covered_s : NAN;
+	r->useful_total_share = covered_s > 0 ? r->useful_total_s / covered_s : NAN;
+	r->trace_net_cost = covered_s > 0 ? r->win.local_cost * r->trace_net_s / covered_s : 0;
+	r->useful_total_cost = r->useful_cost + r->trace_net_cost;
 	for (int s = 0; s < ST__COUNT; s++) {
 		r->state_share[s] = report_state_share(r, -1, s);
 		for (int i = 0; i < r->an->tl.ngpus; i++)

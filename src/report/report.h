@@ -173,6 +173,13 @@ struct report {
 	double state_share[ST__COUNT];	/* all GPUs: report_state_share(r, -1, s) */
 	double state_cost[ST__COUNT];	/* the waterfall */
 	double useful_cost;		/* its end: the cost of the useful states */
+	/* the waterfall's useful total, the headline's busy (docs/states.md
+	 * "Busy"): the useful states' time (useful_states_s), plus the joined
+	 * traces' kernel time less the useful-state time it replaces (trace_net_s,
+	 * its share of the covered time and its cost); useful_total_s = busy_h x
+	 * 3600, and its share is u_obs */
+	double useful_states_s, trace_net_s, trace_net_share, trace_net_cost;
+	double useful_total_s, useful_total_share, useful_total_cost;
 	/* the outage: GPU time down after fatal kernel events (part of the
 	 * down line), at the window's local cost per covered GPU-hour */
 	double outage_s, cost_per_gpu_hour, outage_cost;
@@ -200,6 +207,7 @@ struct report {
 	struct {
 		bool used;		/* some figure was assumed */
 		bool unknown;		/* assume_prices, but the model is not in the table */
+		bool yours;		/* no row, but every price (purchase, cloud, electricity) was given with --set */
 		char gpu_name[96];	/* the GPU name looked up */
 		const struct price_row *row;	/* its row (borrowed from the table) */
 		const struct price_table *table;

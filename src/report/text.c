@@ -70,6 +70,14 @@ static void price_lines(FILE *out, const struct report *r)
 			"--set electricity_price=N\n");
 		return;
 	}
+	if (r->prices.yours) {
+		fprintf(out, "Prices:    yours (--set), none assumed: ");
+		if (r->prices.gpu_name[0])
+			fprintf(out, "%s is not in the built-in price table (docs/prices.md)\n", r->prices.gpu_name);
+		else
+			fprintf(out, "the logs do not name the GPU model\n");
+		return;
+	}
 	if (!r->prices.used)
 		return;
 	fprintf(out, "Prices:    assumed, not yours: docs/prices.md's row %s for %s\n           ", row->model,
@@ -414,7 +422,7 @@ static void gpus(FILE *out, const struct report *r)
 
 	fprintf(out, "\nGPUs\n");
 	fprintf(out, "  %-22s %9s %8s %9s %6s %5s %5s %9s %-13s %7s %7s %6s %9s\n",
-		"gpu", "covered", "gaps", "busy", "util%", "p50", "p95", "energy_kJ", "source",
+		"gpu", "covered", "gaps", "useful", "util%", "p50", "p95", "energy_kJ", "source",
 		"P_mean", "P_max", "T_max", "mem_MiB");
 	for (int i = 0; i < an->tl.ngpus; i++) {
 		const struct gpu_stats *g = &an->gpus[i];
@@ -424,7 +432,7 @@ static void gpus(FILE *out, const struct report *r)
 			gpu_label(l, sizeof(l), an, i),
 			time_human_dur(cov, sizeof(cov), (int64_t)(g->covered_s * 1e9)),
 			time_human_dur(gap, sizeof(gap), (int64_t)(g->gaps_s * 1e9)),
-			time_human_dur(busy, sizeof(busy), (int64_t)(g->busy_s * 1e9)),
+			time_human_dur(busy, sizeof(busy), (int64_t)(rg->useful_s * 1e9)),
 			num(a, sizeof(a), rg->util_mean_pct, 1), num(b, sizeof(b), rg->util_p50_pct, 0),
 			num(c, sizeof(c), rg->util_p95_pct, 0), num(d, sizeof(d), rg->energy_j / 1e3, 1), rg->energy_source,
 			num(e, sizeof(e), rg->power_mean_w, 0), num(f, sizeof(f), rg->power_max_w, 0),
@@ -460,6 +468,19 @@ static void states(FILE *out, const struct report *r)
 				time_human_dur(a, sizeof(a), (int64_t)(r->outage_s * 1e9)),
 				num(b, sizeof(b), 100 * r->outage_share, 1),
 				!r->has_prices ? "-" : money(c, sizeof(c), r, r->outage_cost));
+	}
+	if (r->trace_in_h > 0 || r->trace_out_h > 0) {
+		/* over joined traces, kernels replace the useful states' time: the
+		 * useful total is then the headline's busy (docs/states.md "Busy") */
+		char t[32];
+		snprintf(t, sizeof(t), "%+.1fs", r->trace_net_s);
+		snprintf(b, sizeof(b), "%+.1f", 100 * r->trace_net_share);
+		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", "trace_kernels", "joined traces, net", t, b,
+			!r->has_prices ? "-" : money(c, sizeof(c), r, r->trace_net_cost));
+		fprintf(out, "  %-16s %-20s %10s %6s%% %14s\n", "useful in all", "= headline's busy",
+			time_human_dur(a, sizeof(a), (int64_t)(r->useful_total_s * 1e9)),
+			num(b, sizeof(b), 100 * r->useful_total_share, 1),
+			!r->has_prices ? "-" : money(c, sizeof(c), r, r->useful_total_cost));
 	}
 }
 

@@ -98,5 +98,30 @@ rm -f s.db
 import json, sys
 assert json.load(sys.stdin)["inputs"] == []' && ok || bad "ingest --strict stored the run"
 
+# --- scale --app-log: the application log's bad lines go by the same policy ---
+# the capture's own app log, "samples_per_s" spoiled in 25 of its step rows
+# (every 10th step from the 5th on); the GPU logs themselves are clean
+E="$root/examples/h200-training"
+awk '/"event": "step"/ { n++; if (n % 10 == 5 && k < 25) { k++; sub(/"samples_per_s": [0-9.e+-]*/, "\"samples_per_s\": \"x" k "\"") } } { print }' \
+	"$E/app_log.jsonl" >app.jsonl
+[ "$(grep -c '"samples_per_s": "x' app.jsonl)" = 25 ] && ok || bad "the app log does not hold 25 bad rows"
+"$bin" scale --logs --app-log app.jsonl "$E/pmon_um_DT.log" "$E/dmon_pucvmet_DT.log" >app.out 2>app.err
+rc=$?
+[ $rc = 0 ] && ok || bad "scale --app-log: exit $rc: $(head -3 app.err)"
+positions app.err >app.pos
+[ "$(wc -l <app.pos)" = 20 ] && [ "$(grep -c '^app.jsonl:[0-9]*:[0-9]*: the throughput is not a number$' app.pos)" = 20 ] && ok ||
+	bad "scale --app-log shows $(wc -l <app.pos) bad lines, want the first 20 as file:line:col: $(head -2 app.pos)"
+first=$(grep -n '"samples_per_s": "x1"' app.jsonl | cut -d: -f1)
+head -1 app.pos | grep -q "^app.jsonl:$first:[0-9]*: " && ok || bad "scale --app-log: first is not line $first: $(head -1 app.pos)"
+[ "$(grep -c 'skipped' app.err)" = 1 ] && grep -qxF "$want_count" app.err && ok ||
+	bad "scale --app-log count line: $(grep 'skipped' app.err)"
+"$bin" scale --logs --strict --app-log app.jsonl "$E/pmon_um_DT.log" "$E/dmon_pucvmet_DT.log" >app.sout 2>app.serr
+rc=$?
+[ $rc = 3 ] && ok || bad "scale --app-log --strict: exit $rc, want 3"
+[ "$(positions app.serr)" = "$(head -1 app.pos)" ] && ok || bad "scale --app-log --strict: $(positions app.serr)"
+grep -q '^gputally: error: stopping at the first bad line (--strict)' app.serr && ok ||
+	bad "scale --app-log --strict: no stop message: $(cat app.serr)"
+grep -q 'skipped' app.serr && bad "scale --app-log --strict: a count after the stop" || ok
+
 echo "pipeline: $pass passed, $fail failed"
 [ $fail -eq 0 ]

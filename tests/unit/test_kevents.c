@@ -10,6 +10,7 @@
  */
 #include "test.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -724,6 +725,80 @@ static void test_copy_one_outage(void **state)
 	release(an);
 }
 
+/*
+ * det_events' repeats merged by its post-pass, once, after every detector.
+ * GPU 0 replays rows 200..230 of the H200 capture (utilization and power,
+ * examples/h200-training/query_gpu_units_500ms.csv) once a second for
+ * 240 s; Xid 13 at 3, 10 and 65 s (each within a minute of the one
+ * before: one finding of 3, from 3 to 65 s, the last at kern.log:103), Xid
+ * 31 at 5 s (another code: its own finding), Xid 13 again at 200 s (135 s
+ * after the last: a new finding of 1).  Until the post-pass the first
+ * finding is as made (1, at 3 s); after it, it holds the merge, and the
+ * post-pass ran once and saw every finding there is.
+ */
+static void test_events_post_pass(void **state)
+{
+	static const double rows[][2] = {
+		{ 23, 211.71 }, { 0, 213.84 }, { 18, 201.87 }, { 28, 208.21 }, { 0, 209.76 }, { 28, 215.68 },
+		{ 11, 220.34 }, { 0, 216.61 }, { 29, 217.42 }, { 0, 202.35 }, { 28, 204.11 }, { 28, 221.44 },
+		{ 26, 224.48 }, { 18, 225.56 }, { 28, 235.73 }, { 28, 231.61 }, { 28, 221.22 }, { 28, 220.25 },
+		{ 0, 204.48 }, { 28, 220.70 }, { 28, 225.95 }, { 28, 222.39 }, { 28, 225.69 }, { 12, 223.02 },
+		{ 28, 208.49 }, { 17, 198.37 }, { 0, 207.16 }, { 29, 206.09 }, { 21, 205.02 }, { 13, 211.16 },
+		{ 2, 221.49 },
+	};
+	static const struct { double t; int code; uint64_t line; } xids[] = {
+		{ 3, 13, 101 }, { 5, 31, 105 }, { 10, 13, 102 }, { 65, 13, 103 }, { 200, 13, 104 },
+	};
+	struct analysis *an = start();
+	const struct finding *f13 = NULL, *f13b = NULL, *f31 = NULL;
+	size_t k = 0, made = 0;
+
+	(void)state;
+	for (int t = 0; t <= 240; t++) {
+		for (; k < sizeof(xids) / sizeof(xids[0]) && xids[k].t < t; k++)
+			kevent(an, xids[k].t, EV_XID, xids[k].code, NULL, KC_APP, KS_ERROR, 0, "GPU-a0",
+			       xids[k].line);
+		sample(an, t, 0, rows[t % 31][0], rows[t % 31][1], NAN);
+	}
+	/* made, not yet merged: the post-pass has not run */
+	assert_int_equal(an->det_post_runs, 0);
+	for (size_t i = 0; i < an->nfinds; i++)
+		if (an->finds[i].fk == FK_XID_ERROR && an->finds[i].code == 13 && an->finds[i].t0_ns == AT(3)) {
+			assert_true(an->finds[i].value == 1);
+			assert_int_equal(an->finds[i].t1_ns, AT(3));
+			made++;
+		}
+	assert_int_equal(made, 1);
+	analysis_finish(an);
+	assert_int_equal(an->det_post_runs, 1);
+	assert_int_equal(an->det_post_seen, an->nfinds);	/* nothing was made after it */
+	for (size_t i = 0; i < an->nfinds; i++) {
+		const struct finding *f = &an->finds[i];
+		if (f->fk != FK_XID_ERROR)
+			continue;
+		if (f->code == 31)
+			f31 = f;
+		else if (f->t0_ns == AT(3))
+			f13 = f;
+		else if (f->t0_ns == AT(200))
+			f13b = f;
+		else
+			fail_msg("an Xid finding from %" PRId64, f->t0_ns);
+	}
+	assert_non_null(f13);
+	assert_non_null(f13b);
+	assert_non_null(f31);
+	assert_true(f13->value == 3);
+	assert_int_equal(f13->t1_ns, AT(65));
+	assert_string_equal(f13->evidence,
+			    "kern.log:101; 3 in all, each within a minute of the one before, the last at kern.log:103");
+	assert_true(f13b->value == 1);
+	assert_string_equal(f13b->evidence, "kern.log:104");
+	assert_true(f31->value == 1);
+	assert_string_equal(f31->evidence, "kern.log:105");
+	release(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_copies),
 		cmocka_unit_test(test_copies_many),
 		cmocka_unit_test(test_copy_one_outage),
+		cmocka_unit_test(test_events_post_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

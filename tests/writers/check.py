@@ -135,6 +135,106 @@ class Html(html.parser.HTMLParser):
             self._cell += data
 
 
+USEFUL_STATES = ("compute_bound", "memory_bound", "throttled")
+
+
+def dur_s(s):
+    """seconds of a duration as time_human_dur prints it (1d02h03m, 1h02m03s, 2m03s, 4s)"""
+    m = re.fullmatch(r"(-?)(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", s)
+    if not m or s in ("", "-"):
+        return None
+    v = sum(int(x or 0) * k for x, k in zip(m.groups()[1:], (86400, 3600, 60, 1)))
+    return -v if m.group(1) else v
+
+
+def near(where, a, b, tol):
+    """two figures that should be one, each rounded as printed"""
+    global nchecked
+    nchecked += 1
+    if a is None or b is None or abs(a - b) > tol + 1e-9:
+        fail("%s: %r against %r (more than %g apart)" % (where, a, b, tol))
+
+
+def one_busy(text, md, h, w, verdict, gpus, j_cost):
+    if w.get("u_obs") is None:
+        return
+    u = 100 * w["u_obs"]
+    busy_s = 3600 * w["busy_h"]
+    m = re.search(r"^How busy:  ([\d.]+) % of covered time in useful work", text, re.M)
+    head = float(m.group(1)) if m else None
+    near("headline useful share against u_obs", head, u, 0.05)
+    m = re.search(r"\bbusy ([\d.]+) %", verdict)
+    if m:
+        near("verdict's busy share against the headline's", float(m.group(1)), head, 0.1)
+    # the waterfall: each useful row's share, and the traces' line
+    wsec = text.split("\nWhere the GPU time went", 1)[1].split("\n\n", 1)[0] if "\nWhere the GPU time went" in text else ""
+    tot, n = 0.0, 0
+    for m in re.finditer(r"^  (\w+) .*?\s([-+]?[\d.]+)%\s+\S+(?: \S+)?$", wsec, re.M):
+        if m.group(1) in USEFUL_STATES or m.group(1) == "trace_kernels":
+            tot += float(m.group(2))
+            n += 1
+    if n:
+        near("text waterfall's useful rows against the headline", tot, head, 0.05 * (n + 1))
+    # over joined traces the useful states are not the busy time: the
+    # waterfall says by how much (a line each in text and Markdown, JSON's
+    # cost.waterfall_useful), and its useful total is the headline's
+    traced = bool(w.get("busy_sources"))
+    for where, sec in (("text", wsec), ("markdown", md)):
+        has = re.search(r"^(?:\| |  )trace_kernels ", sec, re.M) is not None
+        if has != traced:
+            fail("%s waterfall: %s a trace_kernels line, and busy_sources is %s" %
+                 (where, "has" if has else "has no", "there" if traced else "absent"))
+    wu = j_cost.get("waterfall_useful")
+    if wu is None:
+        fail("json: no cost.waterfall_useful")
+    else:
+        states_s = sum(x["seconds"] for x in j_cost["waterfall"] if x["useful"])
+        near("json waterfall_useful.states_s against the useful states", wu["states_s"], states_s, 0.003)
+        near("json waterfall_useful: states - replaced + kernels against its seconds",
+             wu["states_s"] - wu["trace_replaced_s"] + wu["trace_kernels_s"], wu["seconds"], 0.001)
+        near("json waterfall_useful.seconds against busy_h", wu["seconds"], busy_s, 0.01)
+    tot, n = 0.0, 0
+    for st, share in re.findall(r"^\| (\w+) \| [^|]+ \| [-+\d.]+ \| ([-+]?[\d.]+) % \| [^|]+ \|$", md, re.M):
+        if st in USEFUL_STATES or st == "trace_kernels":
+            tot += float(share)
+            n += 1
+    if n:
+        near("markdown waterfall's useful rows against the headline", tot, head, 0.05 * (n + 1))
+    # the GPU tables: the useful column sums to the headline's busy GPU-hours
+    gsec = text.split("\nGPUs\n", 1)[1].split("\n\n", 1)[0] if "\nGPUs\n" in text else ""
+    lines = gsec.splitlines()
+    if not lines or lines[0].split()[3:4] != ["useful"]:
+        fail("text: the GPU table's fourth column is not \"useful\": %r" % (lines[:1],))
+    vals = []
+    for line in lines[1:]:
+        cells = line[25:].split()
+        if line[2:24].strip() and len(cells) == 12:
+            vals.append(dur_s(cells[2]))
+    if None in vals or len(vals) != len(gpus):
+        fail("text: GPU table's useful column %r" % vals)
+    else:
+        near("text GPU table's useful column summed against busy_h", sum(vals), busy_s, 0.5 * len(vals) + 0.5)
+    for i, g in enumerate(gpus):
+        near("JSON gpus[%d].useful_s, summed" % i, sum(x["useful_s"] for x in gpus), busy_s, 0.01)
+        break
+    hdr = re.search(r"^\| GPU \| covered h \| gaps h \| useful h \|", md, re.M)
+    if not hdr:
+        fail("markdown: the GPU table's fourth column is not \"useful h\"")
+    else:
+        mgs = md.split("\n## GPUs\n", 1)[1].split("\n## ", 1)[0] if "\n## GPUs\n" in md else ""
+        mdv = re.findall(r"^\| GPU [^|]* \| [^|]+ \| [^|]+ \| ([\d.]+) \|", mgs, re.M)
+        near("markdown GPU table's useful h summed against busy_h", sum(float(x) for x in mdv), w["busy_h"],
+             0.0005 * len(mdv) + 0.0005)
+    hv = [h.keys.get("gpus.%d.useful_s" % i) for i in range(len(gpus))]
+    if None in hv:
+        fail("html: the GPU table has no figure marked gpus.N.useful_s")
+    else:
+        near("html GPU table's useful summed against busy_h", sum(float(x.replace(",", "")) for x in hv), w["busy_h"],
+             0.0005 * len(hv) + 0.0005)
+    if "cost.waterfall_useful.seconds" in h.keys:
+        same("html waterfall's useful in all", h.keys["cost.waterfall_useful.seconds"], w["busy_h"])
+
+
 def main():
     bin_, name, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     j = json.loads(run(bin_, args + ["--json"]))
@@ -233,6 +333,13 @@ def main():
         fail("text and Markdown show %d rows of the states' shares, the JSON has %d states with time (each twice)"
              % (nrow, shown))
 
+    # ---- one busy figure (issue 30) ----
+    # The headline's useful share, the verdict's busy share, the waterfall's
+    # useful rows (the useful states, and the joined traces' net kernel time
+    # where there is one) and the GPU tables' useful column all say the same,
+    # within what each printed figure's rounding allows.
+    one_busy(text, md, h, w, verdict, gpus, j["cost"])
+
     # ---- per GPU ----
     gsec = text.split("\nGPUs\n", 1)[1].split("\n\n", 1)[0] if "\nGPUs\n" in text else ""
     rows = []
@@ -318,6 +425,14 @@ def main():
     nchecked += 1
     if hf != [(f["severity"], f["kind"]) for f in finds[:len(hf)]] or not hf and finds:
         fail("html: the findings' order is not the JSON's:\n    %s\n    %s" % (hf[:8], [(f["severity"], f["kind"]) for f in finds[:8]]))
+
+    # the HTML's largest findings: a value in its unit, or none where the
+    # message says it already; never the JSON's raw number ("(value 3775115.207)")
+    for v in re.findall(r"\(value (.*?)\)</span></li>", page):
+        nchecked += 1
+        plain = re.sub(r"<[^>]*>", "", v)
+        if re.fullmatch(r"[-\d.,]+", plain.strip()):
+            fail("html: a finding's value shown raw, with no unit: (value %s)" % plain)
 
     # ---- per process: one owned cost, its who-spent-it row (issue 31) ----
     procs = j.get("processes") or []
