@@ -470,7 +470,7 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 		double p = iv->v[M_POWER];
 		g->power_known_s += dt;
 		g->power_ws += p * dt;
-		if (p > g->power_max_w)
+		if (isnan(g->power_max_w) || p > g->power_max_w)
 			g->power_max_w = p;
 		if (!isnan(util) && util <= state_thr.active_util_pct) {
 			g->idle_ws += p * dt;
@@ -490,12 +490,11 @@ static void account(struct analysis *an, int gi, const struct ival *iv, int st)
 		}
 		g->state_energy_j[st] += iv->energy_j;
 	}
-	if ((iv->present & (1u << M_TEMP)) && iv->v[M_TEMP] > g->temp_max_c)
+	/* a maximum is NAN until a reading comes: 0 MiB, 0 W or 0 C read is 0, not unknown */
+	if ((iv->present & (1u << M_TEMP)) && (isnan(g->temp_max_c) || iv->v[M_TEMP] > g->temp_max_c))
 		g->temp_max_c = iv->v[M_TEMP];
-	if (iv->present & (1u << M_MEM_USED)) {
-		if (iv->v[M_MEM_USED] > g->mem_max_mib)
-			g->mem_max_mib = iv->v[M_MEM_USED];
-	}
+	if ((iv->present & (1u << M_MEM_USED)) && (isnan(g->mem_max_mib) || iv->v[M_MEM_USED] > g->mem_max_mib))
+		g->mem_max_mib = iv->v[M_MEM_USED];
 	if ((iv->present & (1u << M_MEM_TOTAL)) && iv->v[M_MEM_TOTAL] > g->mem_total_mib)
 		g->mem_total_mib = iv->v[M_MEM_TOTAL];
 	add_segment(an, gi, iv, st);
@@ -624,6 +623,7 @@ static struct gpu_work *work_new(struct analysis *an, int gi)
 	w->ring_cap = RING_MIN;
 	w->last_t1_ns = INT64_MIN;
 	w->last_act = -1;
+	an->gpus[gi].power_max_w = an->gpus[gi].temp_max_c = an->gpus[gi].mem_max_mib = NAN;
 	an->det[gi] = det_states_new();
 	an->work[gi] = w;
 	return w;
@@ -1332,8 +1332,10 @@ void analysis_finish(struct analysis *an)
 		g->nominal_ns = an->tl.gpus[gi].nominal_ns ? an->tl.gpus[gi].nominal_ns :
 				an->tl.gpus[gi].ndts ? an->tl.gpus[gi].dts[an->tl.gpus[gi].ndts / 2] : 0;
 		g->held_floor_w = g->noctx_floor_w = NAN;
-		if (!w)
+		if (!w) {	/* no interval: no reading (work_new() makes these NAN otherwise) */
+			g->power_max_w = g->temp_max_c = g->mem_max_mib = NAN;
 			continue;
+		}
 		drain(an, gi, true);
 		close_segment(an, w);
 		idle_floors(an, gi);
@@ -1387,6 +1389,7 @@ int analysis_gpu_restore(struct analysis *an, const struct gpu_ident *id)
 	an->tl.gpus[n].id = *id;
 	an->tl.gpus[n].has_samples = true;
 	an->gpus[n].held_floor_w = an->gpus[n].noctx_floor_w = NAN;
+	an->gpus[n].power_max_w = an->gpus[n].temp_max_c = an->gpus[n].mem_max_mib = NAN;
 	an->tl.ngpus = n + 1;
 	return n;
 }

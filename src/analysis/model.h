@@ -261,7 +261,7 @@ struct gpu_stats {
 	double energy_counter_j, energy_counter_s;	/* from counter deltas */
 	double energy_power_j, energy_power_s;		/* integrated power */
 	double energy_unknown_s;	/* first to last: neither counter nor power (gaps, down) */
-	double temp_max_c, mem_max_mib, mem_total_mib;
+	double temp_max_c, mem_max_mib, mem_total_mib;	/* the maxima (and power_max_w): NAN with no reading */
 	uint32_t sm_clock_drops;
 	double sm_clock_ref_mhz;
 	double state_s[ST__COUNT], state_energy_j[ST__COUNT], state_busy_s[ST__COUNT];

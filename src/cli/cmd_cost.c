@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/cost_opts.h"
 #include "cli/usage.h"
 #include "util/termsafe.h"
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "cost/run.h"
@@ -19,6 +21,8 @@
 	X(SET, "set", 's', "KEY=VALUE", "override one parameter (repeatable; after the profile)") \
 	X(UTILIZATION, "utilization", 'u', "U", "also price a useful hour at utilization U (0 < U <= 1)") \
 	X(JOB_HOURS, "job-hours", 0, "T", "also price one job of T useful hours, locally and in the cloud") \
+	X(CLOUD_CATALOG, "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the GPU model of --gpu, else of the profile's name (docs/prices.md); also --set cloud_catalog=FILE") \
+	X(GPU, "gpu", 0, "NAME", "the GPU model to look up in --cloud-catalog ('H200', 'NVIDIA A100-SXM4-80GB'); default: the profile's name") \
 	X(JSON, "json", 0, NULL, "machine-readable output") \
 	X(LIST_PROFILES, "list-profiles", 0, NULL, "list the built-in presets and exit") \
 	X(EXPLAIN, "explain", 0, NULL, "print the derivation: each formula with the values put in (u*, C_L(u), job length)") \
@@ -29,7 +33,7 @@ enum { OPTION_IDS(COST_OPTIONS) };
 const struct option_def cost_options[] = { OPTION_ROWS(COST_OPTIONS) OPTIONS_END };
 
 #define COST_SYNOPSIS "[--profile FILE|NAME] [--set KEY=VALUE]... [--utilization U] " \
-		      "[--job-hours T] [--json] [--explain] [--list-profiles]"
+		      "[--job-hours T] [--cloud-catalog FILE [--gpu NAME]] [--json] [--explain] [--list-profiles]"
 
 static int parse_fraction_arg(const char *opt, const char *arg, double lo_open, double hi,
 			      double *out)
@@ -97,6 +101,8 @@ int cmd_cost(int argc, char **argv)
 	const char **ops = NULL, **profiles = NULL, **sets = NULL;
 	int nops = 0, nprofiles = 0, nsets = 0, id, json = 0, list = 0, explain = 0, rc = EXIT_OK;
 	struct cost_run *r = calloc(1, sizeof(*r));
+	const char *catalog = NULL, *gpu = NULL;
+	struct cloud_catalog cat = { 0 };
 	const struct cost_writer *wr;	/* the output's writer, by name */
 	struct gl_err e;
 
@@ -132,6 +138,12 @@ int cmd_cost(int argc, char **argv)
 			if (parse_fraction_arg("job-hours", it.arg, 0, HUGE_VAL, &r->job_hours))
 				goto usage;
 			break;
+		case OPT_CLOUD_CATALOG:
+			catalog = it.arg;
+			break;
+		case OPT_GPU:
+			gpu = it.arg;
+			break;
 		case OPT_JSON:
 			json = 1;
 			break;
@@ -154,6 +166,11 @@ int cmd_cost(int argc, char **argv)
 		goto out;
 	}
 
+	catalog = cli_take_catalog_set(sets, &nsets, catalog);
+	if (gpu && !catalog) {
+		error("--gpu names the GPU model to look up in a --cloud-catalog FILE; give that too");
+		goto usage;
+	}
 	cost_params_init(&r->p);
 	for (int i = 0; i < nprofiles; i++) {
 		gl_err_clear(&e);
@@ -170,6 +187,35 @@ int cmd_cost(int argc, char **argv)
 		}
 	}
 
+	if (catalog) {
+		int ret;
+		if (gpu && !*gpu) {
+			error("--gpu wants the GPU model's name ('H200', 'NVIDIA A100-SXM4-80GB')");
+			goto usage;
+		}
+		if (!gpu && !r->p.name[0]) {
+			error("--cloud-catalog: cost reads no logs, so it has no GPU model to look up: "
+			      "give --gpu NAME (such as --gpu H100), or a --profile whose name names it");
+			goto usage;
+		}
+		snprintf(r->cat_gpu, sizeof(r->cat_gpu), "%s", gpu ? gpu : r->p.name);
+		r->cat_gpu_from = gpu ? "--gpu" : "the profile's name";
+		if ((ret = cli_cloud_catalog(&cat, catalog)) != EXIT_OK) {
+			rc = ret;
+			goto out;
+		}
+		r->catalog = &cat;
+		switch (catalog_apply(&cat, r->cat_gpu, &r->p, &r->cat_pick)) {
+		case -1:
+			error("%s has no accelerator matching '%s' (%s): give the model as --gpu NAME, or the rate as "
+			      "--set cloud_hourly_rate=N", cat.path, r->cat_gpu, r->cat_gpu_from);
+			rc = EXIT_FAILURE_RUN;
+			goto out;
+		case 1:
+			r->cat_used = true;
+			break;
+		}
+	}
 	cost_run_compute(r);
 	if (explain && json) {
 		error("--explain is text for a reader; --json has the same figures");
@@ -191,5 +237,6 @@ out:
 	free(profiles);
 	free(sets);
 	free(r);
+	catalog_free(&cat);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "cli/store_opts.h"
 #include "cli/usage.h"
 #include "util/termsafe.h"
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "cost/profile.h"
 #include "report/trend_report.h"
@@ -33,6 +34,7 @@
 	X(UNTIL, "until", 0, "TIME", "count minutes before this time") \
 	X(PROFILE, "profile", 'p', "FILE|NAME", "cost profile: an INI file or a preset ('gputally cost --list-profiles')") \
 	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable)") \
+	X(CLOUD_CATALOG, "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the stored GPU model (docs/prices.md); also --set cloud_catalog=FILE") \
 	X(JSON, "json", 0, NULL, "JSON output (keys: docs/store.md)") \
 	X(CSV, "csv", 0, NULL, "CSV output, one row per bucket") \
 	X(HELP, "help", 'h', NULL, "show this help")
@@ -47,7 +49,7 @@ struct trend_args {
 	bool by_task;		/* --by task|user|job: the per-task (user, job) rows are the table */
 	const char *owner;	/* --by user or job: that column, else NULL (tasks) */
 	struct trend_query q;
-	const char *db, *profile, *since, *until, *tz;
+	const char *db, *profile, *since, *until, *tz, *catalog;
 	const char *zone;	/* the zone the labels name */
 	const char **sets;
 	int nsets, json, csv;
@@ -112,6 +114,9 @@ static int parse(int argc, char **argv, struct trend_args *a)
 			a->sets = xreallocarray(a->sets, (size_t)a->nsets + 1, sizeof(*a->sets));
 			a->sets[a->nsets++] = it.arg;
 			break;
+		case OPT_CLOUD_CATALOG:
+			a->catalog = it.arg;
+			break;
 		case OPT_JSON:
 			a->json = 1;
 			break;
@@ -163,6 +168,7 @@ int cmd_trend(int argc, char **argv)
 	struct gl_err err = { 0 };
 	struct trend_row *rows = NULL, *tasks = NULL, *all = NULL;
 	struct trend_report t = { 0 };
+	struct cloud_catalog cat = { 0 };
 	const struct trend_writer *wr;	/* the output's writer, by name */
 	size_t n = 0, nt = 0, nall = 0;
 	int ret = EXIT_OK, rc;
@@ -177,7 +183,9 @@ int cmd_trend(int argc, char **argv)
 		free(a.sets);
 		return rc < 0 ? EXIT_OK : rc;
 	}
-	if ((ret = cli_cost_params(&cp, a.profile, a.sets, a.nsets)) != EXIT_OK)
+	a.catalog = cli_take_catalog_set(a.sets, &a.nsets, a.catalog);
+	if ((ret = cli_cost_params(&cp, a.profile, a.sets, a.nsets)) != EXIT_OK ||
+	    (a.catalog && (ret = cli_cloud_catalog(&cat, a.catalog)) != EXIT_OK))
 		goto out;
 	if (store_open(&st, a.db, STORE_READ, &err)) {
 		print_gl_err(&err);
@@ -192,6 +200,13 @@ int cmd_trend(int argc, char **argv)
 		if (store_trend(&st, &wq, &all, &nall, &err))
 			goto fail;
 		trend_measured_power(&cp, all, nall);
+	}
+	if (a.catalog) {
+		/* the rule of report --cloud-catalog, for the window's GPU model */
+		if (store_gpu_model(&st, &a.q, t.cat_gpu, sizeof(t.cat_gpu), &err))
+			goto fail;
+		t.catalog = &cat;
+		t.cat_state = catalog_apply(&cat, t.cat_gpu, &cp, &t.cat_pick);
 	}
 	if (store_trend(&st, &a.q, &rows, &n, &err))
 		goto fail;
@@ -233,5 +248,6 @@ out:
 	free(tasks);
 	free(all);
 	free(a.sets);
+	catalog_free(&cat);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cost/model.h"
 #include "cost/prices.h"
 #include "util/fdio.h"
 #include "util/xalloc.h"
@@ -320,4 +321,15 @@ int catalog_pick(const struct cloud_catalog *c, const char *gpu_name, struct cat
 	p->median = p->nrows % 2 ? v[p->nrows / 2] : (v[p->nrows / 2 - 1] + v[p->nrows / 2]) / 2;
 	free(v);
 	return 0;
+}
+
+int catalog_apply(const struct cloud_catalog *c, const char *gpu_name, struct cost_params *p,
+		  struct catalog_pick *pick)
+{
+	if (catalog_pick(c, gpu_name, pick))
+		return -1;
+	if (p->origin[COST_CLOUD_HOURLY_RATE] == COST_SET)
+		return 0;
+	cost_param_put(p, COST_CLOUD_HOURLY_RATE, pick->median, COST_CATALOG);
+	return 1;
 }

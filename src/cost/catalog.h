@@ -58,4 +58,16 @@ void catalog_free(struct cloud_catalog *c);
  */
 int catalog_pick(const struct cloud_catalog *c, const char *gpu_name, struct catalog_pick *p);
 
+struct cost_params;
+/*
+ * The rule of report, cost and trend --cloud-catalog: the median per-GPU
+ * rate of gpu_name's rows (catalog_pick) replaces the profile's, the
+ * default's and the price table's cloud_hourly_rate (origin COST_CATALOG),
+ * not a --set one.  Returns -1 when no accelerator matches (p unchanged),
+ * 0 when one matches but cloud_hourly_rate was --set, 1 when its rate is
+ * put in p.
+ */
+int catalog_apply(const struct cloud_catalog *c, const char *gpu_name, struct cost_params *p,
+		  struct catalog_pick *pick);
+
 #endif

@@ -8,8 +8,10 @@
 #ifndef COST_RUN_H
 #define COST_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "cost/catalog.h"
 #include "cost/model.h"
 
 struct cost_run {
@@ -37,6 +39,14 @@ struct cost_run {
 	/* the terms --explain writes out: depreciation and maintenance a year,
 	 * and u* = u_star_num / u_star_den */
 	double dep_per_year, maint_per_year, u_star_num, u_star_den;
+	/* --cloud-catalog (catalog NULL without it): the GPU model looked up,
+	 * where that name came from ("--gpu", "the profile's name"), the rows
+	 * it matched and whether their median is cloud_hourly_rate */
+	const struct cloud_catalog *catalog;
+	char cat_gpu[96];
+	const char *cat_gpu_from;
+	struct catalog_pick cat_pick;
+	bool cat_used;
 };
 
 /* Fill every figure of r from r->p, r->u_at and r->job_hours. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Who spent it: the window's GPU time, useful time, energy and owned cost
- * split by user, job, task, container and process (docs/cost-model.md
+ * split by user, account (Slurm's), job, task, container and process (docs/cost-model.md
  * "Who spent it").  Every figure is computed here, once (a compute step of
  * report_compute()); attrib_out.c only renders the rows.
  */
@@ -15,7 +15,7 @@
 #include "util/xalloc.h"
 
 const char *const attrib_by_name[AB__COUNT] = {
-	[AB_USER] = "user", [AB_JOB] = "job", [AB_TASK] = "task", [AB_CTR] = "container", [AB_PROC] = "process",
+	[AB_USER] = "user", [AB_ACCOUNT] = "account", [AB_JOB] = "job", [AB_TASK] = "task", [AB_CTR] = "container", [AB_PROC] = "process",
 };
 
 
@@ -43,6 +43,9 @@ static void key_of(char *buf, size_t cap, const struct analysis *an, const struc
 		break;
 	case AB_JOB:
 		snprintf(buf, cap, "%s", p->job);
+		break;
+	case AB_ACCOUNT:	/* only batch jobs name one (sacct's Account) */
+		buf[0] = '\0';
 		break;
 	case AB_TASK:
 		snprintf(buf, cap, "%s", tasks ? p->name : p->task);
@@ -116,7 +119,7 @@ static void proc_owner(const struct report *r, size_t i, int d, bool tasks, stru
 }
 
 /*
- * The owners of dimension d: batch jobs for users and jobs when there are
+ * The owners of dimension d: batch jobs for users, accounts and jobs when there are
  * any (Slurm's accounting says who was given the GPUs), task labels for
  * tasks when there are any, else the processes.  Returns how many.
  */
@@ -126,14 +129,14 @@ static size_t owners(const struct report *r, int d, bool tasks, struct owner *o,
 	size_t n = 0;
 
 	*none = "no process seen";
-	if (an->njobs && (d == AB_USER || d == AB_JOB)) {
+	if (an->njobs && (d == AB_USER || d == AB_ACCOUNT || d == AB_JOB)) {
 		*none = "no job seen";
 		for (size_t i = 0; i < an->njobs; i++) {
 			const struct an_job *j = &an->jobs[i];
 			if (!(j->held_s > 0))
 				continue;	/* outside the telemetry's time: counted apart */
 			memset(&o[n], 0, sizeof(o[n]));
-			snprintf(o[n].key, sizeof(o[n].key), "%s", d == AB_USER ? j->user : j->id);
+			snprintf(o[n].key, sizeof(o[n].key), "%s", d == AB_USER ? j->user : d == AB_ACCOUNT ? j->account : j->id);
 			o[n].held_s = j->held_s;
 			o[n].useful_s = job_useful(an, j);
 			o[n].energy_j = j->energy_j;
@@ -193,7 +196,8 @@ static void one_dim(struct report *r, int d, bool tasks)
 		if (o[i].key[0])
 			a->known[d] = true;
 		else
-			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" : "(none)");
+			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" :
+				 d == AB_ACCOUNT ? "(no account)" : "(none)");
 		for (size_t k = 0; k < n && !row; k++)
 			if (!strcmp(rows[k].key, o[i].key))
 				row = &rows[k];
@@ -228,7 +232,7 @@ static void one_dim(struct report *r, int d, bool tasks)
 	rows[n].cost = rest(w->local_cost, sum.cost);
 	a->rows[d] = rows;
 	a->nrows[d] = n + 1;
-	a->from_jobs[d] = an->njobs && (d == AB_USER || d == AB_JOB);
+	a->from_jobs[d] = an->njobs && (d == AB_USER || d == AB_ACCOUNT || d == AB_JOB);
 }
 
 void report_attrib_compute(struct report *r)

@@ -11,7 +11,7 @@
 
 /* The JSON keys of the dimensions (report-json.md "attribution"). */
 static const char *const by_key[AB__COUNT] = {
-	[AB_USER] = "by_user", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
+	[AB_USER] = "by_user", [AB_ACCOUNT] = "by_account", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
 	[AB_CTR] = "by_container", [AB_PROC] = "by_process",
 };
 

@@ -31,6 +31,9 @@ void cost_explain(FILE *out, const struct cost_run *r)
 
 	fprintf(out, "How the break-even utilization u* is derived (docs/cost-model.md, long-run model),\n"
 		     "with the values of %s; amounts in %s:\n\n", p->name[0] ? p->name : "the defaults", cur);
+	if (r->catalog && r->cat_used)	/* cmd_cost found it: say where the rate comes from */
+		fprintf(out, "  cloud_hourly_rate = %s: the median per-GPU rate of %zu %s row(s) of %s (--cloud-catalog, for '%s')\n\n",
+			N(0, r->cat_pick.median), r->cat_pick.nrows, r->cat_pick.accel, r->catalog->name, r->cat_gpu);
 	fprintf(out, "  H      = 365 x hours_on_per_day = 365 x %s = %s available hours a year\n",
 		N(0, p->hours_on_per_day), N(1, lr.H));
 	fprintf(out, "  dep    = hardware_price x gpu_share x (1 - residual_fraction) / lifetime_years\n"

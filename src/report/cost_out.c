@@ -38,6 +38,22 @@ static void print_params_text(FILE *out, const struct cost_params *p)
 	}
 }
 
+/* --cloud-catalog: the rate it gave and from which rows (found in cmd_cost). */
+static void print_catalog_text(FILE *out, const struct cost_run *r)
+{
+	const struct cloud_catalog *c = r->catalog;
+	const struct catalog_pick *k = &r->cat_pick;
+	char b1[64], b2[64], b3[64];
+
+	if (!c)
+		return;
+	fprintf(out, "\ncloud rate from %s (%s, from the %s): %s%s per GPU-hour, the median of %zu %s row(s) "
+		"(%s-%s), for '%s' (%s)", c->name, c->date, c->date_from, r->cat_used ? "" : "not used, ",
+		money(b1, sizeof(b1), &r->p, k->median), k->nrows, k->accel, nf_money(b2, sizeof(b2), k->min, NULL),
+		money(b3, sizeof(b3), &r->p, k->max), r->cat_gpu, r->cat_gpu_from);
+	fprintf(out, "%s\n", r->cat_used ? "" : "; cloud_hourly_rate was --set");
+}
+
 static void print_verdict_text(FILE *out, const struct cost_run *r)
 {
 	const struct cost_longrun *lr = &r->lr;
@@ -172,6 +188,7 @@ void cost_out_text(FILE *out, const struct cost_run *r)
 		fprintf(out, "amounts in %s\n", r->p.currency);
 	fprintf(out, "\n");
 	print_params_text(out, &r->p);
+	print_catalog_text(out, r);
 
 	fprintf(out, "\nlong run:\n");
 	fprintf(out, "  H    available hours per year        %s\n", num(b1, sizeof(b1), lr->H, 4));
@@ -221,6 +238,28 @@ void cost_out_json(FILE *out, const struct cost_run *r)
 	for (size_t i = 0; i < COST_NPARAMS; i++)
 		jsonw_kstr(&w, cost_param_info(i)->key, cost_origin_name(r->p.origin[i]));
 	jsonw_obj_end(&w);
+
+	jsonw_key(&w, "catalog");
+	if (r->catalog) {
+		const struct cloud_catalog *c = r->catalog;
+		jsonw_obj_begin(&w);
+		jsonw_kstr(&w, "file", c->name);
+		jsonw_kstr(&w, "date", c->date[0] ? c->date : NULL);
+		jsonw_kstr(&w, "date_from", c->date_from);
+		jsonw_kint(&w, "rows", (int64_t)c->nrows);
+		jsonw_kint(&w, "bad_rows", (int64_t)c->nbad);
+		jsonw_kstr(&w, "gpu_name", r->cat_gpu);
+		jsonw_kstr(&w, "gpu_name_from", r->cat_gpu_from);
+		jsonw_kstr(&w, "accelerator", r->cat_pick.accel);
+		jsonw_kint(&w, "matched_rows", (int64_t)r->cat_pick.nrows);
+		jsonw_knum(&w, "median", r->cat_pick.median, 6);
+		jsonw_knum(&w, "min", r->cat_pick.min, 6);
+		jsonw_knum(&w, "max", r->cat_pick.max, 6);
+		jsonw_kbool(&w, "used", r->cat_used);
+		jsonw_obj_end(&w);
+	} else {
+		jsonw_null(&w);
+	}
 
 	jsonw_key(&w, "local");
 	jsonw_obj_begin(&w);

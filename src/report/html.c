@@ -1229,7 +1229,7 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 	const struct gpu_stats *g = &r->an->gpus[gi];
 	struct svg_col *c[SER__COUNT];
 	size_t n[SER__COUNT], merged = 1;
-	char l[128], title[200], desc[600], note[200], d1[32], d2[32];
+	char l[128], title[200], desc[600], note[200], d1[32], d2[32], nu[32], np[32], nm[32], nt[32];
 	double y = 30;
 	int height;
 	bool down_sampled;
@@ -1255,10 +1255,11 @@ static void timeline(struct hw *h, int gi, const struct finding **byw)
 		snprintf(note, sizeof(note), "every sample shown (%s samples, columns of %s)", d2, d1);
 	snprintf(title, sizeof(title), "%s: utilization, power, memory, temperature and SM clock against time", l);
 	snprintf(desc, sizeof(desc),
-		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %.1f %%, peak power %.0f W, "
-		 "peak memory %.0f MiB, peak temperature %.0f C. The band beneath shows the state of each stretch; "
+		 "%s over the report window: %zu findings and longest stretches marked. Mean utilization %s %%, peak power %s W, "
+		 "peak memory %s MiB, peak temperature %s C. The band beneath shows the state of each stretch; "
 		 "gaps in the data are breaks in the lines and hatched in the band. %s.",
-		 l, nmark, r->gpus[gi].util_mean_pct, g->power_max_w, g->mem_max_mib, g->temp_max_c, note);
+		 l, nmark, nf_num(nu, sizeof(nu), r->gpus[gi].util_mean_pct, 1), nf_num(np, sizeof(np), r->gpus[gi].power_max_w, 0),
+		 nf_num(nm, sizeof(nm), r->gpus[gi].mem_max_mib, 0), nf_num(nt, sizeof(nt), r->gpus[gi].temp_max_c, 0), note);
 	fprintf(h->out, "<h3 id=\"timeline-%d\">", gi);
 	esc(h, l);
 	fprintf(h->out, "</h3>\n");
@@ -1786,7 +1787,7 @@ static void cost_section(struct hw *h)
 static void who(struct hw *h)
 {
 	static const char *const jkey[AB__COUNT] = {
-		[AB_USER] = "by_user", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
+		[AB_USER] = "by_user", [AB_ACCOUNT] = "by_account", [AB_JOB] = "by_job", [AB_TASK] = "by_task",
 		[AB_CTR] = "by_container", [AB_PROC] = "by_process",
 	};
 	const struct report_attrib *a = &h->r->attrib;

@@ -29,14 +29,14 @@ static void catalog_rate(struct report *r)
 	r->cat.age_months = -1;
 	if (!r->catalog)
 		return;
-	if (catalog_pick(r->catalog, r->prices.gpu_name, &r->cat.pick)) {
+	switch (catalog_apply(r->catalog, r->prices.gpu_name, &r->params, &r->cat.pick)) {
+	case -1:
 		r->cat.unmatched = r->prices.gpu_name[0] != '\0';
-		return;
+		break;
+	case 1:
+		r->cat.used = true;
+		break;
 	}
-	if (r->params.origin[COST_CLOUD_HOURLY_RATE] == COST_SET)
-		return;
-	cost_param_put(&r->params, COST_CLOUD_HOURLY_RATE, r->cat.pick.median, COST_CATALOG);
-	r->cat.used = true;
 }
 
 /*
@@ -142,11 +142,11 @@ static void gpu_figures(struct report *r)
 		o->util_p50_pct = gpu_util_quantile(g, 0.5);
 		o->util_p95_pct = gpu_util_quantile(g, 0.95);
 		o->power_mean_w = gpu_power_mean(g);
-		o->power_max_w = g->power_known_s > 0 ? g->power_max_w : NAN;
+		o->power_max_w = g->power_known_s > 0 ? g->power_max_w : NAN;	/* the maxima are NAN unread, 0 read */
 		o->idle_power_w = g->idle_s > 0 ? g->idle_ws / g->idle_s : NAN;
 		o->busy_power_w = g->active_s > 0 ? g->active_ws / g->active_s : NAN;
-		o->temp_max_c = g->temp_max_c > 0 ? g->temp_max_c : NAN;
-		o->mem_max_mib = g->mem_max_mib > 0 ? g->mem_max_mib : NAN;
+		o->temp_max_c = g->temp_max_c;
+		o->mem_max_mib = g->mem_max_mib;
 		o->mem_total_mib = g->mem_total_mib > 0 ? g->mem_total_mib : NAN;
 		o->energy_j = gpu_energy_j(g, &o->energy_source);
 		o->useful_s = analysis_useful_s(an, i, &o->trace_out_s, &o->trace_in_s);

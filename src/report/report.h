@@ -53,7 +53,7 @@ struct fleet_row {
  * rows by cost, most first, then "no process seen": the rest of each total,
  * so that every column adds up to the window's.
  */
-enum attrib_by { AB_USER, AB_JOB, AB_TASK, AB_CTR, AB_PROC, AB__COUNT };
+enum attrib_by { AB_USER, AB_ACCOUNT, AB_JOB, AB_TASK, AB_CTR, AB_PROC, AB__COUNT };
 extern const char *const attrib_by_name[AB__COUNT];
 #define ATTRIB_TEXT_TOP 5	/* rows a text table names before "N more" */
 #define ATTRIB_MD_ROWS 30	/* Markdown and HTML */

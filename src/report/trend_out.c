@@ -92,6 +92,53 @@ static void text_head(FILE *out, const char *first)
  * GPU shared by two tasks at once counts in both rows, and the time no task
  * was seen in none: the rows need not add up to the total.
  */
+/* --cloud-catalog: the rate it gave the rented column, or why none. */
+static void text_catalog(FILE *out, const struct trend_report *t)
+{
+	const struct cloud_catalog *c = t->catalog;
+	const struct catalog_pick *k = &t->cat_pick;
+	char a[64], b[64], m[64];
+
+	if (!c)
+		return;
+	if (t->cat_state < 0) {
+		fprintf(out, "cloud: %s (%s) has no accelerator matching %s: the cloud rate is not from it\n", c->name,
+			c->date, t->cat_gpu[0] ? t->cat_gpu : "the GPU (the store names no GPU model)");
+		return;
+	}
+	fprintf(out, "cloud: %s%s per GPU-hour from %s (%s, from the %s): median of %zu %s row(s), %s-%s, for %s%s\n",
+		t->cat_state ? "" : "not used, ", nf_money(m, sizeof(m), k->median, t->cp->currency), c->name, c->date,
+		c->date_from, k->nrows, k->accel, nf_money(a, sizeof(a), k->min, NULL),
+		nf_money(b, sizeof(b), k->max, t->cp->currency), t->cat_gpu,
+		t->cat_state ? "" : "; cloud_hourly_rate was --set");
+}
+
+static void json_catalog(struct jsonw *w, const struct trend_report *t)
+{
+	const struct cloud_catalog *c = t->catalog;
+	bool hit = t->cat_state >= 0;
+
+	jsonw_key(w, "catalog");
+	if (!c) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_obj_begin(w);
+	jsonw_kstr(w, "file", c->name);
+	jsonw_kstr(w, "date", c->date[0] ? c->date : NULL);
+	jsonw_kstr(w, "date_from", c->date_from);
+	jsonw_kint(w, "rows", (int64_t)c->nrows);
+	jsonw_kint(w, "bad_rows", (int64_t)c->nbad);
+	jsonw_kstr(w, "gpu_name", t->cat_gpu[0] ? t->cat_gpu : NULL);
+	jsonw_kstr(w, "accelerator", hit ? t->cat_pick.accel : NULL);
+	jsonw_kint(w, "matched_rows", (int64_t)t->cat_pick.nrows);
+	jsonw_knum(w, "median", hit ? t->cat_pick.median : NAN, 6);
+	jsonw_knum(w, "min", hit ? t->cat_pick.min : NAN, 6);
+	jsonw_knum(w, "max", hit ? t->cat_pick.max : NAN, 6);
+	jsonw_kbool(w, "used", t->cat_state > 0);
+	jsonw_obj_end(w);
+}
+
 static void text_by_task(FILE *out, const struct trend_report *t)
 {
 	const struct cost_params *cp = t->cp;
@@ -100,6 +147,7 @@ static void text_by_task(FILE *out, const struct trend_report *t)
 	fprintf(out, "gputally trend by %s%s%s (the whole window); profile %s%s%s\n", what, t->q->gpu ? ", GPU " : "",
 		t->q->gpu ? t->q->gpu : "", cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "",
 		cp->currency);
+	text_catalog(out, t);
 	text_head(out, what);
 	for (size_t i = 0; i < t->nt; i++)
 		text_row(out, t->tasks[i].name, &t->tasks[i], &t->ptask[i]);
@@ -123,6 +171,7 @@ static void trend_text(FILE *out, const struct trend_report *t)
 	fprintf(out, "gputally trend by %s%s%s%s%s (%s); profile %s%s%s\n", by_name[q->by], q->task ? ", task " : "",
 		q->task ? q->task : "", q->gpu ? ", GPU " : "", q->gpu ? q->gpu : "", t->zone,
 		cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "", cp->currency);
+	text_catalog(out, t);
 	text_head(out, "bucket");
 	for (size_t i = 0; i < t->n; i++) {
 		label(lab, sizeof(lab), t, &t->rows[i]);
@@ -191,6 +240,7 @@ static void trend_json(FILE *out, const struct trend_report *t)
 		jsonw_kstr(&w, "gpu", t->q->gpu);
 		jsonw_kstr(&w, "profile", cp->name[0] ? cp->name : NULL);
 		jsonw_kstr(&w, "currency", cp->currency[0] ? cp->currency : NULL);
+		json_catalog(&w, t);
 		json_tasks(&w, t);
 		jsonw_key(&w, "total");
 		json_row(&w, t, &t->tot, &t->ptot, 2);
@@ -201,6 +251,7 @@ static void trend_json(FILE *out, const struct trend_report *t)
 		jsonw_kstr(&w, "gpu", t->q->gpu);
 		jsonw_kstr(&w, "profile", cp->name[0] ? cp->name : NULL);
 		jsonw_kstr(&w, "currency", cp->currency[0] ? cp->currency : NULL);
+		json_catalog(&w, t);
 		jsonw_knum(&w, "idle_power_w", cp->idle_power_w, 2);
 		jsonw_knum(&w, "busy_power_w", cp->busy_power_w, 2);
 		jsonw_key(&w, "buckets");

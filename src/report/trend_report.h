@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cost/catalog.h"
 #include "cost/model.h"
 #include "store/store.h"
 
@@ -32,6 +33,12 @@ struct trend_report {
 	const char *owner;	/* --by user or job: the tasks are users or jobs (store_trend_owners), else NULL */
 	const struct trend_row *rows, *tasks;
 	size_t n, nt;
+	/* --cloud-catalog (catalog NULL without): the store's GPU model ("" none),
+	 * the rows it matched, and catalog_apply()'s answer (-1 no match, 0 --set, 1 used) */
+	const struct cloud_catalog *catalog;
+	char cat_gpu[96];
+	struct catalog_pick cat_pick;
+	int cat_state;
 	/* computed: the buckets summed (its GPUs: the most seen in one
 	 * bucket), and the priced figures of each bucket, task and the total */
 	struct trend_row tot;

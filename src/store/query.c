@@ -128,12 +128,12 @@ static int totals(struct store *s, struct analysis *an, int64_t *rows, int64_t t
 		g->gaps_s = col(st, c++) / 1000;
 		g->busy_s = col(st, c++) / 1000;
 		g->util_known_s = col(st, c++) / 1000;
-		g->mem_max_mib = fmax(0, col(st, c++));
+		g->mem_max_mib = col(st, c++);	/* NULL: no reading, NAN */
 		g->mem_total_mib = fmax(0, col(st, c++));
 		g->power_ws = col(st, c++);
 		g->power_known_s = col(st, c++) / 1000;
-		g->power_max_w = fmax(0, col(st, c++));
-		g->temp_max_c = fmax(0, col(st, c++));
+		g->power_max_w = col(st, c++);
+		g->temp_max_c = col(st, c++);
 		g->energy_counter_j = col(st, c++);
 		g->energy_counter_s = col(st, c++) / 1000;
 		g->energy_power_j = col(st, c++);

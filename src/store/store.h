@@ -190,6 +190,9 @@ int64_t store_local_bucket(int by, int64_t t_s);
  * or "(none)".  A logger's task labels are no one's and are left out. */
 int store_trend_owners(struct store *s, const struct trend_query *q, const char *col, struct trend_row **rows,
 		       size_t *n, struct gl_err *err);
+/* The name of the GPU model with the most covered time in q's window (and
+ * q->gpu, if given), as report picks it; "" when the store names none. */
+int store_gpu_model(struct store *s, const struct trend_query *q, char *name, size_t cap, struct gl_err *err);
 /* Every task (process name) seen in the window, most busy first. */
 int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend_row **rows, size_t *n,
 		      struct gl_err *err);

@@ -334,3 +334,28 @@ int store_trend_tasks(struct store *s, const struct trend_query *q, struct trend
 	select_sql(sql, sizeof(sql), &tq, "p.name", false);
 	return run(s, q, sql, 1, rows, n, err);
 }
+
+int store_gpu_model(struct store *s, const struct trend_query *q, char *name, size_t cap, struct gl_err *err)
+{
+	struct trend_query wq = *q;
+	char sql[512], gf[128];
+	sqlite3_stmt *st;
+	int rc;
+
+	name[0] = '\0';
+	wq.task = NULL;
+	snprintf(sql, sizeof(sql),
+		 "SELECT g.name FROM %s m JOIN gpus g ON g.id = m.gpu WHERE m.t >= ?1 AND m.t < ?2%s"
+		 " AND g.name IS NOT NULL AND g.name <> '' GROUP BY g.name ORDER BY sum(m.covered_ms) DESC, g.name LIMIT 1",
+		 hour_aligned(&wq) ? "hours" : "minutes", gpu_filter(&wq, "m", gf, sizeof(gf)));
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	bind_common(st, &wq);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(name, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	return 0;
+}

@@ -24,6 +24,33 @@ count() { sqlite3 "$1" "$2"; }
 
 # ---- 1. the bundled capture: report --db equals report on the files ----------
 "$BIN" ingest --db "$T/h.db" "$EX" >"$T/ingest1.txt"
+
+# trend --cloud-catalog: report's rule on the store's GPU model (NVIDIA H200:
+# the 6 H200 rows of the Nebius catalogue, each 3.50 per GPU-hour)
+CAT=tests/golden/5053-report-cloud-catalog/nebius-vms-2025-06-01.csv
+"$BIN" trend --db "$T/h.db" --cloud-catalog "$CAT" >"$T/trend-cat.txt"
+check "trend --cloud-catalog: the rate, its rows and the store's model in the text" grep -qx \
+	"cloud: 3.50 per GPU-hour from nebius-vms-2025-06-01.csv (2025-06-01, from the file name): median of 6 H200 row(s), 3.50-3.50, for NVIDIA H200" \
+	"$T/trend-cat.txt"
+"$BIN" trend --db "$T/h.db" --json --set cloud_catalog="$CAT" >"$T/trend-cat.json"
+"$BIN" trend --db "$T/h.db" --json --set cloud_hourly_rate=3.5 >"$T/trend-35.json"
+"$BIN" trend --db "$T/h.db" --json --set cloud_hourly_rate=7 >"$T/trend-7.json"
+"$BIN" trend --db "$T/h.db" --json --set cloud_catalog="$CAT" --set cloud_hourly_rate=7 >"$T/trend-cat-set.json"
+check "trend --cloud-catalog: rented as with --set cloud_hourly_rate=3.5; a --set rate wins" python3 - "$T/trend-cat.json" "$T/trend-7.json" "$T/trend-cat-set.json" "$T/trend-35.json" <<'EOF2'
+import json, sys
+c, s, cs, s35 = (json.load(open(f)) for f in sys.argv[1:5])
+k = c["catalog"]
+assert (k["gpu_name"], k["accelerator"], k["matched_rows"], k["median"], k["used"]) == ("NVIDIA H200", "H200", 6, 3.5, True), k
+assert cs["catalog"]["used"] is False and s["catalog"] is None
+r, r7 = c["total"]["rented_cost"], s["total"]["rented_cost"]
+assert r == s35["total"]["rented_cost"] and r7 > r > 0, (r, r7)
+assert [b["rented_cost"] for b in c["buckets"]] == [b["rented_cost"] for b in s35["buckets"]]
+assert cs["total"]["rented_cost"] == r7, (cs["total"]["rented_cost"], r7)
+EOF2
+"$BIN" trend --db "$T/h.db" --cloud-catalog "$CAT" --gpu 5 >"$T/trend-cat-none.txt"
+check "trend --cloud-catalog: no GPU in the window, no rate, said so" grep -q \
+	"^cloud: nebius-vms-2025-06-01.csv (2025-06-01) has no accelerator matching the GPU (the store names no GPU model)" \
+	"$T/trend-cat-none.txt"
 "$BIN" report --json "$EX" >"$T/files.json"
 "$BIN" report --db "$T/h.db" --json >"$T/db.json"
 "$BIN" report --json --profile h200-vs-cloud "$EX" >"$T/files-cost.json"

@@ -233,8 +233,10 @@ static void test_who_spent_it(void **state)
 }
 
 /* Batch job id (offset into jstrs) of a Slurm allocation from minute m0 to m1. */
-static char jstrs[] = "J1\0J2\0J3\0alice\0bob\0carol";
-enum { S_JOB1 = 0, S_JOB2 = 3, S_JOB3 = 6, S_JALICE = 9, S_JBOB = 15, S_JCAROL = 19 };
+static char jstrs[] = "J1\0J2\0J3\0alice\0bob\0carol\0chem";
+enum { S_JOB1 = 0, S_JOB2 = 3, S_JOB3 = 6, S_JALICE = 9, S_JBOB = 15, S_JCAROL = 19, S_JCHEM = 25 };
+/* the Account of the jobs job_mask() adds next (STR_NONE: sacct said none) */
+static uint32_t job_account = STR_NONE;
 
 static void job_mask(struct analysis *an, int m0, int m1, uint32_t id, uint32_t user, int gpus, int nodes,
 		     uint64_t mask);
@@ -261,13 +263,89 @@ static void job_mask(struct analysis *an, int m0, int m1, uint32_t id, uint32_t 
 	r.job.t1_ns = MIN(m1);
 	r.job.id = id;
 	r.job.user = user;
-	r.job.account = r.job.nodes = STR_NONE;
+	r.job.account = job_account;
+	r.job.nodes = STR_NONE;
 	r.job.ngpus = gpus;
 	r.job.nnodes = nodes;
 	r.job.gpuutil_pct = r.job.gpumem_mib = NAN;
 	r.job.gpu_mask = mask;
 	r.job.energy_j = NAN;
 	analysis_add(an, &r, &b, src_a);
+}
+
+/*
+ * The jobs of test_slurm_jobs by Slurm account: J1 and J2 are chem's, J3
+ * names none.  chem = J1 + J2: 26.667 + 66.667 = 93.333 GPU-min (5600 s),
+ * 1.616 + 4.04 = 5.656; "(no account)" = J3: 400 s, 0.404; no job seen
+ * 1200 s, 1.212; 5.656 + 0.404 + 1.212 = 7.272, the window's cost.
+ */
+static void test_slurm_accounts(void **state)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct ingest_result res = { 0 };
+	struct report rep;
+	const struct attrib_row *x;
+	double held = 0, cost = 0;
+
+	(void)state;
+	analysis_init(an, NULL);
+	for (int m = 0; m < 60; m++) {
+		job_account = S_JCHEM;
+		if (m == 0)
+			job(an, 0, 30, S_JOB1, S_JALICE, 1, 1);
+		if (m == 20)
+			job(an, 20, 60, S_JOB2, S_JBOB, 2, 1);
+		job_account = STR_NONE;
+		if (m == 40)
+			job(an, 40, 50, S_JOB3, S_JCAROL, 2, 2);
+		sample(an, m, 0, 100, 100);
+		sample(an, m, 1, 100, 100);
+	}
+	analysis_finish(an);
+	memset(&rep, 0, sizeof(rep));
+	rep.inputs = &res;
+	rep.an = an;
+	rep.tz = "UTC";
+	cost_params_init(&rep.params);
+	rep.params.hardware_price = 0;
+	rep.params.maintenance_hours_per_year = 0;
+	rep.params.cooling_w = 0;
+	rep.params.hours_on_per_day = 24;
+	rep.params.other_fixed_per_year = 31536;
+	rep.params.electricity_price = 0.36;
+	rep.params.pue = 1;
+	rep.params.local_per_job_fixed = 0;
+	report_compute(&rep);
+	assert_near(rep.win.local_cost, 7.272, 1e-9);
+	sums_match(&rep);
+	assert_true(rep.attrib.from_jobs[AB_ACCOUNT]);
+	assert_true(rep.attrib.known[AB_ACCOUNT]);
+	assert_true(rep.attrib.show[AB_ACCOUNT]);
+	assert_int_equal(rep.attrib.nrows[AB_ACCOUNT], 3);
+	x = &rep.attrib.rows[AB_ACCOUNT][0];
+	assert_string_equal(x->key, "chem");
+	assert_int_equal(x->nprocs, 2);
+	assert_near(x->held_s, 5600, 1e-6);
+	assert_near(x->energy_j, 560e3, 1e-3);
+	assert_near(x->cost, 5.656, 1e-9);
+	x = row_of(&rep, AB_ACCOUNT, "(no account)");
+	assert_near(x->held_s, 400, 1e-6);
+	assert_near(x->cost, 0.404, 1e-9);
+	x = &rep.attrib.rows[AB_ACCOUNT][2];
+	assert_true(x->none);
+	assert_string_equal(x->key, "no job seen");
+	assert_near(x->held_s, 1200, 1e-6);
+	assert_near(x->cost, 1.212, 1e-9);
+	for (size_t i = 0; i < rep.attrib.nrows[AB_ACCOUNT]; i++) {
+		held += rep.attrib.rows[AB_ACCOUNT][i].held_s;
+		cost += rep.attrib.rows[AB_ACCOUNT][i].cost;
+	}
+	assert_near(held, 7200, 1e-6);
+	assert_near(cost, 7.272, 1e-9);
+	assert_near(rep.attrib.total[AB_ACCOUNT].cost, 7.272, 1e-9);
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
 }
 
 /*
@@ -491,6 +569,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_who_spent_it),
 		cmocka_unit_test(test_slurm_jobs),
+		cmocka_unit_test(test_slurm_accounts),
 		cmocka_unit_test(test_slurm_job_indices),
 		cmocka_unit_test(test_slurm_dcgm_same_job),
 		cmocka_unit_test(test_no_processes),
