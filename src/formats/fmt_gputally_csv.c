@@ -171,7 +171,7 @@ static void gc_who_entry(struct parse_ctx *ctx, const char **w, const char *wend
 static void gc_emit_procs(struct parse_ctx *ctx, struct slice s, int64_t t_ns, int32_t gpu,
 			  uint32_t uuid, struct slice who, struct slice task)
 {
-	const char *p = s.p, *end, *w = who.p, *wend = who.p + who.n;
+	const char *p = s.p, *end, *w = who.p, *wend = who.n ? who.p + who.n : who.p;
 	uint32_t task_off = STR_NONE;
 
 	if (s.n == 0 || slice_eq(s, "-"))

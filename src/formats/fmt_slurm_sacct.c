@@ -458,7 +458,8 @@ static void sa_read(struct parse_ctx *ctx)
 		}
 		p = nl ? nl + 1 : end;
 	}
-	qsort(st->jobs, st->njobs, sizeof(*st->jobs), job_cmp);
+	if (st->njobs > 1)
+		qsort(st->jobs, st->njobs, sizeof(*st->jobs), job_cmp);
 	for (size_t i = 0; i < st->njobs; i++) {
 		const struct sa_job *j = &st->jobs[i];
 		struct rec *r;

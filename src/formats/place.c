@@ -621,7 +621,7 @@ static void by_file_time(struct pl_collect *c, struct ingest_result *res, size_t
 	}
 	if (c->o->hold_weak) {
 		/* ingest: by content or not at all (issue 28) */
-		snprintf(st->skip_reason, sizeof(st->skip_reason),
+		fmt_cut(st->skip_reason, sizeof(st->skip_reason),
 			 "no time in the file; %s: not stored by its file time; held, and read again by "
 			 "the next ingest that brings a timed log of the same GPU (or give --start)",
 			 content_why);
