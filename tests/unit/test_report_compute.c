@@ -25,7 +25,7 @@
 
 #define NKINDS 40	/* more than the 32 text.c once tallied without saying so */
 
-static char kind_names[NKINDS][16];	/* finding kinds are static strings */
+static char kind_names[NKINDS][24];	/* finding kinds are static strings */
 
 static struct analysis *start(void)
 {
