@@ -82,14 +82,15 @@ kcase() {
 	rw=$(median "$D/kl.report.res" 1)
 	rc=$(median "$D/kl.report.res" 2)
 	rr=$(max_col "$D/kl.report.res" 3)
-	# Judged twice: on wall time (what the issue measures; the report may use both cores
-	# where grep uses one) and on CPU time (the steadier figure on a shared machine).
+	# Judged on wall time, what the issue measures (how long a user waits, against
+	# grep's wait; the report may use both cores where grep uses one).  The CPU
+	# ratio is printed beside it, not judged: it is the steadier figure on a shared
+	# machine, and what the report's second thread costs (docs/perf.md).
 	awk -v g="$gw" -v r="$rw" -v gc="$gc" -v rc="$rc" -v lim="$RATIO_LIMIT" -v n="$name" 'BEGIN {
-		printf "  ratio report/grep, %s: wall %.2f, CPU %.2f (target <= %.1f)\n", n, r / g, rc / gc, lim
-		split("wall CPU", what, " "); v[1] = r / g; v[2] = rc / gc
-		for (i = 1; i <= 2; i++)
-			if (v[i] <= lim) printf "  PASS kernel log (%s NVIDIA lines): report/grep %s %.2f <= 2\n", n, what[i], v[i]
-			else printf "  FAIL kernel log (%s NVIDIA lines): report/grep %s %.2f > 2 (needs %.1fx less)\n", n, what[i], v[i], v[i] / lim }'
+		printf "  ratio report/grep, %s: wall %.2f (target <= %.1f), CPU %.2f (not a target)\n", n, r / g, lim, rc / gc
+		if (r / g <= lim) printf "  PASS kernel log (%s NVIDIA lines): report/grep wall %.2f <= 2\n", n, r / g
+		else printf "  FAIL kernel log (%s NVIDIA lines): report/grep wall %.2f > 2 (needs %.1fx less)\n", n, r / g, r / g / lim
+		printf "  info kernel log (%s NVIDIA lines): report/grep CPU %.2f (two threads against one)\n", n, rc / gc }'
 	awk -v r="$rr" -v lim="$RSS_LIMIT_KIB" -v n="$name" 'BEGIN {
 		if (r < lim) printf "  PASS kernel log (%s): peak RSS %.1f MB < 64 MB\n", n, r / 1024
 		else printf "  FAIL kernel log (%s): peak RSS %.1f MB >= 64 MB\n", n, r / 1024 }'

@@ -102,9 +102,10 @@ say "month store: $(wc -c <"$D/month.db" | tr -d ' ') bytes; load average after:
 
 # ---- a year of minutes of 8 GPUs ------------------------------------------------
 # The schema from a real ingest, then 365 x 1440 x 8 rows made by SQL (a busy day shape);
-# the hours are then made by the program itself: the store is marked v2 without what v3 to v5
+# the hours are then made by the program itself: the store is marked v2 without what v3 to v6
 # added (the hours table and four files columns; the events and outages tables; the findings'
-# code), and the next ingest migrates it (v3 fills the hours from the minutes).
+# code; the processes' user and job), and the next ingest migrates it (v3 fills the hours from
+# the minutes).
 "$GT" ingest -q --db "$D/year.db" examples/h200-training >/dev/null
 t0=$(now)
 sqlite3 "$D/year.db" "
@@ -134,6 +135,7 @@ DROP TABLE findings; ALTER TABLE f4 RENAME TO findings;
 DROP TABLE events; DROP TABLE outages; DROP TABLE hours; PRAGMA user_version = 2;
 ALTER TABLE files DROP COLUMN compression; ALTER TABLE files DROP COLUMN lines;
 ALTER TABLE files DROP COLUMN records; ALTER TABLE files DROP COLUMN skipped;
+ALTER TABLE proc_minutes DROP COLUMN user; ALTER TABLE proc_minutes DROP COLUMN job;
 PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 t1=$(now)
 "$GT" ingest -q --db "$D/year.db" examples/h200-training >/dev/null
