@@ -151,38 +151,74 @@ static int proc_mib(struct slice v, double *mib, const char **why)
 	}
 }
 
+/* What places a row: its GPU index and, with a timestamp column, its time. */
+struct row_key {
+	int64_t idx, t_ns;	/* idx -1: no gpu column yet */
+	bool has_time;
+};
+
+/* Cell c, of role C_GPU or C_TIME, into k; false after saying why it is bad. */
+static bool key_cell(struct parse_ctx *ctx, const char *line, int role, struct slice c, struct row_key *k)
+{
+	struct slice v = slice_trim(c);
+	double d;
+
+	if (role == C_GPU) {
+		if (slice_to_i64(v, &k->idx) || k->idx < 0 || k->idx > 65535) {
+			ctx_bad(ctx, ctx_col(line, c.p), "\"%.*s\" is not a GPU index", fmt_quote_len(v), v.p);
+			return false;
+		}
+		return true;
+	}
+	if (slice_to_double(v, &d) || d < 0 || d > 4e9) {
+		ctx_bad(ctx, ctx_col(line, c.p), "\"%.*s\" is not a time in epoch seconds", fmt_quote_len(v), v.p);
+		return false;
+	}
+	k->t_ns = (int64_t)(d * 1e9 + 0.5);
+	k->has_time = true;
+	return true;
+}
+
+/* A record of the row keyed by k, on its GPU at its time; NULL after saying
+ * why (no gpu column: at is where the row starts) or when none is left. */
+static struct rec *key_rec(struct parse_ctx *ctx, const char *line, const char *at, const struct row_key *k,
+			   int kind)
+{
+	struct rec *r;
+
+	if (k->idx < 0) {
+		ctx_bad(ctx, ctx_col(line, at), "a row with no gpu column");
+		return NULL;
+	}
+	if (!(r = ctx_rec(ctx, kind)))
+		return NULL;
+	r->t_ns = k->t_ns;
+	r->time_kind = k->has_time ? TK_ABS : TK_NONE;
+	r->gpu_index = (int32_t)k->idx;
+	return r;
+}
+
 /* One row of `amd-smi process --csv`: one process on one GPU. */
 static void proc_row(struct parse_ctx *ctx, struct amd_csv *t, const char *line,
 		     const struct slice *c)
 {
-	int64_t idx = -1, pid = -2, t_ns = 0;
+	struct row_key key = { -1, 0, false };
+	int64_t pid = -2;
 	double vram = 0, mem = 0;
-	bool has_vram = false, has_mem = false, has_time = false, bad_vram = false;
+	bool has_vram = false, has_mem = false, bad_vram = false;
 	struct slice pname = { NULL, 0 };
 	struct rec *r;
 
 	for (uint32_t i = 0; i < t->ncols; i++) {
 		struct slice v = slice_trim(c[i]);
 		const char *why = "not a number";
-		double d;
 		uint8_t st = 0;
 		int k;
 		switch (t->role[i]) {
 		case C_GPU:
-			if (slice_to_i64(v, &idx) || idx < 0 || idx > 65535) {
-				ctx_bad(ctx, ctx_col(line, c[i].p), "\"%.*s\" is not a GPU index",
-					fmt_quote_len(v), v.p);
-				return;
-			}
-			break;
 		case C_TIME:
-			if (slice_to_double(v, &d) || d < 0 || d > 4e9) {
-				ctx_bad(ctx, ctx_col(line, c[i].p),
-					"\"%.*s\" is not a time in epoch seconds", fmt_quote_len(v), v.p);
+			if (!key_cell(ctx, line, t->role[i], c[i], &key))
 				return;
-			}
-			t_ns = (int64_t)(d * 1e9 + 0.5);
-			has_time = true;
 			break;
 		case C_PID:
 			if (smi_missing_token(v, &st))
@@ -214,15 +250,8 @@ static void proc_row(struct parse_ctx *ctx, struct amd_csv *t, const char *line,
 			break;
 		}
 	}
-	if (idx < 0) {
-		ctx_bad(ctx, ctx_col(line, c[0].p), "a row with no gpu column");
+	if (!(r = key_rec(ctx, line, c[0].p, &key, REC_PROC)))
 		return;
-	}
-	if (!(r = ctx_rec(ctx, REC_PROC)))
-		return;
-	r->t_ns = t_ns;
-	r->time_kind = has_time ? TK_ABS : TK_NONE;
-	r->gpu_index = (int32_t)idx;
 	r->uuid = STR_NONE;
 	r->pid = pid;
 	r->name = pname.n && !slice_eq(pname, "N/A") ? ctx_str(ctx, pname) : STR_NONE;
@@ -237,9 +266,9 @@ static void row(struct parse_ctx *ctx, struct amd_csv *t, const char *line, stru
 {
 	struct slice c[MAX_COLS];
 	struct amd_sample smp;
-	bool over, has_time = false;
+	bool over;
 	size_t n = cells(s, c, MAX_COLS, &over);
-	int64_t idx = -1, t_ns = 0;
+	struct row_key key = { -1, 0, false };
 	struct rec *r;
 
 	if (!over && n < t->ncols && ctx->last_line_partial) {
@@ -262,20 +291,9 @@ static void row(struct parse_ctx *ctx, struct amd_csv *t, const char *line, stru
 		double d;
 		switch (t->role[i]) {
 		case C_GPU:
-			if (slice_to_i64(v, &idx) || idx < 0 || idx > 65535) {
-				ctx_bad(ctx, ctx_col(line, c[i].p), "\"%.*s\" is not a GPU index",
-					fmt_quote_len(v), v.p);
-				return;
-			}
-			break;
 		case C_TIME:
-			if (slice_to_double(v, &d) || d < 0 || d > 4e9) {
-				ctx_bad(ctx, ctx_col(line, c[i].p),
-					"\"%.*s\" is not a time in epoch seconds", fmt_quote_len(v), v.p);
+			if (!key_cell(ctx, line, t->role[i], c[i], &key))
 				return;
-			}
-			t_ns = (int64_t)(d * 1e9 + 0.5);
-			has_time = true;
 			break;
 		case C_FIELD:
 			switch (amd_value(t->field[i], v, (struct slice){ NULL, 0 }, &d, &why)) {
@@ -295,15 +313,8 @@ static void row(struct parse_ctx *ctx, struct amd_csv *t, const char *line, stru
 			break;
 		}
 	}
-	if (idx < 0) {
-		ctx_bad(ctx, ctx_col(line, s.p), "a row with no gpu column");
+	if (!(r = key_rec(ctx, line, s.p, &key, REC_SAMPLE)))
 		return;
-	}
-	if (!(r = ctx_rec(ctx, REC_SAMPLE)))
-		return;
-	r->t_ns = t_ns;
-	r->time_kind = has_time ? TK_ABS : TK_NONE;
-	r->gpu_index = (int32_t)idx;
 	r->uuid = r->name = STR_NONE;
 	r->present = smp.g.present;
 	for (int m = 0; m < M__COUNT; m++)
