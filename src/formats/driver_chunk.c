@@ -59,6 +59,16 @@ void batch_release(struct batch *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void chunk_release(struct chunk *c)
+{
+	free(c->owned);
+	c->owned = NULL;
+	for (int k = 0; k < c->nctx; k++)
+		free(c->ctx[k]);
+	c->nctx = 0;
+	batch_release(&c->batch);
+}
+
 static size_t max_line(const struct ingest_opts *o)
 {
 	return o && o->max_line ? o->max_line : MAX_LINE;

@@ -114,6 +114,9 @@ bool open_source(struct source *s, struct input_stat *st, const struct ingest_op
 /* driver_chunk.c */
 void batch_release(struct batch *b);
 void parse_chunk(struct chunk *c, const struct ingest_opts *o);
+/* Free what c holds: its own copy of the text, its context lines, its records;
+ * safe on a zeroed chunk and to call again. */
+void chunk_release(struct chunk *c);
 bool cut_chunk(struct source *s, struct chunk *c, size_t chunk_bytes, struct gl_err *err);
 
 /* Queue c for parsing (parsed here and now with no workers, or for a

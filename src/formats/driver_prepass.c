@@ -72,10 +72,7 @@ static void scan_input(struct ingest_result *res, size_t i, const struct ingest_
 			pl_collect_rec(pc, i, &r, &c.batch);
 		}
 	}
-	for (int k = 0; k < c.nctx; k++)
-		free(c.ctx[k]);
-	free(c.owned);
-	batch_release(&c.batch);
+	chunk_release(&c);
 	source_release(&s);
 	keep_learnt(&before, st);
 	*st = before;
@@ -159,10 +156,7 @@ static bool scan_boot_input(struct ingest_result *res, size_t i, const struct in
 			}
 		}
 	}
-	for (int k = 0; k < c.nctx; k++)
-		free(c.ctx[k]);
-	free(c.owned);
-	batch_release(&c.batch);
+	chunk_release(&c);
 	source_release(&s);
 	keep_learnt(&before, st);
 	*st = before;
@@ -286,10 +280,7 @@ static bool scan_zone_input(struct ingest_result *res, size_t i, const struct in
 	zi->zoned = timed && !local && zi->first_ns != INT64_MIN;
 	zi->tod = s.tod_base_days != INT64_MIN;
 	zi->tod_days = s.tod_base_days;
-	for (int k = 0; k < c.nctx; k++)
-		free(c.ctx[k]);
-	free(c.owned);
-	batch_release(&c.batch);
+	chunk_release(&c);
 	source_release(&s);
 	keep_learnt(&before, st);
 	*st = before;

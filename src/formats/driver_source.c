@@ -27,13 +27,8 @@ void source_release(struct source *s)
 	for (uint64_t seq = s->head_seq; s->pool && seq < s->tail_seq; seq++)
 		chunk_wait(s->pool, &s->slots[seq % s->nslots]);
 	s->head_seq = s->tail_seq;
-	for (unsigned i = 0; i < s->nslots; i++) {
-		struct chunk *c = &s->slots[i];
-		free(c->owned);
-		for (int k = 0; k < c->nctx; k++)
-			free(c->ctx[k]);
-		batch_release(&c->batch);
-	}
+	for (unsigned i = 0; i < s->nslots; i++)
+		chunk_release(&s->slots[i]);
 	free(s->slots);
 	s->slots = NULL;
 	s->nslots = 0;

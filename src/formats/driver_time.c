@@ -86,17 +86,14 @@ static void count_ticks(struct source *s, const struct ingest_opts *o)
 	}
 	tick_seq_release(&seq);
 	s->st->bytes = 0;	/* counted again by the real pass */
-	for (int i = 0; i < c.nctx; i++)
-		free(c.ctx[i]);
 	for (int i = 0; i < tmp.nctx; i++)
 		free(tmp.ctx[i]);
-	free(c.owned);
 	free(tmp.carry);
 	/* a stream() format's state of this counting pass (smi-xml without <timestamp>) */
 	if (tmp.stream_state && tmp.fmt->fini)
 		tmp.fmt->fini(tmp.stream_state);
 	free(tmp.stream_state);
-	batch_release(&c.batch);
+	chunk_release(&c);
 	reader_close(&tmp.rd);
 }
 
