@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/catalog_out.h"
 #include "util/jsonw.h"
 #include "util/numfmt.h"
 #include "util/version.h"
@@ -242,19 +243,10 @@ void cost_out_json(FILE *out, const struct cost_run *r)
 	jsonw_key(&w, "catalog");
 	if (r->catalog) {
 		const struct cloud_catalog *c = r->catalog;
-		jsonw_obj_begin(&w);
-		jsonw_kstr(&w, "file", c->name);
-		jsonw_kstr(&w, "date", c->date[0] ? c->date : NULL);
-		jsonw_kstr(&w, "date_from", c->date_from);
-		jsonw_kint(&w, "rows", (int64_t)c->nrows);
-		jsonw_kint(&w, "bad_rows", (int64_t)c->nbad);
+		catalog_json_file(&w, c);
 		jsonw_kstr(&w, "gpu_name", r->cat_gpu);
 		jsonw_kstr(&w, "gpu_name_from", r->cat_gpu_from);
-		jsonw_kstr(&w, "accelerator", r->cat_pick.accel);
-		jsonw_kint(&w, "matched_rows", (int64_t)r->cat_pick.nrows);
-		jsonw_knum(&w, "median", r->cat_pick.median, 6);
-		jsonw_knum(&w, "min", r->cat_pick.min, 6);
-		jsonw_knum(&w, "max", r->cat_pick.max, 6);
+		catalog_json_pick(&w, &r->cat_pick, true);	/* cost stops where no row matches */
 		jsonw_kbool(&w, "used", r->cat_used);
 		jsonw_obj_end(&w);
 	} else {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/kmsg.h"
+#include "report/catalog_out.h"
 #include "util/jsonw.h"
 #include "util/version.h"
 #include "util/timeutil.h"
@@ -612,18 +613,9 @@ static void catalog(struct jsonw *w, const struct report *r)
 		jsonw_null(w);
 		return;
 	}
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "file", c->name);
-	jsonw_kstr(w, "date", c->date[0] ? c->date : NULL);
-	jsonw_kstr(w, "date_from", c->date_from);
-	jsonw_kint(w, "rows", (int64_t)c->nrows);
-	jsonw_kint(w, "bad_rows", (int64_t)c->nbad);
+	catalog_json_file(w, c);
 	jsonw_kstr(w, "gpu_name", r->prices.gpu_name);
-	jsonw_kstr(w, "accelerator", r->cat.pick.nrows ? r->cat.pick.accel : NULL);
-	jsonw_kint(w, "matched_rows", (int64_t)r->cat.pick.nrows);
-	jsonw_knum(w, "median", r->cat.pick.nrows ? r->cat.pick.median : NAN, 6);
-	jsonw_knum(w, "min", r->cat.pick.nrows ? r->cat.pick.min : NAN, 6);
-	jsonw_knum(w, "max", r->cat.pick.nrows ? r->cat.pick.max : NAN, 6);
+	catalog_json_pick(w, &r->cat.pick, r->cat.pick.nrows > 0);
 	jsonw_kbool(w, "used", r->cat.used);
 	jsonw_knum(w, "age_months", r->cat.age_months >= 0 ? r->cat.age_months : NAN, 0);
 	jsonw_kbool(w, "older_than_a_year", r->cat.old);

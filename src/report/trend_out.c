@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/catalog_out.h"
 #include "util/jsonw.h"
 #include "util/numfmt.h"
 #include "util/timeutil.h"
@@ -123,18 +124,9 @@ static void json_catalog(struct jsonw *w, const struct trend_report *t)
 		jsonw_null(w);
 		return;
 	}
-	jsonw_obj_begin(w);
-	jsonw_kstr(w, "file", c->name);
-	jsonw_kstr(w, "date", c->date[0] ? c->date : NULL);
-	jsonw_kstr(w, "date_from", c->date_from);
-	jsonw_kint(w, "rows", (int64_t)c->nrows);
-	jsonw_kint(w, "bad_rows", (int64_t)c->nbad);
+	catalog_json_file(w, c);
 	jsonw_kstr(w, "gpu_name", t->cat_gpu[0] ? t->cat_gpu : NULL);
-	jsonw_kstr(w, "accelerator", hit ? t->cat_pick.accel : NULL);
-	jsonw_kint(w, "matched_rows", (int64_t)t->cat_pick.nrows);
-	jsonw_knum(w, "median", hit ? t->cat_pick.median : NAN, 6);
-	jsonw_knum(w, "min", hit ? t->cat_pick.min : NAN, 6);
-	jsonw_knum(w, "max", hit ? t->cat_pick.max : NAN, 6);
+	catalog_json_pick(w, &t->cat_pick, hit);
 	jsonw_kbool(w, "used", t->cat_state > 0);
 	jsonw_obj_end(w);
 }
