@@ -191,35 +191,48 @@ static int cmp_busy_desc(const void *a, const void *b, void *ud)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-/* Per finding g: the findings of its severity and kind at g and after, summed in order. */
+/*
+ * Per finding g: the findings of its severity and kind at g and after.  One
+ * backward pass, each (severity, kind) carrying the sums of what follows, so
+ * a long run's thousands of findings of one kind cost n, not n squared.
+ */
 static void finding_rests(struct report *r)
 {
 	const struct analysis *an = r->an;
-	size_t n = an->nfinds, *next = xcalloc(n ? n : 1, sizeof(*next));
+	size_t n = an->nfinds, ngroups = 0, last = 0;
+	struct rest_group {
+		int severity;
+		const char *kind;
+		struct report_rest sum;
+	} *groups = xcalloc(n ? n : 1, sizeof(*groups));
 
-	/* next[i]: the next finding of i's severity and kind (n: none) */
-	for (size_t i = 0; i < n; i++) {
-		next[i] = n;
-		for (size_t k = i + 1; k < n; k++)
-			if (an->finds[k].severity == an->finds[i].severity && !strcmp(an->finds[k].kind, an->finds[i].kind)) {
-				next[i] = k;
-				break;
-			}
-	}
 	r->finding_rest = xcalloc(n ? n : 1, sizeof(*r->finding_rest));
-	for (size_t g = 0; g < n; g++) {
+	for (size_t g = n; g-- > 0;) {
+		const struct finding *f = &an->finds[g];
 		struct report_rest *o = &r->finding_rest[g];
-		for (size_t k = g; k < n; k = next[k]) {
-			o->n++;
-			o->stretches += an->finds[k].nstretch;
-			o->total_s += an->finds[k].total_s;
-			if (!isnan(r->finding_cost[k])) {
-				o->cost += r->finding_cost[k];
-				o->costed = true;
+		size_t k = last;
+		if (k >= ngroups || groups[k].severity != f->severity || strcmp(groups[k].kind, f->kind)) {
+			for (k = 0; k < ngroups; k++)
+				if (groups[k].severity == f->severity && !strcmp(groups[k].kind, f->kind))
+					break;
+			if (k == ngroups) {
+				groups[k].severity = f->severity;
+				groups[k].kind = f->kind;
+				ngroups++;
 			}
 		}
+		last = k;
+		*o = groups[k].sum;
+		o->n++;
+		o->stretches += f->nstretch;
+		o->total_s += f->total_s;
+		if (!isnan(r->finding_cost[g])) {
+			o->cost += r->finding_cost[g];
+			o->costed = true;
+		}
+		groups[k].sum = *o;
 	}
-	free(next);
+	free(groups);
 }
 
 /* The processes, busiest first (the HTML chart's order). */
