@@ -853,6 +853,29 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 	drain(an, gi, false);
 }
 
+/* A process's key: its GPU, pid and name as kept (name[] holds the first 63 bytes). */
+static uint64_t proc_hash(int gi, int64_t pid, const char *name)
+{
+	uint64_t h = hash_u64(hash_u64(HASH_SEED, (uint64_t)gi), (uint64_t)pid);
+
+	return hash_bytes(h, name, strnlen(name, sizeof(((struct proc_stat *)0)->name) - 1));
+}
+
+struct proc_key {
+	const struct analysis *an;
+	int gi;
+	int64_t pid;
+	const char *name;
+};
+
+static bool proc_eq(const void *ctx, size_t i)
+{
+	const struct proc_key *k = ctx;
+	const struct proc_stat *p = &k->an->procs[i];
+
+	return p->gpu == k->gi && p->pid == k->pid && !strncmp(p->name, k->name, sizeof(p->name) - 1);
+}
+
 struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name)
 {
 	struct proc_stat *p;
@@ -865,15 +888,18 @@ struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, co
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->fb_max_mib = NAN;
 	p->first_ns = INT64_MAX;
+	/* indexed, so that finding it again does not scan every process */
+	hashidx_add(&an->proc_idx, proc_hash(gi, pid, p->name), an->nprocs - 1);
 	return p;
 }
 
 static size_t proc_find(struct analysis *an, int gi, int64_t pid, const char *name)
 {
-	for (size_t i = 0; i < an->nprocs; i++)
-		if (an->procs[i].gpu == gi && an->procs[i].pid == pid &&
-		    !strncmp(an->procs[i].name, name, sizeof(an->procs[i].name) - 1))
-			return i;
+	struct proc_key k = { an, gi, pid, name };
+	size_t i = hashidx_find(&an->proc_idx, proc_hash(gi, pid, name), proc_eq, &k);
+
+	if (i != HASHIDX_NONE)
+		return i;
 	analysis_proc_new(an, gi, pid, name);
 	return an->nprocs - 1;
 }
@@ -1368,6 +1394,7 @@ void analysis_release(struct analysis *an)
 	free(an->klogs);
 	free(an->finds);
 	free(an->procs);
+	hashidx_release(&an->proc_idx);
 	for (size_t i = 0; i < an->njobs; i++)
 		free(an->jobs[i].gpu_busy_s);
 	free(an->jobs);

@@ -14,6 +14,7 @@
 
 #include "analysis/states.h"
 #include "timeline/timeline.h"
+#include "util/hashidx.h"
 #include "util/timeutil.h"
 
 struct analysis;
@@ -389,6 +390,7 @@ struct analysis {
 	size_t nfind_seen;
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
+	struct hashidx proc_idx;	/* procs by GPU, pid and name (analysis_proc_new) */
 	/* batch jobs (REC_JOB) in the order they came (by start), and those
 	 * that may still overlap the intervals to come */
 	struct an_job *jobs;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashidx.h"
 #include "util/xalloc.h"
 
 const char *const attrib_by_name[AB__COUNT] = {
@@ -172,6 +173,18 @@ static double owner_cost(const struct report *r, const struct owner *o, double *
 	       (o->job ? r->params.local_per_job_fixed : 0);
 }
 
+struct row_key {
+	const struct attrib_row *rows;
+	const char *key;
+};
+
+static bool row_eq(const void *ctx, size_t k)
+{
+	const struct row_key *rk = ctx;
+
+	return !strcmp(rk->rows[k].key, rk->key);
+}
+
 /*
  * One dimension: each owner's share of the window's figures, summed per key,
  * then the part no owner held.  The owned cost is split part by part, as
@@ -187,6 +200,7 @@ static void one_dim(struct report *r, int d, bool tasks)
 	size_t cap = an->nprocs + an->njobs + 1, no, n = 0;
 	struct owner *o = xcalloc(cap, sizeof(*o));
 	struct attrib_row *rows = xcalloc(cap, sizeof(*rows)), sum = { 0 };
+	struct hashidx by_key = { 0 };	/* rows by key: a scan of the rows per owner is quadratic */
 	const char *none;
 
 	no = owners(r, d, tasks, o, &none);
@@ -198,10 +212,13 @@ static void one_dim(struct report *r, int d, bool tasks)
 		else
 			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" :
 				 d == AB_ACCOUNT ? "(no account)" : "(none)");
-		for (size_t k = 0; k < n && !row; k++)
-			if (!strcmp(rows[k].key, o[i].key))
-				row = &rows[k];
+		uint64_t h = hash_bytes(HASH_SEED, o[i].key, strlen(o[i].key));
+		struct row_key rk = { rows, o[i].key };
+		size_t k = hashidx_find(&by_key, h, row_eq, &rk);
+		if (k != HASHIDX_NONE)
+			row = &rows[k];
 		if (!row) {
+			hashidx_add(&by_key, h, n);
 			row = &rows[n++];
 			snprintf(row->key, sizeof(row->key), "%s", o[i].key);
 			row->reported_energy_j = NAN;
@@ -221,6 +238,7 @@ static void one_dim(struct report *r, int d, bool tasks)
 		sum.cost += cost;
 	}
 	free(o);
+	hashidx_release(&by_key);
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	/* what no owner held: the rest of each total, its own line */
 	rows[n].none = true;

@@ -539,6 +539,100 @@ static void test_slurm_dcgm_same_job(void **state)
 	free(an);
 }
 
+/* Long names: the first two share their first 63 bytes (what a process keeps), the third does not. */
+static char lstrs[] = "train_a_very_long_process_name_that_goes_past_what_is_kept_0123456789_first\0"
+		      "train_a_very_long_process_name_that_goes_past_what_is_kept_0123456789_second\0"
+		      "eval";
+enum { S_LONG1 = 0, S_LONG2 = 76, S_EVAL = 153 };	/* 76 and 77 bytes with their NULs */
+
+/*
+ * Many short processes (a new pid every 3 minutes on each of two GPUs for
+ * ten hours, one pid on both GPUs all along): each (GPU, pid, name as kept)
+ * is one process, found again by every later observation of it, in the
+ * order first seen, as a scan of the processes would find it; and the
+ * split by process has a row for each and adds up.
+ */
+static void test_many_processes(void **state)
+{
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct ingest_result res = { 0 };
+	struct report rep;
+	struct { int gpu; int64_t pid; uint32_t name; uint64_t obs; } want[1000];
+	size_t nwant = 0;
+	struct batch b = { 0 };
+
+	(void)state;
+	b.strs = lstrs;
+	b.strs_len = sizeof(lstrs);
+	assert_int_equal(strncmp(lstrs + S_LONG1, lstrs + S_LONG2, 63), 0);
+	assert_int_equal(lstrs[S_EVAL - 1], '\0');
+	analysis_init(an, NULL);
+	for (int m = 0; m < 600; m++)
+		for (int g = 0; g < 2; g++) {
+			int64_t pids[2] = { 7, 1000 + m / 3 };
+			uint32_t names[2] = { m % 2 ? S_LONG2 : S_LONG1, (m / 3) % 4 == 3 ? S_EVAL : S_LONG1 };
+			struct rec r;
+			sample(an, m, g, 60, 200);
+			for (int k = 0; k < 2; k++) {
+				size_t i;
+				memset(&r, 0, sizeof(r));
+				r.kind = REC_PROC;
+				r.time_kind = TK_ABS;
+				r.t_ns = MIN(m);
+				r.gpu_index = g;
+				r.uuid = STR_NONE;
+				r.name = names[k];
+				r.pid = pids[k];
+				r.present = PF_SM;
+				r.v[0] = 30;
+				r.pw.user = r.pw.job = r.pw.task = r.pw.ctr = STR_NONE;
+				analysis_add(an, &r, &b, src_a);
+				/* the reference: a scan, the name's first 63 bytes */
+				for (i = 0; i < nwant; i++)
+					if (want[i].gpu == g && want[i].pid == pids[k] &&
+					    !strncmp(lstrs + want[i].name, lstrs + names[k], 63))
+						break;
+				if (i == nwant) {
+					assert_true(nwant < 1000);
+					want[nwant].gpu = g;
+					want[nwant].pid = pids[k];
+					want[nwant].name = names[k];
+					want[nwant++].obs = 0;
+				}
+				want[i].obs++;
+			}
+		}
+	analysis_finish(an);
+	assert_int_equal(nwant, 2 + 2 * 200);
+	assert_int_equal(an->nprocs, nwant);
+	for (size_t i = 0; i < nwant; i++) {
+		const struct proc_stat *p = &an->procs[i];
+		assert_int_equal(p->gpu, want[i].gpu);
+		assert_int_equal(p->pid, want[i].pid);
+		assert_int_equal(strncmp(p->name, lstrs + want[i].name, 63), 0);
+		assert_int_equal(strlen(p->name), want[i].name == S_EVAL ? 4 : 63);
+		assert_int_equal(p->observations, want[i].obs);
+	}
+	assert_int_equal(an->procs[0].observations, 600);	/* pid 7 on GPU 0, under both long names */
+
+	memset(&rep, 0, sizeof(rep));
+	rep.inputs = &res;
+	rep.an = an;
+	rep.tz = "UTC";
+	cost_params_init(&rep.params);
+	rep.params.other_fixed_per_year = 31536;
+	rep.params.electricity_price = 0.36;
+	report_compute(&rep);
+	sums_match(&rep);
+	procs_match(&rep);
+	assert_int_equal(rep.attrib.nrows[AB_PROC], nwant + 1);
+	/* by task: the names as kept, one row each, "(none)" for none */
+	assert_int_equal(rep.attrib.nrows[AB_CTR], 2);
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
 /* No process data: no split at all (nothing to say who). */
 static void test_no_processes(void **state)
 {
@@ -573,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_slurm_job_indices),
 		cmocka_unit_test(test_slurm_dcgm_same_job),
 		cmocka_unit_test(test_no_processes),
+		cmocka_unit_test(test_many_processes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
