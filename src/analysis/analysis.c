@@ -1228,6 +1228,7 @@ void analysis_init(struct analysis *an, const struct analysis_cfg *cfg)
 	else
 		analysis_cfg_default(&an->cfg);
 	timeline_init(&an->tl, &c);
+	an->ev_by_t = ev_time_index_new();
 }
 
 void analysis_add(struct analysis *an, const struct rec *r, const struct batch *b, const char *src)
@@ -1395,6 +1396,8 @@ void analysis_release(struct analysis *an)
 	free(an->finds);
 	free(an->procs);
 	hashidx_release(&an->proc_idx);
+	ev_time_index_free(an->ev_by_t);
+	an->ev_by_t = NULL;
 	for (size_t i = 0; i < an->njobs; i++)
 		free(an->jobs[i].gpu_busy_s);
 	free(an->jobs);

@@ -154,6 +154,11 @@ struct healthy_runs {
 	int64_t lost_ns;	/* the end of the newest run that no longer fits */
 };
 bool det_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size_t cap);
+/* The index of an->evs by time that det_cause searches (an->ev_by_t): made
+ * empty by analysis_init, it takes the events kept since it last looked
+ * each time det_cause asks; freed by analysis_release. */
+struct ev_time_index *ev_time_index_new(void);
+void ev_time_index_free(struct ev_time_index *x);
 /* The healthy runs in a GPU's block (det_states_new). */
 struct healthy_runs *det_healthy(void *block);
 

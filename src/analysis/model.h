@@ -391,6 +391,8 @@ struct analysis {
 	struct proc_stat *procs;
 	size_t nprocs, procs_alloc;
 	struct hashidx proc_idx;	/* procs by GPU, pid and name (analysis_proc_new) */
+	/* the placed events by time, for det_cause (cause.c; filled as it asks) */
+	struct ev_time_index *ev_by_t;
 	/* batch jobs (REC_JOB) in the order they came (by start), and those
 	 * that may still overlap the intervals to come */
 	struct an_job *jobs;
