@@ -61,7 +61,7 @@ help:
 	@echo "make demo       install deps, build, report on examples/h200-training"
 	@echo "make check      install deps, build, run every test (unit, formats, golden, fuzz replay, sanitizers)"
 	@echo "make test       the quick tier only (no sanitizer build)"
-	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; 1 GB kern.logs with rare and with frequent NVIDIA lines against grep (bench/kernlog.sh); traces (bench/trace.sh); the store's costs and a 30-day ingest against report (bench/store.sh); then the verdicts (bench/summary.sh)"
+	@echo "make bench      throughput and memory benchmark against mawk on a generated 1.2 GB log; 1 GB kern.logs with rare and with frequent NVIDIA lines against grep (bench/kernlog.sh); traces (bench/trace.sh); the store's costs and a 30-day ingest against report (bench/store.sh); report --json on 1x and 4x of a long many-finding log (bench/scale.sh); then the verdicts (bench/summary.sh)"
 	@echo "make bench-record  CPU and memory of 'gputally record' with 8 fake GPUs at 1 s and 100 ms"
 	@echo "make bench-prom    time and memory of 'report --prometheus' over a backfilled week of 24 GPUs"
 	@echo "make fuzz       build the libFuzzer target with clang and run it for FUZZ_TIME seconds"
@@ -340,6 +340,7 @@ bench: all
 	@sh bench/kernlog.sh $(O) | tee $(O)/bench/kernlog.out
 	@sh bench/trace.sh $(O) | tee $(O)/bench/trace.out
 	@sh bench/store.sh $(O) | tee $(O)/bench/store.out
+	@sh bench/scale.sh $(O) | tee $(O)/bench/scale.out
 	@if command -v prometheus >/dev/null && command -v promtool >/dev/null; then sh bench/prom.sh $(BIN) $(O); \
 	else echo "bench-prom: SKIP: prometheus and promtool are not installed (Debian's prometheus package, scripts/install-deps.sh test): no --prometheus figures"; fi
 	@sh bench/summary.sh $(O)
