@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashidx.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -27,31 +28,54 @@ static int cmp_t0(const void *a, const void *b)
 	return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-/* The busiest name among the processes (labels false) or the task labels. */
+struct name_key {
+	const struct analysis *an;
+	const size_t *first;	/* each name's first process */
+	const char *name;
+};
+
+static bool name_eq(const void *ctx, size_t k)
+{
+	const struct name_key *nk = ctx;
+
+	return !strcmp(nk->an->procs[nk->first[k]].name, nk->name);
+}
+
+/* The busiest name among the processes (labels false) or the task labels:
+ * each name's busy seconds summed in process order, the first of the
+ * busiest in the order the names first come. */
 static const char *busiest_of(const struct analysis *an, bool labels)
 {
+	size_t *first = xcalloc(an->nprocs ? an->nprocs : 1, sizeof(*first)), nnames = 0;
+	double *sum = xcalloc(an->nprocs ? an->nprocs : 1, sizeof(*sum)), best_s = -1;
+	struct hashidx by_name = { 0 };	/* a scan of the names per process is quadratic */
 	const char *best = NULL;
-	double best_s = -1;
 
 	/* sum per name: the same name on several GPUs or pids is one task */
 	for (size_t i = 0; i < an->nprocs; i++) {
 		const char *name = an->procs[i].name;
-		double s = 0;
-		bool seen = false;
+		struct name_key nk = { an, first, name };
+		uint64_t h;
+		size_t k;
 		if (!name[0] || (an->procs[i].pid == PID_TASK) != labels)
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = (an->procs[j].pid == PID_TASK) == labels && !strcmp(an->procs[j].name, name);
-		if (seen)
-			continue;
-		for (size_t j = i; j < an->nprocs; j++)
-			if ((an->procs[j].pid == PID_TASK) == labels && !strcmp(an->procs[j].name, name))
-				s += an->procs[j].busy_s;
-		if (s > best_s) {
-			best_s = s;
-			best = name;
+		h = hash_bytes(HASH_SEED, name, strlen(name));
+		k = hashidx_find(&by_name, h, name_eq, &nk);
+		if (k == HASHIDX_NONE) {
+			k = nnames++;
+			first[k] = i;
+			hashidx_add(&by_name, h, k);
 		}
+		sum[k] += an->procs[i].busy_s;
 	}
+	for (size_t k = 0; k < nnames; k++)
+		if (sum[k] > best_s) {
+			best_s = sum[k];
+			best = an->procs[first[k]].name;
+		}
+	hashidx_release(&by_name);
+	free(first);
+	free(sum);
 	return best;
 }
 

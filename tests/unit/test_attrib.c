@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/task_windows.h"
 #include "report/report.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -614,6 +615,29 @@ static void test_many_processes(void **state)
 		assert_int_equal(p->observations, want[i].obs);
 	}
 	assert_int_equal(an->procs[0].observations, 600);	/* pid 7 on GPU 0, under both long names */
+	{
+		/* the busiest name (scale's task): busy seconds summed per name, the first of the busiest */
+		const char *best = NULL;
+		double best_s = -1;
+		for (size_t i = 0; i < an->nprocs; i++) {
+			double sum = 0;
+			bool seen = false;
+			for (size_t j = 0; j < i; j++)
+				seen |= !strcmp(an->procs[j].name, an->procs[i].name);
+			if (seen)
+				continue;
+			for (size_t j = i; j < an->nprocs; j++)
+				if (!strcmp(an->procs[j].name, an->procs[i].name))
+					sum += an->procs[j].busy_s;
+			if (sum > best_s) {
+				best_s = sum;
+				best = an->procs[i].name;
+			}
+		}
+		assert_non_null(task_busiest(an));
+		assert_ptr_equal(task_busiest(an), best);
+		assert_true(best_s > 0);
+	}
 
 	memset(&rep, 0, sizeof(rep));
 	rep.inputs = &res;
