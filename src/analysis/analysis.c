@@ -673,6 +673,37 @@ static struct ival *on_reserve(void *ud, int gi)
  * intervals may come a little behind). */
 #define JOB_RETIRE_NS (600 * NS_PER_S)
 
+/* The jobs by id (an->job_idx): each id's latest job, the one a scan
+ * from the end finds; the id as kept (id[] holds its first 47 bytes) is
+ * compared whole with the one asked for, as the scan compared it. */
+struct job_key {
+	const struct analysis *an;
+	const char *id;
+};
+
+static bool job_eq(const void *ctx, size_t k)
+{
+	const struct job_key *jk = ctx;
+
+	return !strcmp(jk->an->jobs[jk->an->job_last[k]].id, jk->id);
+}
+
+static void job_index(struct analysis *an, size_t i)
+{
+	const char *id = an->jobs[i].id;
+	struct job_key k = { an, id };
+	uint64_t h = hash_bytes(HASH_SEED, id, strlen(id));
+	size_t at = hashidx_find(&an->job_idx, h, job_eq, &k);
+
+	if (at != HASHIDX_NONE) {
+		an->job_last[at] = i;
+		return;
+	}
+	ALLOC_GROW(an->job_last, an->njob_ids + 1, an->job_last_alloc);
+	an->job_last[an->njob_ids] = i;
+	hashidx_add(&an->job_idx, h, an->njob_ids++);
+}
+
 /* A batch job's allocation: kept, and live for the intervals to come. */
 static void job_add(struct analysis *an, const struct rec *r, const struct batch *b)
 {
@@ -682,11 +713,12 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 		return;
 	/* the same job again (sacct and dcgmi stats, or dcgmi's block per
 	 * GPU): one job, its GPUs and figures together */
-	if (batch_str(b, r->job.id))
-		for (size_t i = an->njobs; i-- > 0;) {
-			j = &an->jobs[i];
-			if (strcmp(j->id, batch_str(b, r->job.id)))
-				continue;
+	if (batch_str(b, r->job.id)) {
+		const char *id = batch_str(b, r->job.id);
+		struct job_key k = { an, id };
+		size_t i = hashidx_find(&an->job_idx, hash_bytes(HASH_SEED, id, strlen(id)), job_eq, &k);
+		if (i != HASHIDX_NONE) {
+			j = &an->jobs[an->job_last[i]];
 			if (r->t_ns < j->t0_ns)
 				j->t0_ns = r->t_ns;
 			if (r->job.t1_ns > j->t1_ns)
@@ -707,6 +739,7 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 						       r->job.energy_j;
 			return;
 		}
+	}
 	ALLOC_GROW(an->jobs, an->njobs + 1, an->jobs_alloc);
 	j = &an->jobs[an->njobs];
 	memset(j, 0, sizeof(*j));
@@ -723,6 +756,7 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 	j->gpuutil_pct = r->job.gpuutil_pct;
 	j->gpumem_mib = r->job.gpumem_mib;
 	j->reported_energy_j = r->job.energy_j;
+	job_index(an, an->njobs);
 	ALLOC_GROW(an->jobs_live, an->njobs_live + 1, an->jobs_live_alloc);
 	an->jobs_live[an->njobs_live++] = an->njobs++;
 }
@@ -1396,6 +1430,10 @@ void analysis_release(struct analysis *an)
 	free(an->finds);
 	free(an->procs);
 	hashidx_release(&an->proc_idx);
+	hashidx_release(&an->job_idx);
+	free(an->job_last);
+	an->job_last = NULL;
+	an->njob_ids = an->job_last_alloc = 0;
 	ev_time_index_free(an->ev_by_t);
 	an->ev_by_t = NULL;
 	for (size_t i = 0; i < an->njobs; i++)

@@ -397,6 +397,9 @@ struct analysis {
 	 * that may still overlap the intervals to come */
 	struct an_job *jobs;
 	size_t njobs, jobs_alloc;
+	/* the jobs by id: job_last[k] is the latest job of the k-th id (analysis.c job_add) */
+	struct hashidx job_idx;
+	size_t *job_last, njob_ids, job_last_alloc;
 	size_t *jobs_live;
 	size_t njobs_live, jobs_live_alloc;
 	uint64_t events[8];

@@ -657,6 +657,89 @@ static void test_many_processes(void **state)
 	free(an);
 }
 
+/* A REC_JOB of job id (an offset into strs): its GPU mask and reported energy (NAN: none). */
+static void job_rec(struct analysis *an, char *idstrs, size_t len, uint32_t id, int m0, int m1, uint64_t mask,
+		    double energy_j)
+{
+	struct batch b = { 0 };
+	struct rec r;
+
+	b.strs = idstrs;
+	b.strs_len = len;
+	memset(&r, 0, sizeof(r));
+	r.kind = REC_JOB;
+	r.time_kind = TK_ABS;
+	r.t_ns = MIN(m0);
+	r.gpu_index = -1;
+	r.uuid = r.name = STR_NONE;
+	r.job.t1_ns = MIN(m1);
+	r.job.id = id;
+	r.job.user = r.job.account = r.job.nodes = STR_NONE;
+	r.job.ngpus = mask ? __builtin_popcountll(mask) : 1;
+	r.job.nnodes = 1;
+	r.job.gpuutil_pct = r.job.gpumem_mib = NAN;
+	r.job.gpu_mask = mask;
+	r.job.energy_j = energy_j;
+	analysis_add(an, &r, &b, src_a);
+}
+
+/*
+ * Many jobs, each told by sacct and then by a DCGM block per GPU further
+ * on (the same job again: one job, its GPUs and energy together); an
+ * empty id twice (one job); an id longer than what a job keeps twice (two
+ * jobs: the kept id is cut, and the ids are compared whole).
+ */
+static void test_many_jobs(void **state)
+{
+	enum { NJ = 1500 };
+	static char ids[NJ * 6 + 1 + 64];
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	uint32_t empty = NJ * 6, longid = NJ * 6 + 1;
+
+	(void)state;
+	for (int i = 0; i < NJ; i++)
+		snprintf(ids + i * 6, 6, "J%04d", i);
+	memset(ids + longid, 'L', 60);
+	analysis_init(an, NULL);
+	for (int i = 0; i < NJ; i++) {
+		job_rec(an, ids, sizeof(ids), (uint32_t)i * 6, i, i + 30, 0, NAN);
+		if (i >= 40) {	/* an earlier job's DCGM blocks, GPU 0 and GPU 1 */
+			job_rec(an, ids, sizeof(ids), (uint32_t)(i - 40) * 6, i - 41, i - 40 + 20, 1, 100);
+			job_rec(an, ids, sizeof(ids), (uint32_t)(i - 40) * 6, i - 40, i - 40 + 35, 2, 50);
+		}
+	}
+	job_rec(an, ids, sizeof(ids), empty, 0, 10, 0, NAN);
+	job_rec(an, ids, sizeof(ids), longid, 0, 10, 0, NAN);
+	job_rec(an, ids, sizeof(ids), empty, 5, 20, 1, 7);
+	job_rec(an, ids, sizeof(ids), longid, 5, 20, 1, 7);
+	assert_int_equal(an->njobs, NJ + 3);
+	for (int i = 0; i < NJ; i++) {
+		const struct an_job *j = &an->jobs[i];
+		char want[8];
+		snprintf(want, sizeof(want), "J%04d", i);
+		assert_string_equal(j->id, want);
+		if (i >= NJ - 40) {
+			assert_int_equal(j->gpu_mask, 0);
+			assert_true(isnan(j->reported_energy_j));
+			continue;
+		}
+		assert_int_equal(j->gpu_mask, 3);
+		assert_int_equal(j->ngpus, 2);
+		assert_true(j->t0_ns == MIN(i - 1));
+		assert_true(j->t1_ns == MIN(i + 35));
+		assert_near(j->reported_energy_j, 150, 1e-9);
+	}
+	assert_string_equal(an->jobs[NJ].id, "");
+	assert_int_equal(an->jobs[NJ].gpu_mask, 1);
+	assert_near(an->jobs[NJ].reported_energy_j, 7, 1e-9);
+	assert_int_equal(strlen(an->jobs[NJ + 1].id), sizeof(an->jobs[0].id) - 1);
+	assert_int_equal(an->jobs[NJ + 1].gpu_mask, 0);
+	assert_int_equal(an->jobs[NJ + 2].gpu_mask, 1);
+	analysis_finish(an);
+	analysis_release(an);
+	free(an);
+}
+
 /* No process data: no split at all (nothing to say who). */
 static void test_no_processes(void **state)
 {
@@ -692,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_slurm_dcgm_same_job),
 		cmocka_unit_test(test_no_processes),
 		cmocka_unit_test(test_many_processes),
+		cmocka_unit_test(test_many_jobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
