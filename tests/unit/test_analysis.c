@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -618,6 +619,117 @@ static void test_imbalance(void **state)
 	an_free(an);
 }
 
+/* The rule as first written, peers summed for each GPU (the reference): found[i] set, value and evidence. */
+struct imb_ref {
+	bool found;
+	double value;
+	char evidence[160];
+};
+
+static void imbalance_by_peers(const struct analysis *an, int64_t base, int64_t end, struct imb_ref *ref)
+{
+	int n = an->tl.ngpus;
+
+	for (int i = 0; i < n; i++) {
+		double my_b = 0, my_c = 0, peer_b = 0, peer_c = 0;
+		for (int64_t t = base; t < end; t += 60 * NS_PER_S) {
+			double pb = 0, pc = 0;
+			int peers = 0;
+			int64_t m = (t - an->gpus[i].min_base_ns) / (60 * NS_PER_S);
+			if (m < 0 || (size_t)m >= an->gpus[i].nmin || an->gpus[i].min_cov_s[m] < 30)
+				continue;
+			for (int j = 0; j < n; j++) {
+				int64_t k = (t - an->gpus[j].min_base_ns) / (60 * NS_PER_S);
+				if (j == i || k < 0 || (size_t)k >= an->gpus[j].nmin || an->gpus[j].min_cov_s[k] < 30)
+					continue;
+				pb += an->gpus[j].min_busy_s[k];
+				pc += an->gpus[j].min_cov_s[k];
+				peers++;
+			}
+			if (!peers)
+				continue;
+			my_b += an->gpus[i].min_busy_s[m];
+			my_c += an->gpus[i].min_cov_s[m];
+			peer_b += pb;
+			peer_c += pc;
+		}
+		ref[i].found = false;
+		if (my_c >= 300 && peer_c > 0) {
+			double mine = my_b / my_c, theirs = peer_b / peer_c;
+			if (theirs < 0.2 || mine >= 0.5 * theirs)
+				continue;
+			ref[i].found = true;
+			ref[i].value = 100 * (theirs - mine);
+			snprintf(ref[i].evidence, sizeof(ref[i].evidence),
+				 "busy fraction over %.0f common minutes: this GPU %.3f, mean of peers %.3f",
+				 my_c / 60, mine, theirs);
+		}
+	}
+}
+
+/*
+ * 48 GPUs over a day of minutes, starting at different minutes, one
+ * going on alone for a while (minutes without peers count for none), some
+ * minutes thin (under 30 s: not counted) and some with seconds too fine to
+ * add up exactly in any order: the findings and their values, to the last
+ * bit, are those of summing each GPU's peers.
+ */
+static void test_imbalance_many_gpus(void **state)
+{
+	enum { NG = 48, NM = 1440 };	/* NM + 90 minutes at most */
+	struct analysis *an = an_new();
+	struct imb_ref ref[NG];
+	const struct detector *d = NULL;
+	uint64_t rng = 0x2545f4914f6cdd1dULL;
+	int64_t t0 = INT64_C(1800000000) * NS_PER_S, end = INT64_MIN;
+	int nfound = 0;
+
+	(void)state;
+	for (size_t i = 0; detector_at(i); i++)
+		if (!strcmp(detector_at(i)->id, "imbalance"))
+			d = detector_at(i);
+	assert_non_null(d);
+	an->tl.ngpus = NG;
+	for (int g = 0; g < NG; g++) {
+		struct gpu_stats *gs = &an->gpus[g];
+		int start = (int)(test_xorshift(&rng) % 120), nmin = NM - start - (int)(test_xorshift(&rng) % 60);
+		if (g == 4)
+			nmin = NM - start + 90;	/* an hour and a half alone at the end: no peers then */
+		double level = g % 4 == 0 ? 0.05 : 0.6 + 0.3 * (double)(test_xorshift(&rng) % 100) / 100;
+		gs->min_base_ns = t0 + (int64_t)start * 60 * NS_PER_S;
+		gpu_minute_grow(gs, (size_t)nmin - 1);
+		for (int m = 0; m < nmin; m++) {
+			uint64_t r = test_xorshift(&rng);
+			float cov = r % 50 == 0 ? 20.0f : 60.0f - (float)(r % 7) * 0.37f;
+			gs->min_cov_s[m] = cov;
+			gs->min_busy_s[m] = (float)(cov * level * (0.8 + 0.4 * (double)(r % 1000) / 1000));
+			if (r % 97 == 0)	/* a hair of a second: no exact sum with the rest */
+				gs->min_busy_s[m] = (float)(1e-7 * (double)(r % 13));
+		}
+		gs->first_ns = gs->min_base_ns;
+		gs->last_ns = gs->min_base_ns + (int64_t)nmin * 60 * NS_PER_S;
+		if (gs->last_ns > end)
+			end = gs->last_ns;
+	}
+	imbalance_by_peers(an, t0, end, ref);
+	d->finish_all(an);
+	for (int g = 0; g < NG; g++) {
+		const struct finding *f = NULL;
+		for (size_t k = 0; k < an->nfinds; k++)
+			if (an->finds[k].gpu == g && !strcmp(an->finds[k].kind, "imbalance"))
+				f = &an->finds[k];
+		assert_int_equal(f != NULL, ref[g].found);
+		if (!f)
+			continue;
+		nfound++;
+		if (f->value != ref[g].value)
+			fail_msg("GPU %d: value %.17g, want %.17g", g, f->value, ref[g].value);
+		assert_string_equal(f->evidence, ref[g].evidence);
+	}
+	assert_int_equal(nfound, NG / 4);
+	an_free(an);
+}
+
 /* The generated table holds one entry per det_*.c: ids unique, each with a hook. */
 static void test_detector_table(void **state)
 {
@@ -741,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_window_bursts),
 		cmocka_unit_test(test_process_attribution),
 		cmocka_unit_test(test_imbalance),
+		cmocka_unit_test(test_imbalance_many_gpus),
 		cmocka_unit_test(test_detector_table),
 		cmocka_unit_test(test_series_bounded_keeps_spike_and_gap),
 		cmocka_unit_test(test_series_at_merges_minutes),
