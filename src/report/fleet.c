@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/hashidx.h"
 #include "util/xalloc.h"
 
 static bool lost_state(int s)
@@ -38,18 +39,36 @@ static void price(struct fleet_row *row, const double *rate)
 	}
 }
 
-static struct fleet_row *row_find(struct fleet_row **rows, size_t *n, const char *name, const char *ns)
+struct row_key {
+	struct fleet_row *const *rows;
+	const char *name;
+};
+
+static bool row_eq(const void *ctx, size_t i)
+{
+	const struct row_key *k = ctx;
+
+	return !strcmp((*k->rows)[i].name, k->name);
+}
+
+/* The row named name, made when new; by_name indexes the rows by name (a
+ * scan of them for each pod span grew with pods times spans). */
+static struct fleet_row *row_find(struct fleet_row **rows, size_t *n, struct hashidx *by_name, const char *name,
+				  const char *ns)
 {
 	struct fleet_row *row;
+	struct row_key k = { rows, name };
+	size_t i = hashidx_find(by_name, hash_bytes(HASH_SEED, name, strlen(name)), row_eq, &k);
 
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*rows)[i].name, name))
-			return &(*rows)[i];
+	if (i != HASHIDX_NONE)
+		return &(*rows)[i];
 	*rows = xreallocarray(*rows, *n + 1, sizeof(**rows));
 	row = &(*rows)[(*n)++];
 	memset(row, 0, sizeof(*row));
 	snprintf(row->name, sizeof(row->name), "%s", name);
 	snprintf(row->ns, sizeof(row->ns), "%s", ns ? ns : "");
+	/* the name as kept: one cut to fit is found by no longer name, as before */
+	hashidx_add(by_name, hash_bytes(HASH_SEED, row->name, strlen(row->name)), *n - 1);
 	return row;
 }
 
@@ -88,13 +107,93 @@ static long fleet_gpu(const struct prom_fleet *f, const struct gpu_ident *id)
 	return -1;
 }
 
-/* Seconds of each state of analysis GPU gi within [t0, t1). */
-static void span_states(const struct analysis *an, int gi, int64_t t0, int64_t t1, double *st)
+/*
+ * An analysis's segments by GPU: pos[start[g] .. start[g + 1]) are GPU g's
+ * positions in an->segs, in order; in_order[g] when those are in time
+ * order (each starting and ending no earlier than the one before), so that
+ * a span's segments are found by a binary search instead of a scan of
+ * every segment of every GPU for each pod span.
+ */
+struct seg_index {
+	size_t *pos, *start;
+	bool *in_order;
+	int ngpus;
+};
+
+static void seg_index_build(const struct analysis *an, struct seg_index *x)
 {
-	for (size_t i = 0; i < an->nsegs; i++) {
-		const struct segment *s = &an->segs[i];
+	int ng = an ? an->tl.ngpus : 0;
+
+	memset(x, 0, sizeof(*x));
+	if (ng <= 0)
+		return;
+	x->ngpus = ng;
+	x->start = xcalloc((size_t)ng + 1, sizeof(*x->start));
+	x->in_order = xcalloc((size_t)ng, sizeof(*x->in_order));
+	x->pos = xcalloc(an->nsegs ? an->nsegs : 1, sizeof(*x->pos));
+	for (size_t i = 0; i < an->nsegs; i++)
+		if (an->segs[i].gpu < ng)
+			x->start[an->segs[i].gpu + 1]++;
+	for (int g = 0; g < ng; g++) {
+		x->start[g + 1] += x->start[g];
+		x->in_order[g] = true;
+	}
+	{
+		size_t *fill = xcalloc((size_t)ng, sizeof(*fill));
+		for (size_t i = 0; i < an->nsegs; i++) {
+			int g = an->segs[i].gpu;
+			size_t k;
+			if (g >= ng)
+				continue;
+			k = x->start[g] + fill[g]++;
+			x->pos[k] = i;
+			if (k > x->start[g]) {
+				const struct segment *p = &an->segs[x->pos[k - 1]], *s = &an->segs[i];
+				if (s->t0_ns < p->t0_ns || s->t1_ns < p->t1_ns)
+					x->in_order[g] = false;
+			}
+		}
+		free(fill);
+	}
+}
+
+static void seg_index_release(struct seg_index *x)
+{
+	free(x->pos);
+	free(x->start);
+	free(x->in_order);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Seconds of each state of analysis GPU gi within [t0, t1), added in
+ * segment order (x: an's seg_index). */
+static void span_states(const struct analysis *an, const struct seg_index *x, int gi, int64_t t0, int64_t t1,
+			double *st)
+{
+	size_t lo, hi;
+
+	if (gi < 0 || gi >= x->ngpus)
+		return;
+	lo = x->start[gi];
+	hi = x->start[gi + 1];
+	if (x->in_order[gi]) {
+		/* the first segment that ends after t0 */
+		size_t a = lo, b = hi;
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+			if (an->segs[x->pos[mid]].t1_ns <= t0)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		lo = a;
+	}
+	for (size_t k = lo; k < hi; k++) {
+		const struct segment *s = &an->segs[x->pos[k]];
 		int64_t a = s->t0_ns > t0 ? s->t0_ns : t0, b = s->t1_ns < t1 ? s->t1_ns : t1;
-		if (s->gpu == gi && b > a)
+		if (x->in_order[gi] && s->t0_ns >= t1)
+			break;	/* and every one after it */
+		if (b > a)
 			st[s->state] += (double)(b - a) / 1e9;
 	}
 }
@@ -125,6 +224,7 @@ static void slices_compute(struct report *r, const double *rate, const int *an_o
 {
 	const struct prom_fleet *f = r->fleet;
 	const struct analysis *san = r->slice_an;
+	struct hashidx by_mig = { 0 };
 
 	for (size_t fi = 0; fi < f->ngpus; fi++) {
 		const struct prom_gpu *sg = &f->gpus[fi], *pg;
@@ -136,7 +236,7 @@ static void slices_compute(struct report *r, const double *rate, const int *an_o
 			continue;
 		pg = &f->gpus[sg->parent];
 		pa = an_of[sg->parent];
-		mig = row_find(&r->migs, &r->nmigs, pg->key, NULL);
+		mig = row_find(&r->migs, &r->nmigs, &by_mig, pg->key, NULL);
 		if (!mig->parent) {
 			mig->parent = pg->key;
 			mig->node = pg->node;
@@ -175,6 +275,7 @@ static void slices_compute(struct report *r, const double *rate, const int *an_o
 		mig->share += sg->share;
 		mig->unsliced_cost -= row->cost;
 	}
+	hashidx_release(&by_mig);
 	if (r->nslices)
 		qsort(r->slices, r->nslices, sizeof(*r->slices), by_gpu_then_gi);
 	if (r->nmigs)
@@ -198,6 +299,8 @@ void report_fleet_compute(struct report *r)
 	const struct analysis *an = r->an;
 	double rate[ST__COUNT];
 	int *an_of;
+	struct hashidx by_node = { 0 }, by_pod = { 0 }, by_ns = { 0 };
+	struct seg_index segs, slice_segs;
 
 	if (!f || !an)
 		return;
@@ -209,7 +312,7 @@ void report_fleet_compute(struct report *r)
 		const struct gpu_stats *g = &an->gpus[gi];
 		long fi = fleet_gpu(f, &an->tl.gpus[gi].id);
 		/* a GPU not from the server came from the files given beside it */
-		struct fleet_row *row = row_find(&r->nodes, &r->nnodes,
+		struct fleet_row *row = row_find(&r->nodes, &r->nnodes, &by_node,
 						 fi < 0 ? "(files)" : f->gpus[fi].node[0] ? f->gpus[fi].node : "?", NULL);
 		double e = r->gpus[gi].energy_j;
 
@@ -229,6 +332,8 @@ void report_fleet_compute(struct report *r)
 	if (r->nnodes)
 		qsort(r->nodes, r->nnodes, sizeof(*r->nodes), by_idle_cost);
 	slices_compute(r, rate, an_of);
+	seg_index_build(an, &segs);
+	seg_index_build(r->slice_an, &slice_segs);
 	/* pods: their spans on each GPU, in the GPU's state segments; on a MIG
 	 * slice, in the slice's, a slice second counting as its share of a GPU's */
 	for (size_t i = 0; i < f->npods; i++) {
@@ -243,9 +348,9 @@ void report_fleet_compute(struct report *r)
 		if (gi < 0 || (slice && !isfinite(pg->share)))
 			continue;
 		snprintf(name, sizeof(name), "%s/%s", sp->ns, sp->pod);
-		row = row_find(&r->pods, &r->npods, name, sp->ns);
-		ns = row_find(&r->nss, &r->nnss, sp->ns, sp->ns);
-		span_states(slice ? r->slice_an : an, gi, sp->t0_ns, sp->t1_ns, st);
+		row = row_find(&r->pods, &r->npods, &by_pod, name, sp->ns);
+		ns = row_find(&r->nss, &r->nnss, &by_ns, sp->ns, sp->ns);
+		span_states(slice ? r->slice_an : an, slice ? &slice_segs : &segs, gi, sp->t0_ns, sp->t1_ns, st);
 		for (int s = 0; slice && s < ST__COUNT; s++)
 			st[s] *= pg->share;
 		row->ngpus++;
@@ -258,6 +363,11 @@ void report_fleet_compute(struct report *r)
 			}
 		}
 	}
+	seg_index_release(&segs);
+	seg_index_release(&slice_segs);
+	hashidx_release(&by_node);
+	hashidx_release(&by_pod);
+	hashidx_release(&by_ns);
 	for (size_t i = 0; i < r->npods; i++)
 		price(&r->pods[i], rate);
 	for (size_t i = 0; i < r->nnss; i++)
