@@ -36,7 +36,7 @@
 	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable)") \
 	X(CLOUD_CATALOG, "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the stored GPU model (docs/prices.md); also --set cloud_catalog=FILE") \
 	X(JSON, "json", 0, NULL, "JSON output (keys: docs/store.md)") \
-	X(CSV, "csv", 0, NULL, "CSV output, one row per bucket") \
+	X(CSV, "csv", 0, NULL, "CSV output: a header, one row per bucket (or task, user, job), with the profile, powers and catalogue details as columns (docs/store.md)") \
 	X(HELP, "help", 'h', NULL, "show this help")
 
 enum { OPTION_IDS(TREND_OPTIONS) };

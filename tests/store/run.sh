@@ -47,6 +47,26 @@ assert r == s35["total"]["rented_cost"] and r7 > r > 0, (r, r7)
 assert [b["rented_cost"] for b in c["buckets"]] == [b["rented_cost"] for b in s35["buckets"]]
 assert cs["total"]["rented_cost"] == r7, (cs["total"]["rented_cost"], r7)
 EOF2
+"$BIN" trend --db "$T/h.db" --csv --set cloud_catalog="$CAT" >"$T/trend-cat.csv"
+"$BIN" trend --db "$T/h.db" --csv --by task --profile h200-vs-cloud >"$T/trend-nocat.csv"
+check "trend --csv: every row carries the JSON's catalogue, profile and powers" python3 - "$T/trend-cat.json" "$T/trend-cat.csv" "$T/trend-nocat.csv" <<'EOF2'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == len(j["buckets"]) > 0, (len(rows), len(j["buckets"]))
+k = j["catalog"]
+for r, b in zip(rows, j["buckets"]):
+    assert r["label"] == b["label"] and float(r["owned_cost"]) == b["owned_cost"], (r, b)
+    for key in ("file", "date", "date_from", "rows", "bad_rows", "gpu_name", "accelerator", "matched_rows"):
+        assert r["catalog_" + key] == str(k[key]), (key, r["catalog_" + key], k[key])
+    for key in ("median", "min", "max"):
+        assert float(r["catalog_" + key]) == k[key], key
+    assert r["catalog_used"] == str(k["used"]).lower(), r["catalog_used"]
+    assert float(r["idle_power_w"]) == j["idle_power_w"] and float(r["busy_power_w"]) == j["busy_power_w"], r
+    assert r["tz"] == j["tz"] and r["profile"] == (j["profile"] or "") and r["currency"] == (j["currency"] or ""), r
+t = list(csv.DictReader(open(sys.argv[3])))
+assert t and all(r["profile"] == "h200-vs-cloud" and r["catalog_file"] == "" and r["catalog_used"] == "" for r in t), t
+EOF2
 "$BIN" trend --db "$T/h.db" --cloud-catalog "$CAT" --gpu 5 >"$T/trend-cat-none.txt"
 check "trend --cloud-catalog: no GPU in the window, no rate, said so" grep -q \
 	"^cloud: nebius-vms-2025-06-01.csv (2025-06-01) has no accelerator matching the GPU (the store names no GPU model)" \
