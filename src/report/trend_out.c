@@ -134,7 +134,7 @@ static void json_catalog(struct jsonw *w, const struct trend_report *t)
 static void text_by_task(FILE *out, const struct trend_report *t)
 {
 	const struct cost_params *cp = t->cp;
-	const char *what = t->owner ? t->owner : "task";	/* --by user, job: the same table */
+	const char *what = t->owner ? t->owner : "task";	/* --by user, job, account: the same table */
 
 	fprintf(out, "gputally trend by %s%s%s (the whole window); profile %s%s%s\n", what, t->q->gpu ? ", GPU " : "",
 		t->q->gpu ? t->q->gpu : "", cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "",
@@ -212,7 +212,8 @@ static void json_row(struct jsonw *w, const struct trend_report *t, const struct
 
 static void json_tasks(struct jsonw *w, const struct trend_report *t)
 {
-	jsonw_key(w, !t->owner ? "tasks" : !strcmp(t->owner, "user") ? "users" : "jobs");
+	jsonw_key(w, !t->owner ? "tasks" : !strcmp(t->owner, "user") ? "users" : !strcmp(t->owner, "account") ? "accounts"
+										  : "jobs");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < t->nt; i++)
 		json_row(w, t, &t->tasks[i], &t->ptask[i], 1);

@@ -7,7 +7,8 @@
  * GPUs, minutes, the display series, events, outages, processes) lay out
  * what comes back, so both count and bound it the same way.  What minutes cannot give back is left unknown: the
  * segments, the idle-power floors, the sample counts; the utilization
- * quantiles come from per-minute means (docs/store.md).
+ * quantiles come from per-minute means; a process's GPU time charged in
+ * minutes stored before v7 (docs/store.md).
  */
 #include "store/store.h"
 
@@ -237,8 +238,17 @@ static void procs(struct store *s, struct analysis *an, const int64_t *rows, int
 {
 	sqlite3_stmt *st;
 
+	/* who it belongs to: the latest minute that said it (a process says
+	 * it on every row, the last one said wins, as in the analysis); its
+	 * GPU time charged is unknown (NAN) when a minute stored before v7
+	 * kept none */
 	st = window_stmt(s,
-			 "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j)"
+			 "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j),"
+			 " sum(share_ms), count(share_ms) = count(*),"
+			 " substr(max(CASE WHEN user IS NOT NULL THEN printf('%020d', t) || user END), 21),"
+			 " substr(max(CASE WHEN job IS NOT NULL THEN printf('%020d', t) || job END), 21),"
+			 " substr(max(CASE WHEN task IS NOT NULL THEN printf('%020d', t) || task END), 21),"
+			 " substr(max(CASE WHEN ctr IS NOT NULL THEN printf('%020d', t) || ctr END), 21)"
 			 " FROM proc_minutes WHERE t >= ? AND t < ? GROUP BY gpu, pid, name ORDER BY min(t), gpu, pid",
 			 t0, t1);
 	if (!st)
@@ -259,8 +269,79 @@ static void procs(struct store *s, struct analysis *an, const int64_t *rows, int
 		p->present_s = sqlite3_column_double(st, 6) / 1000;
 		p->busy_s = sqlite3_column_double(st, 7) / 1000;
 		p->energy_j = sqlite3_column_double(st, 8);
+		p->share_s = sqlite3_column_int(st, 10) ? sqlite3_column_double(st, 9) / 1000 : NAN;
+		snprintf(p->user, sizeof(p->user), "%s", text_col(st, 11));
+		snprintf(p->job, sizeof(p->job), "%s", text_col(st, 12));
+		snprintf(p->task, sizeof(p->task), "%s", text_col(st, 13));
+		snprintf(p->ctr, sizeof(p->ctr), "%s", text_col(st, 14));
 		if (p->pid != PID_TASK)
 			an->gpus[gi].has_process_data = true;
+	}
+	sqlite3_finalize(st);
+}
+
+static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu);
+
+static int job_by_id(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct an_job *)elem)->id);
+}
+
+/*
+ * The batch jobs whose time meets the window (a job that held none of its
+ * minutes is one that ran outside the telemetry's time, as on the files),
+ * and each one's share of every GPU's minutes in it.
+ */
+static void jobs(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1,
+		 int64_t t0_ns, int64_t t1_ns)
+{
+	sqlite3_stmt *st;
+
+	st = window_stmt(s,
+			 "SELECT id, user, account, nodes, t0_ns, t1_ns, ngpus, nnodes, gpu_mask, gpuutil_pct, gpumem_mib,"
+			 " reported_energy_j FROM jobs WHERE t1_ns >= ?1 AND t0_ns < ?2 ORDER BY id",
+			 t0_ns, t1_ns);
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct an_job *j = analysis_job_restore(an);
+		snprintf(j->id, sizeof(j->id), "%s", text_col(st, 0));
+		snprintf(j->user, sizeof(j->user), "%s", text_col(st, 1));
+		snprintf(j->account, sizeof(j->account), "%s", text_col(st, 2));
+		snprintf(j->nodes, sizeof(j->nodes), "%s", text_col(st, 3));
+		j->t0_ns = sqlite3_column_int64(st, 4);
+		j->t1_ns = sqlite3_column_int64(st, 5);
+		j->ngpus = sqlite3_column_int(st, 6);
+		j->nnodes = sqlite3_column_int(st, 7);
+		j->gpu_mask = (uint64_t)sqlite3_column_int64(st, 8);
+		j->gpuutil_pct = col(st, 9);
+		j->gpumem_mib = col(st, 10);
+		j->reported_energy_j = col(st, 11);
+	}
+	sqlite3_finalize(st);
+	if (!an->njobs)
+		return;
+	/* in id order (the ORDER BY above, strcmp's order in SQLite's BINARY collation) */
+	st = window_stmt(s,
+			 "SELECT job, gpu, sum(held_ms), sum(busy_ms), sum(busy_known_ms), sum(energy_j) FROM job_minutes"
+			 " WHERE t >= ?1 AND t < ?2 GROUP BY job, gpu",
+			 t0, t1);
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct an_job *j = bsearch(text_col(st, 0), an->jobs, an->njobs, sizeof(*an->jobs), job_by_id);
+		int gi = gpu_of_row(an, rows, sqlite3_column_int64(st, 1));
+		if (!j || gi < 0)
+			continue;
+		j->held_s += sqlite3_column_double(st, 2) / 1000;
+		j->energy_j += sqlite3_column_double(st, 5);
+		if (sqlite3_column_int64(st, 4) > 0) {
+			double b = sqlite3_column_double(st, 3) / 1000;
+			if (!j->gpu_busy_s)
+				j->gpu_busy_s = xcalloc(TL_MAX_GPUS, sizeof(double));
+			j->busy_s += b;
+			j->gpu_busy_s[gi] += b;
+		}
 	}
 	sqlite3_finalize(st);
 }
@@ -464,6 +545,7 @@ int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, 
 	if (n) {
 		minutes(s, an, rows, t0, t1);
 		procs(s, an, rows, t0, t1);
+		jobs(s, an, rows, t0, t1, since_ns, until_ns);
 	}
 	/* findings and events of no GPU are kept with no GPU at all (a
 	 * kernel log ingested alone: tests/corpus/public/gpud-pr870-dmesg-x) */
