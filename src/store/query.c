@@ -234,53 +234,127 @@ static void minutes(struct store *s, struct analysis *an, const int64_t *rows, i
 	sqlite3_finalize(st);
 }
 
+static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu);
+
+/* The processes restored so far by (GPU, pid, name): open addressing over
+ * indices into an->procs (+1; 0 empty), at most half full. */
+struct proc_map {
+	size_t *slot;
+	size_t cap;
+};
+
+static size_t proc_hash(int gi, int64_t pid, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)gi;
+
+	h = (h ^ (uint64_t)pid) * 1099511628211ull;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of (gi, pid, name): the process's index + 1, or 0 where it would go. */
+static size_t *proc_slot(struct proc_map *m, const struct analysis *an, int gi, int64_t pid, const char *name)
+{
+	size_t i = proc_hash(gi, pid, name) & (m->cap - 1);
+
+	for (;; i = (i + 1) & (m->cap - 1)) {
+		const struct proc_stat *p;
+		if (!m->slot[i])
+			return &m->slot[i];
+		p = &an->procs[m->slot[i] - 1];
+		if (p->gpu == gi && p->pid == pid && !strcmp(p->name, name))
+			return &m->slot[i];
+	}
+}
+
+static void proc_map_grow(struct proc_map *m, const struct analysis *an)
+{
+	struct proc_map n = { NULL, m->cap ? m->cap * 2 : 256 };
+
+	n.slot = xcalloc(n.cap, sizeof(*n.slot));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slot[i]) {
+			const struct proc_stat *p = &an->procs[m->slot[i] - 1];
+			*proc_slot(&n, an, p->gpu, p->pid, p->name) = m->slot[i];
+		}
+	free(m->slot);
+	*m = n;
+}
+
+/* A who column of a minute: the last one said wins, as in the analysis. */
+static void said(char *dst, size_t cap, sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_NULL)
+		snprintf(dst, cap, "%s", (const char *)sqlite3_column_text(st, i));
+}
+
+/*
+ * Each process of the window: its minutes summed, in the order the
+ * primary key keeps them (time, GPU, pid, name), so that no sort is
+ * needed and each process comes in the order it was first seen; who it
+ * belongs to is the latest user, job, task and container its minutes
+ * said.  Its GPU time charged is unknown (NAN) when a minute stored
+ * before v7 kept none.  Seconds are summed as milliseconds, exactly.
+ */
 static void procs(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1)
 {
+	struct proc_map map = { NULL, 0 };
 	sqlite3_stmt *st;
+	int64_t last_gpu = INT64_MIN;
+	int gi = -1;
 
-	/* who it belongs to: the latest minute that said it (a process says
-	 * it on every row, the last one said wins, as in the analysis); its
-	 * GPU time charged is unknown (NAN) when a minute stored before v7
-	 * kept none */
 	st = window_stmt(s,
-			 "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j),"
-			 " sum(share_ms), count(share_ms) = count(*),"
-			 " substr(max(CASE WHEN user IS NOT NULL THEN printf('%020d', t) || user END), 21),"
-			 " substr(max(CASE WHEN job IS NOT NULL THEN printf('%020d', t) || job END), 21),"
-			 " substr(max(CASE WHEN task IS NOT NULL THEN printf('%020d', t) || task END), 21),"
-			 " substr(max(CASE WHEN ctr IS NOT NULL THEN printf('%020d', t) || ctr END), 21)"
-			 " FROM proc_minutes WHERE t >= ? AND t < ? GROUP BY gpu, pid, name ORDER BY min(t), gpu, pid",
+			 "SELECT t, gpu, pid, name, present_ms, busy_ms, energy_j, share_ms, user, job, task, ctr"
+			 " FROM proc_minutes WHERE t >= ? AND t < ? ORDER BY t, gpu, pid, name",
 			 t0, t1);
 	if (!st)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t gpu = sqlite3_column_int64(st, 0);
+		int64_t t = sqlite3_column_int64(st, 0), gpu = sqlite3_column_int64(st, 1);
+		int64_t pid = sqlite3_column_int64(st, 2);
+		const char *name = text_col(st, 3);
 		struct proc_stat *p;
-		int gi = -1;
-		for (int i = 0; i < an->tl.ngpus; i++)
-			if (rows[i] == gpu)
-				gi = i;
+		size_t *slot;
+		if (gpu != last_gpu) {
+			last_gpu = gpu;
+			gi = gpu_of_row(an, rows, gpu);
+		}
 		if (gi < 0)
 			continue;
-		p = analysis_proc_new(an, gi, sqlite3_column_int64(st, 1), text_col(st, 2));
-		p->first_ns = sqlite3_column_int64(st, 3) * NS_PER_S;
-		p->last_ns = sqlite3_column_int64(st, 4) * NS_PER_S;
-		p->observations = (uint64_t)sqlite3_column_int64(st, 5);
-		p->present_s = sqlite3_column_double(st, 6) / 1000;
-		p->busy_s = sqlite3_column_double(st, 7) / 1000;
-		p->energy_j = sqlite3_column_double(st, 8);
-		p->share_s = sqlite3_column_int(st, 10) ? sqlite3_column_double(st, 9) / 1000 : NAN;
-		snprintf(p->user, sizeof(p->user), "%s", text_col(st, 11));
-		snprintf(p->job, sizeof(p->job), "%s", text_col(st, 12));
-		snprintf(p->task, sizeof(p->task), "%s", text_col(st, 13));
-		snprintf(p->ctr, sizeof(p->ctr), "%s", text_col(st, 14));
-		if (p->pid != PID_TASK)
-			an->gpus[gi].has_process_data = true;
+		if (2 * (an->nprocs + 1) > map.cap)
+			proc_map_grow(&map, an);
+		slot = proc_slot(&map, an, gi, pid, name);
+		if (!*slot) {
+			if (!(p = analysis_proc_new(an, gi, pid, name)))
+				continue;
+			*slot = (size_t)(p - an->procs) + 1;
+			p->first_ns = t * NS_PER_S;
+			p->present_s = p->busy_s = p->energy_j = p->share_s = 0;
+			if (pid != PID_TASK)
+				an->gpus[gi].has_process_data = true;
+		}
+		p = &an->procs[*slot - 1];
+		p->last_ns = (t + 60) * NS_PER_S;
+		p->observations++;
+		p->present_s += (double)sqlite3_column_int64(st, 4);	/* ms until the end */
+		p->busy_s += (double)sqlite3_column_int64(st, 5);
+		p->energy_j += sqlite3_column_double(st, 6);
+		p->share_s += sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : (double)sqlite3_column_int64(st, 7);
+		said(p->user, sizeof(p->user), st, 8);
+		said(p->job, sizeof(p->job), st, 9);
+		said(p->task, sizeof(p->task), st, 10);
+		said(p->ctr, sizeof(p->ctr), st, 11);
 	}
 	sqlite3_finalize(st);
+	free(map.slot);
+	for (size_t i = 0; i < an->nprocs; i++) {
+		struct proc_stat *p = &an->procs[i];
+		p->present_s /= 1000;
+		p->busy_s /= 1000;
+		p->share_s /= 1000;
+	}
 }
-
-static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu);
 
 static int job_by_id(const void *key, const void *elem)
 {
