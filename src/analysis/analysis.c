@@ -778,7 +778,7 @@ static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
 			j->gpu_busy_s[gi] += ov * util / 100 * share;
 		}
 		if (an->hook.job)
-			an->hook.job(an->hook.ud, gi, j, a, z, ov * share,
+			an->hook.job(an->hook.ud, gi, j, iv, a, z, ov * share,
 				     isnan(util) ? NAN : ov * util / 100 * share,
 				     isnan(iv->energy_j) ? NAN : iv->energy_j * ov / dt * share);
 	}

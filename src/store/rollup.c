@@ -64,8 +64,13 @@ struct job_minute {
 struct gpu_rows {
 	struct minute m;
 	struct minute h;	/* the hour being summed from this run's minutes */
-	struct proc_minute pm;
-	struct job_minute jm;
+	/* the minutes with processes' (jobs') pieces not written yet, oldest
+	 * first: the processes of one interval each walk its minutes, so a
+	 * minute stays open until an interval starts after it */
+	struct proc_minute *pm;
+	size_t npm, pm_alloc;
+	struct job_minute *jm;
+	size_t njm, jm_alloc;
 	int64_t id;		/* gpus.id, 0 until resolved */
 	bool id_has_uuid;
 };
@@ -454,8 +459,6 @@ static struct gpu_rows *rows_of(struct store_writer *w, int gi)
 		w->g[gi] = xcalloc(1, sizeof(*w->g[gi]));
 		minute_reset(&w->g[gi]->m, INT64_MIN);
 		minute_reset(&w->g[gi]->h, INT64_MIN);
-		w->g[gi]->pm.t_s = INT64_MIN;
-		w->g[gi]->jm.t_s = INT64_MIN;
 	}
 	return w->g[gi];
 }
@@ -480,12 +483,11 @@ static void on_state(void *ud, int gi, const struct ival *iv, int st)
 
 /* ---- processes per minute ---------------------------------------------- */
 
-static void flush_procs(struct store_writer *w, int gi)
+static void flush_proc_minute(struct store_writer *w, int gi, const struct proc_minute *pm)
 {
-	struct proc_minute *pm = &w->g[gi]->pm;
 	int64_t gpu;
 
-	if (pm->t_s == INT64_MIN || w->failed)
+	if (w->failed)
 		return;
 	gpu = gpu_row(w, gi);
 	for (int i = 0; i < pm->n; i++) {
@@ -539,26 +541,48 @@ static void flush_procs(struct store_writer *w, int gi)
 		else
 			w->c.procs_new++;
 	}
-	pm->t_s = INT64_MIN;
-	pm->n = 0;
+}
+
+/* Write the open minutes of GPU gi that start before t_s (all: INT64_MAX). */
+static void flush_procs(struct store_writer *w, int gi, int64_t t_s)
+{
+	struct gpu_rows *g = w->g[gi];
+	size_t k = 0;
+
+	while (k < g->npm && g->pm[k].t_s < t_s)
+		flush_proc_minute(w, gi, &g->pm[k++]);
+	memmove(g->pm, g->pm + k, (g->npm - k) * sizeof(*g->pm));
+	g->npm -= k;
+}
+
+/* The open minute t_s of GPU gi, opened empty when new (after those open:
+ * a minute before them was written, and no later piece falls in it). */
+static struct proc_minute *proc_minute_at(struct gpu_rows *g, int64_t t_s)
+{
+	for (size_t k = g->npm; k-- > 0;)
+		if (g->pm[k].t_s == t_s)
+			return &g->pm[k];
+	ALLOC_GROW(g->pm, g->npm + 1, g->pm_alloc);
+	g->pm[g->npm].t_s = t_s;
+	g->pm[g->npm].n = 0;
+	return &g->pm[g->npm++];
 }
 
 static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, int64_t t1, double share_s,
 		    double busy_s, double energy_j)
 {
 	struct store_writer *w = ud;
-	struct proc_minute *pm = &rows_of(w, gi)->pm;
+	struct gpu_rows *g = rows_of(w, gi);
 	double whole = (double)(t1 - t0);
 
+	/* [t0, t1) is the interval: every later piece of this GPU starts there or after */
+	flush_procs(w, gi, floor_div(t0, MIN_NS) * 60);
 	while (t0 < t1 && whole > 0) {
 		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
 		int64_t e = t1 < end ? t1 : end;
 		double frac = (double)(e - t0) / whole;
+		struct proc_minute *pm = proc_minute_at(g, mi * 60);
 		struct proc_min *p = NULL;
-		if (pm->t_s != mi * 60) {
-			flush_procs(w, gi);
-			pm->t_s = mi * 60;
-		}
 		for (int i = 0; i < pm->n && !p; i++)
 			if (pm->p[i].pid == ps->pid && !strcmp(pm->p[i].name, ps->name))
 				p = &pm->p[i];
@@ -593,12 +617,11 @@ static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, in
 
 /* ---- batch jobs per minute ---------------------------------------------- */
 
-static void flush_jobs(struct store_writer *w, int gi)
+static void flush_job_minute(struct store_writer *w, int gi, const struct job_minute *jm)
 {
-	struct job_minute *jm = &w->g[gi]->jm;
 	int64_t gpu;
 
-	if (jm->t_s == INT64_MIN || w->failed)
+	if (w->failed)
 		return;
 	gpu = gpu_row(w, gi);
 	for (int i = 0; i < jm->n; i++) {
@@ -627,26 +650,46 @@ static void flush_jobs(struct store_writer *w, int gi)
 			fail(w);
 		sqlite3_reset(w->put_job);
 	}
-	jm->t_s = INT64_MIN;
-	jm->n = 0;
 }
 
-static void on_job(void *ud, int gi, const struct an_job *job, int64_t t0, int64_t t1, double held_s,
-		   double busy_s, double energy_j)
+/* Write the open job minutes of GPU gi that start before t_s (all: INT64_MAX). */
+static void flush_jobs(struct store_writer *w, int gi, int64_t t_s)
+{
+	struct gpu_rows *g = w->g[gi];
+	size_t k = 0;
+
+	while (k < g->njm && g->jm[k].t_s < t_s)
+		flush_job_minute(w, gi, &g->jm[k++]);
+	memmove(g->jm, g->jm + k, (g->njm - k) * sizeof(*g->jm));
+	g->njm -= k;
+}
+
+static struct job_minute *job_minute_at(struct gpu_rows *g, int64_t t_s)
+{
+	for (size_t k = g->njm; k-- > 0;)
+		if (g->jm[k].t_s == t_s)
+			return &g->jm[k];
+	ALLOC_GROW(g->jm, g->njm + 1, g->jm_alloc);
+	g->jm[g->njm].t_s = t_s;
+	g->jm[g->njm].n = 0;
+	return &g->jm[g->njm++];
+}
+
+static void on_job(void *ud, int gi, const struct an_job *job, const struct ival *iv, int64_t t0, int64_t t1,
+		   double held_s, double busy_s, double energy_j)
 {
 	struct store_writer *w = ud;
-	struct job_minute *jm = &rows_of(w, gi)->jm;
+	struct gpu_rows *g = rows_of(w, gi);
 	double whole = (double)(t1 - t0);
 
+	/* every later piece of this GPU starts at the interval's start or after */
+	flush_jobs(w, gi, floor_div(iv->t0_ns, MIN_NS) * 60);
 	while (t0 < t1 && whole > 0) {
 		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
 		int64_t e = t1 < end ? t1 : end;
 		double frac = (double)(e - t0) / whole;
+		struct job_minute *jm = job_minute_at(g, mi * 60);
 		struct job_min *j = NULL;
-		if (jm->t_s != mi * 60) {
-			flush_jobs(w, gi);
-			jm->t_s = mi * 60;
-		}
 		for (int i = 0; i < jm->n && !j; i++)
 			if (!strcmp(jm->j[i].id, job->id))
 				j = &jm->j[i];
@@ -1171,8 +1214,8 @@ int store_writer_finish(struct store_writer *w, struct store_counts *c, struct g
 		if (w->g[gi]) {
 			flush_minute(w, gi);
 			flush_hour(w, gi);
-			flush_procs(w, gi);
-			flush_jobs(w, gi);
+			flush_procs(w, gi, INT64_MAX);
+			flush_jobs(w, gi, INT64_MAX);
 		}
 	redo_hours(w);
 	store_jobs(w);
@@ -1196,7 +1239,11 @@ void store_writer_free(struct store_writer *w)
 	sqlite3_finalize(w->get_job);
 	sqlite3_finalize(w->put_job);
 	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
-		free(w->g[gi]);
+		if (w->g[gi]) {
+			free(w->g[gi]->pm);
+			free(w->g[gi]->jm);
+			free(w->g[gi]);
+		}
 	free(w->repl);
 	for (size_t i = 0; i < w->nrepl_paths; i++)
 		free(w->repl_paths[i]);

@@ -831,6 +831,72 @@ sed -n '/^Who spent it/,/^$/p' "$T/who-f3.txt" >"$T/ws-f"
 sed -n '/^Who spent it/,/^$/p' "$T/who-d3.txt" >"$T/ws-d"
 check "report --db (text): the Who spent it section as report on the files (sacct jobs)" sh -c "test -s '$T/ws-f' && diff '$T/ws-f' '$T/ws-d'"
 
+# A longer case across minutes and ingest calls: the capture's 500 ms
+# query rows replayed as the recorder's CSV for two GPUs over 3m45s, GPU 0
+# shared by alice (job 1234, a pod) and, for a stretch, bob (a docker
+# container) by measured sm %, GPU 1 by carol (job 77) and a host pid not
+# visible, split evenly, then no process at all; stored in one call, and
+# in two files of two calls that share a minute.
+python3 - "$EX/query_gpu_units_500ms.csv" "$T/mw" <<'EOF'
+import csv, os, sys
+rows = [[c.strip() for c in r] for r in csv.reader(open(sys.argv[1]))][1:]
+out = sys.argv[2]
+os.makedirs(out)
+head = ("time,host,task,gpu,uuid,name,status,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,"
+        "mem_reserved_mib,power_w,energy_j,power_limit_w,temp_c,sm_clock_mhz,mem_clock_mhz,"
+        "clock_event_reasons,pstate,pcie_gen,pcie_width,procs,bus_id,procs_who")
+num = lambda s: s.split()[0]
+lines = []
+for i, r in enumerate(rows):
+    t = r[0].replace("/", "-").replace(" ", "T") + "000Z"
+    for g in (0, 1):
+        s = rows[(i + 120 * g) % len(rows)]
+        u = int(num(s[6]))
+        if g == 0:
+            procs, who = ["4242=12000"], ["alice|1234|pod:0c2f4d58|%d" % max(1, u * 7 // 10)]
+            if 150 <= i < 350:
+                procs.append("4343=8000")
+                who.append("bob||docker:4f2c1d9e8b7a|%d" % max(1, u * 3 // 10))
+        elif i < 380:
+            procs, who = ["5151=9000"], ["carol|77||"]
+            if 100 <= i < 250:
+                procs.append("77=?")
+                who.append("!|||")
+        else:
+            procs, who = [], []
+        lines.append(",".join([t, "node7", "train-run-7" if g == 0 else "eval", str(g),
+                               "GPU-fa4e0000-0000-4000-8000-00000000000%d" % g, "NVIDIA H200", "ok",
+                               num(s[6]), num(s[7]), num(s[8]), num(s[9]), num(s[10]), num(s[12]), "",
+                               num(s[15]), s[17], num(s[19]), num(s[20]), "0x%x" % int(s[23], 16), s[5][1:], s[29], s[30],
+                               ";".join(procs) or "-", "0000:3b:00.0" if g == 0 else "0000:5e:00.0",
+                               ";".join(who)]))
+def write(name, part):
+    with open(os.path.join(out, name), "w") as f:
+        f.write("# gputally-csv v1\n" + head + "\n" + "\n".join(part) + "\n")
+write("all.csv", lines)
+os.makedirs(os.path.join(out, "halves"))
+# the halves meet inside a minute (a row pair of 22:47:48)
+write("halves/a.csv", lines[:300])
+write("halves/b.csv", lines[300:])
+EOF
+"$BIN" ingest -q --db "$T/mw1.db" "$T/mw/all.csv" >/dev/null
+"$BIN" ingest -q --db "$T/mw2.db" "$T/mw/halves/a.csv" >/dev/null
+"$BIN" ingest -q --db "$T/mw2.db" "$T/mw/halves/b.csv" >/dev/null
+"$BIN" report --json $P "$T/mw/all.csv" >"$T/mw-f.json" 2>/dev/null
+"$BIN" report --db "$T/mw1.db" --json $P >"$T/mw-d1.json"
+"$BIN" report --db "$T/mw2.db" --json $P >"$T/mw-d2.json"
+check "report --db: who spent it as report on the files (two GPUs shared by four owners, 3m45s, one ingest)" python3 "$T/attrib.py" "$T/mw-f.json" "$T/mw-d1.json"
+"$BIN" report --json $P "$T/mw/halves/a.csv" "$T/mw/halves/b.csv" >"$T/mw-fh.json" 2>/dev/null
+check "report --db: who spent it as report on the files (the same in two files of two ingests sharing a minute)" python3 "$T/attrib.py" "$T/mw-fh.json" "$T/mw-d2.json"
+check "the two-GPU case splits as built: alice, bob, carol, the host pid and no process seen" python3 - "$T/mw-f.json" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1]))["attribution"]
+u = {r["key"]: r for r in a["by_user"]}
+assert set(u) == {"alice", "bob", "carol", "host pid, not visible", "no process seen"}, sorted(u)
+assert u["alice"]["held_s"] > u["bob"]["held_s"] > 0 and u["carol"]["held_s"] > u["host pid, not visible"]["held_s"] > 0, u
+assert u["no process seen"]["held_s"] > 0, u
+EOF
+
 # ---- trend --by account: Slurm's accounts, as report splits them; unknown without jobs ----
 "$BIN" trend --db "$T/slurm.db" --by account --json $P >"$T/byacct.json"
 "$BIN" trend --db "$T/slurm.db" --by account --csv $P >"$T/byacct.csv"
