@@ -897,6 +897,15 @@ assert u["alice"]["held_s"] > u["bob"]["held_s"] > 0 and u["carol"]["held_s"] > 
 assert u["no process seen"]["held_s"] > 0, u
 EOF
 
+check "report --db: a process's split method is said unknown, not 'even' (the store keeps the share only)" python3 - "$T/mw-f.json" "$T/mw-d1.json" <<'EOF'
+import json, sys
+f, d = (json.load(open(p)) for p in sys.argv[1:3])
+sf = {p["pid"]: p["split"] for p in f["processes"]}
+sd = {p["pid"]: p["split"] for p in d["processes"]}
+assert sf[4242] == "per-process sm %" and sf[5151] == "even among processes present", sf
+assert set(sd) == set(sf) and all(v.startswith("unknown (") for v in sd.values()), sd
+EOF
+
 # ---- trend --by account: Slurm's accounts, as report splits them; unknown without jobs ----
 "$BIN" trend --db "$T/slurm.db" --by account --json $P >"$T/byacct.json"
 "$BIN" trend --db "$T/slurm.db" --by account --csv $P >"$T/byacct.csv"
