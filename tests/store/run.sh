@@ -906,6 +906,21 @@ assert sf[4242] == "per-process sm %" and sf[5151] == "even among processes pres
 assert set(sd) == set(sf) and all(v.startswith("unknown (") for v in sd.values()), sd
 EOF
 
+"$BIN" report --db "$T/mw1.db" --json --until 2026-11-29T22:48:00Z >"$T/mw-w1.json"
+"$BIN" report --db "$T/mw1.db" --json --since 2026-11-29T22:48:00Z >"$T/mw-w2.json"
+check "report --db: two windows' who-spent-it rows add up to the whole window's (GPU time 1 ms, energy 0.1 J)" python3 - "$T/mw-w1.json" "$T/mw-w2.json" "$T/mw-d1.json" <<'EOF'
+import json, sys
+a, b, c = (json.load(open(p))["attribution"] for p in sys.argv[1:4])
+for d in ("by_user", "by_job", "by_container", "by_process"):
+    ra, rb = {r["key"]: r for r in a[d]}, {r["key"]: r for r in b[d]}
+    for r in c[d]:
+        k = r["key"]
+        h = ra.get(k, {}).get("held_s", 0) + rb.get(k, {}).get("held_s", 0)
+        e = ra.get(k, {}).get("energy_j", 0) + rb.get(k, {}).get("energy_j", 0)
+        assert abs(h - r["held_s"]) <= 0.002 and abs(e - r["energy_j"]) <= 0.2, (d, k, h, r["held_s"], e, r["energy_j"])
+    assert set(ra) | set(rb) == {r["key"] for r in c[d]}, (d, sorted(ra), sorted(rb))
+EOF
+
 # ---- trend --by account: Slurm's accounts, as report splits them; unknown without jobs ----
 "$BIN" trend --db "$T/slurm.db" --by account --json $P >"$T/byacct.json"
 "$BIN" trend --db "$T/slurm.db" --by account --csv $P >"$T/byacct.csv"
