@@ -568,6 +568,13 @@ static struct proc_minute *proc_minute_at(struct gpu_rows *g, int64_t t_s)
 	return &g->pm[g->npm++];
 }
 
+/* Who a process is, as it said it last: kept unless it says something else. */
+static void said(char *dst, size_t cap, const char *src)
+{
+	if (src[0] && strncmp(dst, src, cap - 1))
+		snprintf(dst, cap, "%s", src);
+}
+
 static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, int64_t t1, double share_s,
 		    double busy_s, double energy_j)
 {
@@ -593,15 +600,12 @@ static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, in
 			snprintf(p->name, sizeof(p->name), "%s", ps->name);
 		}
 		if (p) {
-			/* the latest said (a process says who it is on every row) */
-			if (ps->user[0])
-				snprintf(p->user, sizeof(p->user), "%s", ps->user);
-			if (ps->job[0])
-				snprintf(p->job, sizeof(p->job), "%s", ps->job);
-			if (ps->task[0])
-				snprintf(p->task, sizeof(p->task), "%s", ps->task);
-			if (ps->ctr[0])
-				snprintf(p->ctr, sizeof(p->ctr), "%s", ps->ctr);
+			/* the latest said (a process says who it is on every
+			 * row, mostly the same: copied only when it changes) */
+			said(p->user, sizeof(p->user), ps->user);
+			said(p->job, sizeof(p->job), ps->job);
+			said(p->task, sizeof(p->task), ps->task);
+			said(p->ctr, sizeof(p->ctr), ps->ctr);
 			p->present_s += (double)(e - t0) / 1e9;
 			p->share_s += share_s * frac;
 			if (!isnan(busy_s)) {
