@@ -551,6 +551,8 @@ static void flush_procs(struct store_writer *w, int gi, int64_t t_s)
 
 	while (k < g->npm && g->pm[k].t_s < t_s)
 		flush_proc_minute(w, gi, &g->pm[k++]);
+	if (!k)
+		return;		/* (g->pm may be NULL: nothing open yet) */
 	memmove(g->pm, g->pm + k, (g->npm - k) * sizeof(*g->pm));
 	g->npm -= k;
 }
@@ -664,6 +666,8 @@ static void flush_jobs(struct store_writer *w, int gi, int64_t t_s)
 
 	while (k < g->njm && g->jm[k].t_s < t_s)
 		flush_job_minute(w, gi, &g->jm[k++]);
+	if (!k)
+		return;		/* (g->jm may be NULL: nothing open yet) */
 	memmove(g->jm, g->jm + k, (g->njm - k) * sizeof(*g->jm));
 	g->njm -= k;
 }
