@@ -704,6 +704,14 @@ static void job_index(struct analysis *an, size_t i)
 	hashidx_add(&an->job_idx, h, an->njob_ids++);
 }
 
+/* Index the jobs kept since the last call (job_add's, and those a store
+ * restored with analysis_job_restore), in order. */
+static void job_index_sync(struct analysis *an)
+{
+	for (; an->njobs_indexed < an->njobs; an->njobs_indexed++)
+		job_index(an, an->njobs_indexed);
+}
+
 /* A batch job's allocation: kept, and live for the intervals to come. */
 static void job_add(struct analysis *an, const struct rec *r, const struct batch *b)
 {
@@ -713,6 +721,7 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 		return;
 	/* the same job again (sacct and dcgmi stats, or dcgmi's block per
 	 * GPU): one job, its GPUs and figures together */
+	job_index_sync(an);
 	if (batch_str(b, r->job.id)) {
 		const char *id = batch_str(b, r->job.id);
 		struct job_key k = { an, id };
@@ -756,9 +765,9 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 	j->gpuutil_pct = r->job.gpuutil_pct;
 	j->gpumem_mib = r->job.gpumem_mib;
 	j->reported_energy_j = r->job.energy_j;
-	job_index(an, an->njobs);
 	ALLOC_GROW(an->jobs_live, an->njobs_live + 1, an->jobs_live_alloc);
 	an->jobs_live[an->njobs_live++] = an->njobs++;
+	job_index_sync(an);
 }
 
 /* Job j's claim on GPU gi: the whole GPU where jobstats named it, else its GPUs over the node's. */
@@ -811,6 +820,10 @@ static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
 			j->busy_s += ov * util / 100 * share;
 			j->gpu_busy_s[gi] += ov * util / 100 * share;
 		}
+		if (an->hook.job)
+			an->hook.job(an->hook.ud, gi, j, iv, a, z, ov * share,
+				     isnan(util) ? NAN : ov * util / 100 * share,
+				     isnan(iv->energy_j) ? NAN : iv->energy_j * ov / dt * share);
 	}
 }
 
@@ -875,7 +888,7 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 			if (!isnan(iv->energy_j))
 				ps->energy_j += iv->energy_j * share;
 			if (an->hook.proc)
-				an->hook.proc(an->hook.ud, gi, ps, iv->t0_ns, iv->t1_ns,
+				an->hook.proc(an->hook.ud, gi, ps, iv->t0_ns, iv->t1_ns, dt * share,
 					      isnan(util) ? NAN : dt * util / 100 * share,
 					      iv->energy_j * share);
 		}
@@ -1433,7 +1446,7 @@ void analysis_release(struct analysis *an)
 	hashidx_release(&an->job_idx);
 	free(an->job_last);
 	an->job_last = NULL;
-	an->njob_ids = an->job_last_alloc = 0;
+	an->njob_ids = an->job_last_alloc = an->njobs_indexed = 0;
 	ev_time_index_free(an->ev_by_t);
 	an->ev_by_t = NULL;
 	for (size_t i = 0; i < an->njobs; i++)
@@ -1470,4 +1483,15 @@ struct finding *analysis_finding_restore(struct analysis *an)
 	f = &an->finds[an->nfinds++];
 	memset(f, 0, sizeof(*f));
 	return f;
+}
+
+struct an_job *analysis_job_restore(struct analysis *an)
+{
+	struct an_job *j;
+
+	ALLOC_GROW(an->jobs, an->njobs + 1, an->jobs_alloc);
+	j = &an->jobs[an->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->gpuutil_pct = j->gpumem_mib = j->reported_energy_j = NAN;
+	return j;
 }
