@@ -33,6 +33,22 @@ static double useful_per_util(const struct analysis *an, int gi)
 	return b > 0 ? analysis_useful_s(an, gi, NULL, NULL) / b : 1;
 }
 
+/* useful_per_util() of each GPU, worked out once: it walks the trace
+ * joins, and each owner asked it again. */
+static double *upu_table(const struct analysis *an)
+{
+	double *t = xcalloc(an->tl.ngpus > 0 ? (size_t)an->tl.ngpus : 1, sizeof(*t));
+
+	for (int g = 0; g < an->tl.ngpus; g++)
+		t[g] = useful_per_util(an, g);
+	return t;
+}
+
+static double upu_of(const struct analysis *an, const double *upu, int gi)
+{
+	return gi < 0 || gi >= an->tl.ngpus ? 1 : upu[gi];
+}
+
 /* The key of process p in dimension d, "" when it was not said. */
 static void key_of(char *buf, size_t cap, const struct analysis *an, const struct proc_stat *p, int d, bool tasks)
 {
@@ -91,7 +107,7 @@ struct owner {
 };
 
 /* A batch job's useful seconds: its busy time on each GPU, as a share of that GPU's useful time. */
-static double job_useful(const struct analysis *an, const struct an_job *j)
+static double job_useful(const struct analysis *an, const double *upu, const struct an_job *j)
 {
 	double u = 0;
 
@@ -99,12 +115,12 @@ static double job_useful(const struct analysis *an, const struct an_job *j)
 		return 0;
 	for (int g = 0; g < an->tl.ngpus; g++)
 		if (j->gpu_busy_s[g] > 0)
-			u += j->gpu_busy_s[g] * useful_per_util(an, g);
+			u += j->gpu_busy_s[g] * upu_of(an, upu, g);
 	return u;
 }
 
 /* Process i of the analysis as an owner of dimension d. */
-static void proc_owner(const struct report *r, size_t i, int d, bool tasks, struct owner *o)
+static void proc_owner(const struct report *r, const double *upu, size_t i, int d, bool tasks, struct owner *o)
 {
 	const struct analysis *an = r->an;
 	const struct proc_stat *p = &an->procs[i];
@@ -113,7 +129,7 @@ static void proc_owner(const struct report *r, size_t i, int d, bool tasks, stru
 	memset(o, 0, sizeof(*o));
 	key_of(o->key, sizeof(o->key), an, p, d, tasks);
 	o->held_s = p->share_s;
-	o->useful_s = p->busy_s * useful_per_util(an, p->gpu);
+	o->useful_s = p->busy_s * upu_of(an, upu, p->gpu);
 	o->energy_j = p->energy_j;
 	o->reported_energy_j = NAN;
 	o->job = (r->jobs_from_processes && !is_task) || (r->jobs_from_tasks && is_task);
@@ -124,7 +140,8 @@ static void proc_owner(const struct report *r, size_t i, int d, bool tasks, stru
  * any (Slurm's accounting says who was given the GPUs), task labels for
  * tasks when there are any, else the processes.  Returns how many.
  */
-static size_t owners(const struct report *r, int d, bool tasks, struct owner *o, const char **none)
+static size_t owners(const struct report *r, const double *upu, int d, bool tasks, struct owner *o,
+		     const char **none)
 {
 	const struct analysis *an = r->an;
 	size_t n = 0;
@@ -139,7 +156,7 @@ static size_t owners(const struct report *r, int d, bool tasks, struct owner *o,
 			memset(&o[n], 0, sizeof(o[n]));
 			snprintf(o[n].key, sizeof(o[n].key), "%s", d == AB_USER ? j->user : d == AB_ACCOUNT ? j->account : j->id);
 			o[n].held_s = j->held_s;
-			o[n].useful_s = job_useful(an, j);
+			o[n].useful_s = job_useful(an, upu, j);
 			o[n].energy_j = j->energy_j;
 			o[n].reported_energy_j = j->reported_energy_j;
 			n++;
@@ -153,7 +170,7 @@ static size_t owners(const struct report *r, int d, bool tasks, struct owner *o,
 		 * other split is by the processes */
 		if ((an->procs[i].pid == PID_TASK) != (d == AB_TASK && tasks))
 			continue;
-		proc_owner(r, i, d, tasks, &o[n++]);
+		proc_owner(r, upu, i, d, tasks, &o[n++]);
 	}
 	return n;
 }
@@ -191,7 +208,7 @@ static bool row_eq(const void *ctx, size_t k)
  * cost_window() adds it up: the fixed part by GPU time held, electricity by
  * energy, cooling by useful time, the per-job charge by the jobs counted.
  */
-static void one_dim(struct report *r, int d, bool tasks)
+static void one_dim(struct report *r, const double *upu, int d, bool tasks)
 {
 	const struct analysis *an = r->an;
 	struct report_attrib *a = &r->attrib;
@@ -203,7 +220,7 @@ static void one_dim(struct report *r, int d, bool tasks)
 	struct hashidx by_key = { 0 };	/* rows by key: a scan of the rows per owner is quadratic */
 	const char *none;
 
-	no = owners(r, d, tasks, o, &none);
+	no = owners(r, upu, d, tasks, o, &none);
 	for (size_t i = 0; i < no; i++) {
 		struct attrib_row *row = NULL;
 		double energy, cost;
@@ -259,6 +276,7 @@ void report_attrib_compute(struct report *r)
 {
 	const struct analysis *an = r->an;
 	bool tasks = false;
+	double *upu;
 
 	memset(&r->attrib, 0, sizeof(r->attrib));
 	/* each process's owned cost, for the Processes tables too: its row of
@@ -285,14 +303,16 @@ void report_attrib_compute(struct report *r)
 	r->attrib.energy_estimated = r->energy_source && !strcmp(r->energy_source, "profile estimate");
 	for (size_t i = 0; i < an->njobs; i++)
 		r->attrib.jobs_outside += !(an->jobs[i].held_s > 0);
+	upu = upu_table(an);
 	for (size_t i = 0; i < an->nprocs; i++) {
 		struct owner o;
 		double energy;
-		proc_owner(r, i, AB_PROC, tasks, &o);
+		proc_owner(r, upu, i, AB_PROC, tasks, &o);
 		r->proc_local_cost[i] = owner_cost(r, &o, &energy);
 	}
 	for (int d = 0; d < AB__COUNT; d++)
-		one_dim(r, d, tasks);
+		one_dim(r, upu, d, tasks);
+	free(upu);
 	r->attrib.known[AB_PROC] = true;
 	for (int d = 0; d < AB__COUNT; d++) {
 		struct report_attrib *a = &r->attrib;
