@@ -800,21 +800,43 @@ static void note_gpu(struct alert_input *in, uint64_t key)
 		in->gpu_key[in->ngpu++] = key;
 }
 
+struct input_key {
+	const struct alert_eval *ev;
+	const char *path;
+};
+
+static bool input_eq(const void *ctx, size_t i)
+{
+	const struct input_key *k = ctx;
+
+	return k->ev->inputs[i].path == k->path || !strcmp(k->ev->inputs[i].path, k->path);
+}
+
 void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, int64_t t_ns,
 		       const char *uuid, int index)
 {
 	struct alert_input *in = NULL;
 
-	for (size_t i = ev->ninputs; i-- > 0;)
-		if (ev->inputs[i].path == path || !strcmp(ev->inputs[i].path, path)) {
+	/* samples come in runs of one input: the last one first, then the
+	 * others by path (a scan of them per sample grew with inputs times
+	 * samples); a path is one input */
+	if (ev->last_input && (ev->inputs[ev->last_input - 1].path == path ||
+			       !strcmp(ev->inputs[ev->last_input - 1].path, path))) {
+		in = &ev->inputs[ev->last_input - 1];
+	} else {
+		uint64_t h = hash_bytes(HASH_SEED, path, strlen(path));
+		struct input_key k = { ev, path };
+		size_t i = hashidx_find(&ev->input_idx, h, input_eq, &k);
+		if (i != HASHIDX_NONE) {
 			in = &ev->inputs[i];
-			break;
+		} else {
+			ALLOC_GROW(ev->inputs, ev->ninputs + 1, ev->inputs_alloc);
+			in = &ev->inputs[ev->ninputs++];
+			*in = (struct alert_input){ .path = path, .recorder = recorder, .last_ns = INT64_MIN,
+						    .prev_ns = INT64_MIN };
+			hashidx_add(&ev->input_idx, h, ev->ninputs - 1);
 		}
-	if (!in) {
-		ALLOC_GROW(ev->inputs, ev->ninputs + 1, ev->inputs_alloc);
-		in = &ev->inputs[ev->ninputs++];
-		*in = (struct alert_input){ .path = path, .recorder = recorder, .last_ns = INT64_MIN,
-					    .prev_ns = INT64_MIN };
+		ev->last_input = (size_t)(in - ev->inputs) + 1;
 	}
 	if (in->last_ns == INT64_MIN || t_ns > in->last_ns) {
 		if (in->last_ns != INT64_MIN && in->ndts < (int)(sizeof(in->dts) / sizeof(in->dts[0])))
@@ -966,6 +988,7 @@ void alert_eval_release(struct alert_eval *ev)
 	}
 	free(ev->alerts);
 	free(ev->inputs);
+	hashidx_release(&ev->input_idx);
 	if (ev->an && ev->an->tap == &ev->tap)
 		ev->an->tap = NULL;
 	memset(ev, 0, sizeof(*ev));

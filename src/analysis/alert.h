@@ -122,6 +122,8 @@ struct alert_eval {
 	uint64_t dropped;	/* alerts beyond ALERT_MAX_ALERTS */
 	struct alert_input *inputs;
 	size_t ninputs, inputs_alloc;
+	struct hashidx input_idx;	/* inputs by path (alert_eval_sample) */
+	size_t last_input;		/* the input of the last sample, + 1; 0 none */
 	double u_star;		/* NAN: unknown */
 	bool util_skipped;	/* a rule wanted u* and there was none */
 };

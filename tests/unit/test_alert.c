@@ -4,10 +4,12 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/alert.h"
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 
 static void test_defaults(void **state)
 {
@@ -138,6 +140,56 @@ static void test_xid_code(void **state)
 	assert_int_equal(alert_xid_code(NULL), -1);
 }
 
+/*
+ * The stale rule's inputs: 400 paths sampled in turn, some as copies of the
+ * string (the same path, another pointer), over 60 rounds: one input per
+ * path, in the order first seen, each with its newest sample, the one
+ * before and its first gaps, as a scan of the inputs finds them.
+ */
+static void test_many_inputs(void **state)
+{
+	enum { NP = 400 };
+	static char paths[NP][24], copies[NP][24];
+	struct analysis *an = xcalloc(1, sizeof(*an));
+	struct alert_rules rs;
+	struct alert_eval ev;
+	uint64_t rng = 0x9fb21c651e98df25ULL;
+
+	(void)state;
+	assert_int_equal(alert_rules_default(&rs), 0);
+	analysis_init(an, NULL);
+	alert_eval_init(&ev, &rs, an, NAN);
+	for (int i = 0; i < NP; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "node%03d/gpu.csv", i);
+		memcpy(copies[i], paths[i], sizeof(paths[i]));
+	}
+	for (int round = 0; round < 60; round++)
+		for (int k = 0; k < NP; k++) {
+			int i = (int)((k * 7 + round) % NP);	/* a different order each round */
+			const char *p = test_xorshift(&rng) % 3 ? paths[i] : copies[i];
+			alert_eval_sample(&ev, p, i % 2 == 0, INT64_C(1800000000000000000) + (int64_t)round * 10000000000 + i,
+					  NULL, i % 8);
+			if (test_xorshift(&rng) % 5 == 0)	/* the same sample again, as the next row of its file */
+				alert_eval_sample(&ev, p, i % 2 == 0,
+						  INT64_C(1800000000000000000) + (int64_t)round * 10000000000 + i, NULL, i % 8);
+		}
+	assert_int_equal(ev.ninputs, NP);
+	for (size_t n = 0; n < ev.ninputs; n++) {
+		const struct alert_input *in = &ev.inputs[n];
+		int i = (int)(n * 7 % NP);	/* round 0's order: k = n */
+		assert_string_equal(in->path, paths[i]);
+		assert_int_equal(in->recorder, i % 2 == 0);
+		assert_true(in->last_ns == INT64_C(1800000000000000000) + 59 * INT64_C(10000000000) + i);
+		assert_true(in->prev_ns == in->last_ns - INT64_C(10000000000));
+		assert_int_equal(in->ndts, 15);
+		assert_true(in->dts[0] == INT64_C(10000000000));
+		assert_int_equal(in->ngpu, i % 2 == 0 ? 1 : 0);
+	}
+	alert_eval_release(&ev);
+	analysis_release(an);
+	free(an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_xid_code),
+		cmocka_unit_test(test_many_inputs),
 	};
 	return cmocka_run_group_tests_name("alert", tests, NULL, NULL);
 }
