@@ -2117,6 +2117,8 @@ static void findings(struct hw *h, const struct finding **byw)
 		const struct finding *f = byw[i];
 		fprintf(h->out, "<tr><td class=\"sev-%s\">%s</td><td>", severity_name[f->severity], severity_name[f->severity]);
 		esc(h, f->kind);
+		if (f->fk == FK_NONE)
+			fprintf(h->out, " (a kind this version does not know)");
 		if (f->gpu >= 0 && an->tl.gpus[f->gpu].id.index >= 0)
 			fprintf(h->out, "</td><td>%d</td><td>", an->tl.gpus[f->gpu].id.index);
 		else if (f->gpu >= 0)

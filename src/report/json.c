@@ -415,6 +415,8 @@ static void findings(struct jsonw *w, const struct report *r)
 		const struct finding *f = &r->an->finds[i];
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "kind", f->kind);
+		if (f->fk == FK_NONE)	/* a stored name this version does not know */
+			jsonw_kbool(w, "kind_known", false);
 		if (f->gpu >= 0)
 			jsonw_kint(w, "gpu", f->gpu);
 		else

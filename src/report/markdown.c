@@ -275,6 +275,8 @@ static void findings(FILE *out, const struct report *r)
 		const struct gpu_ident *id = f->gpu >= 0 ? &an->tl.gpus[f->gpu].id : NULL;
 		fprintf(out, "| %s | ", severity_name[f->severity]);
 		md(out, f->kind);
+		if (f->fk == FK_NONE)
+			fprintf(out, " (a kind this version does not know)");
 		if (id && id->index >= 0)
 			fprintf(out, " | %d | ", id->index);
 		else if (id)

@@ -557,8 +557,8 @@ static void finding_full(FILE *out, const struct report *r, const struct finding
 	const struct analysis *an = r->an;
 	char a[40], b[40], l[160], t[160];
 
-	fprintf(out, "  [%s] %s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
-		f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
+	fprintf(out, "  [%s] %s%s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
+		f->fk == FK_NONE ? " (a kind this version does not know)" : "", f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
 		when(b, sizeof(b), f->t1_ns), f->message, f->evidence);
 	if (f->nstretch > 1) {
 		fprintf(out, "    %s; longest:", stretch_totals(t, sizeof(t), r, f));
@@ -597,7 +597,8 @@ static void findings(FILE *out, const struct report *r)
 		const struct finding *f = &an->finds[grp->first];
 		const struct report_rest *rest = &r->finding_rest[grp->first];	/* it and the rest of its kind */
 		char l[48], d[32], c[48];
-		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
+		fprintf(out, "  [%s] %s%s ", severity_name[f->severity], f->kind,
+			f->fk == FK_NONE ? " (a kind this version does not know)" : "");
 		for (size_t j = 0; j < grp->ngpus && j < REPORT_GROUP_GPUS; j++)
 			fprintf(out, "%s%s", j ? ", " : " ",
 				grp->gpu[j] >= 0 ? analysis_gpu_name(an, grp->gpu[j], l, sizeof(l)) : "host");
