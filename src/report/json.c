@@ -994,6 +994,22 @@ void report_json(FILE *out, const struct report *r)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
+	if (r->nbad_groups) {
+		/* the kept lines by file and reason, as the text, Markdown and HTML list them */
+		jsonw_key(&w, "skipped_groups");
+		jsonw_arr_begin(&w);
+		for (size_t g = 0; g < r->nbad_groups; g++) {
+			const struct bad_line *b = &r->bad[r->bad_groups[g].first];
+			jsonw_obj_begin(&w);
+			jsonw_kstr(&w, "path", b->path);
+			jsonw_kint(&w, "line", (int64_t)b->line);
+			jsonw_kint(&w, "col", b->col);
+			jsonw_kstr(&w, "reason", b->msg);
+			jsonw_kint(&w, "lines", (int64_t)r->bad_groups[g].n);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+	}
 	gpus(&w, r);
 	segments_and_rest(&w, r);
 	jsonw_obj_end(&w);

@@ -95,9 +95,13 @@ class Html(html.parser.HTMLParser):
         self._row = None
         self._cell = None
         self._in_findings = False
+        self.items = []     # every <li>'s text
+        self._li = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "li":
+            self._li = ""
         if tag == "span" and "data-key" in a:
             self._key = [a["data-key"], ""]
         if tag == "td" and a.get("class") == "verdict":
@@ -111,6 +115,9 @@ class Html(html.parser.HTMLParser):
             self._cell = ""
 
     def handle_endtag(self, tag):
+        if tag == "li" and self._li is not None:
+            self.items.append(self._li)
+            self._li = None
         if tag == "span" and self._key:
             self.keys.setdefault(self._key[0], self._key[1])
             self._key = None
@@ -127,6 +134,8 @@ class Html(html.parser.HTMLParser):
             self._in_findings = False
 
     def handle_data(self, data):
+        if self._li is not None:
+            self._li += data
         if self._key:
             self._key[1] += data
         if self._in_verdict:
@@ -471,6 +480,27 @@ def main():
         if abs(psum + none[0]["cost"] - w["local_cost"]) > 1e-6 * (len(procs) + 2):
             fail("json: the processes' local_cost and no process seen add up to %.6f, local_cost is %.6f"
                  % (psum + none[0]["cost"], w["local_cost"]))
+
+    # ---- the skipped lines, by file and reason: the JSON's groups, in its order, in every writer ----
+    groups = j.get("skipped_groups", [])
+    if len(j["skipped"]) and not groups:
+        fail("json: %d skipped lines kept, no skipped_groups" % len(j["skipped"]))
+    if sum(g["lines"] for g in groups) != len(j["skipped"]):
+        fail("json: the skipped_groups hold %d lines, skipped has %d"
+             % (sum(g["lines"] for g in groups), len(j["skipped"])))
+    tlines = re.findall(r"^  (\S+:\d+:\d+: .*)$", text.split("\nSkipped lines (", 1)[1], re.M) \
+        if "\nSkipped lines (" in text else []
+    mlines = [md_plain(x[0] + ": " + x[1]) for x in re.findall(r"^- `([^`]+)`: (.*)$", md, re.M)]
+    hlines = [x for x in h.items if re.match(r"\S+:\d+:\d+: ", x)]
+    for i, g in enumerate(groups[:20]):
+        want = "%s:%d:%d: %s" % (g["path"], g["line"], g["col"], g["reason"])
+        if g["lines"] > 1:
+            want += " (%d lines, the first at line %d)" % (g["lines"], g["line"])
+        for where, got in (("text", tlines), ("markdown", mlines), ("html", hlines)):
+            same_text("%s skipped group %d" % (where, i), got[i] if i < len(got) else None, want)
+    for where, got in (("text", tlines), ("markdown", mlines), ("html", hlines)):
+        if len(got) != min(len(groups), 20 if where != "html" else 50):
+            fail("%s: %d skipped groups listed, the JSON has %d" % (where, len(got), len(groups)))
 
     if bad:
         for b in bad:
