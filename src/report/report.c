@@ -421,6 +421,58 @@ static bool same_bad(const void *ctx, size_t id)
 	return f->path == k->b->path && !strcmp(f->msg, k->b->msg);
 }
 
+struct format_key {
+	const struct format *const *seen;	/* per group: its format */
+	const struct format *f;
+};
+
+static bool same_format(const void *ctx, size_t id)
+{
+	const struct format_key *k = ctx;
+
+	return k->seen[id] == k->f;
+}
+
+/* The inputs summed by the format that read them, in the registry's order: one pass over each. */
+static void by_format(struct report *r)
+{
+	size_t nf = format_count(), ng = 0;
+	const struct format **seen = xcalloc(nf + 1, sizeof(*seen));
+	struct report_format_sum *sum = xcalloc(nf + 1, sizeof(*sum));
+	struct format_key key = { seen, NULL };
+	struct gindex x;
+
+	r->by_format = xcalloc(nf ? nf : 1, sizeof(*r->by_format));
+	r->nby_format = 0;
+	gindex_init(&x, nf);
+	for (size_t f = 0; f < nf; f++) {	/* each format's group, in registry order */
+		key.f = seen[ng] = format_at(f);
+		gindex_get(&x, hash_int(HASH_SEED, (uint64_t)(uintptr_t)key.f), same_format, &key, &ng);
+	}
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		size_t s;
+		if (!in->format)
+			continue;
+		key.f = in->format;
+		s = gindex_slot(&x, hash_int(HASH_SEED, (uint64_t)(uintptr_t)in->format), same_format, &key);
+		if (x.id[s] == SIZE_MAX)
+			continue;	/* not a registered format (cannot happen) */
+		sum[x.id[s]].files++;
+		sum[x.id[s]].lines += in->lines;
+		sum[x.id[s]].records += in->records;
+		sum[x.id[s]].bad += in->bad;
+	}
+	for (size_t g = 0; g < ng; g++)
+		if (sum[g].files) {
+			sum[g].format = seen[g];
+			r->by_format[r->nby_format++] = sum[g];
+		}
+	gindex_free(&x);
+	free(seen);
+	free(sum);
+}
+
 /* The kept bad lines by file and reason, in the order they first come. */
 static void bad_groups(struct report *r)
 {
@@ -928,6 +980,7 @@ void report_compute(struct report *r)
 	finding_rests(r);
 	finding_groups(r);
 	bad_groups(r);
+	by_format(r);
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
@@ -988,6 +1041,9 @@ void report_release(struct report *r)
 	free(r->bad_groups);
 	r->bad_groups = NULL;
 	r->nbad_groups = 0;
+	free(r->by_format);
+	r->by_format = NULL;
+	r->nby_format = 0;
 	free(r->evgroups);
 	r->evgroups = NULL;
 	free(r->ev_order);

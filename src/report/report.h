@@ -139,6 +139,12 @@ struct report_bad_group {
 	uint64_t n;		/* its kept lines */
 };
 
+/* The inputs one format read, summed (report.by_format, in the formats' registry order). */
+struct report_format_sum {
+	const struct format *format;
+	uint64_t files, lines, records, bad;
+};
+
 /* How many findings of one kind (report.kinds, in the order the kinds first come). */
 struct report_kind {
 	const char *kind;	/* borrowed from the analysis */
@@ -320,6 +326,9 @@ struct report {
 	/* the kept bad lines by file and reason */
 	struct report_bad_group *bad_groups;
 	size_t nbad_groups;
+	/* the inputs by the format that read them: the formats that read one */
+	struct report_format_sum *by_format;
+	size_t nby_format;
 	/* the findings tallied by kind, all of them (no cap) */
 	struct report_kind *kinds;
 	size_t nkinds;

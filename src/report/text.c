@@ -280,21 +280,11 @@ static void inputs_summary(FILE *out, const struct report *r)
 		if ((int)strlen(format_at(f)->id) > idw)
 			idw = (int)strlen(format_at(f)->id);
 	fprintf(out, "  %zu inputs; by format:\n", r->inputs->nr);
-	for (size_t f = 0; f < format_count(); f++) {
-		uint64_t n = 0, lines = 0, recs = 0, bad = 0;
-		for (size_t i = 0; i < r->inputs->nr; i++) {
-			const struct input_stat *in = &r->inputs->inputs[i];
-			if (in->format != format_at(f))
-				continue;
-			n++;
-			lines += in->lines;
-			recs += in->records;
-			bad += in->bad;
-		}
-		if (n)
-			fprintf(out, "    %-*s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
-				" records %8" PRIu64 " skipped\n", idw, format_at(f)->id, n,
-				n == 1 ? " " : "s", lines, recs, bad);
+	for (size_t f = 0; f < r->nby_format; f++) {	/* summed in report_compute */
+		const struct report_format_sum *s = &r->by_format[f];
+		fprintf(out, "    %-*s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
+			" records %8" PRIu64 " skipped\n", idw, s->format->id, s->files,
+			s->files == 1 ? " " : "s", s->lines, s->records, s->bad);
 	}
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
