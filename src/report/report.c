@@ -627,51 +627,92 @@ static bool same_group(const struct an_event *a, const struct an_event *b)
 	return a->gpu == b->gpu && a->ev == b->ev && a->code == b->code && a->unplaced == b->unplaced;
 }
 
+struct ev_key {
+	const struct analysis *an;
+	const struct report_evgroup *groups;
+	const struct an_event *e;
+};
+
+static bool same_ev_group(const void *ctx, size_t id)
+{
+	const struct ev_key *k = ctx;
+
+	return same_group(&k->an->evs[k->groups[id].ev], k->e);
+}
+
 /*
  * The events grouped by GPU (host last), kind and code: each group's count,
  * and its earliest and latest time (min and max, not the first and last
  * listed: a log's lines need not be in time order, nor several files).
+ * One pass in the order listed, each event's group found by hash, then the
+ * groups put in GPU order (a stable counting sort: in each GPU, the order
+ * they first come).
  */
 static void event_groups(struct report *r)
 {
 	const struct analysis *an = r->an;
+	struct report_evgroup *g0;
+	struct ev_key key;
+	struct gindex x;
+	size_t ng = 0, *start;
+	int ngpus = an->tl.ngpus;
 
 	r->evgroups = NULL;
 	r->nevgroups = 0;
 	if (!an->nevs)
 		return;
-	r->evgroups = xcalloc(an->nevs, sizeof(*r->evgroups));
-	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
-		int gpu = gi < an->tl.ngpus ? gi : -1;
-		size_t g0 = r->nevgroups;
-		for (size_t i = 0; i < an->nevs; i++) {
-			const struct an_event *e = &an->evs[i];
-			struct report_evgroup *g = NULL;
-			if (e->gpu != gpu)
-				continue;
-			for (size_t k = g0; k < r->nevgroups && !g; k++)
-				if (same_group(&an->evs[r->evgroups[k].ev], e))
-					g = &r->evgroups[k];
-			if (!g) {
-				g = &r->evgroups[r->nevgroups++];
+	g0 = xcalloc(an->nevs, sizeof(*g0));
+	key = (struct ev_key){ an, g0, NULL };
+	gindex_init(&x, an->nevs);
+	for (size_t i = 0; i < an->nevs; i++) {
+		const struct an_event *e = &an->evs[i];
+		struct report_evgroup *g;
+		size_t k, was = ng;
+		uint64_t h = HASH_SEED;
+		if (e->gpu >= ngpus || e->gpu < -1)
+			continue;	/* no GPU of the report's (as before: not listed) */
+		h = hash_int(h, (uint64_t)(int64_t)e->gpu);
+		h = hash_int(h, (uint64_t)e->ev);
+		h = hash_int(h, (uint64_t)(int64_t)e->code);
+		h = hash_int(h, (uint64_t)e->unplaced);
+		key.e = e;
+		g0[ng].ev = i;	/* kept only when the group is new */
+		k = gindex_get(&x, h, same_ev_group, &key, &ng);
+		g = &g0[k];
+		if (k == was) {
+			g->copied = SIZE_MAX;
+			g->t_min_ns = g->t_max_ns = e->unplaced ? 0 : e->t_ns;
+		} else if (!e->unplaced) {
+			if (e->t_ns < g->t_min_ns) {
+				g->t_min_ns = e->t_ns;
 				g->ev = i;
-				g->copied = SIZE_MAX;
-				g->t_min_ns = g->t_max_ns = e->unplaced ? 0 : e->t_ns;
-			} else if (!e->unplaced) {
-				if (e->t_ns < g->t_min_ns) {
-					g->t_min_ns = e->t_ns;
-					g->ev = i;
-				}
-				if (e->t_ns > g->t_max_ns)
-					g->t_max_ns = e->t_ns;
 			}
-			g->n++;
-			g->lines += e->count;
-			g->copies += e->copies;
-			if (e->copies && g->copied == SIZE_MAX)
-				g->copied = i;
+			if (e->t_ns > g->t_max_ns)
+				g->t_max_ns = e->t_ns;
 		}
+		g->n++;
+		g->lines += e->count;
+		g->copies += e->copies;
+		if (e->copies && g->copied == SIZE_MAX)
+			g->copied = i;
 	}
+	gindex_free(&x);
+	/* GPU order, host (-1) last: slot gpu, or ngpus for the host */
+	start = xcalloc((size_t)ngpus + 2, sizeof(*start));
+	for (size_t k = 0; k < ng; k++) {
+		int gpu = an->evs[g0[k].ev].gpu;
+		start[(gpu < 0 ? (size_t)ngpus : (size_t)gpu) + 1]++;
+	}
+	for (size_t b = 0; b <= (size_t)ngpus; b++)
+		start[b + 1] += start[b];
+	r->evgroups = xcalloc(an->nevs, sizeof(*r->evgroups));
+	for (size_t k = 0; k < ng; k++) {
+		int gpu = an->evs[g0[k].ev].gpu;
+		r->evgroups[start[gpu < 0 ? (size_t)ngpus : (size_t)gpu]++] = g0[k];
+	}
+	r->nevgroups = ng;
+	free(start);
+	free(g0);
 }
 
 static int ev_time_cmp(const void *a, const void *b, void *base)

@@ -440,6 +440,57 @@ static void test_bad_groups(void **state)
 	free(an);
 }
 
+/*
+ * The events' groups in one pass: by GPU (host last), kind, code and
+ * placed or not, each GPU's groups in the order they first come, whatever
+ * order the GPUs come in.  Listed: Xid 79 GPU 1, host driver_load, Xid 13
+ * GPU 0, Xid 79 GPU 1 (earlier), Xid 13 GPU 1, Xid 79 GPU 0, host
+ * driver_load, Xid 13 GPU 0, Xid 79 GPU 1 unplaced.  Groups: GPU 0 Xid 13
+ * (2), Xid 79; GPU 1 Xid 79 (2, from the second), Xid 13, Xid 79
+ * unplaced; host driver_load (2).
+ */
+static void test_event_groups_order(void **state)
+{
+	struct analysis *an = start();
+	struct ingest_result res = { 0 };
+	struct report rep;
+	static const struct { int gpu, ev, code, t, unplaced; } in[] = {
+		{ 1, EV_XID, 79, 50, 0 }, { -1, EV_DRIVER_LOAD, -1, 10, 0 }, { 0, EV_XID, 13, 30, 0 },
+		{ 1, EV_XID, 79, 20, 0 }, { 1, EV_XID, 13, 40, 0 }, { 0, EV_XID, 79, 45, 0 },
+		{ -1, EV_DRIVER_LOAD, -1, 60, 0 }, { 0, EV_XID, 13, 70, 0 }, { 1, EV_XID, 79, 0, 1 },
+	};
+	static const struct { size_t ev, n; int64_t t0, t1; } want[] = {
+		{ 2, 2, 30, 70 }, { 5, 1, 45, 45 }, { 3, 2, 20, 50 }, { 4, 1, 40, 40 }, { 8, 1, 0, 0 }, { 1, 2, 10, 60 },
+	};
+	const size_t n = sizeof(in) / sizeof(in[0]);
+
+	(void)state;
+	gpus(an, 2);
+	analysis_finish(an);
+	free(an->evs);
+	an->evs = xcalloc(n, sizeof(*an->evs));
+	an->nevs = an->evs_alloc = n;
+	for (size_t i = 0; i < n; i++) {
+		an->evs[i].gpu = in[i].gpu;
+		an->evs[i].ev = (uint8_t)in[i].ev;
+		an->evs[i].code = in[i].code;
+		an->evs[i].t_ns = in[i].t;
+		an->evs[i].unplaced = in[i].unplaced;
+		an->evs[i].count = 1;
+	}
+	compute(&rep, an, &res);
+	assert_int_equal(rep.nevgroups, sizeof(want) / sizeof(want[0]));
+	for (size_t k = 0; k < rep.nevgroups; k++) {
+		assert_int_equal(rep.evgroups[k].ev, want[k].ev);
+		assert_int_equal(rep.evgroups[k].n, want[k].n);
+		assert_int_equal(rep.evgroups[k].t_min_ns, want[k].t0);
+		assert_int_equal(rep.evgroups[k].t_max_ns, want[k].t1);
+	}
+	report_release(&rep);
+	analysis_release(an);
+	free(an);
+}
+
 /* Every row of the table renders, and is found by its name; no other name is. */
 static void test_writer_table(void **state)
 {
@@ -502,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_find_groups),
 		cmocka_unit_test(test_find_groups_many),
 		cmocka_unit_test(test_bad_groups),
+		cmocka_unit_test(test_event_groups_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
