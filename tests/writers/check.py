@@ -420,6 +420,38 @@ def main():
     if [tuple(x) for x in grouped] != rest:
         fail("text: the lines per severity and kind %s are not the JSON's kinds after the first %d: %s"
              % (grouped, len(full), rest))
+    # the grouped lines are the JSON's finding_groups: GPUs, findings, stretches, time and cost
+    fg = j.get("finding_groups", [])
+    if rest and not fg:
+        fail("json: %d groups of findings in the text, no finding_groups" % len(rest))
+    if fg and j["findings_in_full"] != len(full):
+        fail("json: findings_in_full %d, the text gives %d in full" % (j["findings_in_full"], len(full)))
+    glines = [re.match(r"  \[(\w+)\] (\S+)  ?((?:GPU|host).*?)(?: and (\d+) more GPUs)?: (.*)$", x).groups()
+              for x in sec.split("\n") if re.match(r"  \[\w+\] \S+  ?(?:GPU|host)", x)
+              and not re.match(r"  \[\w+\] \S+  (?:GPU \S+|host)  ", x)]
+    for i, g in enumerate(fg):
+        if i >= len(glines):
+            fail("text: no line for finding_groups[%d] (%s %s)" % (i, g["severity"], g["kind"]))
+            break
+        sev, kind, names, more, tail = glines[i]
+        same_text("text finding group %d" % i, (sev, kind), (g["severity"], g["kind"]))
+        same_text("text finding group %d GPUs" % i, names,
+                  ", ".join(gpu_name(x if x is not None else -1) for x in g["gpus"]))
+        same("text finding group %d more GPUs" % i, more or "0", g["gpus_count"] - len(g["gpus"]))
+        m = re.match(r"(\d+) (?:stretches|gaps), (\S+) in all(?:, cost ([\d.,]+)(?: \S+)?)?$", tail)
+        if g["stretches"]:
+            if not m:
+                fail("text finding group %d: %r is not its stretches" % (i, tail))
+                continue
+            same("text finding group %d stretches" % i, m.group(1), g["stretches"])
+            near("text finding group %d time" % i, dur_s(m.group(2)), g["total_s"], 1)
+            if g["cost"] is not None:
+                same("text finding group %d cost" % i, m.group(3) or "", g["cost"])
+        elif g["findings"] > 1:
+            same("text finding group %d findings" % i, (re.match(r"(\d+) findings$", tail) or [0, ""])[1],
+                 g["findings"])
+        else:
+            same_text("text finding group %d message" % i, tail, finds[g["first"]]["message"])
     top = re.findall(r"^(?:Findings:  |           )\[(\w+)\] (.*)$", text, re.M)
     same_text("text first screen's findings", [t[1] for t in top], [f["message"] for f in finds[:3]])
 
