@@ -191,6 +191,12 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/rocm-smi-pids/y_unknown_gmx_mpi.txt", "rocm-smi-pids" },
 		{ "tests/formats/rocm-smi-pids/y_kfd_open_no_gpu.txt", "rocm-smi-pids" },
 		{ "tests/formats/rocm-smi-pids/y_pidgpus.txt", "rocm-smi-pids" },
+		{ "tests/formats/amd-smi-monitor/y_basic.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_rocm61_v710.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_xcp_cpx_mi300x.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_gtt_usage_mi300a.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_vram_only.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi/y_process_rocm7_doc.txt", "amd-smi" },
 	};
 
 	(void)st;
