@@ -186,6 +186,7 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/dcgmi-dmon/y_basic.txt", "dcgmi-dmon" },
 		{ "tests/formats/rocm-smi/y_basic.txt", "rocm-smi" },
 		{ "tests/formats/rocm-smi-json/y_mi100_rocm602_4gpu.json", "rocm-smi-json" },
+		{ "tests/formats/rocm-smi-json/y_showpids_mi300x.json", "rocm-smi-json" },
 		{ "tests/formats/rocm-smi-pids/y_basic.txt", "rocm-smi-pids" },
 		{ "tests/formats/rocm-smi-pids/y_details_mi50.txt", "rocm-smi-pids" },
 		{ "tests/formats/rocm-smi-pids/y_unknown_gmx_mpi.txt", "rocm-smi-pids" },
