@@ -19,7 +19,20 @@ struct rocm_pids {
 	bool has_time;
 	int64_t t_ns;
 	struct rocm_kfd kfd;
+	bool other;		/* in another section of the log (`rocm-smi -a`) */
+	bool other_told;	/* its first line was reported */
+	char title[48];		/* that section's banner title */
 };
+
+/* The title of a "=== Power Consumption ===" banner, or an empty slice. */
+static struct slice banner_title(struct slice s)
+{
+	while (s.n && (s.p[0] == '=' || s.p[0] == ' '))
+		s.p++, s.n--;
+	while (s.n && (s.p[s.n - 1] == '=' || s.p[s.n - 1] == ' '))
+		s.n--;
+	return s;
+}
 
 static void rp_init(void *state, const struct ingest_opts *o)
 {
@@ -44,7 +57,23 @@ static void rp_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	}
 	if (s.p[0] == '=') {
+		struct slice ti = banner_title(s);
 		rocm_kfd_banner(ctx, &t->kfd, s);
+		t->other = ti.n && !slice_eq(ti, "ROCm System Management Interface") &&
+			   !slice_eq(ti, "End of ROCm SMI Log") && !slice_eq(ti, "KFD Processes") &&
+			   !slice_eq(ti, "GPUs Indexed by PID");
+		t->other_told = false;
+		slice_copy(t->title, sizeof(t->title), ti);
+		return;
+	}
+	if (t->other) {
+		/* `rocm-smi -a` prints its other sections in the same log: named
+		 * once, at their first line, not read */
+		if (!t->other_told)
+			ctx_bad(ctx, ctx_col(line, s.p),
+				"rocm-smi's \"%s\" section is not read by this format (only KFD "
+				"Processes and GPUs Indexed by PID)", t->title);
+		t->other_told = true;
 		return;
 	}
 	if (rocm_kfd_line(ctx, &t->kfd, line, s, t->has_time ? t->t_ns : 0,
