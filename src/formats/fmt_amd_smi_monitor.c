@@ -15,10 +15,13 @@
  * The units are amd-smi's (amd_smi.h: its MB and GB are MiB and GiB).
  * There is no time: each run is one tick (ticks.h: a GPU index that does
  * not grow starts the next), unless `watch` printed its "Every Ns: ...
- * <date>" header above it.
+ * <date>" header above it or amd-smi's own --watch put a TIMESTAMP (Unix
+ * seconds) first on each row, after its "'CTRL' + 'C' to stop watching
+ * output:" line.
  */
 #include "formats/format.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "formats/amd_smi.h"
@@ -35,6 +38,7 @@ enum role {
 	R_PID,
 	R_VRAM_MEM,
 	R_MEM_USAGE,
+	R_TIME,		/* --watch's TIMESTAMP: Unix seconds */
 };
 
 enum { S_NONE, S_MON, S_PROC_WAIT, S_PROC };
@@ -135,9 +139,11 @@ static int header_kind(struct slice s)
 	size_t n = cells(s, c, MAX_COLS);
 	bool name = false, pid = false, metric = false;
 
-	if (!n || n > MAX_COLS || !slice_eq(c[0], "GPU"))
+	size_t first = n > 1 && slice_eq(c[0], "TIMESTAMP") ? 1 : 0;
+
+	if (!n || n > MAX_COLS || !slice_eq(c[first], "GPU"))
 		return 0;
-	for (size_t i = 1; i < n; i++) {
+	for (size_t i = first + 1; i < n; i++) {
 		int k = label_at(c[i]);
 		name |= slice_eq(c[i], "NAME");
 		pid |= slice_eq(c[i], "PID");
@@ -162,7 +168,9 @@ static void read_header(struct amd_mon *m, struct slice s, bool proc)
 		int k = label_at(c[i]);
 		m->role[i] = R_SKIP;
 		m->field[i] = 0;
-		if (!proc && k >= 0) {
+		if (slice_eq(c[i], "TIMESTAMP")) {
+			m->role[i] = R_TIME;
+		} else if (!proc && k >= 0) {
 			m->role[i] = labels[k].role;
 			m->field[i] = (uint8_t)k;
 		} else if (proc) {
@@ -191,6 +199,20 @@ static void split_unit(struct slice v, struct slice *num, struct slice *unit)
 		*num = (struct slice){ v.p, (size_t)(sp - v.p) };
 		*unit = slice_trim((struct slice){ sp, (size_t)(v.p + v.n - sp) });
 	}
+}
+
+/* TIMESTAMP: Unix seconds (amd-smi monitor --watch) */
+static int time_cell(struct parse_ctx *ctx, const char *line, struct slice v, int64_t *t_ns)
+{
+	int64_t sec;
+
+	if (slice_to_i64(v, &sec) || sec < 0 || sec > INT64_MAX / 1000000000) {
+		ctx_bad(ctx, ctx_col(line, v.p), "TIMESTAMP \"%.*s\" is not a Unix time in seconds",
+			fmt_quote_len(v), v.p);
+		return -1;
+	}
+	*t_ns = sec * 1000000000;
+	return 0;
 }
 
 static int gpu_cell(struct parse_ctx *ctx, const char *line, struct slice v, int64_t *idx)
@@ -259,7 +281,7 @@ static void mon_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, 
 	struct slice c[MAX_COLS];
 	size_t n = cells(s, c, MAX_COLS);
 	struct amd_sample smp;
-	int64_t idx = -1;
+	int64_t idx = -1, t_ns = -1;
 	struct rec *r;
 
 	if (n != m->ncols) {
@@ -275,6 +297,10 @@ static void mon_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, 
 		switch (m->role[i]) {
 		case R_GPU:
 			if (gpu_cell(ctx, line, c[i], &idx))
+				return;
+			break;
+		case R_TIME:
+			if (time_cell(ctx, line, c[i], &t_ns))
 				return;
 			break;
 		case R_FIELD:
@@ -294,8 +320,8 @@ static void mon_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, 
 	}
 	if (!(r = ctx_rec(ctx, REC_SAMPLE)))
 		return;
-	r->t_ns = m->has_time ? m->t_ns : 0;
-	r->time_kind = m->has_time ? TK_ABS : TK_NONE;
+	r->t_ns = t_ns >= 0 ? t_ns : m->has_time ? m->t_ns : 0;
+	r->time_kind = t_ns >= 0 || m->has_time ? TK_ABS : TK_NONE;
 	r->gpu_index = (int32_t)idx;
 	r->present = smp.g.present;
 	for (int k = 0; k < M__COUNT; k++)
@@ -308,7 +334,7 @@ static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line,
 	struct slice c[MAX_COLS + 16];
 	size_t n = cells(s, c, MAX_COLS + 16), extra;
 	struct slice v[MAX_COLS];
-	int64_t idx = -1, pid = -1;
+	int64_t idx = -1, pid = -1, t_ns = -1;
 	double vram = -1, mem = -1, x;
 	bool has_vram_col = false;
 	uint32_t name = STR_NONE;
@@ -334,6 +360,10 @@ static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line,
 		switch (m->role[i]) {
 		case R_GPU:
 			if (gpu_cell(ctx, line, v[i], &idx))
+				return;
+			break;
+		case R_TIME:
+			if (time_cell(ctx, line, v[i], &t_ns))
 				return;
 			break;
 		case R_NAME:
@@ -371,8 +401,8 @@ static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line,
 	}
 	if (!(r = ctx_rec(ctx, REC_PROC)))
 		return;
-	r->t_ns = m->has_time ? m->t_ns : 0;
-	r->time_kind = m->has_time ? TK_ABS : TK_NONE;
+	r->t_ns = t_ns >= 0 ? t_ns : m->has_time ? m->t_ns : 0;
+	r->time_kind = t_ns >= 0 || m->has_time ? TK_ABS : TK_NONE;
 	r->gpu_index = (int32_t)idx;
 	r->pid = pid;
 	r->name = name;
@@ -407,6 +437,8 @@ static void am_line(struct parse_ctx *ctx, const char *line, size_t n)
 		ctx_event(ctx, EV_TOOL_ERROR, 0, TK_NONE, -1, "%.*s", fmt_quote_len(s), s.p);
 		return;
 	}
+	if (slice_starts_with(s, "'CTRL' + 'C'"))
+		return;	/* amd-smi's --watch notice */
 	if (slice_eq(s, "PROCESS INFO:")) {
 		m->sect = S_PROC_WAIT;
 		return;
@@ -439,7 +471,8 @@ static int am_sniff(const char *head, size_t n, const char *name)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		struct slice s = slice_trim((struct slice){ p, (size_t)((nl ? nl : end) - p) });
-		if (s.n && !slice_starts_with(s, "WARNING") && !slice_starts_with(s, "Every "))
+		if (s.n && !slice_starts_with(s, "WARNING") && !slice_starts_with(s, "Every ") &&
+		    !slice_starts_with(s, "'CTRL' + 'C'"))
 			return nl && header_kind(s) == 1 ? 90 : 0;
 		if (!nl)
 			break;
