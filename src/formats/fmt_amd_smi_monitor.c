@@ -82,47 +82,6 @@ struct amd_mon {
 	uint32_t name_col;		/* the process table's NAME, or MAX_COLS */
 };
 
-static const char *const units[] = {
-	"W", "mW", "\xc2\xb0" "C", "\xb0" "C", "C", "MHz", "Mhz", "GHz", "%", "B", "KB", "MB",
-	"GB", "MiB", "GiB", "Mb/s", "mV", "ns", "us", "ms", "J", NULL,
-};
-
-static bool is_unit(struct slice t)
-{
-	for (size_t i = 0; units[i]; i++)
-		if (slice_eq(t, units[i]))
-			return true;
-	return false;
-}
-
-/* Words apart; a unit joins the word before it, and "0.5/" the next. */
-static size_t cells(struct slice s, struct slice *c, size_t cap)
-{
-	const char *p = s.p, *end = s.p + s.n;
-	size_t n = 0;
-
-	while (p < end) {
-		struct slice w;
-		const char *q;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p >= end)
-			break;
-		q = p;
-		while (q < end && *q != ' ' && *q != '\t')
-			q++;
-		w = (struct slice){ p, (size_t)(q - p) };
-		if (n && (is_unit(w) || c[n - 1].p[c[n - 1].n - 1] == '/'))
-			c[n - 1].n = (size_t)(q - c[n - 1].p);
-		else if (n < cap)
-			c[n++] = w;
-		else
-			return cap + 1;	/* more than the caller can take */
-		p = q;
-	}
-	return n;
-}
-
 static int label_at(struct slice l)
 {
 	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
@@ -136,7 +95,7 @@ static int label_at(struct slice l)
 static int header_kind(struct slice s)
 {
 	struct slice c[MAX_COLS];
-	size_t n = cells(s, c, MAX_COLS);
+	size_t n = amd_words(s, c, MAX_COLS);
 	bool name = false, pid = false, metric = false;
 
 	size_t first = n > 1 && slice_eq(c[0], "TIMESTAMP") ? 1 : 0;
@@ -160,7 +119,7 @@ static int header_kind(struct slice s)
 static void read_header(struct amd_mon *m, struct slice s, bool proc)
 {
 	struct slice c[MAX_COLS];
-	size_t n = cells(s, c, MAX_COLS);
+	size_t n = amd_words(s, c, MAX_COLS);
 
 	m->ncols = (uint32_t)n;
 	m->name_col = MAX_COLS;
@@ -250,22 +209,11 @@ static void vram_usage(struct parse_ctx *ctx, const char *line, struct slice v,
 						 .unit = AU_MIB };
 	static const struct amd_field tot_f = { .name = "VRAM_USAGE", .metric = M_MEM_TOTAL,
 						.unit = AU_MIB };
-	const char *sl = memchr(v.p, '/', v.n), *why = "not a number";
-	struct slice used, rest, num, unit;
-	double u = 0, t = 0;
-	int ru, rt = -1;
+	const char *why = NULL;
+	double u, t;
+	int ru, rt;
 
-	if (!sl) {	/* "N/A" */
-		if (value(ctx, line, "VRAM_USAGE", &used_f, v, &u) == 0)
-			amd_sample_set(smp, &used_f, u);
-		return;
-	}
-	used = slice_trim((struct slice){ v.p, (size_t)(sl - v.p) });
-	rest = slice_trim((struct slice){ sl + 1, (size_t)(v.p + v.n - sl - 1) });
-	split_unit(rest, &num, &unit);
-	if ((ru = amd_value(&used_f, used, unit, &u, &why)) >= 0)
-		rt = amd_value(&tot_f, num, unit, &t, &why);
-	if (ru < 0 || rt < 0) {
+	if (amd_pair(&used_f, &tot_f, v, &u, &ru, &t, &rt, &why) < 0) {
 		ctx_bad(ctx, ctx_col(line, v.p), "VRAM_USAGE \"%.*s\": %s", fmt_quote_len(v), v.p,
 			why);
 		return;
@@ -279,7 +227,7 @@ static void vram_usage(struct parse_ctx *ctx, const char *line, struct slice v,
 static void mon_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, struct slice s)
 {
 	struct slice c[MAX_COLS];
-	size_t n = cells(s, c, MAX_COLS);
+	size_t n = amd_words(s, c, MAX_COLS);
 	struct amd_sample smp;
 	int64_t idx = -1, t_ns = -1;
 	struct rec *r;
@@ -332,7 +280,7 @@ static void mon_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, 
 static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, struct slice s)
 {
 	struct slice c[MAX_COLS + 16];
-	size_t n = cells(s, c, MAX_COLS + 16), extra;
+	size_t n = amd_words(s, c, MAX_COLS + 16), extra;
 	struct slice v[MAX_COLS];
 	int64_t idx = -1, pid = -1, t_ns = -1;
 	double vram = -1, mem = -1, x;
