@@ -198,6 +198,8 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/amd-smi-monitor/y_gtt_usage_mi300a.txt", "amd-smi-monitor" },
 		{ "tests/formats/amd-smi-monitor/y_vram_only.txt", "amd-smi-monitor" },
 		{ "tests/formats/amd-smi-monitor/y_watch_timestamp_8gpu.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-table/y_basic.txt", "amd-smi-table" },
+		{ "tests/formats/amd-smi-table/y_rx7800xt_amdsmi26.txt", "amd-smi-table" },
 		{ "tests/formats/amd-smi/y_process_rocm7_doc.txt", "amd-smi" },
 	};
 
