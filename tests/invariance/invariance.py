@@ -59,9 +59,14 @@ KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
     "rows with no index, UUID or bus id name no GPU and are not counted (the report says so); "
     "rows a few ms apart may be one GPU sampled fast or several GPUs of one query "
     "(virtualclient-4xt4's rows are 5 ms apart), so nothing tells them apart")
-KNOWN[("public/nvsentinel-issue155-falloff", "split")] = (
-    "the split falls inside the three-line fall-off record: the second file starts with its "
-    "indented last line, whose stamp is in the first file (listed as a skipped line: no time stamp)")
+KNOWN[("split-record/kineto/y_base_after_events.json", "cut anywhere")] = (
+    "a first piece cut before a baseTimeNanoseconds written after the events has relative ts "
+    "and nothing to add them to: they are read as absolute (1970), as in any trace without a "
+    "base (the trace command reads those for their durations); marking them unplaced is open")
+for f in ("smi-q/y_h200_loop.txt", "smi-q/y_titanz_win369_2gpu.txt", "smi-q/y_h200_pids.txt",
+          "journal-json-pretty/y_basic.json", "journal-json-pretty/y_system_events.json"):
+    KNOWN[("split-record/" + f, "cut anywhere")] = (
+        "a file that starts inside a record reports every orphaned line of it as a bad line")
 KNOWN[("public/vgg-benchmarks-v100", "split")] = (
     "a log without time placed by --start (args): each of the two halves starts at --start, "
     "so they overlap instead of following each other; nothing in the files says which is first")
@@ -356,6 +361,156 @@ def worked_values(d, expect, case_dir=None):
     return diffs
 
 
+# A log split in two at an arbitrary line or byte cuts the record around the
+# cut (an nvidia-smi -q block, an XML document, a journal entry, a kernel
+# message with its indented lines).  What a user may expect of the halves,
+# per format: every record but the cut one is read as in the whole; the cut
+# one is dropped or read in part (a sample with fewer readings), never
+# counted twice, and nothing else changes; the half that starts inside it
+# says so in one bad line (file:line:col), not one per orphaned line; a half
+# is never refused for it.  "unit" is what one cut can take away: the
+# records of one document (one time: a -q or -x document of several GPUs)
+# or one record (its line).  A JSON trace is one document: a piece of one is
+# one bad line per half, the first read up to the cut with --tolerant, the
+# second refused ("piece").
+RECORD_SPLITS = [
+    ("smi-q", "tests/formats/smi-q/y_h200_loop.txt", "t"),
+    ("smi-q", "tests/formats/smi-q/y_titanz_win369_2gpu.txt", "t"),
+    ("smi-q", "tests/formats/smi-q/y_h200_pids.txt", "t"),
+    ("smi-xml", "tests/formats/smi-xml/y_h200_capture.xml", "t"),
+    ("smi-xml", "tests/formats/smi-xml/y_telegraf_grid_p4_v11.xml", "t"),
+    ("journal-json-pretty", "tests/formats/journal-json-pretty/y_basic.json", "line"),
+    ("journal-json-pretty", "tests/formats/journal-json-pretty/y_system_events.json", "line"),
+    ("kernel-dmesg", "tests/corpus/public/nvsentinel-issue155-falloff/dmesg.txt", "line"),
+    ("kernel-dmesg", "tests/formats/kernel-dmesg/y_companion.log", "line"),
+    ("kernel-dmesg", "tests/formats/kernel-dmesg/y_xid_shapes.log", "line"),
+    ("kineto", "tests/formats/kineto/y_basic.json", "piece"),
+    ("kineto", "tests/formats/kineto/y_base_after_events.json", "piece"),
+]
+
+
+def dump(fmt, path, extra=()):
+    p = run(["dump", "--format", fmt] + list(extra) + [path])
+    recs = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    return p.returncode, [r for r in recs if r.get("kind") != "bad"], \
+        [r for r in recs if r.get("kind") == "bad"], p.stderr
+
+
+def rec_key(r, shift=0):
+    r = dict(r)
+    if isinstance(r.get("line"), int):
+        r["line"] += shift
+    return json.dumps(r, sort_keys=True)
+
+
+def cut_points(data):
+    """Every line boundary of a small file, 40 spread over a larger one, and
+    as many cuts inside a line (a byte cut)."""
+    nl = [i + 1 for i, c in enumerate(data) if c == "\n"][:-1]
+    if len(nl) > 40:
+        nl = [nl[i * len(nl) // 40] for i in range(40)]
+    inside = sorted({(a + b) // 2 for a, b in zip([0] + nl, nl)} - set(nl) - {0})
+    return [(n, "line") for n in nl] + [(n, "byte") for n in inside[:40]]
+
+
+def split_record_case(fmt, rel, unit):
+    with open(os.path.join(ROOT, rel), encoding="utf-8", errors="surrogateescape") as fh:
+        data = fh.read()
+    d = os.path.join(WORK, "rsplit-" + fmt)
+    os.makedirs(d, exist_ok=True)
+    stem, ext = os.path.splitext(os.path.basename(rel))
+    extra = ["--tolerant"] if unit == "piece" else []
+    rc, whole, wbad, _ = dump(fmt, os.path.join(ROOT, rel), extra)
+    if rc or wbad or not whole:
+        return ["the whole file: exit %d, %d record(s), %d bad line(s)" % (rc, len(whole), len(wbad))]
+    whole = [r for r in whole if r.get("trace") != "summary"]
+    wkeys = collections.Counter(rec_key(r) for r in whole)
+    problems = []
+    for at, how in cut_points(data):
+        a, b = os.path.join(d, stem + ".1" + ext), os.path.join(d, stem + ".2" + ext)
+        with open(a, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(data[:at])
+        with open(b, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(data[at:])
+        shift = data[:at].count("\n")
+        where = "%s cut at %s %d (line %d)" % (os.path.basename(rel), how, at, shift + 1)
+        ra, ha, ba, ea = dump(fmt, a, extra)
+        rb, hb, bb, eb = dump(fmt, b, extra)
+        bad = []
+        if ra or rb:
+            bad.append("a half refused: exit %d and %d" % (ra, rb))
+        for half, bads, err in ((a, ba, ea), (b, bb, eb)):
+            if len(bads) > 1:
+                bad.append("%d bad lines in %s, not one: %s" % (
+                    len(bads), os.path.basename(half), [(x.get("line"), x.get("msg")) for x in bads[:3]]))
+            for x in bads[:1]:
+                pos = "%s:%s:%s:" % (os.path.basename(half), x.get("line"), x.get("col"))
+                if not x.get("line") or not x.get("col") or pos not in err:
+                    bad.append("bad line without its place on stderr: %s %s" % (pos, x.get("msg")))
+        # a trace's summary (its count of events) is the piece's own
+        ha = [r for r in ha if r.get("trace") != "summary"]
+        hb = [r for r in hb if r.get("trace") != "summary"]
+        got = collections.Counter([rec_key(r) for r in ha] + [rec_key(r, shift) for r in hb])
+        lost = [json.loads(k) for k in (wkeys - got).elements()]
+        gained = [json.loads(k) for k in (got - wkeys).elements()]
+        if unit == "piece":
+            if hb:
+                bad.append("%d record(s) read from the second piece of a trace" % len(hb))
+            if gained:
+                bad.append("%d record(s) not in the whole" % len(gained))
+            if not bb:
+                bad.append("the second piece of a trace is not said to be one")
+        else:
+            units = {json.dumps(r.get(unit)) for r in lost + gained}
+            if len(units) > 1:
+                bad.append("%d records differ from the whole, of %d %s(s), not one: %s" % (
+                    len(lost + gained), len(units), unit, sorted(units)[:4]))
+            # a line cut short at the end of the first half is read as far
+            # as it goes: nothing tells it from a short line
+            if (lost or gained) and not (ba or bb) and how == "line":
+                bad.append("the cut record differs from the whole and no half says so")
+        if bad:
+            problems.append("%s: %s" % (where, "; ".join(bad)))
+    return problems
+
+
+def check_record_splits():
+    for fmt, rel, unit in RECORD_SPLITS:
+        probs = split_record_case(fmt, rel, unit)
+        name = "split-record/%s/%s" % (fmt, os.path.basename(rel))
+        verdict(name, "cut anywhere", ["%d of the cuts: %s" % (len(probs), probs[0][:400])] if probs else [])
+
+
+def cut_expectation(base, whole, first, second, shift, stderr):
+    """What the report of a log split in two must give: the whole's figures,
+    less the record the cut went through when one did (split_record_case()
+    says per format what that is): its events are not counted, and the half
+    that starts inside it says so at its file:line:col.  A cut between
+    records changes nothing."""
+    def recs(path):
+        p = run(["dump"] + ARGS + [path])
+        return [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    w = [r for r in recs(whole) if r.get("kind") != "bad"]
+    a, b = recs(first), recs(second)
+    got = collections.Counter([rec_key(r) for r in a if r.get("kind") != "bad"] +
+                              [rec_key(r, shift) for r in b if r.get("kind") != "bad"])
+    lost = [json.loads(k) for k in (collections.Counter(rec_key(r) for r in w) - got).elements()]
+    if not lost:
+        return base
+    said = [r for r in b if r.get("kind") == "bad"][:1]
+    if not said or "%s:%d:%d:" % (os.path.basename(second), said[0]["line"], said[0]["col"]) not in stderr:
+        return dict(base, events=-1)    # the cut must be said where it is
+    exp = dict(base)
+    gone = [r for r in lost if r.get("kind") == "event"]
+    exp["events"] = base["events"] - len(gone)
+    times = list(base["event_times"])
+    for r in gone:
+        if (r.get("t") or "") in times:
+            times.remove(r.get("t") or "")
+    exp["event_times"] = times
+    return exp
+
+
 def check_case(name, d, args=()):
     ARGS[:] = list(args)
     try:
@@ -414,8 +569,12 @@ def check_case_args(name, d):
             fh.writelines(lines[:mid])
         with open(os.path.join(sd, stem + ".2" + ext), "w") as fh:
             fh.writelines(lines[:h] + lines[mid:])
-        got, err = report([sd])
-        verdict(name, "split", [err] if err else differences(base, summary(got)))
+        p = run(["report", "--json"] + ARGS + [sd])
+        got, err = (json.loads(p.stdout), None) if p.returncode == 0 else \
+            (None, "exit %d: %s" % (p.returncode, p.stderr.strip()[:300]))
+        verdict(name, "split", [err] if err else differences(
+            cut_expectation(base, t, os.path.join(sd, stem + ".1" + ext), os.path.join(sd, stem + ".2" + ext),
+                            mid - h, p.stderr), summary(got)))
         jd = os.path.join(WORK, name.replace("/", "-") + "-join")
         shutil.copytree(d, jd)
         with open(os.path.join(jd, os.path.basename(t)), "w") as fh:
@@ -584,6 +743,8 @@ def main():
                     and "conflicts, 2 of 3 fit an offset of -5h" not in tb:
                 diffs.append("%s: %s" % (os.path.basename(i["path"]), tb))
         verdict("conflict", "said, not moved", diffs)
+
+    check_record_splits()
 
     for k in known_seen:
         print("  known failure: " + k)
