@@ -63,10 +63,6 @@ KNOWN[("split-record/kineto/y_base_after_events.json", "cut anywhere")] = (
     "a first piece cut before a baseTimeNanoseconds written after the events has relative ts "
     "and nothing to add them to: they are read as absolute (1970), as in any trace without a "
     "base (the trace command reads those for their durations); marking them unplaced is open")
-for f in ("smi-q/y_h200_loop.txt", "smi-q/y_titanz_win369_2gpu.txt", "smi-q/y_h200_pids.txt",
-          "journal-json-pretty/y_basic.json", "journal-json-pretty/y_system_events.json"):
-    KNOWN[("split-record/" + f, "cut anywhere")] = (
-        "a file that starts inside a record reports every orphaned line of it as a bad line")
 KNOWN[("public/vgg-benchmarks-v100", "split")] = (
     "a log without time placed by --start (args): each of the two halves starts at --start, "
     "so they overlap instead of following each other; nothing in the files says which is first")
