@@ -530,10 +530,28 @@ def check_case_args(name, d):
     got, err = report([c])
     verdict(name, "copy", [err] if err else differences(base, summary(got)))
 
-    # another time zone
+    # another time zone.  Where no zoned evidence sets the zone of stamps
+    # that carry none, nothing can tell it: the report must say which zone
+    # it assumed (zone_assumed, in the JSON and the text), and the window
+    # must be the one that assumption gives, whatever the machine's zone
+    # (TZ=Z equals --tz Z on a machine in UTC); otherwise it must not move
     for z in ZONES:
         got, err = report([d], tz=z)
-        verdict(name, "TZ=" + z, [err] if err else differences(base, summary(got)))
+        if err:
+            verdict(name, "TZ=" + z, [err])
+            continue
+        said = got.get("zone_assumed")
+        if said is None and base_d.get("zone_assumed") is None:
+            verdict(name, "TZ=" + z, differences(base, summary(got)))
+            continue
+        same, err = report([d], extra=["--tz", z])
+        diffs = [err] if err else differences(summary(same), summary(got))
+        if said != z or base_d.get("zone_assumed") != "UTC":
+            diffs.append("zone assumed %s in TZ=%s and %s in UTC" % (said, z, base_d.get("zone_assumed")))
+        text = run(["report"] + ARGS + [d], tz=z).stdout
+        if got.get("start") and not any(ln.startswith("Zone:") and (" read in %s:" % z) in ln for ln in text.splitlines()):
+            diffs.append("the text report does not say the zone it assumed")
+        verdict(name, "TZ=" + z, diffs)
 
     # another order, one file twice (the files the report read: a file named
     # on the command line that cannot be read is an error of its own)
