@@ -233,6 +233,7 @@ void ingest_result_release(struct ingest_result *res)
 		anc_plan_free(res->inputs[i].anchor);
 		spool_release(&res->inputs[i]);
 		free(res->inputs[i].zone_note);
+		free(res->inputs[i].zone_assumed);
 		free(res->inputs[i].tod_note);
 		free(res->inputs[i].time_note);
 	}

@@ -60,6 +60,10 @@ struct input_stat {
 	 * (a directory of thousands of logs keeps its inputs small) */
 	int64_t zone_shift_ns;
 	char *zone_note;
+	/* the zone its zone-less stamps were read in when no zoned evidence
+	 * set it (zn_say_assumed()): an assumption the report states; owned,
+	 * NULL when the stamps carry a zone or evidence set it */
+	char *zone_assumed;
 	bool tod_by_evidence;
 	int64_t tod_days;
 	char *tod_note;

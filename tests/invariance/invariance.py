@@ -29,8 +29,6 @@ NEW_MTIME = "2027-02-03 04:05:06"   # a copy made another day
 ZONES = ["America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"]
 
 # (case, invariant) -> why it cannot hold yet
-NO_ZONED = ("no zoned evidence in the case (no clock reference, trace, epoch stamp or "
-            "kernel log beside the logs): stamps without a zone are read in TZ (--tz)")
 KNOWN = {
     ("more-alone", "copy"): "no timed log beside them: logs without time are placed by "
                             "their file time (docs/states.md); --start fixes it",
@@ -42,19 +40,10 @@ for inv in ("store-once", "store-twice", "store-halves", "store-each"):
     KNOWN[("more-alone", inv)] = ("no timed log beside them: ingest holds logs that only their "
                                   "file times would place (stored by content or not at all), "
                                   "report places them by their file times; --start places both")
-# the bundled capture holds its two clock references (examples/): only the
-# generated time-of-day case has no zoned evidence
-for c in ("tod",):
-    for z in ZONES:
-        KNOWN[(c, "TZ=" + z)] = NO_ZONED
-# the public corpus (tests/corpus/public): logs with local stamps and nothing
-# zoned beside them, as published
-for c in ("public/omniopt-gpu-usage", "public/virtualclient-4xt4", "public/virtualclient-8xh100"):
-    for z in ZONES:
-        KNOWN[(c, "TZ=" + z)] = NO_ZONED
-for c in ("public/xuesong-a10-dmon-td",):
-    for z in ZONES:
-        KNOWN[(c, "TZ=" + z)] = NO_ZONED
+# stamps without a zone and nothing zoned beside them (the generated
+# time-of-day case, public logs with local stamps as published): the report
+# states the zone it assumed, and the TZ invariant checks that (see
+# check_case_args), no longer a known failure
 KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
     "rows with no index, UUID or bus id name no GPU and are not counted (the report says so); "
     "rows a few ms apart may be one GPU sampled fast or several GPUs of one query "
