@@ -514,10 +514,41 @@ def check_case_args(name, d):
         name, base["window"][0], base["window"][1], len(base["gpus"]), base["events"],
         len(base["joined"]), sum(base["findings"].values())))
 
-    # the files copied: new file times
+    # the files copied: new file times.  Inputs whose times rest on their
+    # file times (no time in them, nothing else placed them) move with the
+    # copy: the report must say which (file_time_assumed, the text's "File
+    # time:" line) and the window must move by just as much as the file
+    # times it states, with nothing else changed
     c = copy_dir(d, os.path.join(WORK, name.replace("/", "-") + "-copy"))
     got, err = report([c])
-    verdict(name, "copy", [err] if err else differences(base, summary(got)))
+    by_ft = {os.path.basename(i["path"]): i["file_time_assumed"] for i in base_d.get("inputs", [])
+             if i.get("file_time_assumed")}
+    if err or not by_ft:
+        verdict(name, "copy", [err] if err else differences(base, summary(got)))
+    else:
+        t = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
+        stated = {os.path.basename(i["path"]): i.get("file_time_assumed") for i in got.get("inputs", [])}
+        diffs = ["%s: file time assumed %s, the copy's is %s" % (f, stated.get(f), NEW_MTIME)
+                 for f in by_ft if not stated.get(f) or
+                 t(stated[f]).strftime("%Y-%m-%d %H:%M:%S") != NEW_MTIME]
+        last = max(by_ft, key=lambda f: by_ft[f])
+        if not diffs:
+            shift = t(stated[last]) - t(by_ft[last])
+            moved = dict(base, window=tuple(
+                (t(w) + shift).isoformat().replace("+00:00", "Z") if w else w for w in base["window"]))
+            diffs = differences(moved, summary(got), ("window", "energy", "busy", "events", "joined", "findings"))
+        text = run(["report"] + ARGS + [c]).stdout
+        if not any(ln.startswith("File time: %d input(s)" % len(by_ft)) for ln in text.splitlines()):
+            diffs.append("the text report does not say which inputs rest on their file times")
+        verdict(name, "copy", diffs)
+    # what the store must hold: ingest places by evidence or not at all, so
+    # inputs that only their file times place are held, not stored; the
+    # store holds what report gives without them, and ingest says "held"
+    store_base, store_base_d = base, base_d
+    if by_ft:
+        rest = [f for f in files_of(d) if os.path.basename(f) not in by_ft]
+        store_base_d, err = report(rest) if rest else ({}, None)
+        store_base = summary(store_base_d) if not err else base
 
     # another time zone.  Where no zoned evidence sets the zone of stamps
     # that carry none, nothing can tell it: the report must say which zone
@@ -598,22 +629,27 @@ def check_case_args(name, d):
                  # one call per file, in name order: each call finds the
                  # files stored before it that share its minutes
                  "store-each": [[f] for f in fs]}[inv]
-        err = None
+        err, said = None, ""
         for paths in steps:
-            p = run(["ingest", "--db", db, "-q"] + ARGS + paths)
+            p = run(["ingest", "--db", db] + ARGS + paths)
+            said += p.stdout
             if p.returncode != 0:
                 err = "ingest exit %d: %s" % (p.returncode, p.stderr.strip()[:300])
                 break
         if not err:
             got, err = report([], extra=["--db", db])
-        diffs = [err] if err else differences(base, summary(got), db_what)
-        if not err and base["window"][0]:
+        diffs = [err] if err else differences(store_base, summary(got), db_what)
+        if not err:
             # trend --by day has the days of the window, and no other
             p = run(["trend", "--db", db, "--by", "day"])
             days = sorted(ln.split()[0] for ln in p.stdout.splitlines() if ln[:2] == "20")
-            want = sorted({base["window"][0][:10], base["window"][1][:10]})
+            w = store_base["window"]
+            want = sorted({w[0][:10], w[1][:10]}) if w[0] else []
             if days != want:
                 diffs.append("trend --by day: days %s, not %s" % (days, want))
+        for f in by_ft:
+            if not any(f in ln and "held" in ln for ln in said.splitlines()):
+                diffs.append("ingest does not say it holds %s (placed by its file time alone)" % f)
         verdict(name, inv, diffs)
     return base
 
