@@ -156,6 +156,8 @@ struct report {
 	 * NULL and 0 where nothing was assumed */
 	const char *zone_assumed;
 	size_t zone_assumed_inputs;
+	/* inputs whose times rest on their file modification times */
+	size_t file_time_inputs;
 	/* cost model, after measured values were applied */
 	struct cost_params params;
 	const char *energy_source;	/* "counter", "power", "counter+power", "profile estimate" */

@@ -29,29 +29,18 @@ NEW_MTIME = "2027-02-03 04:05:06"   # a copy made another day
 ZONES = ["America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"]
 
 # (case, invariant) -> why it cannot hold yet
-KNOWN = {
-    ("more-alone", "copy"): "no timed log beside them: logs without time are placed by "
-                            "their file time (docs/states.md); --start fixes it",
-}
-# ingest stores a log without time by content or not at all: with no timed
-# log beside them, the logs are held (docs/store.md "Held logs and shared
-# minutes"), where report on the files places them by their file times
-for inv in ("store-once", "store-twice", "store-halves", "store-each"):
-    KNOWN[("more-alone", inv)] = ("no timed log beside them: ingest holds logs that only their "
-                                  "file times would place (stored by content or not at all), "
-                                  "report places them by their file times; --start places both")
-# stamps without a zone and nothing zoned beside them (the generated
-# time-of-day case, public logs with local stamps as published): the report
-# states the zone it assumed, and the TZ invariant checks that (see
-# check_case_args), no longer a known failure
-KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
-    "rows with no index, UUID or bus id name no GPU and are not counted (the report says so); "
-    "rows a few ms apart may be one GPU sampled fast or several GPUs of one query "
-    "(virtualclient-4xt4's rows are 5 ms apart), so nothing tells them apart")
+# more-alone (logs with no time and nothing timed beside them): placed by
+# their file times, which the report states, and held by ingest: checked
+# as such in check_case_args (copy, store-*), no longer known failures
+KNOWN = {}
 KNOWN[("split-record/kineto/y_base_after_events.json", "cut anywhere")] = (
     "a first piece cut before a baseTimeNanoseconds written after the events has relative ts "
     "and nothing to add them to: they are read as absolute (1970), as in any trace without a "
     "base (the trace command reads those for their durations); marking them unplaced is open")
+KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
+    "rows with no index, UUID or bus id name no GPU and are not counted (the report says so); "
+    "rows a few ms apart may be one GPU sampled fast or several GPUs of one query "
+    "(virtualclient-4xt4's rows are 5 ms apart), so nothing tells them apart")
 KNOWN[("public/vgg-benchmarks-v100", "split")] = (
     "a log without time placed by --start (args): each of the two halves starts at --start, "
     "so they overlap instead of following each other; nothing in the files says which is first")
