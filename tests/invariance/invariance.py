@@ -41,8 +41,6 @@ KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
     "rows with no index, UUID or bus id name no GPU and are not counted (the report says so); "
     "rows a few ms apart may be one GPU sampled fast or several GPUs of one query "
     "(virtualclient-4xt4's rows are 5 ms apart), so nothing tells them apart")
-KNOWN[("public/xuesong-a10-query-lms", "twice")] = (
-    "a file given twice is read twice: its records that name no GPU are counted twice")
 KNOWN[("public/vgg-benchmarks-v100", "split")] = (
     "a log without time placed by --start (args): each of the two halves starts at --start, "
     "so they overlap instead of following each other; nothing in the files says which is first")
