@@ -36,7 +36,8 @@ KNOWN = {}
 KNOWN[("split-record/kineto/y_base_after_events.json", "cut anywhere")] = (
     "a first piece cut before a baseTimeNanoseconds written after the events has relative ts "
     "and nothing to add them to: they are read as absolute (1970), as in any trace without a "
-    "base (the trace command reads those for their durations); marking them unplaced is open")
+    "base. Dropping them was tried: `trace --tolerant` of a cut trace then loses the kernel "
+    "durations it is for (golden 6003); trace records have no unplaced state yet to keep both")
 KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
     "rows with no index, UUID or bus id name no GPU and are not counted (the report says so, and "
     "whole, halves, copies and zones agree on it: the tier checks records_without_gpu); "
