@@ -777,6 +777,10 @@ static void jobs_interval(struct analysis *an, int gi, const struct ival *iv)
 			j->busy_s += ov * util / 100 * share;
 			j->gpu_busy_s[gi] += ov * util / 100 * share;
 		}
+		if (an->hook.job)
+			an->hook.job(an->hook.ud, gi, j, iv, a, z, ov * share,
+				     isnan(util) ? NAN : ov * util / 100 * share,
+				     isnan(iv->energy_j) ? NAN : iv->energy_j * ov / dt * share);
 	}
 }
 
@@ -841,7 +845,7 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 			if (!isnan(iv->energy_j))
 				ps->energy_j += iv->energy_j * share;
 			if (an->hook.proc)
-				an->hook.proc(an->hook.ud, gi, ps, iv->t0_ns, iv->t1_ns,
+				an->hook.proc(an->hook.ud, gi, ps, iv->t0_ns, iv->t1_ns, dt * share,
 					      isnan(util) ? NAN : dt * util / 100 * share,
 					      iv->energy_j * share);
 		}
@@ -1402,4 +1406,15 @@ struct finding *analysis_finding_restore(struct analysis *an)
 	f = &an->finds[an->nfinds++];
 	memset(f, 0, sizeof(*f));
 	return f;
+}
+
+struct an_job *analysis_job_restore(struct analysis *an)
+{
+	struct an_job *j;
+
+	ALLOC_GROW(an->jobs, an->njobs + 1, an->jobs_alloc);
+	j = &an->jobs[an->njobs++];
+	memset(j, 0, sizeof(*j));
+	j->gpuutil_pct = j->gpumem_mib = j->reported_energy_j = NAN;
+	return j;
 }

@@ -45,6 +45,9 @@ struct outage *analysis_outage_new(struct analysis *an, int gi, int64_t t0_ns, i
 struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name);
 /* A finding as stored, unbounded (the store kept what the detectors capped). */
 struct finding *analysis_finding_restore(struct analysis *an);
+/* A batch job as stored (not live: no interval is shared out to it); its
+ * reported energy and Slurm figures NAN until the caller fills them. */
+struct an_job *analysis_job_restore(struct analysis *an);
 /* The size in bytes of input src (as analysis_add() named it), once it is
  * read: the kernel error density is per MB of log.  Call before
  * analysis_finish(); an input named twice keeps the larger size. */

@@ -347,14 +347,21 @@ struct analysis_tap {
  * Optional observer of the accounting (the store's per-minute rollups):
  * state() sees every interval once, with the state it was classified in,
  * exactly as it is added to the totals; proc() sees each process's share of
- * a data interval (present seconds, busy seconds, energy in J, NAN unknown).
- * Either may be NULL.  Set before the first analysis_add().
+ * a data interval (present seconds t1 - t0, the GPU seconds it is charged
+ * for (share_s), busy seconds, energy in J, NAN unknown); job() sees each
+ * batch job's share of data interval iv (the part [t0, t1) it overlaps: GPU
+ * seconds held, busy seconds, energy, NAN unknown), as added to struct
+ * an_job.  Both come per GPU in the order of the intervals' starts, every
+ * process (job) of one interval in turn.
+ * Any may be NULL.  Set before the first analysis_add().
  */
 struct analysis_hook {
 	void *ud;
 	void (*state)(void *ud, int gpu, const struct ival *iv, int st);
 	void (*proc)(void *ud, int gpu, const struct proc_stat *ps, int64_t t0_ns, int64_t t1_ns,
-		     double busy_s, double energy_j);
+		     double share_s, double busy_s, double energy_j);
+	void (*job)(void *ud, int gpu, const struct an_job *j, const struct ival *iv, int64_t t0_ns,
+		    int64_t t1_ns, double held_s, double busy_s, double energy_j);
 };
 
 /* One input's kernel error events (Xid, fall-off, RmInit, GSP, modeset,

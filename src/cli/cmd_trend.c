@@ -26,7 +26,7 @@
 
 #define TREND_OPTIONS(X, G) \
 	X(DB, "db", 0, "FILE", "the store written by 'gputally ingest'") \
-	X(BY, "by", 0, "hour|day|week|month|task|user|job", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task, user or job: one row per task, user or Slurm job over the window") \
+	X(BY, "by", 0, "hour|day|week|month|task|user|job|account", "bucket size (UTC unless --tz; weeks start on Monday; default day), or task, user, job or account: one row per task, user, Slurm job or Slurm account over the window") \
 	X(TZ, "tz", 0, "ZONE|local", "buckets from local midnight in ZONE (Europe/Berlin, a POSIX TZ) or the machine's zone ('local': $TZ or /etc/localtime); a DST day has 23 or 25 hours (default UTC)") \
 	X(TASK, "task", 't', "NAME", "only this task (process name): its GPU-seconds and its share of each minute") \
 	X(GPU, "gpu", 0, "INDEX|UUID", "only this GPU") \
@@ -36,7 +36,7 @@
 	X(SET, "set", 's', "KEY=VALUE", "override one cost parameter (repeatable)") \
 	X(CLOUD_CATALOG, "cloud-catalog", 0, "FILE", "take the cloud rate from a catalogue CSV of instance prices (SkyPilot's vms.csv): the median per-GPU on-demand rate of the stored GPU model (docs/prices.md); also --set cloud_catalog=FILE") \
 	X(JSON, "json", 0, NULL, "JSON output (keys: docs/store.md)") \
-	X(CSV, "csv", 0, NULL, "CSV output, one row per bucket") \
+	X(CSV, "csv", 0, NULL, "CSV output: a header, one row per bucket (or task, user, job), with the profile, powers and catalogue details as columns (docs/store.md)") \
 	X(HELP, "help", 'h', NULL, "show this help")
 
 enum { OPTION_IDS(TREND_OPTIONS) };
@@ -46,8 +46,8 @@ const struct option_def trend_options[] = { OPTION_ROWS(TREND_OPTIONS) OPTIONS_E
 static const char *const by_name[] = { "hour", "day", "week", "month" };
 
 struct trend_args {
-	bool by_task;		/* --by task|user|job: the per-task (user, job) rows are the table */
-	const char *owner;	/* --by user or job: that column, else NULL (tasks) */
+	bool by_task;		/* --by task|user|job|account: the per-task (user, job, account) rows are the table */
+	const char *owner;	/* --by user, job or account: that column, else NULL (tasks) */
 	struct trend_query q;
 	const char *db, *profile, *since, *until, *tz, *catalog;
 	const char *zone;	/* the zone the labels name */
@@ -79,7 +79,8 @@ static int parse(int argc, char **argv, struct trend_args *a)
 			break;
 		case OPT_BY:
 			a->q.by = -1;
-			a->owner = !strcmp(it.arg, "user") ? "user" : !strcmp(it.arg, "job") ? "job" : NULL;
+			a->owner = !strcmp(it.arg, "user") ? "user" : !strcmp(it.arg, "job") ? "job"
+				 : !strcmp(it.arg, "account") ? "account" : NULL;
 			a->by_task = !strcmp(it.arg, "task") || a->owner;
 			if (a->by_task)
 				a->q.by = TREND_MONTH;	/* the buckets are not shown */
@@ -87,7 +88,7 @@ static int parse(int argc, char **argv, struct trend_args *a)
 				if (!strcmp(it.arg, by_name[i]))
 					a->q.by = i;
 			if (a->q.by < 0) {
-				error("--by wants hour, day, week, month, task, user or job, got '%s'", it.arg);
+				error("--by wants hour, day, week, month, task, user, job or account, got '%s'", it.arg);
 				free(ops);
 				return EXIT_USAGE;
 			}

@@ -196,8 +196,10 @@ static void one_dim(struct report *r, int d, bool tasks)
 		if (o[i].key[0])
 			a->known[d] = true;
 		else
+			/* a batch job that names no account has none; a
+			 * process names none, so its account is unknown */
 			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" :
-				 d == AB_ACCOUNT ? "(no account)" : "(none)");
+				 d == AB_ACCOUNT ? (an->njobs ? "(no account)" : "(unknown account)") : "(none)");
 		for (size_t k = 0; k < n && !row; k++)
 			if (!strcmp(rows[k].key, o[i].key))
 				row = &rows[k];
@@ -250,10 +252,16 @@ void report_attrib_compute(struct report *r)
 		for (size_t i = 0; i < an->nprocs; i++)
 			r->proc_local_cost[i] = NAN;
 	}
-	/* report --db: the store keeps each process's presence, not its share
-	 * of the GPU, so no split would add up (trend --by user|job reads it) */
-	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0 || r->store)
+	if ((!an->nprocs && !an->njobs) || r->covered_h <= 0)
 		return;
+	/* report --db over minutes stored before v7: a process's GPU time
+	 * charged is unknown (NAN), not 0, and no split of it would add up */
+	for (size_t i = 0; i < an->nprocs; i++)
+		if (isnan(an->procs[i].share_s)) {
+			r->attrib.unknown_why = "minutes stored before schema v7 keep no process's share of its GPU; "
+						"report on the files, or ingest them into a new store, to split them";
+			return;
+		}
 	for (size_t i = 0; i < an->nprocs; i++)
 		tasks |= an->procs[i].pid == PID_TASK;
 	r->attrib.energy_estimated = r->energy_source && !strcmp(r->energy_source, "profile estimate");

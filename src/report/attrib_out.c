@@ -29,6 +29,8 @@ void report_attrib_text(FILE *out, const struct report *r)
 {
 	const struct report_attrib *a = &r->attrib;
 
+	if (a->unknown_why)
+		fprintf(out, "\nWho spent it: unknown (%s)\n", a->unknown_why);
 	if (!a->nrows[AB_PROC])
 		return;
 	fprintf(out, "\nWho spent it (the GPU time each held, split by measured sm %% where known, else evenly;\n"
@@ -65,6 +67,8 @@ void report_attrib_markdown(FILE *out, const struct report *r)
 {
 	const struct report_attrib *a = &r->attrib;
 
+	if (a->unknown_why)
+		fprintf(out, "\n## Who spent it\n\nUnknown: %s.\n", a->unknown_why);
 	if (!a->nrows[AB_PROC])
 		return;
 	fprintf(out, "\n## Who spent it\n\nThe GPU time each held (split by measured sm %% where known, else evenly), "
@@ -103,6 +107,13 @@ void report_attrib_json(struct jsonw *w, const struct report *r)
 {
 	const struct report_attrib *a = &r->attrib;
 
+	if (a->unknown_why) {
+		/* no split: said, not a list of zeros */
+		jsonw_key(w, "attribution");
+		jsonw_obj_begin(w);
+		jsonw_kstr(w, "unknown", a->unknown_why);
+		jsonw_obj_end(w);
+	}
 	if (!a->nrows[AB_PROC])
 		return;
 	jsonw_key(w, "attribution");

@@ -1792,6 +1792,11 @@ static void who(struct hw *h)
 	};
 	const struct report_attrib *a = &h->r->attrib;
 
+	if (a->unknown_why) {
+		fprintf(h->out, "<section id=\"who\"><h2>Who spent it</h2>\n<p class=\"mut\">Unknown: ");
+		esc(h, a->unknown_why);
+		fprintf(h->out, ".</p></section>\n");
+	}
 	if (!a->nrows[AB_PROC])
 		return;
 	fprintf(h->out, "<section id=\"who\"><h2>Who spent it</h2>\n<p class=\"mut\">The GPU time each held (its share "

@@ -497,7 +497,9 @@ static void processes(struct jsonw *w, const struct report *r)
 		jsonw_knum(w, "present_s", p->present_s, 3);
 		jsonw_knum(w, "busy_s", p->busy_s, 3);
 		knum_or_null(w, "busy_share", rp->busy_share, 4);
+		/* report --db: the minutes keep each process's share, not how it was split */
 		jsonw_kstr(w, "split", p->pid == PID_TASK ? "the GPU's time, even among the tasks labelled"
+				       : r->store ? "unknown (the store keeps the share, not how it was split)"
 				       : p->busy_by_sm ? "per-process sm %" : "even among processes present");
 		jsonw_knum(w, "energy_j", p->energy_j, 1);
 		knum_or_null(w, "energy_share", rp->energy_share, 4);

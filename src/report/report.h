@@ -77,6 +77,9 @@ struct report_attrib {
 	size_t top[AB__COUNT];
 	struct attrib_row more[AB__COUNT], total[AB__COUNT];
 	bool energy_estimated;		/* energy is the profile's estimate, per row too */
+	/* report --db: why there is no split (minutes stored before v7 keep no
+	 * process's GPU time charged), NULL when there is one or no process */
+	const char *unknown_why;
 };
 
 /*

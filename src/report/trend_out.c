@@ -134,7 +134,7 @@ static void json_catalog(struct jsonw *w, const struct trend_report *t)
 static void text_by_task(FILE *out, const struct trend_report *t)
 {
 	const struct cost_params *cp = t->cp;
-	const char *what = t->owner ? t->owner : "task";	/* --by user, job: the same table */
+	const char *what = t->owner ? t->owner : "task";	/* --by user, job, account: the same table */
 
 	fprintf(out, "gputally trend by %s%s%s (the whole window); profile %s%s%s\n", what, t->q->gpu ? ", GPU " : "",
 		t->q->gpu ? t->q->gpu : "", cp->name[0] ? cp->name : "defaults", cp->currency[0] ? ", money in " : "",
@@ -212,7 +212,8 @@ static void json_row(struct jsonw *w, const struct trend_report *t, const struct
 
 static void json_tasks(struct jsonw *w, const struct trend_report *t)
 {
-	jsonw_key(w, !t->owner ? "tasks" : !strcmp(t->owner, "user") ? "users" : "jobs");
+	jsonw_key(w, !t->owner ? "tasks" : !strcmp(t->owner, "user") ? "users" : !strcmp(t->owner, "account") ? "accounts"
+										  : "jobs");
 	jsonw_arr_begin(w);
 	for (size_t i = 0; i < t->nt; i++)
 		json_row(w, t, &t->tasks[i], &t->ptask[i], 1);
@@ -262,20 +263,12 @@ static void trend_json(FILE *out, const struct trend_report *t)
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-/* every number through csv_num(): an unknown one is an empty cell */
-static void csv_cells(FILE *out, const struct trend_row *r, const struct trend_priced *p)
-{
-	char v[9][24];
-
-	fprintf(out, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r->gpus, csv_num(v[0], r->covered_s / 3600, 6),
-		csv_num(v[1], r->busy_s / 3600, 6), csv_num(v[2], p->util_pct, 3), csv_num(v[3], p->busy_share, 6),
-		csv_num(v[4], p->mem_max_mib, 1), csv_num(v[5], p->energy_kwh, 6), p->energy_source,
-		csv_num(v[6], p->owned, 4), csv_num(v[7], p->rented, 4), csv_num(v[8], p->idle_money, 4));
-}
-
-/* A name from the logs as one CSV field: quoted (RFC 4180) when it holds a comma, quote or line break. */
+/* A name from the logs (or a file's) as one CSV field: quoted (RFC 4180)
+ * when it holds a comma, quote or line break; NULL is an empty cell. */
 static void csv_name(FILE *out, const char *s)
 {
+	if (!s)
+		return;
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
 		return;
@@ -289,27 +282,85 @@ static void csv_name(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * The window's details that trend --json carries once at its top (the
+ * zone, the --task and --gpu asked for, the profile, currency, powers and
+ * the --cloud-catalog object), as the
+ * last columns of every CSV row, so that a row read alone says what priced
+ * it.  Their names: docs/store.md "trend --csv".
+ */
+static const char csv_detail_cols[] = "tz,task_filter,gpu_filter,profile,currency,idle_power_w,busy_power_w,catalog_file,catalog_date,"
+				      "catalog_date_from,catalog_rows,catalog_bad_rows,catalog_gpu_name,"
+				      "catalog_accelerator,catalog_matched_rows,catalog_median,catalog_min,"
+				      "catalog_max,catalog_used";
+
+static void csv_details(FILE *out, const struct trend_report *t)
+{
+	const struct cloud_catalog *c = t->catalog;
+	const struct catalog_pick *k = &t->cat_pick;
+	const struct cost_params *cp = t->cp;
+	bool hit = c && t->cat_state >= 0;
+	char v[5][24];
+
+	csv_name(out, t->zone);
+	fputc(',', out);
+	csv_name(out, t->by_task ? NULL : t->q->task);
+	fputc(',', out);
+	csv_name(out, t->q->gpu);
+	fputc(',', out);
+	csv_name(out, cp->name[0] ? cp->name : NULL);
+	fputc(',', out);
+	csv_name(out, cp->currency[0] ? cp->currency : NULL);
+	fprintf(out, ",%s,%s,", csv_num(v[0], cp->idle_power_w, 2), csv_num(v[1], cp->busy_power_w, 2));
+	if (!c) {
+		fputs(",,,,,,,,,,,\n", out);	/* no catalogue: its 12 cells empty */
+		return;
+	}
+	csv_name(out, c->name);
+	fprintf(out, ",%s,%s,%zu,%llu,", c->date, c->date_from ? c->date_from : "", c->nrows,
+		(unsigned long long)c->nbad);
+	csv_name(out, t->cat_gpu[0] ? t->cat_gpu : NULL);
+	fputc(',', out);
+	csv_name(out, hit ? k->accel : NULL);
+	fprintf(out, ",%zu,%s,%s,%s,%s\n", k->nrows, csv_num(v[2], hit ? k->median : NAN, 6),
+		csv_num(v[3], hit ? k->min : NAN, 6), csv_num(v[4], hit ? k->max : NAN, 6),
+		t->cat_state > 0 ? "true" : "false");
+}
+
+/* every number through csv_num(): an unknown one is an empty cell */
+static void csv_cells(FILE *out, const struct trend_report *t, const struct trend_row *r,
+		      const struct trend_priced *p)
+{
+	char v[9][24];
+
+	fprintf(out, "%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", r->gpus, csv_num(v[0], r->covered_s / 3600, 6),
+		csv_num(v[1], r->busy_s / 3600, 6), csv_num(v[2], p->util_pct, 3), csv_num(v[3], p->busy_share, 6),
+		csv_num(v[4], p->mem_max_mib, 1), csv_num(v[5], p->energy_kwh, 6), p->energy_source,
+		csv_num(v[6], p->owned, 4), csv_num(v[7], p->rented, 4), csv_num(v[8], p->idle_money, 4));
+	csv_details(out, t);
+}
+
 static void trend_csv(FILE *out, const struct trend_report *t)
 {
 	const char *cols = "gpus,gpu_hours,busy_gpu_hours,util_mean_pct,busy_share,mem_max_mib,energy_kwh,"
-			   "energy_source,owned_cost,rented_cost,idle_cost\n";
+			   "energy_source,owned_cost,rented_cost,idle_cost";
 
 	if (t->by_task) {
-		fprintf(out, "%s,%s", t->owner ? t->owner : "task", cols);
+		fprintf(out, "%s,%s,%s\n", t->owner ? t->owner : "task", cols, csv_detail_cols);
 		for (size_t i = 0; i < t->nt; i++) {
 			csv_name(out, t->tasks[i].name);
 			fputc(',', out);
-			csv_cells(out, &t->tasks[i], &t->ptask[i]);
+			csv_cells(out, t, &t->tasks[i], &t->ptask[i]);
 		}
 		return;
 	}
-	fprintf(out, "start,label,%s", cols);
+	fprintf(out, "start,label,%s,%s\n", cols, csv_detail_cols);
 	for (size_t i = 0; i < t->n; i++) {
 		char lab[48], ts[40];
 		label(lab, sizeof(lab), t, &t->rows[i]);
 		time_rfc3339(ts, sizeof(ts), t->rows[i].t_s * NS_PER_S);
 		fprintf(out, "%s,%s,", ts, lab);
-		csv_cells(out, &t->rows[i], &t->prow[i]);
+		csv_cells(out, t, &t->rows[i], &t->prow[i]);
 	}
 }
 

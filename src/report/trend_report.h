@@ -30,7 +30,7 @@ struct trend_report {
 	const struct cost_params *cp;
 	const char *zone;
 	bool by_task;
-	const char *owner;	/* --by user or job: the tasks are users or jobs (store_trend_owners), else NULL */
+	const char *owner;	/* --by user, job or account: the tasks are those (store_trend_owners), else NULL */
 	const struct trend_row *rows, *tasks;
 	size_t n, nt;
 	/* --cloud-catalog (catalog NULL without): the store's GPU model ("" none),

@@ -7,7 +7,8 @@
  * GPUs, minutes, the display series, events, outages, processes) lay out
  * what comes back, so both count and bound it the same way.  What minutes cannot give back is left unknown: the
  * segments, the idle-power floors, the sample counts; the utilization
- * quantiles come from per-minute means (docs/store.md).
+ * quantiles come from per-minute means; a process's GPU time charged in
+ * minutes stored before v7 (docs/store.md).
  */
 #include "store/store.h"
 
@@ -233,34 +234,188 @@ static void minutes(struct store *s, struct analysis *an, const int64_t *rows, i
 	sqlite3_finalize(st);
 }
 
+static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu);
+
+/* The processes restored so far by (GPU, pid, name): open addressing over
+ * indices into an->procs (+1; 0 empty), at most half full. */
+struct proc_map {
+	size_t *slot;
+	size_t cap;
+};
+
+static size_t proc_hash(int gi, int64_t pid, const char *name)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)gi;
+
+	h = (h ^ (uint64_t)pid) * 1099511628211ull;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of (gi, pid, name): the process's index + 1, or 0 where it would go. */
+static size_t *proc_slot(struct proc_map *m, const struct analysis *an, int gi, int64_t pid, const char *name)
+{
+	size_t i = proc_hash(gi, pid, name) & (m->cap - 1);
+
+	for (;; i = (i + 1) & (m->cap - 1)) {
+		const struct proc_stat *p;
+		if (!m->slot[i])
+			return &m->slot[i];
+		p = &an->procs[m->slot[i] - 1];
+		if (p->gpu == gi && p->pid == pid && !strcmp(p->name, name))
+			return &m->slot[i];
+	}
+}
+
+static void proc_map_grow(struct proc_map *m, const struct analysis *an)
+{
+	struct proc_map n = { NULL, m->cap ? m->cap * 2 : 256 };
+
+	n.slot = xcalloc(n.cap, sizeof(*n.slot));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slot[i]) {
+			const struct proc_stat *p = &an->procs[m->slot[i] - 1];
+			*proc_slot(&n, an, p->gpu, p->pid, p->name) = m->slot[i];
+		}
+	free(m->slot);
+	*m = n;
+}
+
+/* A who column of a minute: the last one said wins, as in the analysis. */
+static void said(char *dst, size_t cap, sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_NULL)
+		snprintf(dst, cap, "%s", (const char *)sqlite3_column_text(st, i));
+}
+
+/*
+ * Each process of the window: its minutes summed, in the order the
+ * primary key keeps them (time, GPU, pid, name), so that no sort is
+ * needed and each process comes in the order it was first seen; who it
+ * belongs to is the latest user, job, task and container its minutes
+ * said.  Its GPU time charged is unknown (NAN) when a minute stored
+ * before v7 kept none.  Seconds are summed as milliseconds, exactly.
+ */
 static void procs(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1)
 {
+	struct proc_map map = { NULL, 0 };
 	sqlite3_stmt *st;
+	int64_t last_gpu = INT64_MIN;
+	int gi = -1;
 
 	st = window_stmt(s,
-			 "SELECT gpu, pid, name, min(t), max(t) + 60, count(*), sum(present_ms), sum(busy_ms), sum(energy_j)"
-			 " FROM proc_minutes WHERE t >= ? AND t < ? GROUP BY gpu, pid, name ORDER BY min(t), gpu, pid",
+			 "SELECT t, gpu, pid, name, present_ms, busy_ms, energy_j, share_ms, user, job, task, ctr"
+			 " FROM proc_minutes WHERE t >= ? AND t < ? ORDER BY t, gpu, pid, name",
 			 t0, t1);
 	if (!st)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t gpu = sqlite3_column_int64(st, 0);
+		int64_t t = sqlite3_column_int64(st, 0), gpu = sqlite3_column_int64(st, 1);
+		int64_t pid = sqlite3_column_int64(st, 2);
+		const char *name = text_col(st, 3);
 		struct proc_stat *p;
-		int gi = -1;
-		for (int i = 0; i < an->tl.ngpus; i++)
-			if (rows[i] == gpu)
-				gi = i;
+		size_t *slot;
+		if (gpu != last_gpu) {
+			last_gpu = gpu;
+			gi = gpu_of_row(an, rows, gpu);
+		}
 		if (gi < 0)
 			continue;
-		p = analysis_proc_new(an, gi, sqlite3_column_int64(st, 1), text_col(st, 2));
-		p->first_ns = sqlite3_column_int64(st, 3) * NS_PER_S;
-		p->last_ns = sqlite3_column_int64(st, 4) * NS_PER_S;
-		p->observations = (uint64_t)sqlite3_column_int64(st, 5);
-		p->present_s = sqlite3_column_double(st, 6) / 1000;
-		p->busy_s = sqlite3_column_double(st, 7) / 1000;
-		p->energy_j = sqlite3_column_double(st, 8);
-		if (p->pid != PID_TASK)
-			an->gpus[gi].has_process_data = true;
+		if (2 * (an->nprocs + 1) > map.cap)
+			proc_map_grow(&map, an);
+		slot = proc_slot(&map, an, gi, pid, name);
+		if (!*slot) {
+			if (!(p = analysis_proc_new(an, gi, pid, name)))
+				continue;
+			*slot = (size_t)(p - an->procs) + 1;
+			p->first_ns = t * NS_PER_S;
+			p->present_s = p->busy_s = p->energy_j = p->share_s = 0;
+			if (pid != PID_TASK)
+				an->gpus[gi].has_process_data = true;
+		}
+		p = &an->procs[*slot - 1];
+		p->last_ns = (t + 60) * NS_PER_S;
+		p->observations++;
+		p->present_s += (double)sqlite3_column_int64(st, 4);	/* ms until the end */
+		p->busy_s += (double)sqlite3_column_int64(st, 5);
+		p->energy_j += sqlite3_column_double(st, 6);
+		p->share_s += sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : (double)sqlite3_column_int64(st, 7);
+		said(p->user, sizeof(p->user), st, 8);
+		said(p->job, sizeof(p->job), st, 9);
+		said(p->task, sizeof(p->task), st, 10);
+		said(p->ctr, sizeof(p->ctr), st, 11);
+	}
+	sqlite3_finalize(st);
+	free(map.slot);
+	for (size_t i = 0; i < an->nprocs; i++) {
+		struct proc_stat *p = &an->procs[i];
+		p->present_s /= 1000;
+		p->busy_s /= 1000;
+		p->share_s /= 1000;
+	}
+}
+
+static int job_by_id(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct an_job *)elem)->id);
+}
+
+/*
+ * The batch jobs whose time meets the window (a job that held none of its
+ * minutes is one that ran outside the telemetry's time, as on the files),
+ * and each one's share of every GPU's minutes in it.
+ */
+static void jobs(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1,
+		 int64_t t0_ns, int64_t t1_ns)
+{
+	sqlite3_stmt *st;
+
+	st = window_stmt(s,
+			 "SELECT id, user, account, nodes, t0_ns, t1_ns, ngpus, nnodes, gpu_mask, gpuutil_pct, gpumem_mib,"
+			 " reported_energy_j FROM jobs WHERE t1_ns >= ?1 AND t0_ns < ?2 ORDER BY id",
+			 t0_ns, t1_ns);
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct an_job *j = analysis_job_restore(an);
+		snprintf(j->id, sizeof(j->id), "%s", text_col(st, 0));
+		snprintf(j->user, sizeof(j->user), "%s", text_col(st, 1));
+		snprintf(j->account, sizeof(j->account), "%s", text_col(st, 2));
+		snprintf(j->nodes, sizeof(j->nodes), "%s", text_col(st, 3));
+		j->t0_ns = sqlite3_column_int64(st, 4);
+		j->t1_ns = sqlite3_column_int64(st, 5);
+		j->ngpus = sqlite3_column_int(st, 6);
+		j->nnodes = sqlite3_column_int(st, 7);
+		j->gpu_mask = (uint64_t)sqlite3_column_int64(st, 8);
+		j->gpuutil_pct = col(st, 9);
+		j->gpumem_mib = col(st, 10);
+		j->reported_energy_j = col(st, 11);
+	}
+	sqlite3_finalize(st);
+	if (!an->njobs)
+		return;
+	/* in id order (the ORDER BY above, strcmp's order in SQLite's BINARY collation) */
+	st = window_stmt(s,
+			 "SELECT job, gpu, sum(held_ms), sum(busy_ms), sum(busy_known_ms), sum(energy_j) FROM job_minutes"
+			 " WHERE t >= ?1 AND t < ?2 GROUP BY job, gpu",
+			 t0, t1);
+	if (!st)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct an_job *j = bsearch(text_col(st, 0), an->jobs, an->njobs, sizeof(*an->jobs), job_by_id);
+		int gi = gpu_of_row(an, rows, sqlite3_column_int64(st, 1));
+		if (!j || gi < 0)
+			continue;
+		j->held_s += sqlite3_column_double(st, 2) / 1000;
+		j->energy_j += sqlite3_column_double(st, 5);
+		if (sqlite3_column_int64(st, 4) > 0) {
+			double b = sqlite3_column_double(st, 3) / 1000;
+			if (!j->gpu_busy_s)
+				j->gpu_busy_s = xcalloc(TL_MAX_GPUS, sizeof(double));
+			j->busy_s += b;
+			j->gpu_busy_s[gi] += b;
+		}
 	}
 	sqlite3_finalize(st);
 }
@@ -464,6 +619,7 @@ int store_load_analysis(struct store *s, struct analysis *an, int64_t since_ns, 
 	if (n) {
 		minutes(s, an, rows, t0, t1);
 		procs(s, an, rows, t0, t1);
+		jobs(s, an, rows, t0, t1, since_ns, until_ns);
 	}
 	/* findings and events of no GPU are kept with no GPU at all (a
 	 * kernel log ingested alone: tests/corpus/public/gpud-pr870-dmesg-x) */

@@ -38,8 +38,9 @@ struct minute {
 struct proc_min {
 	int64_t pid;
 	char name[64];
-	char user[32], job[32];	/* who it belongs to ("" unknown: stored NULL) */
-	double present_s, busy_s, busy_known_s, energy_j;
+	/* who it belongs to ("" unknown: stored NULL) */
+	char user[32], job[32], task[48], ctr[72];
+	double present_s, share_s, busy_s, busy_known_s, energy_j;
 };
 
 struct proc_minute {
@@ -48,10 +49,28 @@ struct proc_minute {
 	int n;
 };
 
+/* A batch job's share of one GPU's minute (struct an_job, analysis hook job()). */
+struct job_min {
+	char id[48];
+	double held_s, busy_s, busy_known_s, energy_j;
+};
+
+struct job_minute {
+	int64_t t_s;
+	struct job_min j[MAXPROC];
+	int n;
+};
+
 struct gpu_rows {
 	struct minute m;
 	struct minute h;	/* the hour being summed from this run's minutes */
-	struct proc_minute pm;
+	/* the minutes with processes' (jobs') pieces not written yet, oldest
+	 * first: the processes of one interval each walk its minutes, so a
+	 * minute stays open until an interval starts after it */
+	struct proc_minute *pm;
+	size_t npm, pm_alloc;
+	struct job_minute *jm;
+	size_t njm, jm_alloc;
 	int64_t id;		/* gpus.id, 0 until resolved */
 	bool id_has_uuid;
 };
@@ -60,7 +79,7 @@ struct store_writer {
 	struct store *s;
 	struct analysis *an;
 	struct gpu_rows *g[TL_MAX_GPUS];
-	sqlite3_stmt *get_min, *put_min, *put_hour, *get_proc, *put_proc;
+	sqlite3_stmt *get_min, *put_min, *put_hour, *get_proc, *put_proc, *get_job, *put_job;
 	struct store_counts c;
 	int64_t max_before;	/* the last minute stored before this run */
 	int64_t tmin, tmax;	/* hours to sum again from the minutes */
@@ -440,7 +459,6 @@ static struct gpu_rows *rows_of(struct store_writer *w, int gi)
 		w->g[gi] = xcalloc(1, sizeof(*w->g[gi]));
 		minute_reset(&w->g[gi]->m, INT64_MIN);
 		minute_reset(&w->g[gi]->h, INT64_MIN);
-		w->g[gi]->pm.t_s = INT64_MIN;
 	}
 	return w->g[gi];
 }
@@ -465,12 +483,11 @@ static void on_state(void *ud, int gi, const struct ival *iv, int st)
 
 /* ---- processes per minute ---------------------------------------------- */
 
-static void flush_procs(struct store_writer *w, int gi)
+static void flush_proc_minute(struct store_writer *w, int gi, const struct proc_minute *pm)
 {
-	struct proc_minute *pm = &w->g[gi]->pm;
 	int64_t gpu;
 
-	if (pm->t_s == INT64_MIN || w->failed)
+	if (w->failed)
 		return;
 	gpu = gpu_row(w, gi);
 	for (int i = 0; i < pm->n; i++) {
@@ -507,6 +524,15 @@ static void flush_procs(struct store_writer *w, int gi)
 			sqlite3_bind_text(st, 10, p->job, -1, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(st, 10);
+		sqlite3_bind_int64(st, 11, ms(p->share_s));
+		if (p->task[0])
+			sqlite3_bind_text(st, 12, p->task, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 12);
+		if (p->ctr[0])
+			sqlite3_bind_text(st, 13, p->ctr, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 13);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			fail(w);
 		sqlite3_reset(st);
@@ -515,26 +541,57 @@ static void flush_procs(struct store_writer *w, int gi)
 		else
 			w->c.procs_new++;
 	}
-	pm->t_s = INT64_MIN;
-	pm->n = 0;
 }
 
-static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, int64_t t1,
+/* Write the open minutes of GPU gi that start before t_s (all: INT64_MAX). */
+static void flush_procs(struct store_writer *w, int gi, int64_t t_s)
+{
+	struct gpu_rows *g = w->g[gi];
+	size_t k = 0;
+
+	while (k < g->npm && g->pm[k].t_s < t_s)
+		flush_proc_minute(w, gi, &g->pm[k++]);
+	if (!k)
+		return;		/* (g->pm may be NULL: nothing open yet) */
+	memmove(g->pm, g->pm + k, (g->npm - k) * sizeof(*g->pm));
+	g->npm -= k;
+}
+
+/* The open minute t_s of GPU gi, opened empty when new (after those open:
+ * a minute before them was written, and no later piece falls in it). */
+static struct proc_minute *proc_minute_at(struct gpu_rows *g, int64_t t_s)
+{
+	for (size_t k = g->npm; k-- > 0;)
+		if (g->pm[k].t_s == t_s)
+			return &g->pm[k];
+	ALLOC_GROW(g->pm, g->npm + 1, g->pm_alloc);
+	g->pm[g->npm].t_s = t_s;
+	g->pm[g->npm].n = 0;
+	return &g->pm[g->npm++];
+}
+
+/* Who a process is, as it said it last: kept unless it says something else. */
+static void said(char *dst, size_t cap, const char *src)
+{
+	if (src[0] && strncmp(dst, src, cap - 1))
+		snprintf(dst, cap, "%s", src);
+}
+
+static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, int64_t t1, double share_s,
 		    double busy_s, double energy_j)
 {
 	struct store_writer *w = ud;
-	struct proc_minute *pm = &rows_of(w, gi)->pm;
+	struct gpu_rows *g = rows_of(w, gi);
 	double whole = (double)(t1 - t0);
 
+	/* [t0, t1) is the interval: every later piece of this GPU starts there or after */
+	flush_procs(w, gi, floor_div(t0, MIN_NS) * 60);
 	while (t0 < t1 && whole > 0) {
 		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
 		int64_t e = t1 < end ? t1 : end;
 		double frac = (double)(e - t0) / whole;
+		struct proc_minute *pm = proc_minute_at(g, mi * 60);
 		struct proc_min *p = NULL;
-		if (pm->t_s != mi * 60) {
-			flush_procs(w, gi);
-			pm->t_s = mi * 60;
-		}
 		for (int i = 0; i < pm->n && !p; i++)
 			if (pm->p[i].pid == ps->pid && !strcmp(pm->p[i].name, ps->name))
 				p = &pm->p[i];
@@ -545,12 +602,14 @@ static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, in
 			snprintf(p->name, sizeof(p->name), "%s", ps->name);
 		}
 		if (p) {
-			/* the latest said (a process says who it is on every row) */
-			if (ps->user[0])
-				snprintf(p->user, sizeof(p->user), "%s", ps->user);
-			if (ps->job[0])
-				snprintf(p->job, sizeof(p->job), "%s", ps->job);
+			/* the latest said (a process says who it is on every
+			 * row, mostly the same: copied only when it changes) */
+			said(p->user, sizeof(p->user), ps->user);
+			said(p->job, sizeof(p->job), ps->job);
+			said(p->task, sizeof(p->task), ps->task);
+			said(p->ctr, sizeof(p->ctr), ps->ctr);
 			p->present_s += (double)(e - t0) / 1e9;
+			p->share_s += share_s * frac;
 			if (!isnan(busy_s)) {
 				p->busy_s += busy_s * frac;
 				p->busy_known_s += (double)(e - t0) / 1e9;
@@ -560,6 +619,145 @@ static void on_proc(void *ud, int gi, const struct proc_stat *ps, int64_t t0, in
 		}
 		t0 = e;
 	}
+}
+
+/* ---- batch jobs per minute ---------------------------------------------- */
+
+static void flush_job_minute(struct store_writer *w, int gi, const struct job_minute *jm)
+{
+	int64_t gpu;
+
+	if (w->failed)
+		return;
+	gpu = gpu_row(w, gi);
+	for (int i = 0; i < jm->n; i++) {
+		const struct job_min *j = &jm->j[i];
+		bool exists = false;
+		sqlite3_int64 have = 0;
+		sqlite3_bind_int64(w->get_job, 1, jm->t_s);
+		sqlite3_bind_int64(w->get_job, 2, gpu);
+		sqlite3_bind_text(w->get_job, 3, j->id, -1, SQLITE_STATIC);
+		if (sqlite3_step(w->get_job) == SQLITE_ROW) {
+			exists = true;
+			have = sqlite3_column_int64(w->get_job, 0);
+		}
+		sqlite3_reset(w->get_job);
+		/* the rule of the minutes: kept unless this run accounts more of it */
+		if (exists && ms(j->held_s) <= have && !replaced(w, jm->t_s, 60))
+			continue;
+		sqlite3_bind_int64(w->put_job, 1, jm->t_s);
+		sqlite3_bind_int64(w->put_job, 2, gpu);
+		sqlite3_bind_text(w->put_job, 3, j->id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(w->put_job, 4, ms(j->held_s));
+		sqlite3_bind_int64(w->put_job, 5, ms(j->busy_s));
+		sqlite3_bind_int64(w->put_job, 6, ms(j->busy_known_s));
+		sqlite3_bind_double(w->put_job, 7, j->energy_j);
+		if (sqlite3_step(w->put_job) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(w->put_job);
+	}
+}
+
+/* Write the open job minutes of GPU gi that start before t_s (all: INT64_MAX). */
+static void flush_jobs(struct store_writer *w, int gi, int64_t t_s)
+{
+	struct gpu_rows *g = w->g[gi];
+	size_t k = 0;
+
+	while (k < g->njm && g->jm[k].t_s < t_s)
+		flush_job_minute(w, gi, &g->jm[k++]);
+	if (!k)
+		return;		/* (g->jm may be NULL: nothing open yet) */
+	memmove(g->jm, g->jm + k, (g->njm - k) * sizeof(*g->jm));
+	g->njm -= k;
+}
+
+static struct job_minute *job_minute_at(struct gpu_rows *g, int64_t t_s)
+{
+	for (size_t k = g->njm; k-- > 0;)
+		if (g->jm[k].t_s == t_s)
+			return &g->jm[k];
+	ALLOC_GROW(g->jm, g->njm + 1, g->jm_alloc);
+	g->jm[g->njm].t_s = t_s;
+	g->jm[g->njm].n = 0;
+	return &g->jm[g->njm++];
+}
+
+static void on_job(void *ud, int gi, const struct an_job *job, const struct ival *iv, int64_t t0, int64_t t1,
+		   double held_s, double busy_s, double energy_j)
+{
+	struct store_writer *w = ud;
+	struct gpu_rows *g = rows_of(w, gi);
+	double whole = (double)(t1 - t0);
+
+	/* every later piece of this GPU starts at the interval's start or after */
+	flush_jobs(w, gi, floor_div(iv->t0_ns, MIN_NS) * 60);
+	while (t0 < t1 && whole > 0) {
+		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
+		int64_t e = t1 < end ? t1 : end;
+		double frac = (double)(e - t0) / whole;
+		struct job_minute *jm = job_minute_at(g, mi * 60);
+		struct job_min *j = NULL;
+		for (int i = 0; i < jm->n && !j; i++)
+			if (!strcmp(jm->j[i].id, job->id))
+				j = &jm->j[i];
+		if (!j && jm->n < MAXPROC) {
+			j = &jm->j[jm->n++];
+			memset(j, 0, sizeof(*j));
+			snprintf(j->id, sizeof(j->id), "%s", job->id);
+		}
+		if (j) {
+			j->held_s += held_s * frac;
+			if (!isnan(busy_s)) {
+				j->busy_s += busy_s * frac;
+				j->busy_known_s += held_s * frac;
+			}
+			if (!isnan(energy_j))
+				j->energy_j += energy_j * frac;
+		}
+		t0 = e;
+	}
+}
+
+/* Every batch job the analysis read, with what its minutes do not hold. */
+static void store_jobs(struct store_writer *w)
+{
+	const struct analysis *an = w->an;
+	sqlite3_stmt *st;
+
+	if (!an->njobs || w->failed)
+		return;
+	if (sqlite3_prepare_v2(w->s->db,
+			       "INSERT OR REPLACE INTO jobs (id, user, account, nodes, t0_ns, t1_ns, ngpus, nnodes,"
+			       " gpu_mask, gpuutil_pct, gpumem_mib, reported_energy_j) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		fail(w);
+		return;
+	}
+	for (size_t i = 0; i < an->njobs; i++) {
+		const struct an_job *j = &an->jobs[i];
+		const char *txt[4] = { j->id, j->user, j->account, j->nodes };
+		const double num[3] = { j->gpuutil_pct, j->gpumem_mib, j->reported_energy_j };
+		for (int k = 0; k < 4; k++)
+			if (txt[k][0] || !k)
+				sqlite3_bind_text(st, k + 1, txt[k], -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, k + 1);
+		sqlite3_bind_int64(st, 5, j->t0_ns);
+		sqlite3_bind_int64(st, 6, j->t1_ns);
+		sqlite3_bind_int(st, 7, j->ngpus);
+		sqlite3_bind_int(st, 8, j->nnodes);
+		sqlite3_bind_int64(st, 9, (sqlite3_int64)j->gpu_mask);
+		for (int k = 0; k < 3; k++)
+			if (isnan(num[k]))
+				sqlite3_bind_null(st, 10 + k);
+			else
+				sqlite3_bind_double(st, 10 + k, num[k]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			fail(w);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
 }
 
 /* ---- the writer ------------------------------------------------------- */
@@ -603,12 +801,18 @@ struct store_writer *store_writer_new(struct store *s, struct analysis *an)
 			       &w->get_proc, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db,
 			       "INSERT OR REPLACE INTO proc_minutes (t, gpu, pid, name, present_ms, busy_ms,"
-			       " busy_known_ms, energy_j, user, job) VALUES (?,?,?,?,?,?,?,?,?,?)", -1,
-			       &w->put_proc, NULL) != SQLITE_OK)
+			       " busy_known_ms, energy_j, user, job, share_ms, task, ctr) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &w->put_proc, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "SELECT held_ms FROM job_minutes WHERE t = ? AND gpu = ? AND job = ?", -1,
+			       &w->get_job, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO job_minutes (t, gpu, job, held_ms, busy_ms, busy_known_ms, energy_j)"
+			       " VALUES (?,?,?,?,?,?,?)", -1, &w->put_job, NULL) != SQLITE_OK)
 		fail(w);
 	an->hook.ud = w;
 	an->hook.state = on_state;
 	an->hook.proc = on_proc;
+	an->hook.job = on_job;
 	return w;
 }
 
@@ -1018,9 +1222,11 @@ int store_writer_finish(struct store_writer *w, struct store_counts *c, struct g
 		if (w->g[gi]) {
 			flush_minute(w, gi);
 			flush_hour(w, gi);
-			flush_procs(w, gi);
+			flush_procs(w, gi, INT64_MAX);
+			flush_jobs(w, gi, INT64_MAX);
 		}
 	redo_hours(w);
+	store_jobs(w);
 	store_findings(w);
 	store_events(w);
 	*c = w->c;
@@ -1038,8 +1244,14 @@ void store_writer_free(struct store_writer *w)
 	sqlite3_finalize(w->put_hour);
 	sqlite3_finalize(w->get_proc);
 	sqlite3_finalize(w->put_proc);
+	sqlite3_finalize(w->get_job);
+	sqlite3_finalize(w->put_job);
 	for (int gi = 0; gi < TL_MAX_GPUS; gi++)
-		free(w->g[gi]);
+		if (w->g[gi]) {
+			free(w->g[gi]->pm);
+			free(w->g[gi]->jm);
+			free(w->g[gi]);
+		}
 	free(w->repl);
 	for (size_t i = 0; i < w->nrepl_paths; i++)
 		free(w->repl_paths[i]);

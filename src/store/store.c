@@ -123,6 +123,20 @@ static const char *const migrations[STORE_VERSION] = {
 	 * users), for trend --by user and --by job; NULL in the rows before */
 	"ALTER TABLE proc_minutes ADD COLUMN user TEXT;\n"
 	"ALTER TABLE proc_minutes ADD COLUMN job TEXT;\n",
+	/* v7: what report --db needs to say who spent it (docs/store.md "Who
+	 * spent it"): each process's GPU time charged (present x its share of
+	 * the GPU; NULL in the rows before, so a window holding them cannot be
+	 * split), its task and container; the Slurm jobs read (sacct, dcgmi
+	 * stats) and their share of each GPU per minute, with their account */
+	"ALTER TABLE proc_minutes ADD COLUMN share_ms INTEGER;\n"
+	"ALTER TABLE proc_minutes ADD COLUMN task TEXT;\n"
+	"ALTER TABLE proc_minutes ADD COLUMN ctr TEXT;\n"
+	"CREATE TABLE jobs (id TEXT PRIMARY KEY, user TEXT, account TEXT, nodes TEXT, t0_ns INTEGER NOT NULL,\n"
+	"  t1_ns INTEGER NOT NULL, ngpus INTEGER, nnodes INTEGER, gpu_mask INTEGER, gpuutil_pct REAL,\n"
+	"  gpumem_mib REAL, reported_energy_j REAL) WITHOUT ROWID;\n"
+	"CREATE TABLE job_minutes (t INTEGER NOT NULL, gpu INTEGER NOT NULL, job TEXT NOT NULL,\n"
+	"  held_ms INTEGER, busy_ms INTEGER, busy_known_ms INTEGER, energy_j REAL,\n"
+	"  PRIMARY KEY (t, gpu, job)) WITHOUT ROWID;\n",
 };
 
 const char *store_migration_sql(int v)

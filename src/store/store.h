@@ -21,7 +21,7 @@
 #include "formats/driver.h"
 #include "util/err.h"
 
-#define STORE_VERSION 6
+#define STORE_VERSION 7
 #define STORE_APP_ID 0x47505554	/* "GPUT" */
 
 struct sqlite3;
@@ -185,9 +185,14 @@ int store_trend(struct store *s, const struct trend_query *q, struct trend_row *
 		struct gl_err *err);
 /* The start of the local bucket (q->local) holding t_s: exposed for labels and tests. */
 int64_t store_local_bucket(int by, int64_t t_s);
-/* Every user (col "user") or job ("job") whose processes were seen in the
- * window, most busy first; processes that said none are "(unknown user)"
- * or "(none)".  A logger's task labels are no one's and are left out. */
+/* Every user (col "user"), Slurm account ("account") or job ("job") of the
+ * window, most busy first.  When the window holds batch jobs' minutes
+ * (sacct, dcgmi stats: job_minutes), they are the owners, as in report: a
+ * job's GPU time held, and a job that names no user or account is
+ * "(unknown user)" or "(no account)".  Else the processes seen: those that
+ * said no user are "(unknown user)", no job "(none)", and every account is
+ * "(unknown account)" (processes name none).  A logger's task labels are
+ * no one's and are left out. */
 int store_trend_owners(struct store *s, const struct trend_query *q, const char *col, struct trend_row **rows,
 		       size_t *n, struct gl_err *err);
 /* The name of the GPU model with the most covered time in q's window (and

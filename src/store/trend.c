@@ -305,19 +305,66 @@ int store_trend(struct store *s, const struct trend_query *q, struct trend_row *
 	return run(s, q, sql, 0, rows, n, err);
 }
 
+/* Does the window (and q->gpu) hold a batch job's minute? */
+static int has_job_minutes(struct store *s, const struct trend_query *q, bool *yes, struct gl_err *err)
+{
+	char sql[512], gf[128];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM job_minutes jm WHERE jm.t >= ?1 AND jm.t < ?2%s LIMIT 1",
+		 gpu_filter(q, "jm", gf, sizeof(gf)));
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	bind_common(st, q);
+	rc = sqlite3_step(st);
+	*yes = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return gl_err_set(err, GL_EIO, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	return 0;
+}
+
 int store_trend_owners(struct store *s, const struct trend_query *q, const char *col, struct trend_row **rows,
 		       size_t *n, struct gl_err *err)
 {
-	char sql[2048], group[160];
+	char sql[2048], group[160], useful[256] = "", gf[128];
+	bool jobs = false;
+	int rc;
 
 	/* the task form over every process (not a logger's task labels:
 	 * they say no user), grouped by who it belongs to */
 	struct trend_query tq = *q;
-	if (strcmp(col, "user") && strcmp(col, "job"))
+	if (strcmp(col, "user") && strcmp(col, "job") && strcmp(col, "account"))
 		return gl_err_set(err, GL_EUSAGE, "no such owner column '%s'", col);
+	tq.task = NULL;
+	if ((rc = has_job_minutes(s, &tq, &jobs, err)))
+		return rc;
+	if (jobs) {
+		/* Slurm's allocations own the window's users, accounts and
+		 * jobs (as in report): each job's GPU time held per minute,
+		 * its busy time and energy, and the useful share of the
+		 * minutes it held */
+		useful_expr(useful, sizeof(useful), "m");
+		snprintf(group, sizeof(group), "coalesce(nullif(%s, ''), '%s')",
+			 !strcmp(col, "job") ? "jm.job" : !strcmp(col, "user") ? "j.user" : "j.account",
+			 !strcmp(col, "job") ? "(none)" : !strcmp(col, "user") ? "(unknown user)" : "(no account)");
+		snprintf(sql, sizeof(sql),
+			 "SELECT %s AS b, count(DISTINCT jm.gpu), sum(jm.held_ms), sum(jm.busy_ms), sum(jm.busy_known_ms),"
+			 " sum(jm.held_ms * %s / max(m.covered_ms, 1)), max(m.mem_max_mib), sum(jm.energy_j),"
+			 " sum(jm.held_ms * (m.e_counter_ms + m.e_power_ms) / max(m.covered_ms, 1)), 0, 0, 0, 0"
+			 " FROM job_minutes jm JOIN minutes m ON m.t = jm.t AND m.gpu = jm.gpu LEFT JOIN jobs j ON j.id = jm.job"
+			 " WHERE jm.t >= ?1 AND jm.t < ?2%s GROUP BY b ORDER BY sum(jm.busy_ms) DESC, b",
+			 group, useful, gpu_filter(&tq, "jm", gf, sizeof(gf)));
+		return run(s, &tq, sql, 1, rows, n, err);
+	}
+	/* processes name no account: theirs is unknown, not blank */
+	if (!strcmp(col, "account"))
+		snprintf(group, sizeof(group), "'(unknown account)'");
+	else
+		snprintf(group, sizeof(group), "coalesce(nullif(p.%s, ''), '%s')", col,
+			 !strcmp(col, "user") ? "(unknown user)" : "(none)");
 	tq.task = "";
-	snprintf(group, sizeof(group), "coalesce(nullif(p.%s, ''), '%s')", col,
-		 !strcmp(col, "user") ? "(unknown user)" : "(none)");
 	select_sql_f(sql, sizeof(sql), &tq, group, false, OWNER_FILTER);
 	tq.task = NULL;
 	return run(s, &tq, sql, 1, rows, n, err);

@@ -47,6 +47,26 @@ assert r == s35["total"]["rented_cost"] and r7 > r > 0, (r, r7)
 assert [b["rented_cost"] for b in c["buckets"]] == [b["rented_cost"] for b in s35["buckets"]]
 assert cs["total"]["rented_cost"] == r7, (cs["total"]["rented_cost"], r7)
 EOF2
+"$BIN" trend --db "$T/h.db" --csv --set cloud_catalog="$CAT" >"$T/trend-cat.csv"
+"$BIN" trend --db "$T/h.db" --csv --by task --profile h200-vs-cloud >"$T/trend-nocat.csv"
+check "trend --csv: every row carries the JSON's catalogue, profile and powers" python3 - "$T/trend-cat.json" "$T/trend-cat.csv" "$T/trend-nocat.csv" <<'EOF2'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == len(j["buckets"]) > 0, (len(rows), len(j["buckets"]))
+k = j["catalog"]
+for r, b in zip(rows, j["buckets"]):
+    assert r["label"] == b["label"] and float(r["owned_cost"]) == b["owned_cost"], (r, b)
+    for key in ("file", "date", "date_from", "rows", "bad_rows", "gpu_name", "accelerator", "matched_rows"):
+        assert r["catalog_" + key] == str(k[key]), (key, r["catalog_" + key], k[key])
+    for key in ("median", "min", "max"):
+        assert float(r["catalog_" + key]) == k[key], key
+    assert r["catalog_used"] == str(k["used"]).lower(), r["catalog_used"]
+    assert float(r["idle_power_w"]) == j["idle_power_w"] and float(r["busy_power_w"]) == j["busy_power_w"], r
+    assert r["tz"] == j["tz"] and r["profile"] == (j["profile"] or "") and r["currency"] == (j["currency"] or ""), r
+t = list(csv.DictReader(open(sys.argv[3])))
+assert t and all(r["profile"] == "h200-vs-cloud" and r["catalog_file"] == "" and r["catalog_used"] == "" for r in t), t
+EOF2
 "$BIN" trend --db "$T/h.db" --cloud-catalog "$CAT" --gpu 5 >"$T/trend-cat-none.txt"
 check "trend --cloud-catalog: no GPU in the window, no rate, said so" grep -q \
 	"^cloud: nebius-vms-2025-06-01.csv (2025-06-01) has no accelerator matching the GPU (the store names no GPU model)" \
@@ -193,13 +213,16 @@ done
 printf 'not a database at all\n' >"$T/text.db"
 if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
 
-# ---- 5. migration: v1 to v5 stores (made by hand from a v6 one) are upgraded ------
+# ---- 5. migration: v1 to v6 stores (made by hand from a v7 one) are upgraded ------
 hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
 hours_now=$(hours_of "$T/h.db")
-check "v6 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+check "v7 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
 finds_now=$(count "$T/h.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")
+# proc_minutes as it was before v7 (no share_ms, task, ctr) and no Slurm jobs' tables
+v7drop="ALTER TABLE proc_minutes DROP COLUMN share_ms; ALTER TABLE proc_minutes DROP COLUMN task;
+  ALTER TABLE proc_minutes DROP COLUMN ctr; DROP TABLE jobs; DROP TABLE job_minutes;"
 # proc_minutes as it was before v6 (no user, no job)
-v6drop="ALTER TABLE proc_minutes DROP COLUMN user; ALTER TABLE proc_minutes DROP COLUMN job;"
+v6drop="$v7drop ALTER TABLE proc_minutes DROP COLUMN user; ALTER TABLE proc_minutes DROP COLUMN job;"
 # the findings table as it was before v5 (no code column, not in the key)
 v5drop="$v6drop CREATE TABLE f4 (gpu INTEGER NOT NULL, kind TEXT NOT NULL, t0_ns INTEGER NOT NULL, t1_ns INTEGER,
   severity INTEGER, value REAL, message TEXT, evidence TEXT, PRIMARY KEY (gpu, kind, t0_ns)) WITHOUT ROWID;
@@ -217,31 +240,46 @@ cp "$T/h.db" "$T/v4.db"
 sqlite3 "$T/v4.db" "$v5drop PRAGMA user_version = 4"
 cp "$T/h.db" "$T/v5.db"
 sqlite3 "$T/v5.db" "$v6drop PRAGMA user_version = 5"
-for v in 1 2 3 4 5; do
+cp "$T/h.db" "$T/v6.db"
+sqlite3 "$T/v6.db" "$v7drop PRAGMA user_version = 6"
+for v in 1 2 3 4 5 6; do
 	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
 	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
 	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
-	check "v$v -> v6: user_version 6" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 6
-	check "v$v -> v6: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	check "v$v -> v7: user_version 7" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 7
+	check "v$v -> v7: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
 	if [ "$v" -lt 4 ]; then
-		check "v$v -> v6: events and outages tables, empty (no file was read again)" test \
+		check "v$v -> v7: events and outages tables, empty (no file was read again)" test \
 			"$(count "$T/v$v.db" "SELECT count(*) FROM events; SELECT count(*) FROM outages")" = "$(printf '0\n0')"
 	fi
 	if [ "$v" -lt 5 ]; then
-		check "v$v -> v6: the findings kept, their code not recorded (-2)" test \
+		check "v$v -> v7: the findings kept, their code not recorded (-2)" test \
 			"$(count "$T/v$v.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")" = "$finds_now" -a \
 			"$(count "$T/v$v.db" "SELECT DISTINCT code FROM findings")" = -2
 	fi
-	check "v$v -> v6: proc_minutes has user and job, NULL in the rows before" test \
-		"$(count "$T/v$v.db" "SELECT count(*) FROM proc_minutes WHERE user IS NOT NULL OR job IS NOT NULL")" = 0
-	check "v$v -> v6: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
-	check "v$v -> v6: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	if [ "$v" -lt 6 ]; then
+		check "v$v -> v7: proc_minutes has user and job, NULL in the rows before" test \
+			"$(count "$T/v$v.db" "SELECT count(*) FROM proc_minutes WHERE user IS NOT NULL OR job IS NOT NULL")" = 0
+	fi
+	check "v$v -> v7: proc_minutes has share_ms, task and ctr, NULL in the rows before; jobs tables empty" test \
+		"$(count "$T/v$v.db" "SELECT count(*) FROM proc_minutes WHERE share_ms IS NOT NULL OR task IS NOT NULL OR ctr IS NOT NULL;
+		  SELECT count(*) FROM jobs; SELECT count(*) FROM job_minutes")" = "$(printf '0\n0\n0')"
+	check "v$v -> v7: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
+	check "v$v -> v7: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
 	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
-	check "v$v -> v6: report --db unchanged" python3 -c "
+	check "v$v -> v7: report --db unchanged" python3 -c "
 import json,sys
 a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
 assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
-	check "v$v -> v6: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+	# the processes' minutes from before v7 keep no share of the GPU: who
+	# spent it is said to be unknown, not split as if it were 0
+	check "v$v -> v7: report --db says who spent it is unknown, with no rows" python3 -c "
+import json
+a=json.load(open('$T/v$v.json'))['attribution']
+assert set(a) == {'unknown'} and 'before schema v7' in a['unknown'], a"
+	"$BIN" report --db "$T/v$v.db" >"$T/v$v.txt"
+	check "v$v -> v7: report --db (text) says who spent it is unknown" grep -q '^Who spent it: unknown (minutes stored before schema v7' "$T/v$v.txt"
+	check "v$v -> v7: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
 done
 
 # ---- 5b. events and outages: report --db lists what report on the files does ------
@@ -743,6 +781,176 @@ assert set(jobs) == {"1234", "(none)"}, jobs
 assert open(sys.argv[3]).read().startswith("gputally trend by user"), "text"
 EOF
 if "$BIN" trend --db "$T/who.db" --by user --task python3 >/dev/null 2>&1; then fail "--by user with --task"; else pass "trend --by user with --task NAME is a usage error"; fi
+
+# ---- who spent it: report --db splits the window as report on the files does ------
+# (docs/store.md "Who spent it").  Three cases, each priced by h200-vs-cloud:
+# the bundled capture (one python process, a gpu_monitor task label), the
+# recorder's procs_who (alice's and bob's processes sharing a GPU by sm %, a
+# host pid not visible, Slurm job 1234) and the capture with golden 5060's
+# three sacct jobs of two accounts (one outside the telemetry's time).
+cat >"$T/attrib.py" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+A, B = a.get("attribution"), b.get("attribution")
+assert A and B, ("attribution missing", bool(A), bool(B))
+for k in ("energy_estimated", "users_jobs_from", "jobs_outside"):
+    assert A[k] == B[k], (k, A[k], B[k])
+def near(x, y, rel, ab):
+    return abs(x - y) <= max(ab, rel * max(abs(x), abs(y)))
+for d in ("by_user", "by_account", "by_job", "by_task", "by_container", "by_process"):
+    ra, rb = {r["key"]: r for r in A[d]}, {r["key"]: r for r in B[d]}
+    assert set(ra) == set(rb), (d, sorted(ra), sorted(rb))
+    ca, cb = A["totals"][d]["cost"] or 1, B["totals"][d]["cost"] or 1
+    for k, x in ra.items():
+        y = rb[k]
+        assert x["processes"] == y["processes"] and x["none"] == y["none"], (d, k, x, y)
+        # stored milliseconds: the same seconds to half a second, the same joules to 0.5 %
+        assert near(x["held_s"], y["held_s"], 0.005, 0.5), (d, k, "held_s", x, y)
+        assert near(x["useful_s"], y["useful_s"], 0.005, 0.5), (d, k, "useful_s", x, y)
+        assert near(x["energy_j"], y["energy_j"], 0.005, 1), (d, k, "energy_j", x, y)
+        # the same share of the owned cost (to 0.1 point), the same cost to rounding
+        assert abs(x["cost"] / ca - y["cost"] / cb) <= 0.001, (d, k, "share", x["cost"] / ca, y["cost"] / cb)
+        assert near(x["cost"], y["cost"], 0.005, 1e-4), (d, k, "cost", x, y)
+        assert x.get("reported_energy_j") == y.get("reported_energy_j"), (d, k, x, y)
+EOF
+P="--profile h200-vs-cloud"
+SA=tests/golden/5060-report-slurm-jobs/sacct.txt
+"$BIN" report --json $P "$EX" >"$T/who-f1.json" 2>/dev/null
+"$BIN" report --db "$T/h.db" --json $P >"$T/who-d1.json"
+check "report --db: who spent it as report on the files (the capture)" python3 "$T/attrib.py" "$T/who-f1.json" "$T/who-d1.json"
+"$BIN" report --json $P tests/formats/gputally-csv/y_procs_who.csv >"$T/who-f2.json" 2>/dev/null
+"$BIN" report --db "$T/who.db" --json $P >"$T/who-d2.json"
+check "report --db: who spent it as report on the files (procs_who: alice, bob, a host pid, job 1234)" python3 "$T/attrib.py" "$T/who-f2.json" "$T/who-d2.json"
+"$BIN" ingest -q --db "$T/slurm.db" "$EX" "$SA" >/dev/null
+"$BIN" report --json $P "$EX" "$SA" >"$T/who-f3.json" 2>/dev/null
+"$BIN" report --db "$T/slurm.db" --json $P >"$T/who-d3.json"
+check "report --db: who spent it as report on the files (three sacct jobs, two accounts, one outside)" python3 "$T/attrib.py" "$T/who-f3.json" "$T/who-d3.json"
+"$BIN" report $P "$EX" "$SA" >"$T/who-f3.txt" 2>/dev/null
+"$BIN" report --db "$T/slurm.db" $P >"$T/who-d3.txt"
+sed -n '/^Who spent it/,/^$/p' "$T/who-f3.txt" >"$T/ws-f"
+sed -n '/^Who spent it/,/^$/p' "$T/who-d3.txt" >"$T/ws-d"
+check "report --db (text): the Who spent it section as report on the files (sacct jobs)" sh -c "test -s '$T/ws-f' && diff '$T/ws-f' '$T/ws-d'"
+
+# A longer case across minutes and ingest calls: the capture's 500 ms
+# query rows replayed as the recorder's CSV for two GPUs over 3m45s, GPU 0
+# shared by alice (job 1234, a pod) and, for a stretch, bob (a docker
+# container) by measured sm %, GPU 1 by carol (job 77) and a host pid not
+# visible, split evenly, then no process at all; stored in one call, and
+# in two files of two calls that share a minute.
+python3 - "$EX/query_gpu_units_500ms.csv" "$T/mw" <<'EOF'
+import csv, os, sys
+rows = [[c.strip() for c in r] for r in csv.reader(open(sys.argv[1]))][1:]
+out = sys.argv[2]
+os.makedirs(out)
+head = ("time,host,task,gpu,uuid,name,status,util_gpu_pct,util_mem_pct,mem_used_mib,mem_total_mib,"
+        "mem_reserved_mib,power_w,energy_j,power_limit_w,temp_c,sm_clock_mhz,mem_clock_mhz,"
+        "clock_event_reasons,pstate,pcie_gen,pcie_width,procs,bus_id,procs_who")
+num = lambda s: s.split()[0]
+lines = []
+for i, r in enumerate(rows):
+    t = r[0].replace("/", "-").replace(" ", "T") + "000Z"
+    for g in (0, 1):
+        s = rows[(i + 120 * g) % len(rows)]
+        u = int(num(s[6]))
+        if g == 0:
+            procs, who = ["4242=12000"], ["alice|1234|pod:0c2f4d58|%d" % max(1, u * 7 // 10)]
+            if 150 <= i < 350:
+                procs.append("4343=8000")
+                who.append("bob||docker:4f2c1d9e8b7a|%d" % max(1, u * 3 // 10))
+        elif i < 380:
+            procs, who = ["5151=9000"], ["carol|77||"]
+            if 100 <= i < 250:
+                procs.append("77=?")
+                who.append("!|||")
+        else:
+            procs, who = [], []
+        lines.append(",".join([t, "node7", "train-run-7" if g == 0 else "eval", str(g),
+                               "GPU-fa4e0000-0000-4000-8000-00000000000%d" % g, "NVIDIA H200", "ok",
+                               num(s[6]), num(s[7]), num(s[8]), num(s[9]), num(s[10]), num(s[12]), "",
+                               num(s[15]), s[17], num(s[19]), num(s[20]), "0x%x" % int(s[23], 16), s[5][1:], s[29], s[30],
+                               ";".join(procs) or "-", "0000:3b:00.0" if g == 0 else "0000:5e:00.0",
+                               ";".join(who)]))
+def write(name, part):
+    with open(os.path.join(out, name), "w") as f:
+        f.write("# gputally-csv v1\n" + head + "\n" + "\n".join(part) + "\n")
+write("all.csv", lines)
+os.makedirs(os.path.join(out, "halves"))
+# the halves meet inside a minute (a row pair of 22:47:48)
+write("halves/a.csv", lines[:300])
+write("halves/b.csv", lines[300:])
+EOF
+"$BIN" ingest -q --db "$T/mw1.db" "$T/mw/all.csv" >/dev/null
+"$BIN" ingest -q --db "$T/mw2.db" "$T/mw/halves/a.csv" >/dev/null
+"$BIN" ingest -q --db "$T/mw2.db" "$T/mw/halves/b.csv" >/dev/null
+"$BIN" report --json $P "$T/mw/all.csv" >"$T/mw-f.json" 2>/dev/null
+"$BIN" report --db "$T/mw1.db" --json $P >"$T/mw-d1.json"
+"$BIN" report --db "$T/mw2.db" --json $P >"$T/mw-d2.json"
+check "report --db: who spent it as report on the files (two GPUs shared by four owners, 3m45s, one ingest)" python3 "$T/attrib.py" "$T/mw-f.json" "$T/mw-d1.json"
+"$BIN" report --json $P "$T/mw/halves/a.csv" "$T/mw/halves/b.csv" >"$T/mw-fh.json" 2>/dev/null
+check "report --db: who spent it as report on the files (the same in two files of two ingests sharing a minute)" python3 "$T/attrib.py" "$T/mw-fh.json" "$T/mw-d2.json"
+check "the two-GPU case splits as built: alice, bob, carol, the host pid and no process seen" python3 - "$T/mw-f.json" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1]))["attribution"]
+u = {r["key"]: r for r in a["by_user"]}
+assert set(u) == {"alice", "bob", "carol", "host pid, not visible", "no process seen"}, sorted(u)
+assert u["alice"]["held_s"] > u["bob"]["held_s"] > 0 and u["carol"]["held_s"] > u["host pid, not visible"]["held_s"] > 0, u
+assert u["no process seen"]["held_s"] > 0, u
+EOF
+
+check "report --db: a process's split method is said unknown, not 'even' (the store keeps the share only)" python3 - "$T/mw-f.json" "$T/mw-d1.json" <<'EOF'
+import json, sys
+f, d = (json.load(open(p)) for p in sys.argv[1:3])
+sf = {p["pid"]: p["split"] for p in f["processes"]}
+sd = {p["pid"]: p["split"] for p in d["processes"]}
+assert sf[4242] == "per-process sm %" and sf[5151] == "even among processes present", sf
+assert set(sd) == set(sf) and all(v.startswith("unknown (") for v in sd.values()), sd
+EOF
+
+"$BIN" report --db "$T/mw1.db" --json --until 2026-11-29T22:48:00Z >"$T/mw-w1.json"
+"$BIN" report --db "$T/mw1.db" --json --since 2026-11-29T22:48:00Z >"$T/mw-w2.json"
+check "report --db: two windows' who-spent-it rows add up to the whole window's (GPU time 1 ms, energy 0.1 J)" python3 - "$T/mw-w1.json" "$T/mw-w2.json" "$T/mw-d1.json" <<'EOF'
+import json, sys
+a, b, c = (json.load(open(p))["attribution"] for p in sys.argv[1:4])
+for d in ("by_user", "by_job", "by_container", "by_process"):
+    ra, rb = {r["key"]: r for r in a[d]}, {r["key"]: r for r in b[d]}
+    for r in c[d]:
+        k = r["key"]
+        h = ra.get(k, {}).get("held_s", 0) + rb.get(k, {}).get("held_s", 0)
+        e = ra.get(k, {}).get("energy_j", 0) + rb.get(k, {}).get("energy_j", 0)
+        assert abs(h - r["held_s"]) <= 0.002 and abs(e - r["energy_j"]) <= 0.2, (d, k, h, r["held_s"], e, r["energy_j"])
+    assert set(ra) | set(rb) == {r["key"] for r in c[d]}, (d, sorted(ra), sorted(rb))
+EOF
+
+# ---- trend --by account: Slurm's accounts, as report splits them; unknown without jobs ----
+"$BIN" trend --db "$T/slurm.db" --by account --json $P >"$T/byacct.json"
+"$BIN" trend --db "$T/slurm.db" --by account --csv $P >"$T/byacct.csv"
+"$BIN" trend --db "$T/slurm.db" --by account $P >"$T/byacct.txt"
+"$BIN" trend --db "$T/slurm.db" --by user --json $P >"$T/byuser-slurm.json"
+check "trend --by account: sacct's accounts with the GPU time report gives them, in every output" python3 - "$T/byacct.json" "$T/byacct.csv" "$T/byacct.txt" "$T/who-f3.json" "$T/byuser-slurm.json" <<'EOF'
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+assert j["by"] == "account", j["by"]
+acc = {r["account"]: r for r in j["accounts"]}
+rep = {r["key"]: r for r in json.load(open(sys.argv[4]))["attribution"]["by_account"] if not r["none"]}
+assert set(acc) == set(rep) == {"chem", "physics"}, (sorted(acc), sorted(rep))
+for k in acc:
+    assert abs(acc[k]["gpu_hours"] * 3600 - rep[k]["held_s"]) <= 1, (k, acc[k]["gpu_hours"] * 3600, rep[k]["held_s"])
+    assert abs(acc[k]["energy_kwh"] * 3.6e6 - rep[k]["energy_j"]) <= 0.005 * rep[k]["energy_j"], k
+c = {r["account"]: float(r["gpu_hours"]) for r in csv.DictReader(open(sys.argv[2]))}
+assert c == {k: v["gpu_hours"] for k, v in acc.items()}, c
+t = open(sys.argv[3]).read().split("\n")
+assert t[0].startswith("gputally trend by account"), t[0]
+assert sorted(l.split()[0] for l in t[2:] if l and not l.startswith("all GPU time")) == sorted(acc), t
+u = {r["user"] for r in json.load(open(sys.argv[5]))["users"]}
+assert u == {"alice", "bob"}, u
+EOF
+"$BIN" trend --db "$T/who.db" --by account --csv >"$T/byacct-who.csv"
+check "trend --by account: the recorder's processes name no account: one row, (unknown account)" python3 - "$T/byacct-who.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["account"] for r in rows] == ["(unknown account)"], rows
+assert float(rows[0]["gpu_hours"]) > 0, rows
+EOF
 
 if [ "$fails" -ne 0 ]; then
 	echo "store-tests: $fails failed"
