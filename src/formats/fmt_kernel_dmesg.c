@@ -354,6 +354,7 @@ static int kd_sniff(const char *head, size_t n, const char *name)
 {
 	const char *p = head, *end = head + n;
 	int good = 0, total = 0, journal = 0;
+	bool after_good = false;
 
 	while (p < end && total < 200) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -365,10 +366,15 @@ static int kd_sniff(const char *head, size_t n, const char *name)
 			le--;
 		if (le > p && kd_binary(p, (size_t)(le - p))) {
 			/* junk says nothing either way: counted as bad when read */
+		} else if (le > p && after_good && (*p == ' ' || *p == '\t')) {
+			/* a further line of the record above, indented under its
+			 * message: part of that record, not a line of another kind
+			 * (a log of few records, or half of one, is still dmesg) */
 		} else if (le > p) {
 			enum kd_shape sh = kd_envelope(p, (size_t)(le - p), &t, &msg);
 			total++;
-			if (sh != KD_NONE && sh != KD_RELATIVE) {
+			after_good = sh != KD_NONE && sh != KD_RELATIVE;
+			if (after_good) {
 				good++;
 				if (kd_journal_like(msg, le))
 					journal++;

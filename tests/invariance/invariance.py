@@ -47,11 +47,6 @@ KNOWN[("public/xuesong-a10-query-lms", "worked values")] = (
     "and row 5 (105 ms after row 4) repeats row 1 in all seven values, as GPU 0 of a second "
     "query of four would; a cut at any row splits one query, so no rule on row order can make "
     "the halves agree with the whole unless each holds a whole query")
-KNOWN[("public/nvsentinel-issue155-falloff", "split inside a line")] = (
-    "the first half (one stamped line, two indented ones, a fragment) is not sniffed as dmesg: "
-    "the indented further lines count against it, and it is taken for a JSON array")
-KNOWN[("public/omniopt-gpu-usage", "split inside a line")] = (
-    "the second half starts with a fragment of a row: no format takes it, and the half is not read")
 KNOWN[("public/vgg-benchmarks-v100", "split inside a line")] = (
     "as its split: each half of a log without time starts at --start")
 KNOWN[("public/vgg-benchmarks-v100", "split")] = (
