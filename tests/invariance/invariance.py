@@ -392,13 +392,15 @@ def rec_key(r, shift=0):
 
 
 def cut_points(data):
-    """Every line boundary of a small file, 40 spread over a larger one, and
-    as many cuts inside a line (a byte cut)."""
+    """Every line boundary of a small file, 30 spread over a larger one, and
+    15 cuts inside a line (a byte cut), spread the same way."""
     nl = [i + 1 for i, c in enumerate(data) if c == "\n"][:-1]
-    if len(nl) > 40:
-        nl = [nl[i * len(nl) // 40] for i in range(40)]
+    if len(nl) > 30:
+        nl = [nl[i * len(nl) // 30] for i in range(30)]
     inside = sorted({(a + b) // 2 for a, b in zip([0] + nl, nl)} - set(nl) - {0})
-    return [(n, "line") for n in nl] + [(n, "byte") for n in inside[:40]]
+    if len(inside) > 15:
+        inside = [inside[i * len(inside) // 15] for i in range(15)]
+    return [(n, "line") for n in nl] + [(n, "byte") for n in inside]
 
 
 def split_record_case(fmt, rel, unit):
