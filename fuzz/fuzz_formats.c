@@ -45,7 +45,7 @@ static const char *const fuzz_ids[] = {
 	"smi-table", "dev-holders", "gpustat", "dcgmi-dmon",
 	"rocm-smi", "rocm-smi-json", "gpustat-json", "amd-smi-csv", "amd-smi-json",
 	"rocm-smi-csv", "nvidia-bug-report", "amd-smi", "slurm-sacct", "dcgmi-stats",
-	"smi-accounted",
+	"smi-accounted", "rocm-smi-pids", "amd-smi-monitor", "amd-smi-table",
 };
 #define FUZZ_NIDS (sizeof(fuzz_ids) / sizeof(fuzz_ids[0]))
 

@@ -276,12 +276,19 @@ cost_longrun cost_window cost_local_per_useful_hour cost_cloud_job cost_billed_h
 cost_job_breakeven cost_sensitivity cost_roi cost_roi_sensitivity cost_run_compute
 trend_report_compute trend_measured_power scale_compute trace_compute qsort qsort_r"
 
+# A writer that loops over a list inside a loop over the same list is
+# grouping it (text.c once found each severity and kind's GPUs that way,
+# n squared): report_compute() groups once.  The lists, by their counts:
+SCANNED_LISTS="nfinds nbad nevs nsegs nprocs"
+
 # writers_compute FILE...: print each call of a COMPUTE_NAMES function
-# outside comments as file:line; exit 1 if there is one.
+# outside comments, and each loop over a SCANNED_LISTS list nested in a
+# loop over the same list (by indentation, the house's tabs), as
+# file:line; exit 1 if there is one.
 writers_compute() {
-	awk -v names="$COMPUTE_NAMES" '
-	BEGIN { n = split(names, nm, /[ \t\n]+/) }
-	FNR == 1 { incomment = 0 }
+	awk -v names="$COMPUTE_NAMES" -v lists="$SCANNED_LISTS" '
+	BEGIN { n = split(names, nm, /[ \t\n]+/); nl = split(lists, ls, /[ \t\n]+/) }
+	FNR == 1 { incomment = 0; depth = 0 }
 	{
 		line = $0; code = ""
 		while (line != "") {
@@ -296,6 +303,25 @@ writers_compute() {
 			}
 		}
 		sub(/\/\/.*/, "", code)
+		if (code ~ /[^ \t]/) {
+			ind = match(code, /[^\t]/) - 1
+			while (depth > 0 && ind <= lind[depth])
+				depth--
+			if (code ~ /(^|[^A-Za-z0-9_])for[ \t]*\(/)
+				for (k = 1; k <= nl; k++)
+					if (ls[k] != "" && match(code, "(->|\\.|[^A-Za-z0-9_])" ls[k] "([^A-Za-z0-9_]|$)")) {
+						for (j = 1; j <= depth; j++)
+							if (llist[j] == ls[k]) {
+								printf "%s:%d: a writer loops over %s inside a loop over it: group them in the compute step\n", FILENAME, FNR, ls[k]
+								bad++
+								break
+							}
+						depth++
+						lind[depth] = ind
+						llist[depth] = ls[k]
+						break
+					}
+		}
 		for (k = 1; k <= n; k++)
 			if (nm[k] != "" && match(code, "(^|[^A-Za-z0-9_])" nm[k] "[ \t]*\\(")) {
 				printf "%s:%d: a writer calls %s(): work the figure out in its compute step\n", FILENAME, FNR, nm[k]
@@ -310,6 +336,14 @@ plant=$(mktemp) || exit 2
 printf '/* gpu_util_mean(g) in a comment */\nstatic double f(const struct gpu_stats *g)\n{\n\treturn gpu_util_mean (g);\n}\n' >"$plant"
 if writers_compute "$plant" >/dev/null || [ "$(writers_compute "$plant" | wc -l)" -ne 1 ]; then
 	echo "check-layers: the writers rule does not catch a planted call" >&2
+	rm -f "$plant"
+	exit 2
+fi
+# and a nested scan, not two loops one after the other
+printf 'static void f(const struct analysis *an)\n{\n\tfor (size_t i = 0; i < an->nfinds; i++)\n\t\tg(i);\n\tfor (size_t i = 0; i < an->nfinds; i++) {\n\t\tfor (size_t k = i; k < an->nfinds; k++)\n\t\t\tg(k);\n\t}\n}\n' >"$plant"
+if [ "$(writers_compute "$plant" | grep -c ':6: a writer loops over nfinds')" -ne 1 ] ||
+   [ "$(writers_compute "$plant" | wc -l)" -ne 1 ]; then
+	echo "check-layers: the writers rule does not catch a planted nested scan" >&2
 	rm -f "$plant"
 	exit 2
 fi

@@ -1279,9 +1279,10 @@ static int cmp_rank(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
 	double wx = finding_weight_s(x), wy = finding_weight_s(y);
-	/* by kind where the finding has one; a store's findings by name */
-	int ax = x->fk ? finding_kind_always(x->fk) : finding_always(x->kind);
-	int ay = y->fk ? finding_kind_always(y->fk) : finding_always(y->kind);
+	/* by kind (a store's findings get theirs back from their names); a
+	 * kind this version does not know (FK_NONE) need not always appear */
+	int ax = finding_kind_always(x->fk);
+	int ay = finding_kind_always(y->fk);
 
 	if (x->severity != y->severity)
 		return y->severity - x->severity;

@@ -592,7 +592,7 @@ static void device(struct trace_an *an, struct tr_device *d, struct tr_op *ops, 
 			continue;
 		cuts += a != st->t0 || b != st->t1;
 		d->steps = xreallocarray(d->steps, d->nsteps + 1, sizeof(*d->steps));
-		d->steps[d->nsteps++] = (struct tr_step_stat){ st->n, a, b, overlap(kv, nv, a, b) };
+		d->steps[d->nsteps++] = (struct tr_step_stat){ st->n, a, b, overlap(kv, nv, a, b), NAN };
 	}
 	(void)cuts;
 	kernel_stats(an, d, ops, n);
@@ -692,6 +692,23 @@ static void input_health(struct trace_an *an, const struct corr_map *cm)
 	}
 }
 
+static double share(int64_t part, int64_t whole)
+{
+	return whole > 0 ? (double)part / (double)whole : NAN;
+}
+
+/* The shares every writer prints: of each device's span, of each step's time. */
+static void shares(struct trace_an *an)
+{
+	for (size_t i = 0; i < an->ndevs; i++) {
+		struct tr_device *d = &an->devs[i];
+		d->kernel_union_share = share(d->kernel_union_ns, d->span_ns);
+		d->active_share = share(d->active_ns, d->span_ns);
+		for (size_t s = 0; s < d->nsteps; s++)
+			d->steps[s].active_share = share(d->steps[s].active_ns, d->steps[s].t1 - d->steps[s].t0);
+	}
+}
+
 void trace_compute(struct trace_an *an)
 {
 	struct corr_map cm = { 0 };
@@ -714,6 +731,7 @@ void trace_compute(struct trace_an *an)
 		device(an, &an->devs[an->ndevs++], an->ops + i, j - i, &cm);
 		i = j;
 	}
+	shares(an);
 	free(cm.keys);
 	free(cm.vals);
 }

@@ -61,6 +61,7 @@ struct tr_kernel_stat {
 struct tr_step_stat {
 	int64_t n, t0, t1;
 	int64_t active_ns;	/* GPU active time inside the step */
+	double active_share;	/* of the step's time (NAN: a step of no time) */
 };
 
 struct tr_health {
@@ -87,6 +88,7 @@ struct tr_device {
 	double lat_entropy_bits;	/* NAN without latencies */
 	double small_share;		/* NAN without kernels */
 	double memcpy_per_kernel;	/* NAN without kernels */
+	double kernel_union_share, active_share;	/* of the span (NAN: a span of no time) */
 	uint64_t zero_kernels;
 	struct tr_kernel_stat *top;
 	size_t ntop;

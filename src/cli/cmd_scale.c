@@ -146,7 +146,7 @@ static int runs_from_logs(const char **paths, int npaths, struct ingest_cli *ic,
 	*win = xcalloc(nw, sizeof(**win));
 	size_t nlong = 0;
 	for (size_t i = 0; i < nw; i++) {
-		(*win)[i] = (struct scale_window){ tw[i].t0_ns, tw[i].t1_ns, tw[i].gpus, false, 0, 0, 0 };
+		(*win)[i] = (struct scale_window){ tw[i].t0_ns, tw[i].t1_ns, tw[i].gpus, false, 0, 0, 0, NAN, NAN };
 		(*win)[i].short_run = tw[i].t1_ns - tw[i].t0_ns < lg->min_run_ns;
 		nlong += !(*win)[i].short_run;
 	}

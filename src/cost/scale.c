@@ -578,6 +578,10 @@ void scale_windows_steps(struct scale_window *w, size_t nw, const struct scale_s
 				w[j].items_s += dt;
 				break;
 			}
+	for (size_t j = 0; j < nw; j++) {
+		w[j].hours = (double)(w[j].t1_ns - w[j].t0_ns) / 3.6e12;
+		w[j].throughput = w[j].steps ? w[j].items / w[j].items_s : NAN;
+	}
 }
 
 size_t scale_runs_from_windows(const struct scale_window *w, size_t nw, bool with_throughput,

@@ -126,9 +126,12 @@ struct scale_window {
 	bool short_run;		/* shorter than --min-run: listed, not a run */
 	size_t steps;
 	double items, items_s;	/* sum of items_per_s x step_s and of step_s (1 per step when unknown) */
+	/* what the writers print of it (scale_windows_steps()): its hours, and
+	 * its throughput items / items_s (NAN without a step) */
+	double hours, throughput;
 };
 
-/* Put each step (sorted or not) into the window holding its time. */
+/* Put each step (sorted or not) into the window holding its time; then each window's hours and throughput. */
 void scale_windows_steps(struct scale_window *w, size_t nw, const struct scale_step *s, size_t ns);
 
 /*

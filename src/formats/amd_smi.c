@@ -136,3 +136,75 @@ void amd_sample_set(struct amd_sample *s, const struct amd_field *f, double v)
 	s->g.v[f->metric] = v;
 	s->g.present |= 1u << f->metric;
 }
+
+static const char *const units[] = {
+	"W", "mW", "\xc2\xb0" "C", "\xb0" "C", "C", "MHz", "Mhz", "GHz", "%", "B", "KB", "MB",
+	"GB", "MiB", "GiB", "Mb/s", "mV", "ns", "us", "ms", "J", NULL,
+};
+
+static bool is_unit(struct slice t)
+{
+	for (size_t i = 0; units[i]; i++)
+		if (slice_eq(t, units[i]))
+			return true;
+	return false;
+}
+
+size_t amd_words(struct slice s, struct slice *c, size_t cap)
+{
+	const char *p = s.p, *end = s.p + s.n;
+	size_t n = 0;
+
+	while (p < end) {
+		struct slice w;
+		const char *q;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end)
+			break;
+		q = p;
+		while (q < end && *q != ' ' && *q != '\t')
+			q++;
+		w = (struct slice){ p, (size_t)(q - p) };
+		if (n && (is_unit(w) || c[n - 1].p[c[n - 1].n - 1] == '/'))
+			c[n - 1].n = (size_t)(q - c[n - 1].p);
+		else if (n < cap)
+			c[n++] = w;
+		else
+			return cap + 1;	/* more than the caller can take */
+		p = q;
+	}
+	return n;
+}
+
+int amd_pair(const struct amd_field *fa, const struct amd_field *fb, struct slice v, double *a,
+	     int *ra, double *b, int *rb, const char **why)
+{
+	const char *sl = memchr(v.p, '/', v.n), *sp;
+	struct slice left, right, num, unit = { NULL, 0 };
+
+	*ra = *rb = 1;
+	if (!sl) {	/* "N/A" for both, or one value */
+		num = v;
+		if ((sp = memchr(v.p, ' ', v.n))) {
+			num = (struct slice){ v.p, (size_t)(sp - v.p) };
+			unit = (struct slice){ sp, (size_t)(v.p + v.n - sp) };
+		}
+		*ra = amd_value(fa, num, unit, a, why);
+		return *ra < 0 ? -1 : 0;
+	}
+	if (slice_eq(v, "N/A"))
+		return 0;
+	left = slice_trim((struct slice){ v.p, (size_t)(sl - v.p) });
+	right = slice_trim((struct slice){ sl + 1, (size_t)(v.p + v.n - sl - 1) });
+	num = right;
+	if ((sp = memchr(right.p, ' ', right.n))) {
+		num = (struct slice){ right.p, (size_t)(sp - right.p) };
+		unit = (struct slice){ sp, (size_t)(right.p + right.n - sp) };
+	}
+	if ((*ra = amd_value(fa, left, unit, a, why)) < 0)
+		return -1;
+	if ((*rb = amd_value(fb, num, unit, b, why)) < 0)
+		return -1;
+	return 0;
+}

@@ -40,6 +40,22 @@ const struct amd_field *amd_field_find(struct slice name, const char *parent);
 int amd_value(const struct amd_field *f, struct slice num, struct slice unit, double *out,
 	      const char **why);
 
+/*
+ * The values of a row of amd-smi's text tables (`amd-smi monitor`, the
+ * default view): its words, each unit ("W", "°C", "MHz", "%", "MB" ...)
+ * joined to the number before it and "0.5/ 48.0 GB" kept whole.  Returns
+ * the count, cap + 1 when there are more.
+ */
+size_t amd_words(struct slice s, struct slice *c, size_t cap);
+
+/*
+ * "3.0/191.7 GB", "10/212 W", "N/A": two values over the one unit after
+ * them, of fields fa and fb; *ra and *rb as amd_value() returns for each.
+ * -1 (and *why) when either is not a reading of its field.
+ */
+int amd_pair(const struct amd_field *fa, const struct amd_field *fb, struct slice v, double *a,
+	     int *ra, double *b, int *rb, const char **why);
+
 /* A sample's metrics as they are filled, a better-ranked name winning. */
 struct amd_sample {
 	struct rec g;			/* present and v[] */

@@ -30,6 +30,8 @@ struct amd_text {
 	int64_t gpu;		/* the GPU of the last "GPU: N" line; -1 none */
 	uint64_t gpu_line;	/* its line */
 	size_t prec;		/* index+1 in the batch of the process being read; 0 none */
+	bool pgroup;		/* inside a PROCESS_INFO group (its record made at its first leaf) */
+	uint64_t pgroup_line;	/* the group's line, the record's */
 	bool pmem;		/* inside the process's MEMORY_USAGE: */
 	bool has_vram;		/* the process's VRAM_MEM is read (MEM_USAGE stands in) */
 	uint8_t rank[M__COUNT];
@@ -117,6 +119,7 @@ static void new_proc(struct parse_ctx *ctx, struct amd_text *t)
 	t->pmem = t->has_vram = false;
 	if (!(r = ctx_rec(ctx, REC_PROC)))
 		return;
+	r->line = t->pgroup_line;
 	r->t_ns = 0;
 	r->time_kind = TK_NONE;
 	r->gpu_index = (int32_t)t->gpu;
@@ -126,7 +129,8 @@ static void new_proc(struct parse_ctx *ctx, struct amd_text *t)
 	t->prec = ctx->out->nr;
 }
 
-/* A leaf of a PROCESS_INFO group: NAME, PID, VRAM_MEM or MEM_USAGE. */
+/* A leaf of a PROCESS_INFO group: NAME, PID, VRAM_MEM or MEM_USAGE (ROCm 7:
+ * MEM). */
 static void proc_leaf(struct parse_ctx *ctx, struct amd_text *t, const char *line,
 		      struct slice key, struct slice val, bool in_mem)
 {
@@ -137,6 +141,7 @@ static void proc_leaf(struct parse_ctx *ctx, struct amd_text *t, const char *lin
 	struct slice num = val, unit = { NULL, 0 };
 	const char *sp;
 	bool is_vram = in_mem && slice_eq(key, "VRAM_MEM");
+	bool is_mem = !in_mem && (slice_eq(key, "MEM_USAGE") || slice_eq(key, "MEM"));
 	uint8_t st = 0;
 	double v;
 	int64_t pid;
@@ -161,7 +166,7 @@ static void proc_leaf(struct parse_ctx *ctx, struct amd_text *t, const char *lin
 		r->pid = pid;
 		return;
 	}
-	if (!is_vram && (in_mem || !slice_eq(key, "MEM_USAGE")))
+	if (!is_vram && !is_mem)
 		return;
 	if ((sp = memchr(val.p, ' ', val.n))) {	/* "7.3 GB" */
 		num = (struct slice){ val.p, (size_t)(sp - val.p) };
@@ -199,6 +204,7 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 	if (in == 0) {
 		int64_t idx;
 		t->rec = t->prec = 0;
+		t->pgroup = false;
 		t->gpu = -1;
 		t->group[0] = t->domain[0] = 0;
 		if (!slice_starts_with(s, "GPU:") ||
@@ -224,10 +230,15 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 		t->prec = 0;
 		if (t->gpu < 0)
 			return;
+		t->pgroup = false;
 		if (!strcmp(g, "process_info")) {
-			/* "PROCESS_INFO: No running processes detected": none */
-			if (!val.n)
-				new_proc(ctx, t);
+			/*
+			 * "PROCESS_INFO: No running processes detected" (ROCm 6)
+			 * or that line under an empty "PROCESS_INFO:" (ROCm 7):
+			 * none.  The record is made at the group's first leaf.
+			 */
+			t->pgroup = !val.n;
+			t->pgroup_line = ctx->line;
 			return;
 		}
 		for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
@@ -237,6 +248,8 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 			new_sample(ctx, t);
 		return;
 	}
+	if (t->pgroup && !t->prec)
+		new_proc(ctx, t);
 	if (t->prec) {
 		if (in <= 8) {
 			t->pmem = !val.n && slice_eq(key, "MEMORY_USAGE");

@@ -115,6 +115,7 @@ static void header(struct parse_ctx *ctx, struct amd_csv *t, const char *line, s
 				     : slice_eq(name, "name")	  ? C_PNAME
 				     : slice_eq(name, "vram_mem") ? C_VRAM
 				     : slice_eq(name, "mem_usage") ? C_PMEM
+				     : slice_eq(name, "mem")	  ? C_PMEM	/* amd-smi 27 */
 								   : C_SKIP;
 			continue;
 		}

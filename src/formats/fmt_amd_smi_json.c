@@ -246,7 +246,8 @@ static int proc_info(struct parse_ctx *ctx, struct json_lex *lx, const struct el
 			}
 			continue;
 		}
-		if (slice_eq(k, "mem_usage") && t == JT_OBJ) {
+		/* ROCm 7's amd-smi 27 names mem_usage "mem" */
+		if ((slice_eq(k, "mem_usage") || slice_eq(k, "mem")) && t == JT_OBJ) {
 			if (proc_mem(lx, &mem, &has_mem) < 0)
 				return -1;
 			continue;

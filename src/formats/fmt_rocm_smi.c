@@ -14,13 +14,16 @@
  * AMD GPUs are audited like NVIDIA ones (power, utilization, temperature,
  * clocks); nothing NVIDIA-only is made up for them: no clock-event
  * reasons, no Xid.  VRAM% is a share of memory with no size beside it: it
- * is not turned into MiB.
+ * is not turned into MiB.  A `rocm-smi --showpids` / `--showpidgpus`
+ * section printed below the table (one loop running both) is read by
+ * rocm_kfd.c, as rocm-smi-pids reads it alone.
  */
 #include "formats/format.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/rocm_kfd.h"
 #include "formats/smi.h"
 
 #define MAX_COLS 24
@@ -55,6 +58,7 @@ struct rocm_table {
 	uint8_t role[MAX_COLS];
 	bool name_line;		/* ROCm 6: the header has a second line of names */
 	size_t last_rec;	/* index in the batch of the last row's sample, +1; 0 none */
+	struct rocm_kfd kfd;	/* a --showpids / --showpidgpus section below the table */
 };
 
 /* Values of a row: whitespace apart, "[...]" and "A, B" kept whole. */
@@ -209,6 +213,14 @@ static bool banner(struct slice s, const char *what)
 	return s.n && s.p[0] == '=' && memmem(s.p, s.n, what, strlen(what));
 }
 
+static void rt_init(void *state, const struct ingest_opts *o)
+{
+	struct rocm_table *t = state;
+	(void)o;
+	memset(t, 0, sizeof(*t));
+	rocm_kfd_reset(&t->kfd);
+}
+
 static void rt_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct rocm_table *t = ctx->state;
@@ -224,23 +236,31 @@ static void rt_line(struct parse_ctx *ctx, const char *line, size_t n)
 		return;
 	}
 	if (banner(s, "ROCm System Management Interface")) {
+		rocm_kfd_banner(ctx, &t->kfd, s);
 		t->last_rec = 0;
 		t->in_log = true;
 		t->ncols = 0;
 		return;
 	}
 	if (banner(s, "End of ROCm SMI Log")) {
+		rocm_kfd_banner(ctx, &t->kfd, s);
 		t->last_rec = 0;
 		t->in_log = false;
 		return;
 	}
 	if (s.p[0] == '=') {
 		t->last_rec = 0;
+		rocm_kfd_banner(ctx, &t->kfd, s);
 		return;	/* "=== Concise Info ===" and the rules */
 	}
 	if (!t->in_log) {
 		ctx_bad(ctx, ctx_col(line, s.p), "\"%.*s\" is outside a ROCm SMI log", fmt_quote_len(s),
 			s.p);
+		return;
+	}
+	if (rocm_kfd_line(ctx, &t->kfd, line, s, t->has_time ? t->t_ns : 0,
+			  t->has_time ? TK_ABS : TK_NONE)) {
+		t->last_rec = 0;
 		return;
 	}
 	if (!t->ncols) {
@@ -278,6 +298,7 @@ const struct format format_rocm_smi = {
 	.summary = "rocm-smi's concise table of AMD GPUs (ROCm 5 and 6), one snapshot or watch loops",
 	.detects = "the 'ROCm System Management Interface' and 'Concise Info' banners",
 	.state_size = sizeof(struct rocm_table),
+	.init = rt_init,
 	.sniff = rt_sniff,
 	.line = rt_line,
 	.whole_file = true,

@@ -538,16 +538,25 @@ static void inputs(struct hw *h)
 	}
 	fprintf(h->out, "</tbody></table>\n");
 	if (r->bad_total) {
-		fprintf(h->out, "<details><summary>%" PRIu64 " skipped line(s)</summary><ul>\n", r->bad_total);
-		for (size_t i = 0; i < r->nbad && i < MAX_BAD_LISTED; i++) {
+		/* by file and reason (report_compute's bad_groups), as the text and Markdown */
+		fprintf(h->out, "<details><summary>%" PRIu64 " skipped line(s), by file and reason</summary><ul>\n",
+			r->bad_total);
+		for (size_t g = 0; g < r->nbad_groups && g < MAX_BAD_LISTED; g++) {
+			const struct bad_line *b = &r->bad[r->bad_groups[g].first];
 			fprintf(h->out, "<li><code>");
-			esc(h, r->bad[i].path);
-			fprintf(h->out, ":%" PRIu64 ":%u</code>: ", r->bad[i].line, r->bad[i].col);
-			esc(h, r->bad[i].msg);
+			esc(h, b->path);
+			fprintf(h->out, ":%" PRIu64 ":%u</code>: ", b->line, b->col);
+			esc(h, b->msg);
+			if (r->bad_groups[g].n > 1)
+				fprintf(h->out, " (%" PRIu64 " lines, the first at line %" PRIu64 ")", r->bad_groups[g].n,
+					b->line);
 			fprintf(h->out, "</li>\n");
 		}
-		if (r->bad_total > MAX_BAD_LISTED)
-			fprintf(h->out, "<li>... %" PRIu64 " more in --json</li>\n", r->bad_total - MAX_BAD_LISTED);
+		if (r->nbad_groups > MAX_BAD_LISTED)
+			fprintf(h->out, "<li>... %zu more reasons in --json</li>\n", r->nbad_groups - MAX_BAD_LISTED);
+		if (r->bad_total > r->nbad)
+			fprintf(h->out, "<li>... %" PRIu64 " more lines not kept (the first %zu are)</li>\n",
+				r->bad_total - r->nbad, r->nbad);
 		fprintf(h->out, "</ul></details>\n");
 	}
 	fprintf(h->out, "</section>\n");
@@ -2133,6 +2142,8 @@ static void findings(struct hw *h, const struct finding **byw)
 		const struct finding *f = byw[i];
 		fprintf(h->out, "<tr><td class=\"sev-%s\">%s</td><td>", severity_name[f->severity], severity_name[f->severity]);
 		esc(h, f->kind);
+		if (f->fk == FK_NONE)
+			fprintf(h->out, " (a kind this version does not know)");
 		if (f->gpu >= 0 && an->tl.gpus[f->gpu].id.index >= 0)
 			fprintf(h->out, "</td><td>%d</td><td>", an->tl.gpus[f->gpu].id.index);
 		else if (f->gpu >= 0)

@@ -420,6 +420,8 @@ static void findings(struct jsonw *w, const struct report *r)
 		const struct finding *f = &r->an->finds[i];
 		jsonw_obj_begin(w);
 		jsonw_kstr(w, "kind", f->kind);
+		if (f->fk == FK_NONE)	/* a stored name this version does not know */
+			jsonw_kbool(w, "kind_known", false);
 		if (f->gpu >= 0)
 			jsonw_kint(w, "gpu", f->gpu);
 		else
@@ -470,6 +472,37 @@ static void findings(struct jsonw *w, const struct report *r)
 	}
 	jsonw_arr_end(w);
 	jsonw_kint(w, "findings_dropped", (int64_t)r->an->finds_dropped);
+	if (r->nfind_groups) {
+		/* the text gives the first findings_in_full in full, then these:
+		 * one per severity and kind, with its GPUs and sums */
+		jsonw_kint(w, "findings_in_full", (int64_t)r->nfind_full);
+		jsonw_key(w, "finding_groups");
+		jsonw_arr_begin(w);
+		for (size_t k = 0; k < r->nfind_groups; k++) {
+			const struct report_find_group *g = &r->find_groups[k];
+			const struct finding *f = &r->an->finds[g->first];
+			const struct report_rest *rest = &r->finding_rest[g->first];
+			jsonw_obj_begin(w);
+			jsonw_kstr(w, "severity", severity_name[f->severity]);
+			jsonw_kstr(w, "kind", f->kind);
+			jsonw_kint(w, "first", (int64_t)g->first);
+			jsonw_kint(w, "findings", (int64_t)rest->n);
+			jsonw_key(w, "gpus");
+			jsonw_arr_begin(w);
+			for (size_t j = 0; j < g->ngpus && j < REPORT_GROUP_GPUS; j++)
+				if (g->gpu[j] >= 0)
+					jsonw_int(w, g->gpu[j]);
+				else
+					jsonw_null(w);
+			jsonw_arr_end(w);
+			jsonw_kint(w, "gpus_count", (int64_t)g->ngpus);
+			jsonw_kint(w, "stretches", (int64_t)rest->stretches);
+			jsonw_knum(w, "total_s", rest->total_s, 3);
+			knum_or_null(w, "cost", rest->costed ? rest->cost : NAN, 4);
+			jsonw_obj_end(w);
+		}
+		jsonw_arr_end(w);
+	}
 }
 
 static void processes(struct jsonw *w, const struct report *r)
@@ -1001,6 +1034,22 @@ void report_json(FILE *out, const struct report *r)
 		jsonw_obj_end(&w);
 	}
 	jsonw_arr_end(&w);
+	if (r->nbad_groups) {
+		/* the kept lines by file and reason, as the text, Markdown and HTML list them */
+		jsonw_key(&w, "skipped_groups");
+		jsonw_arr_begin(&w);
+		for (size_t g = 0; g < r->nbad_groups; g++) {
+			const struct bad_line *b = &r->bad[r->bad_groups[g].first];
+			jsonw_obj_begin(&w);
+			jsonw_kstr(&w, "path", b->path);
+			jsonw_kint(&w, "line", (int64_t)b->line);
+			jsonw_kint(&w, "col", b->col);
+			jsonw_kstr(&w, "reason", b->msg);
+			jsonw_kint(&w, "lines", (int64_t)r->bad_groups[g].n);
+			jsonw_obj_end(&w);
+		}
+		jsonw_arr_end(&w);
+	}
 	gpus(&w, r);
 	segments_and_rest(&w, r);
 	jsonw_obj_end(&w);

@@ -16,6 +16,7 @@
 
 #define MD_FINDINGS 60
 #define MD_PROCS 60
+#define MD_BAD 20	/* skipped-line groups listed, as the text */
 
 /* Backslash-escape Markdown punctuation (CommonMark: any ASCII punctuation may be). */
 static void md(FILE *out, const char *s)
@@ -283,6 +284,8 @@ static void findings(FILE *out, const struct report *r)
 		const struct gpu_ident *id = f->gpu >= 0 ? &an->tl.gpus[f->gpu].id : NULL;
 		fprintf(out, "| %s | ", severity_name[f->severity]);
 		md(out, f->kind);
+		if (f->fk == FK_NONE)
+			fprintf(out, " (a kind this version does not know)");
 		if (id && id->index >= 0)
 			fprintf(out, " | %d | ", id->index);
 		else if (id)
@@ -298,6 +301,27 @@ static void findings(FILE *out, const struct report *r)
 	}
 	if (an->nfinds > shown || an->finds_dropped)
 		fprintf(out, "\n%zu more in --json.\n", an->nfinds - shown + (size_t)an->finds_dropped);
+}
+
+/* The skipped lines by file and reason (report_compute's bad_groups), as the text lists them. */
+static void skipped(FILE *out, const struct report *r)
+{
+	if (!r->bad_total)
+		return;
+	fprintf(out, "\n%" PRIu64 " input line(s) skipped; by file and reason (--json lists every line):\n\n",
+		r->bad_total);
+	for (size_t g = 0; g < r->nbad_groups && g < MD_BAD; g++) {
+		const struct bad_line *b = &r->bad[r->bad_groups[g].first];
+		fprintf(out, "- `%s:%" PRIu64 ":%u`: ", b->path, b->line, b->col);
+		md(out, b->msg);
+		if (r->bad_groups[g].n > 1)
+			fprintf(out, " (%" PRIu64 " lines, the first at line %" PRIu64 ")", r->bad_groups[g].n, b->line);
+		fputc('\n', out);
+	}
+	if (r->nbad_groups > MD_BAD)
+		fprintf(out, "- ... %zu more reasons in --json\n", r->nbad_groups - MD_BAD);
+	if (r->bad_total > r->nbad)
+		fprintf(out, "- ... %" PRIu64 " more lines not kept (the first %zu are)\n", r->bad_total - r->nbad, r->nbad);
 }
 
 /* Outages after fatal events and the events themselves (the JSON's outages[], events[]). */
@@ -403,6 +427,5 @@ void report_markdown(FILE *out, const struct report *r)
 	report_attrib_markdown(out, r);
 	traces(out, r);
 	report_fleet_markdown(out, r);
-	if (r->bad_total)
-		fprintf(out, "\n%" PRIu64 " input line(s) skipped; --json lists them.\n", r->bad_total);
+	skipped(out, r);
 }

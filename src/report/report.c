@@ -164,21 +164,123 @@ static void gpu_figures(struct report *r)
 			r->gpus[an->segs[i].gpu].nsegs++;
 }
 
+/*
+ * Groups found by a key in one pass: an open-addressing index from a key's
+ * hash to the group's number, so grouping n items costs n, not n times the
+ * groups.  The caller compares keys (same()); SIZE_MAX marks a free slot.
+ */
+struct gindex {
+	uint64_t *hash;
+	size_t *id;
+	size_t mask;
+};
+
+static void gindex_init(struct gindex *x, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	x->hash = xcalloc(cap, sizeof(*x->hash));
+	x->id = xreallocarray(NULL, cap, sizeof(*x->id));
+	for (size_t i = 0; i < cap; i++)
+		x->id[i] = SIZE_MAX;
+	x->mask = cap - 1;
+}
+
+static void gindex_free(struct gindex *x)
+{
+	free(x->hash);
+	free(x->id);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;	/* FNV-1a */
+	return h;
+}
+
+static uint64_t hash_int(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
+	return h;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ULL
+
+/* The slot of the group whose key hashes to h and is the same (same(ctx, id)), else the free slot it goes in. */
+static size_t gindex_slot(const struct gindex *x, uint64_t h, bool (*same)(const void *ctx, size_t id), const void *ctx)
+{
+	size_t s = (size_t)h & x->mask;
+
+	while (x->id[s] != SIZE_MAX && (x->hash[s] != h || !same(ctx, x->id[s])))
+		s = (s + 1) & x->mask;
+	return s;
+}
+
+/* The group of a key: its number, or n (and *n grows) when it is new. */
+static size_t gindex_get(struct gindex *x, uint64_t h, bool (*same)(const void *ctx, size_t id), const void *ctx,
+			 size_t *n)
+{
+	size_t s = gindex_slot(x, h, same, ctx);
+
+	if (x->id[s] == SIZE_MAX) {
+		x->id[s] = (*n)++;
+		x->hash[s] = h;
+	}
+	return x->id[s];
+}
+
+/* A finding's key by kind, or by severity and kind: what same_*() compare against. */
+struct find_key {
+	const struct analysis *an;
+	const size_t *first;	/* per group, an->finds index of a finding of it */
+	const struct finding *f;
+};
+
+static bool same_kind(const void *ctx, size_t id)
+{
+	const struct find_key *k = ctx;
+
+	return !strcmp(k->an->finds[k->first[id]].kind, k->f->kind);
+}
+
+static bool same_sev_kind(const void *ctx, size_t id)
+{
+	const struct find_key *k = ctx;
+	const struct finding *o = &k->an->finds[k->first[id]];
+
+	return o->severity == k->f->severity && !strcmp(o->kind, k->f->kind);
+}
+
+static uint64_t hash_sev_kind(const struct finding *f)
+{
+	return hash_int(hash_str(HASH_SEED, f->kind), (uint64_t)(int64_t)f->severity);
+}
+
 /* The findings by kind, in the order the kinds first come (the ranked order). */
 static void kind_tally(struct report *r)
 {
 	const struct analysis *an = r->an;
+	size_t *first = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*first));
+	struct find_key key = { an, first, NULL };
+	struct gindex x;
 
+	gindex_init(&x, an->nfinds);
 	r->kinds = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*r->kinds));
 	r->nkinds = 0;
 	for (size_t i = 0; i < an->nfinds; i++) {
 		size_t k;
-		for (k = 0; k < r->nkinds && strcmp(r->kinds[k].kind, an->finds[i].kind); k++)
-			;
-		if (k == r->nkinds)
-			r->kinds[r->nkinds++].kind = an->finds[i].kind;
+		key.f = &an->finds[i];
+		first[r->nkinds] = i;	/* taken only when the kind is new */
+		k = gindex_get(&x, hash_str(HASH_SEED, key.f->kind), same_kind, &key, &r->nkinds);
+		r->kinds[k].kind = an->finds[first[k]].kind;
 		r->kinds[k].n++;
 	}
+	gindex_free(&x);
+	free(first);
 }
 
 static int cmp_busy_desc(const void *a, const void *b, void *ud)
@@ -199,30 +301,23 @@ static int cmp_busy_desc(const void *a, const void *b, void *ud)
 static void finding_rests(struct report *r)
 {
 	const struct analysis *an = r->an;
-	size_t n = an->nfinds, ngroups = 0, last = 0;
-	struct rest_group {
-		int severity;
-		const char *kind;
-		struct report_rest sum;
-	} *groups = xcalloc(n ? n : 1, sizeof(*groups));
+	size_t n = an->nfinds, ngroups = 0;
+	size_t *last = xcalloc(n ? n : 1, sizeof(*last));	/* per group: its finding seen last (the next after g) */
+	struct find_key key = { an, last, NULL };
+	struct gindex x;
 
+	gindex_init(&x, n);
 	r->finding_rest = xcalloc(n ? n : 1, sizeof(*r->finding_rest));
 	for (size_t g = n; g-- > 0;) {
 		const struct finding *f = &an->finds[g];
 		struct report_rest *o = &r->finding_rest[g];
-		size_t k = last;
-		if (k >= ngroups || groups[k].severity != f->severity || strcmp(groups[k].kind, f->kind)) {
-			for (k = 0; k < ngroups; k++)
-				if (groups[k].severity == f->severity && !strcmp(groups[k].kind, f->kind))
-					break;
-			if (k == ngroups) {
-				groups[k].severity = f->severity;
-				groups[k].kind = f->kind;
-				ngroups++;
-			}
-		}
-		last = k;
-		*o = groups[k].sum;
+		size_t k, was = ngroups;
+		key.f = f;
+		last[ngroups] = g;
+		k = gindex_get(&x, hash_sev_kind(f), same_sev_kind, &key, &ngroups);
+		if (k < was)
+			*o = r->finding_rest[last[k]];
+		last[k] = g;
 		o->n++;
 		o->stretches += f->nstretch;
 		o->total_s += f->total_s;
@@ -230,9 +325,173 @@ static void finding_rests(struct report *r)
 			o->cost += r->finding_cost[g];
 			o->costed = true;
 		}
-		groups[k].sum = *o;
 	}
-	free(groups);
+	gindex_free(&x);
+	free(last);
+}
+
+/* A GPU of a group: the key of the GPUs seen per group. */
+struct group_gpu {
+	const size_t *gpu_group;	/* per entry: its group */
+	const int *gpu;		/* per entry: its GPU */
+	size_t group;
+	int g;
+};
+
+static bool same_group_gpu(const void *ctx, size_t id)
+{
+	const struct group_gpu *k = ctx;
+
+	return k->gpu_group[id] == k->group && k->gpu[id] == k->g;
+}
+
+/*
+ * The findings on a screen: the first ones in full while the lines allow,
+ * then one group per severity and kind with its GPUs, each once.  One pass
+ * over the findings, the groups and their GPUs found by hash.
+ */
+static void finding_groups(struct report *r)
+{
+	const struct analysis *an = r->an;
+	size_t n = an->nfinds, lines = 0, budget, ng = 0, npairs = 0;
+	size_t *first, *pair_group;
+	int *pair_gpu;
+	struct find_key key;
+	struct group_gpu gk;
+	struct gindex x, y;
+
+	for (size_t i = 0; i < n; i++)
+		lines += 3 + (an->finds[i].nstretch > 1);
+	budget = lines <= REPORT_FIND_ALL_LINES ? lines : REPORT_FIND_LINES;
+	for (r->nfind_full = 0, lines = 0; r->nfind_full < n && lines < budget; r->nfind_full++)
+		lines += 3 + (an->finds[r->nfind_full].nstretch > 1);
+	r->find_groups = xcalloc(n ? n : 1, sizeof(*r->find_groups));
+	r->nfind_groups = 0;
+	if (r->nfind_full >= n)
+		return;
+	first = xcalloc(n, sizeof(*first));
+	pair_group = xcalloc(n, sizeof(*pair_group));
+	pair_gpu = xcalloc(n, sizeof(*pair_gpu));
+	key = (struct find_key){ an, first, NULL };
+	gk = (struct group_gpu){ pair_group, pair_gpu, 0, 0 };
+	gindex_init(&x, n - r->nfind_full);
+	gindex_init(&y, n - r->nfind_full);
+	for (size_t i = r->nfind_full; i < n; i++) {
+		const struct finding *f = &an->finds[i];
+		struct report_find_group *grp;
+		size_t k, was = npairs;
+		key.f = f;
+		first[ng] = i;
+		k = gindex_get(&x, hash_sev_kind(f), same_sev_kind, &key, &ng);
+		grp = &r->find_groups[k];
+		if (k == r->nfind_groups) {
+			grp->first = i;
+			r->nfind_groups++;
+		}
+		gk.group = k;
+		gk.g = f->gpu;
+		pair_group[npairs] = k;
+		pair_gpu[npairs] = f->gpu;
+		gindex_get(&y, hash_int(hash_int(HASH_SEED, k), (uint64_t)(int64_t)f->gpu), same_group_gpu, &gk, &npairs);
+		if (npairs > was) {	/* a GPU new to the group */
+			if (grp->ngpus < REPORT_GROUP_GPUS)
+				grp->gpu[grp->ngpus] = f->gpu;
+			grp->ngpus++;
+		}
+	}
+	gindex_free(&x);
+	gindex_free(&y);
+	free(first);
+	free(pair_group);
+	free(pair_gpu);
+}
+
+/* The bad line's key: its file (one pointer per input) and reason. */
+struct bad_key {
+	const struct bad_line *bad;
+	const struct report_bad_group *groups;
+	const struct bad_line *b;
+};
+
+static bool same_bad(const void *ctx, size_t id)
+{
+	const struct bad_key *k = ctx;
+	const struct bad_line *f = &k->bad[k->groups[id].first];
+
+	return f->path == k->b->path && !strcmp(f->msg, k->b->msg);
+}
+
+struct format_key {
+	const struct format *const *seen;	/* per group: its format */
+	const struct format *f;
+};
+
+static bool same_format(const void *ctx, size_t id)
+{
+	const struct format_key *k = ctx;
+
+	return k->seen[id] == k->f;
+}
+
+/* The inputs summed by the format that read them, in the registry's order: one pass over each. */
+static void by_format(struct report *r)
+{
+	size_t nf = format_count(), ng = 0;
+	const struct format **seen = xcalloc(nf + 1, sizeof(*seen));
+	struct report_format_sum *sum = xcalloc(nf + 1, sizeof(*sum));
+	struct format_key key = { seen, NULL };
+	struct gindex x;
+
+	r->by_format = xcalloc(nf ? nf : 1, sizeof(*r->by_format));
+	r->nby_format = 0;
+	gindex_init(&x, nf);
+	for (size_t f = 0; f < nf; f++) {	/* each format's group, in registry order */
+		key.f = seen[ng] = format_at(f);
+		gindex_get(&x, hash_int(HASH_SEED, (uint64_t)(uintptr_t)key.f), same_format, &key, &ng);
+	}
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		size_t s;
+		if (!in->format)
+			continue;
+		key.f = in->format;
+		s = gindex_slot(&x, hash_int(HASH_SEED, (uint64_t)(uintptr_t)in->format), same_format, &key);
+		if (x.id[s] == SIZE_MAX)
+			continue;	/* not a registered format (cannot happen) */
+		sum[x.id[s]].files++;
+		sum[x.id[s]].lines += in->lines;
+		sum[x.id[s]].records += in->records;
+		sum[x.id[s]].bad += in->bad;
+	}
+	for (size_t g = 0; g < ng; g++)
+		if (sum[g].files) {
+			sum[g].format = seen[g];
+			r->by_format[r->nby_format++] = sum[g];
+		}
+	gindex_free(&x);
+	free(seen);
+	free(sum);
+}
+
+/* The kept bad lines by file and reason, in the order they first come. */
+static void bad_groups(struct report *r)
+{
+	struct gindex x;
+	struct bad_key key;
+
+	r->bad_groups = xcalloc(r->nbad ? r->nbad : 1, sizeof(*r->bad_groups));
+	r->nbad_groups = 0;
+	key = (struct bad_key){ r->bad, r->bad_groups, NULL };
+	gindex_init(&x, r->nbad);
+	for (size_t i = 0; i < r->nbad; i++) {
+		size_t g;
+		key.b = &r->bad[i];
+		r->bad_groups[r->nbad_groups].first = i;	/* kept only when new */
+		g = gindex_get(&x, hash_int(hash_str(HASH_SEED, key.b->msg), (uint64_t)(uintptr_t)key.b->path),
+			       same_bad, &key, &r->nbad_groups);
+		r->bad_groups[g].n++;
+	}
+	gindex_free(&x);
 }
 
 /* The processes, busiest first (the HTML chart's order). */
@@ -368,51 +627,92 @@ static bool same_group(const struct an_event *a, const struct an_event *b)
 	return a->gpu == b->gpu && a->ev == b->ev && a->code == b->code && a->unplaced == b->unplaced;
 }
 
+struct ev_key {
+	const struct analysis *an;
+	const struct report_evgroup *groups;
+	const struct an_event *e;
+};
+
+static bool same_ev_group(const void *ctx, size_t id)
+{
+	const struct ev_key *k = ctx;
+
+	return same_group(&k->an->evs[k->groups[id].ev], k->e);
+}
+
 /*
  * The events grouped by GPU (host last), kind and code: each group's count,
  * and its earliest and latest time (min and max, not the first and last
  * listed: a log's lines need not be in time order, nor several files).
+ * One pass in the order listed, each event's group found by hash, then the
+ * groups put in GPU order (a stable counting sort: in each GPU, the order
+ * they first come).
  */
 static void event_groups(struct report *r)
 {
 	const struct analysis *an = r->an;
+	struct report_evgroup *g0;
+	struct ev_key key;
+	struct gindex x;
+	size_t ng = 0, *start;
+	int ngpus = an->tl.ngpus;
 
 	r->evgroups = NULL;
 	r->nevgroups = 0;
 	if (!an->nevs)
 		return;
-	r->evgroups = xcalloc(an->nevs, sizeof(*r->evgroups));
-	for (int gi = 0; gi <= an->tl.ngpus; gi++) {
-		int gpu = gi < an->tl.ngpus ? gi : -1;
-		size_t g0 = r->nevgroups;
-		for (size_t i = 0; i < an->nevs; i++) {
-			const struct an_event *e = &an->evs[i];
-			struct report_evgroup *g = NULL;
-			if (e->gpu != gpu)
-				continue;
-			for (size_t k = g0; k < r->nevgroups && !g; k++)
-				if (same_group(&an->evs[r->evgroups[k].ev], e))
-					g = &r->evgroups[k];
-			if (!g) {
-				g = &r->evgroups[r->nevgroups++];
+	g0 = xcalloc(an->nevs, sizeof(*g0));
+	key = (struct ev_key){ an, g0, NULL };
+	gindex_init(&x, an->nevs);
+	for (size_t i = 0; i < an->nevs; i++) {
+		const struct an_event *e = &an->evs[i];
+		struct report_evgroup *g;
+		size_t k, was = ng;
+		uint64_t h = HASH_SEED;
+		if (e->gpu >= ngpus || e->gpu < -1)
+			continue;	/* no GPU of the report's (as before: not listed) */
+		h = hash_int(h, (uint64_t)(int64_t)e->gpu);
+		h = hash_int(h, (uint64_t)e->ev);
+		h = hash_int(h, (uint64_t)(int64_t)e->code);
+		h = hash_int(h, (uint64_t)e->unplaced);
+		key.e = e;
+		g0[ng].ev = i;	/* kept only when the group is new */
+		k = gindex_get(&x, h, same_ev_group, &key, &ng);
+		g = &g0[k];
+		if (k == was) {
+			g->copied = SIZE_MAX;
+			g->t_min_ns = g->t_max_ns = e->unplaced ? 0 : e->t_ns;
+		} else if (!e->unplaced) {
+			if (e->t_ns < g->t_min_ns) {
+				g->t_min_ns = e->t_ns;
 				g->ev = i;
-				g->copied = SIZE_MAX;
-				g->t_min_ns = g->t_max_ns = e->unplaced ? 0 : e->t_ns;
-			} else if (!e->unplaced) {
-				if (e->t_ns < g->t_min_ns) {
-					g->t_min_ns = e->t_ns;
-					g->ev = i;
-				}
-				if (e->t_ns > g->t_max_ns)
-					g->t_max_ns = e->t_ns;
 			}
-			g->n++;
-			g->lines += e->count;
-			g->copies += e->copies;
-			if (e->copies && g->copied == SIZE_MAX)
-				g->copied = i;
+			if (e->t_ns > g->t_max_ns)
+				g->t_max_ns = e->t_ns;
 		}
+		g->n++;
+		g->lines += e->count;
+		g->copies += e->copies;
+		if (e->copies && g->copied == SIZE_MAX)
+			g->copied = i;
 	}
+	gindex_free(&x);
+	/* GPU order, host (-1) last: slot gpu, or ngpus for the host */
+	start = xcalloc((size_t)ngpus + 2, sizeof(*start));
+	for (size_t k = 0; k < ng; k++) {
+		int gpu = an->evs[g0[k].ev].gpu;
+		start[(gpu < 0 ? (size_t)ngpus : (size_t)gpu) + 1]++;
+	}
+	for (size_t b = 0; b <= (size_t)ngpus; b++)
+		start[b + 1] += start[b];
+	r->evgroups = xcalloc(an->nevs, sizeof(*r->evgroups));
+	for (size_t k = 0; k < ng; k++) {
+		int gpu = an->evs[g0[k].ev].gpu;
+		r->evgroups[start[gpu < 0 ? (size_t)ngpus : (size_t)gpu]++] = g0[k];
+	}
+	r->nevgroups = ng;
+	free(start);
+	free(g0);
 }
 
 static int ev_time_cmp(const void *a, const void *b, void *base)
@@ -736,6 +1036,9 @@ void report_compute(struct report *r)
 	for (size_t i = 0; i < r->an->nfinds; i++)
 		r->finding_cost[i] = report_finding_cost(r, &r->an->finds[i]);
 	finding_rests(r);
+	finding_groups(r);
+	bad_groups(r);
+	by_format(r);
 	proc_costs(r);
 	verdict(r);
 	first_screen(r);
@@ -760,7 +1063,7 @@ double report_state_share(const struct report *r, int gpu, int st)
 
 double report_finding_cost(const struct report *r, const struct finding *f)
 {
-	if (!f->nstretch || !strcmp(f->kind, "log_gap") || !(r->cost_per_gpu_hour > 0))
+	if (!f->nstretch || f->fk == FK_LOG_GAP || !(r->cost_per_gpu_hour > 0))
 		return NAN;
 	return f->total_s / 3600 * r->cost_per_gpu_hour;
 }
@@ -790,6 +1093,15 @@ void report_release(struct report *r)
 	r->finding_cost = NULL;
 	free(r->finding_rest);
 	r->finding_rest = NULL;
+	free(r->find_groups);
+	r->find_groups = NULL;
+	r->nfind_groups = r->nfind_full = 0;
+	free(r->bad_groups);
+	r->bad_groups = NULL;
+	r->nbad_groups = 0;
+	free(r->by_format);
+	r->by_format = NULL;
+	r->nby_format = 0;
 	free(r->evgroups);
 	r->evgroups = NULL;
 	free(r->ev_order);

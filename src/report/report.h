@@ -122,6 +122,32 @@ struct report_rest {
 	bool costed;
 };
 
+/*
+ * The findings the lists do not give in full (report.find_groups): one per
+ * severity and kind, in the order they first come after the first
+ * nfind_full, with their sums (finding_rest of its first) and their GPUs,
+ * each once, in the order they come (-1: the host); the first
+ * REPORT_GROUP_GPUS are named, ngpus counts them all.
+ */
+#define REPORT_GROUP_GPUS 8
+struct report_find_group {
+	size_t first;		/* an->finds index of its first finding */
+	size_t ngpus;
+	int gpu[REPORT_GROUP_GPUS];
+};
+
+/* The kept bad lines grouped by file and reason (report.bad_groups), in the order they first come. */
+struct report_bad_group {
+	size_t first;		/* r->bad index of its first line */
+	uint64_t n;		/* its kept lines */
+};
+
+/* The inputs one format read, summed (report.by_format, in the formats' registry order). */
+struct report_format_sum {
+	const struct format *format;
+	uint64_t files, lines, records, bad;
+};
+
 /* How many findings of one kind (report.kinds, in the order the kinds first come). */
 struct report_kind {
 	const char *kind;	/* borrowed from the analysis */
@@ -300,6 +326,19 @@ struct report {
 	 * one line per severity and kind for the findings not in full) */
 	double *finding_cost;
 	struct report_rest *finding_rest;
+	/* the first nfind_full findings are given in full on a screen (all
+	 * when that takes at most REPORT_FIND_ALL_LINES lines, else while
+	 * under REPORT_FIND_LINES: 3 a finding, 4 with its longest stretches),
+	 * the rest one group per severity and kind */
+	size_t nfind_full;
+	struct report_find_group *find_groups;
+	size_t nfind_groups;
+	/* the kept bad lines by file and reason */
+	struct report_bad_group *bad_groups;
+	size_t nbad_groups;
+	/* the inputs by the format that read them: the formats that read one */
+	struct report_format_sum *by_format;
+	size_t nby_format;
 	/* the findings tallied by kind, all of them (no cap) */
 	struct report_kind *kinds;
 	size_t nkinds;
@@ -319,6 +358,8 @@ struct report {
 void report_compute(struct report *r);
 void report_release(struct report *r);
 
+#define REPORT_FIND_ALL_LINES 45
+#define REPORT_FIND_LINES 24
 #define REPORT_MAX_DAYS 400
 #define REPORT_HOUR_GPU_DAYS 1000	/* the hours x days grids: up to this many GPU-days */
 

@@ -24,11 +24,6 @@ static const char *cur(const struct cost_params *p)
 	return p->currency[0] ? p->currency : "(currency units)";
 }
 
-static double win_hours(const struct scale_window *w)
-{
-	return (double)(w->t1_ns - w->t0_ns) / 3.6e12;
-}
-
 /* What --logs found: the task, each window, and what the speedup rests on. */
 static void logs_text(FILE *out, const struct scale_logs *lg)
 {
@@ -47,8 +42,8 @@ static void logs_text(FILE *out, const struct scale_logs *lg)
 		const struct scale_window *w = &lg->win[i];
 		time_rfc3339(a, sizeof(a), w->t0_ns);
 		time_rfc3339(b, sizeof(b), w->t1_ns);
-		fprintf(out, "  %-21s %-21s %4d %9s %6zu %8s%s\n", a, b, w->gpus, num(c, sizeof(c), win_hours(w), 4),
-			w->steps, num(d, sizeof(d), w->steps ? w->items / w->items_s : NAN, 3),
+		fprintf(out, "  %-21s %-21s %4d %9s %6zu %8s%s\n", a, b, w->gpus, num(c, sizeof(c), w->hours, 4),
+			w->steps, num(d, sizeof(d), w->throughput, 3),
 			w->short_run ? "  shorter than --min-run: not a run" : "");
 	}
 	fputc('\n', out);
@@ -193,9 +188,9 @@ static void logs_json(struct jsonw *w, const struct scale_logs *lg)
 		jsonw_ktime(w, "start", x->t0_ns);
 		jsonw_ktime(w, "end", x->t1_ns);
 		jsonw_kint(w, "gpus", x->gpus);
-		jsonw_knum(w, "hours", win_hours(x), 6);
+		jsonw_knum(w, "hours", x->hours, 6);
 		jsonw_kint(w, "steps", (int64_t)x->steps);
-		jsonw_knum(w, "throughput", x->steps ? x->items / x->items_s : NAN, 6);
+		jsonw_knum(w, "throughput", x->throughput, 6);
 		jsonw_kbool(w, "run", !x->short_run);
 		jsonw_obj_end(w);
 	}

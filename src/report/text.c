@@ -286,21 +286,11 @@ static void inputs_summary(FILE *out, const struct report *r)
 		if ((int)strlen(format_at(f)->id) > idw)
 			idw = (int)strlen(format_at(f)->id);
 	fprintf(out, "  %zu inputs; by format:\n", r->inputs->nr);
-	for (size_t f = 0; f < format_count(); f++) {
-		uint64_t n = 0, lines = 0, recs = 0, bad = 0;
-		for (size_t i = 0; i < r->inputs->nr; i++) {
-			const struct input_stat *in = &r->inputs->inputs[i];
-			if (in->format != format_at(f))
-				continue;
-			n++;
-			lines += in->lines;
-			recs += in->records;
-			bad += in->bad;
-		}
-		if (n)
-			fprintf(out, "    %-*s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
-				" records %8" PRIu64 " skipped\n", idw, format_at(f)->id, n,
-				n == 1 ? " " : "s", lines, recs, bad);
+	for (size_t f = 0; f < r->nby_format; f++) {	/* summed in report_compute */
+		const struct report_format_sum *s = &r->by_format[f];
+		fprintf(out, "    %-*s %6" PRIu64 " file%s %10" PRIu64 " lines %10" PRIu64
+			" records %8" PRIu64 " skipped\n", idw, s->format->id, s->files,
+			s->files == 1 ? " " : "s", s->lines, s->records, s->bad);
 	}
 	for (size_t i = 0; i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
@@ -549,7 +539,7 @@ static const char *stretch_totals(char *buf, size_t cap, const struct report *r,
 
 	time_human_dur(d, sizeof(d), (int64_t)(f->total_s * 1e9));
 	snprintf(buf, cap, "%llu %s, %s in all%s%s%s%s%s", (unsigned long long)f->nstretch,
-		 strcmp(f->kind, "log_gap") ? (f->nstretch == 1 ? "stretch" : "stretches") : (f->nstretch == 1 ? "gap" : "gaps"),
+		 f->fk != FK_LOG_GAP ? (f->nstretch == 1 ? "stretch" : "stretches") : (f->nstretch == 1 ? "gap" : "gaps"),
 		 d, isnan(f->energy_j) ? "" : ", ", isnan(f->energy_j) ? "" : num(e, sizeof(e), f->energy_j / 1e3, 1),
 		 isnan(f->energy_j) ? "" : " kJ", isnan(cost) ? "" : ", cost ",
 		 isnan(cost) ? "" : money(c, sizeof(c), r, cost));
@@ -557,15 +547,14 @@ static const char *stretch_totals(char *buf, size_t cap, const struct report *r,
 }
 
 /* A finding in full: its line, message, evidence and, for a summary of
- * several stretches, its totals and the longest ones.  Returns the lines. */
-static int finding_full(FILE *out, const struct report *r, const struct finding *f)
+ * several stretches, its totals and the longest ones. */
+static void finding_full(FILE *out, const struct report *r, const struct finding *f)
 {
 	const struct analysis *an = r->an;
 	char a[40], b[40], l[160], t[160];
-	int lines = 3;
 
-	fprintf(out, "  [%s] %s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
-		f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
+	fprintf(out, "  [%s] %s%s  %s  %s .. %s\n    %s\n    evidence: %s\n", severity_name[f->severity], f->kind,
+		f->fk == FK_NONE ? " (a kind this version does not know)" : "", f->gpu >= 0 ? analysis_gpu_name(an, f->gpu, l, sizeof(l)) : "host", when(a, sizeof(a), f->t0_ns),
 		when(b, sizeof(b), f->t1_ns), f->message, f->evidence);
 	if (f->nstretch > 1) {
 		fprintf(out, "    %s; longest:", stretch_totals(t, sizeof(t), r, f));
@@ -573,27 +562,20 @@ static int finding_full(FILE *out, const struct report *r, const struct finding 
 			fprintf(out, "%s %s (%s)", i ? "," : "", when(a, sizeof(a), f->detail[i].t0_ns),
 				time_human_dur(b, sizeof(b), f->detail[i].t1_ns - f->detail[i].t0_ns));
 		fputc('\n', out);
-		lines++;
 	}
-	return lines;
 }
 
 /*
  * The findings, in the analysis' one order (severity, the kinds that always
- * appear, cost): all in full when that takes at most TEXT_FINDING_ALL
- * lines, else in full while the section is short (TEXT_FINDING_LINES), then
- * the rest one line per severity and kind (a lone finding with its message), naming their GPUs and
- * adding up their stretches, so that every kind found is on the screen
- * whatever the number of GPUs and days.
+ * appear, cost): the first r->nfind_full in full (all when they fit on a
+ * screen), then the rest one line per severity and kind (a lone finding
+ * with its message), naming their GPUs and adding up their stretches, so
+ * that every kind found is on the screen whatever the number of GPUs and
+ * days (report_compute() groups them).
  */
-#define TEXT_FINDING_ALL 45
-#define TEXT_FINDING_LINES 24
-#define TEXT_GROUP_GPUS 8
 static void findings(FILE *out, const struct report *r)
 {
 	const struct analysis *an = r->an;
-	size_t i;
-	int lines = 0, budget;
 
 	fprintf(out, "\nFindings (%zu, the most severe and costly first)\n", an->nfinds + (size_t)an->finds_dropped);
 	if (an->nfinds > 1) {
@@ -603,43 +585,24 @@ static void findings(FILE *out, const struct report *r)
 			fprintf(out, "%s %zu %s", k ? "," : "", r->kinds[k].n, r->kinds[k].kind);
 		fputc('\n', out);
 	}
-	/* all in full when that fits on a screen, else the first ones */
-	for (i = 0; i < an->nfinds; i++)
-		lines += 3 + (an->finds[i].nstretch > 1);
-	budget = lines <= TEXT_FINDING_ALL ? lines : TEXT_FINDING_LINES;
-	for (i = 0, lines = 0; i < an->nfinds && lines < budget; i++)
-		lines += finding_full(out, r, &an->finds[i]);
+	for (size_t i = 0; i < r->nfind_full; i++)
+		finding_full(out, r, &an->finds[i]);
 	/* the rest: one line per severity and kind, in the order they first come */
-	for (size_t g = i; g < an->nfinds; g++) {
-		const struct finding *f = &an->finds[g];
-		const struct report_rest *rest = &r->finding_rest[g];	/* g and the rest of its kind */
-		bool done = false;
+	for (size_t k = 0; k < r->nfind_groups; k++) {
+		const struct report_find_group *grp = &r->find_groups[k];
+		const struct finding *f = &an->finds[grp->first];
+		const struct report_rest *rest = &r->finding_rest[grp->first];	/* it and the rest of its kind */
 		char l[48], d[32], c[48];
-		bool seen[TL_MAX_GPUS + 1] = { false };	/* by GPU + 1: host first */
-		size_t ngpus = 0;
-		for (size_t k = i; k < g && !done; k++)
-			done = an->finds[k].severity == f->severity && !strcmp(an->finds[k].kind, f->kind);
-		if (done)
-			continue;
-		fprintf(out, "  [%s] %s ", severity_name[f->severity], f->kind);
-		for (size_t k = g; k < an->nfinds; k++) {
-			const struct finding *o = &an->finds[k];
-			if (o->severity != f->severity || strcmp(o->kind, f->kind))
-				continue;
-			/* each GPU once, the first TEXT_GROUP_GPUS by name */
-			if (!seen[o->gpu + 1]) {
-				seen[o->gpu + 1] = true;
-				if (ngpus < TEXT_GROUP_GPUS)
-					fprintf(out, "%s%s", ngpus ? ", " : " ",
-						o->gpu >= 0 ? analysis_gpu_name(an, o->gpu, l, sizeof(l)) : "host");
-				ngpus++;
-			}
-		}
-		if (ngpus > TEXT_GROUP_GPUS)
-			fprintf(out, " and %zu more GPUs", ngpus - TEXT_GROUP_GPUS);
+		fprintf(out, "  [%s] %s%s ", severity_name[f->severity], f->kind,
+			f->fk == FK_NONE ? " (a kind this version does not know)" : "");
+		for (size_t j = 0; j < grp->ngpus && j < REPORT_GROUP_GPUS; j++)
+			fprintf(out, "%s%s", j ? ", " : " ",
+				grp->gpu[j] >= 0 ? analysis_gpu_name(an, grp->gpu[j], l, sizeof(l)) : "host");
+		if (grp->ngpus > REPORT_GROUP_GPUS)
+			fprintf(out, " and %zu more GPUs", grp->ngpus - REPORT_GROUP_GPUS);
 		if (rest->stretches)
 			fprintf(out, ": %llu %s, %s in all%s%s", (unsigned long long)rest->stretches,
-				strcmp(f->kind, "log_gap") ? "stretches" : "gaps",
+				f->fk != FK_LOG_GAP ? "stretches" : "gaps",
 				time_human_dur(d, sizeof(d), (int64_t)(rest->total_s * 1e9)), rest->costed ? ", cost " : "",
 				rest->costed ? money(c, sizeof(c), r, rest->cost) : "");
 		else if (rest->n > 1)
@@ -651,7 +614,7 @@ static void findings(FILE *out, const struct report *r)
 	if (an->finds_dropped)
 		fprintf(out, "  ... %llu more of the kinds above, not kept (the cap on findings)\n",
 			(unsigned long long)an->finds_dropped);
-	if (i < an->nfinds)
+	if (r->nfind_full < an->nfinds)
 		fprintf(out, "  (every finding in full, with the longest stretches of each, in --json)\n");
 }
 
@@ -721,51 +684,27 @@ static void cost(FILE *out, const struct report *r)
 /*
  * One line per file and reason, with how many lines it covers and the first
  * of them: a headerless CSV skipped row by row is one complaint, not 224.
- * The kept lines are grouped (the JSON lists each); a group is found by its
+ * The kept lines are grouped (the JSON lists each) by report_compute(): by
  * path and message, in order of first appearance.
  */
 static void skipped(FILE *out, const struct report *r)
 {
-	size_t *first = NULL, ngroups = 0, kept = 0;
-	uint64_t *count = NULL;
-
 	if (!r->bad_total)
 		return;
 	fprintf(out, "\nSkipped lines (%" PRIu64 "; by file and reason, --json lists every line)\n",
 		r->bad_total);
-	if (r->nbad) {
-		first = calloc(r->nbad, sizeof(*first));
-		count = calloc(r->nbad, sizeof(*count));
-	}
-	for (size_t i = 0; first && count && i < r->nbad; i++) {
-		const struct bad_line *b = &r->bad[i];
-		size_t g;
-		for (g = 0; g < ngroups; g++) {
-			const struct bad_line *f = &r->bad[first[g]];
-			if (f->path == b->path && !strcmp(f->msg, b->msg))
-				break;
-		}
-		if (g == ngroups)
-			first[ngroups++] = i;
-		count[g]++;
-	}
-	for (size_t g = 0; g < ngroups; g++) {
-		const struct bad_line *f = &r->bad[first[g]];
-		kept += count[g];
-		if (g >= MAX_TEXT_BAD)
-			continue;
+	for (size_t g = 0; g < r->nbad_groups && g < MAX_TEXT_BAD; g++) {
+		const struct bad_line *f = &r->bad[r->bad_groups[g].first];
 		fprintf(out, "  %s:%" PRIu64 ":%u: %s", f->path, f->line, f->col, f->msg);
-		if (count[g] > 1)
-			fprintf(out, " (%" PRIu64 " lines, the first at line %" PRIu64 ")", count[g], f->line);
+		if (r->bad_groups[g].n > 1)
+			fprintf(out, " (%" PRIu64 " lines, the first at line %" PRIu64 ")", r->bad_groups[g].n, f->line);
 		fputc('\n', out);
 	}
-	if (ngroups > MAX_TEXT_BAD)
-		fprintf(out, "  ... %zu more reasons in --json\n", ngroups - MAX_TEXT_BAD);
-	if (r->bad_total > kept)
+	if (r->nbad_groups > MAX_TEXT_BAD)
+		fprintf(out, "  ... %zu more reasons in --json\n", r->nbad_groups - MAX_TEXT_BAD);
+	if (r->bad_total > r->nbad)
 		fprintf(out, "  ... %" PRIu64 " more lines not kept (the first %zu are)\n",
-			r->bad_total - kept, r->nbad);
-	free(first);
-	free(count);
+			r->bad_total - r->nbad, r->nbad);
 }
 
 /* Profiler traces beside utilization.gpu over the same stretch. */

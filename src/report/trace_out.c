@@ -15,11 +15,6 @@ static double us(int64_t ns)
 	return (double)ns / 1000.0;
 }
 
-static double share(int64_t part, int64_t whole)
-{
-	return whole > 0 ? (double)part / (double)whole : NAN;
-}
-
 static const struct tr_file *file_of(const struct trace_an *an, const char *path)
 {
 	for (size_t i = 0; i < an->nfiles; i++)
@@ -63,12 +58,12 @@ static void device_text(FILE *out, const struct trace_an *an, const struct tr_de
 	fprintf(out, ")\n");
 	fprintf(out, "  kernels      %8" PRIu64 "   sum %.3f ms, union across streams %.3f ms (", d->kernels,
 		us(d->kernel_sum_ns) / 1000.0, us(d->kernel_union_ns) / 1000.0);
-	pct_or_dash(out, share(d->kernel_union_ns, span));
+	pct_or_dash(out, d->kernel_union_share);
 	fprintf(out, " of the span)\n");
 	fprintf(out, "  memcpy       %8" PRIu64 "   %.3f ms\n", d->memcpys, us(d->memcpy_ns) / 1000.0);
 	fprintf(out, "  memset       %8" PRIu64 "   %.3f ms\n", d->memsets, us(d->memset_ns) / 1000.0);
 	fprintf(out, "  active                  %.3f ms (", us(d->active_ns) / 1000.0);
-	pct_or_dash(out, share(d->active_ns, span));
+	pct_or_dash(out, d->active_share);
 	fprintf(out, ")\n");
 	fprintf(out, "  idle                    %.3f ms: host waits %.3f ms (no GPU work queued), "
 		"queued gaps %.3f ms (next op already launched), unmatched %.3f ms\n",
@@ -99,7 +94,7 @@ static void device_text(FILE *out, const struct trace_an *an, const struct tr_de
 		for (size_t i = 0; i < d->nsteps; i++) {
 			const struct tr_step_stat *s = &d->steps[i];
 			fprintf(out, "  %8" PRId64 " %10.3f %10.3f ", s->n, us(s->t1 - s->t0) / 1000.0, us(s->active_ns) / 1000.0);
-			pct_or_dash(out, share(s->active_ns, s->t1 - s->t0));
+			pct_or_dash(out, s->active_share);
 			fputc('\n', out);
 		}
 	}
@@ -205,7 +200,7 @@ static void device_json(struct jsonw *w, const struct trace_an *an, const struct
 		jsonw_ktime(w, "start", s->t0);
 		kus(w, "time_us", s->t1 - s->t0);
 		kus(w, "active_us", s->active_ns);
-		jsonw_knum(w, "active_share", share(s->active_ns, s->t1 - s->t0), 4);
+		jsonw_knum(w, "active_share", s->active_share, 4);
 		jsonw_obj_end(w);
 	}
 	jsonw_arr_end(w);

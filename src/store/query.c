@@ -21,7 +21,7 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-/* Finding kinds must outlive the analysis: one interned copy per distinct kind. */
+/* Kinds this version does not know must outlive the analysis: one interned copy per distinct name. */
 static const char *intern_kind(const char *k)
 {
 	static char pool[64][48];
@@ -440,7 +440,11 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 		if (gpu >= 0 && gi < 0)
 			continue;
 		f = analysis_finding_restore(an);
-		f->kind = intern_kind((const char *)sqlite3_column_text(st, 1));
+		/* its kind by name, as a report on the files has it (ranking,
+		 * the value's unit); a name this version does not know keeps
+		 * FK_NONE and its name, and the writers say so */
+		f->fk = (uint8_t)finding_kind_of(text_col(st, 1));
+		f->kind = f->fk != FK_NONE ? finding_kind_name[f->fk] : intern_kind(text_col(st, 1));
 		f->gpu = gi;
 		f->t0_ns = sqlite3_column_int64(st, 2);
 		f->t1_ns = sqlite3_column_int64(st, 3);

@@ -48,6 +48,10 @@ case_ writer-computes 1 'markdown.c:[0-9]*: a writer calls gpu_util_mean()' \
 	src/report/markdown.c 'static double planted(const struct gpu_stats *g) { return gpu_util_mean(g); }'
 case_ new-writer-sorts 1 'yaml.c:1: a writer calls qsort()' \
 	src/report/yaml.c 'void yaml_sort(int *v, unsigned long n, int (*c)(const void *, const void *)) { qsort(v, n, sizeof(*v), c); }'
+# a writer grouping the findings by scanning them again inside a scan of
+# them (text.c's rest of the findings before report_compute grouped them)
+case_ writer-nested-scan 1 'html.c:[0-9]*: a writer loops over nfinds inside a loop over it' \
+	src/report/html.c "$(printf 'static size_t planted(const struct analysis *an)\n{\n\tsize_t n = 0;\n\tfor (size_t g = 0; g < an->nfinds; g++)\n\t\tfor (size_t k = g; k < an->nfinds; k++)\n\t\t\tn += an->finds[k].severity == an->finds[g].severity;\n\treturn n;\n}')"
 case_ compute-may-compute 0 'writers do not compute' \
 	src/report/report.c 'static double planted(const struct gpu_stats *g) { return gpu_util_mean(g); }'
 

@@ -186,6 +186,21 @@ static void test_sniff_capture(void **st)
 		{ "tests/formats/dcgmi-dmon/y_basic.txt", "dcgmi-dmon" },
 		{ "tests/formats/rocm-smi/y_basic.txt", "rocm-smi" },
 		{ "tests/formats/rocm-smi-json/y_mi100_rocm602_4gpu.json", "rocm-smi-json" },
+		{ "tests/formats/rocm-smi-json/y_showpids_mi300x.json", "rocm-smi-json" },
+		{ "tests/formats/rocm-smi-pids/y_basic.txt", "rocm-smi-pids" },
+		{ "tests/formats/rocm-smi-pids/y_details_mi50.txt", "rocm-smi-pids" },
+		{ "tests/formats/rocm-smi-pids/y_unknown_gmx_mpi.txt", "rocm-smi-pids" },
+		{ "tests/formats/rocm-smi-pids/y_kfd_open_no_gpu.txt", "rocm-smi-pids" },
+		{ "tests/formats/rocm-smi-pids/y_pidgpus.txt", "rocm-smi-pids" },
+		{ "tests/formats/amd-smi-monitor/y_basic.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_rocm61_v710.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_xcp_cpx_mi300x.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_gtt_usage_mi300a.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_vram_only.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-monitor/y_watch_timestamp_8gpu.txt", "amd-smi-monitor" },
+		{ "tests/formats/amd-smi-table/y_basic.txt", "amd-smi-table" },
+		{ "tests/formats/amd-smi-table/y_rx7800xt_amdsmi26.txt", "amd-smi-table" },
+		{ "tests/formats/amd-smi/y_process_rocm7_doc.txt", "amd-smi" },
 	};
 
 	(void)st;

@@ -10,7 +10,10 @@
 
 #include "test.h"
 
+#include "analysis/analysis.h"
+#include "analysis/detector.h"
 #include "store/store.h"
+#include "util/xalloc.h"
 
 static void fill(unsigned char *buf, size_t n, unsigned seed)
 {
@@ -242,6 +245,89 @@ static void test_stored_files(void **state)
 }
 
 /*
+ * report --db ranks findings as report FILES does (issue 30's follow-up):
+ * the store keeps a finding's kind by name, and restoring maps the name
+ * back to its enum, which the one order ranks by (the kinds that always
+ * appear first within a severity).  Host findings, all info, no summary
+ * (each weighs its span): throttling (10 s) and xid_error (1 s) always
+ * appear, held_idle (1000 s) and idle_power (500 s) need not.  By kind:
+ * throttling, xid_error, held_idle, idle_power; with the kinds lost
+ * (FK_NONE) the spans alone would put held_idle first.  A name this
+ * version does not know stays FK_NONE with its name, ranked as a kind
+ * that need not appear.
+ */
+static void test_findings_rank_as_files(void **state)
+{
+	char path[] = "/tmp/gputally-store-XXXXXX";
+	static const struct {
+		enum finding_kind fk;
+		int64_t t0, span;
+		int32_t code;
+	} made[] = {
+		{ FK_HELD_IDLE, 100, 1000, 0 },
+		{ FK_IDLE_POWER, 200, 500, 0 },
+		{ FK_THROTTLING, 300, 10, 0 },
+		{ FK_XID_ERROR, 400, 1, 79 },
+	};
+	static const char *const want[] = { "throttling", "xid_error", "held_idle", "idle_power" };
+	const int64_t s_ns = 1000000000, T = INT64_C(1800000000) * s_ns;
+	struct analysis *files = xcalloc(1, sizeof(*files)), *db = xcalloc(1, sizeof(*db));
+	struct store s;
+	struct gl_err err = { 0 };
+	char sql[512];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	analysis_init(files, NULL);
+	analysis_init(db, NULL);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		struct finding *f = det_finding(files, made[i].fk, -1, T + made[i].t0 * s_ns,
+						T + (made[i].t0 + made[i].span) * s_ns, SEV_INFO, 1);
+		assert_non_null(f);
+		f->code = made[i].code;
+		snprintf(f->message, sizeof(f->message), "finding %zu", i);
+		/* the row ingest keeps of it */
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code)"
+			 " VALUES (-1, '%s', %lld, %lld, %d, %g, '%s', '', %d)",
+			 f->kind, (long long)f->t0_ns, (long long)f->t1_ns, f->severity, f->value, f->message, (int)f->code);
+		assert_int_equal(store_exec(&s, sql, &err), 0);
+	}
+	analysis_rank_findings(files);
+	assert_int_equal(store_load_analysis(&s, db, INT64_MIN, INT64_MAX, &err), 0);
+	assert_int_equal(db->nfinds, files->nfinds);
+	for (size_t i = 0; i < files->nfinds; i++) {
+		assert_string_equal(files->finds[i].kind, want[i]);
+		assert_string_equal(db->finds[i].kind, files->finds[i].kind);
+		assert_int_equal(db->finds[i].fk, files->finds[i].fk);
+		assert_string_equal(db->finds[i].message, files->finds[i].message);
+	}
+	/* a kind from a later version: kept by name, FK_NONE, after the kinds that always appear */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code)"
+		 " VALUES (-1, 'from_the_future', %lld, %lld, %d, 1, 'later', '', 0)",
+		 (long long)T, (long long)(T + 5000 * s_ns), SEV_INFO);
+	assert_int_equal(store_exec(&s, sql, &err), 0);
+	analysis_release(db);
+	memset(db, 0, sizeof(*db));
+	analysis_init(db, NULL);
+	assert_int_equal(store_load_analysis(&s, db, INT64_MIN, INT64_MAX, &err), 0);
+	assert_int_equal(db->nfinds, 5);
+	assert_string_equal(db->finds[2].kind, "from_the_future");
+	assert_int_equal(db->finds[2].fk, FK_NONE);
+	assert_string_equal(db->finds[3].kind, "held_idle");
+	store_close(&s);
+	unlink(path);
+	analysis_release(files);
+	analysis_release(db);
+	free(files);
+	free(db);
+}
+
+/*
  * store_check_file_lazy() on a new store: a file past its first megabyte is
  * left with the rest of its hash to take, and store_finish_hash() (also on
  * the thread ingest starts) gives the hash of one whole pass; a file of one
@@ -332,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_migrations),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_stored_files),
+		cmocka_unit_test(test_findings_rank_as_files),
 		cmocka_unit_test(test_lazy_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,9 +95,13 @@ class Html(html.parser.HTMLParser):
         self._row = None
         self._cell = None
         self._in_findings = False
+        self.items = []     # every <li>'s text
+        self._li = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "li":
+            self._li = ""
         if tag == "span" and "data-key" in a:
             self._key = [a["data-key"], ""]
         if tag == "td" and a.get("class") == "verdict":
@@ -111,6 +115,9 @@ class Html(html.parser.HTMLParser):
             self._cell = ""
 
     def handle_endtag(self, tag):
+        if tag == "li" and self._li is not None:
+            self.items.append(self._li)
+            self._li = None
         if tag == "span" and self._key:
             self.keys.setdefault(self._key[0], self._key[1])
             self._key = None
@@ -127,6 +134,8 @@ class Html(html.parser.HTMLParser):
             self._in_findings = False
 
     def handle_data(self, data):
+        if self._li is not None:
+            self._li += data
         if self._key:
             self._key[1] += data
         if self._in_verdict:
@@ -411,6 +420,38 @@ def main():
     if [tuple(x) for x in grouped] != rest:
         fail("text: the lines per severity and kind %s are not the JSON's kinds after the first %d: %s"
              % (grouped, len(full), rest))
+    # the grouped lines are the JSON's finding_groups: GPUs, findings, stretches, time and cost
+    fg = j.get("finding_groups", [])
+    if rest and not fg:
+        fail("json: %d groups of findings in the text, no finding_groups" % len(rest))
+    if fg and j["findings_in_full"] != len(full):
+        fail("json: findings_in_full %d, the text gives %d in full" % (j["findings_in_full"], len(full)))
+    glines = [re.match(r"  \[(\w+)\] (\S+)  ?((?:GPU|host).*?)(?: and (\d+) more GPUs)?: (.*)$", x).groups()
+              for x in sec.split("\n") if re.match(r"  \[\w+\] \S+  ?(?:GPU|host)", x)
+              and not re.match(r"  \[\w+\] \S+  (?:GPU \S+|host)  ", x)]
+    for i, g in enumerate(fg):
+        if i >= len(glines):
+            fail("text: no line for finding_groups[%d] (%s %s)" % (i, g["severity"], g["kind"]))
+            break
+        sev, kind, names, more, tail = glines[i]
+        same_text("text finding group %d" % i, (sev, kind), (g["severity"], g["kind"]))
+        same_text("text finding group %d GPUs" % i, names,
+                  ", ".join(gpu_name(x if x is not None else -1) for x in g["gpus"]))
+        same("text finding group %d more GPUs" % i, more or "0", g["gpus_count"] - len(g["gpus"]))
+        m = re.match(r"(\d+) (?:stretches|gaps), (\S+) in all(?:, cost ([\d.,]+)(?: \S+)?)?$", tail)
+        if g["stretches"]:
+            if not m:
+                fail("text finding group %d: %r is not its stretches" % (i, tail))
+                continue
+            same("text finding group %d stretches" % i, m.group(1), g["stretches"])
+            near("text finding group %d time" % i, dur_s(m.group(2)), g["total_s"], 1)
+            if g["cost"] is not None:
+                same("text finding group %d cost" % i, m.group(3) or "", g["cost"])
+        elif g["findings"] > 1:
+            same("text finding group %d findings" % i, (re.match(r"(\d+) findings$", tail) or [0, ""])[1],
+                 g["findings"])
+        else:
+            same_text("text finding group %d message" % i, tail, finds[g["first"]]["message"])
     top = re.findall(r"^(?:Findings:  |           )\[(\w+)\] (.*)$", text, re.M)
     same_text("text first screen's findings", [t[1] for t in top], [f["message"] for f in finds[:3]])
 
@@ -471,6 +512,27 @@ def main():
         if abs(psum + none[0]["cost"] - w["local_cost"]) > 1e-6 * (len(procs) + 2):
             fail("json: the processes' local_cost and no process seen add up to %.6f, local_cost is %.6f"
                  % (psum + none[0]["cost"], w["local_cost"]))
+
+    # ---- the skipped lines, by file and reason: the JSON's groups, in its order, in every writer ----
+    groups = j.get("skipped_groups", [])
+    if len(j["skipped"]) and not groups:
+        fail("json: %d skipped lines kept, no skipped_groups" % len(j["skipped"]))
+    if sum(g["lines"] for g in groups) != len(j["skipped"]):
+        fail("json: the skipped_groups hold %d lines, skipped has %d"
+             % (sum(g["lines"] for g in groups), len(j["skipped"])))
+    tlines = re.findall(r"^  (\S+:\d+:\d+: .*)$", text.split("\nSkipped lines (", 1)[1], re.M) \
+        if "\nSkipped lines (" in text else []
+    mlines = [md_plain(x[0] + ": " + x[1]) for x in re.findall(r"^- `([^`]+)`: (.*)$", md, re.M)]
+    hlines = [x for x in h.items if re.match(r"\S+:\d+:\d+: ", x)]
+    for i, g in enumerate(groups[:20]):
+        want = "%s:%d:%d: %s" % (g["path"], g["line"], g["col"], g["reason"])
+        if g["lines"] > 1:
+            want += " (%d lines, the first at line %d)" % (g["lines"], g["line"])
+        for where, got in (("text", tlines), ("markdown", mlines), ("html", hlines)):
+            same_text("%s skipped group %d" % (where, i), got[i] if i < len(got) else None, want)
+    for where, got in (("text", tlines), ("markdown", mlines), ("html", hlines)):
+        if len(got) != min(len(groups), 20 if where != "html" else 50):
+            fail("%s: %d skipped groups listed, the JSON has %d" % (where, len(got), len(groups)))
 
     if bad:
         for b in bad:

@@ -23,6 +23,14 @@ check h200-assumed .
 mkdir "$T/traces" && cp ./* "$root"/tests/trace/data/*.json.gz "$T/traces/" || exit 2
 check h200-traces --profile h200-vs-cloud "$T/traces"
 
+# the capture with bad rows: a utilization cell spoiled in 25 rows (25
+# reasons), two fields cut from 11 (one reason): the skipped lines by file
+# and reason, the same groups in every writer
+mkdir "$T/spoiled" && cp ./* "$T/spoiled/" || exit 2
+awk -F', ' 'BEGIN { OFS = ", " } NR == 1 { print; next } { n++ } n % 10 == 5 && k < 25 { k++; $7 = "x" k " %" }
+	n % 40 == 7 { NF = NF - 2 } { print }' query_gpu_units_500ms.csv >"$T/spoiled/query_gpu_units_500ms.csv" || exit 2
+(cd "$T/spoiled" && check h200-spoiled --profile h200-vs-cloud .)
+
 # four GPUs over two hours: a leak on GPU 1, GPU 3 quiet (an imbalance), a
 # five-minute gap on every GPU; GPU 2 replays from another row
 cd "$T" || exit 2
