@@ -221,7 +221,7 @@ static void __attribute__((format(printf, 2, 3))) set_detail(struct file_item *i
 /* The line for one file read in this run. */
 static void describe_read(struct file_item *it, const struct input_stat *in)
 {
-	char a[40], b[40];
+	char a[40], b[256];
 
 	if (!in->format) {
 		it->outcome = "skipped";
@@ -234,6 +234,12 @@ static void describe_read(struct file_item *it, const struct input_stat *in)
 	} else {
 		snprintf(a, sizeof(a), "no time");
 		snprintf(b, sizeof(b), "-");
+	}
+	if (in->zone_assumed) {
+		/* the store keeps UTC: say the zone that was assumed to get it */
+		size_t n = strlen(b);
+		snprintf(b + n, sizeof(b) - n, "; read in %s, the zone assumed (no zone in its stamps, "
+			 "nothing zoned beside it; --tz sets it)", in->zone_assumed);
 	}
 	if (it->fc.status == FILE_GROWN) {
 		char at[40];

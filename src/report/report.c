@@ -945,12 +945,29 @@ static void by_day(struct report *r)
 		r->day_cost[k] = r->win.local_cost > 0 ? r->day_covered_s[k] / 3600 * r->cost_per_gpu_hour : NAN;
 }
 
+/* The zone the inputs' zone-less stamps were assumed to be in, if any, and
+ * how many inputs rest on their file times. */
+static void assumed_zone(struct report *r)
+{
+	r->zone_assumed = NULL;
+	r->zone_assumed_inputs = r->file_time_inputs = 0;
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		r->file_time_inputs += in->file_time_assumed && in->records && !in->skip_reason[0];
+		if (!in->zone_assumed)
+			continue;
+		r->zone_assumed = r->zone_assumed ? r->zone_assumed : in->zone_assumed;
+		r->zone_assumed_inputs++;
+	}
+}
+
 void report_compute(struct report *r)
 {
 	struct cost_window_in in;
 	double covered_s = 0;
 
 	assumed_prices(r);
+	assumed_zone(r);
 	measured_power(r);
 	gpu_figures(r);
 	kind_tally(r);
