@@ -420,14 +420,71 @@ static void jobs(struct store *s, struct analysis *an, const int64_t *rows, int6
 	sqlite3_finalize(st);
 }
 
+/*
+ * A finding's figures of schema v8 (columns 9 on: nstretch, nlinked,
+ * total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns), as rollup.c
+ * wrote them.  NULL (a row stored before v8, or a v7 store read as it is):
+ * unknown, as restored before: no stretches, no total (ranked by its span),
+ * energy and fit unknown.
+ */
+static void restore_figures(sqlite3_stmt *st, struct finding *f)
+{
+	const char *p = (const char *)sqlite3_column_text(st, 13);
+
+	f->nstretch = (uint64_t)(sqlite3_column_int64(st, 9) > 0 ? sqlite3_column_int64(st, 9) : 0);
+	f->nlinked = (uint64_t)(sqlite3_column_int64(st, 10) > 0 ? sqlite3_column_int64(st, 10) : 0);
+	f->total_s = sqlite3_column_type(st, 11) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 11);
+	f->energy_j = col(st, 12);
+	f->fit_mib0 = col(st, 14);
+	f->fit_mib1 = col(st, 15);
+	f->full_ns = sqlite3_column_int64(st, 16);
+	/* the longest stretches: "t0_ns TAB t1_ns TAB energy_j TAB cause" a line */
+	while (p && *p && f->ndetail < FIND_DETAILS) {
+		struct find_detail *d = &f->detail[f->ndetail];
+		const char *nl = strchr(p, '\n'), *c;
+		char *end;
+		size_t len;
+		if (!nl)
+			nl = p + strlen(p);
+		d->t0_ns = strtoll(p, &end, 10);
+		if (*end != '\t')
+			break;
+		d->t1_ns = strtoll(end + 1, &end, 10);
+		if (*end != '\t')
+			break;
+		if (end[1] == '\t') {	/* energy unknown */
+			d->energy_j = NAN;
+			end++;
+		} else {
+			d->energy_j = strtod(end + 1, &end);
+		}
+		if (*end != '\t' || (c = end + 1) > nl)
+			break;
+		len = (size_t)(nl - c);
+		if (len >= sizeof(d->cause))
+			len = sizeof(d->cause) - 1;
+		memcpy(d->cause, c, len);
+		d->cause[len] = 0;
+		f->ndetail++;
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
 static void findings(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0_ns, int64_t t1_ns)
 {
 	sqlite3_stmt *st;
 
 	st = window_stmt(s,
-			 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code FROM findings"
+			 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code, nstretch, nlinked,"
+			 " total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns FROM findings"
 			 " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind, code",
 			 t0_ns, t1_ns);
+	if (!st)	/* a v7 store read as it is (STORE_READ_OLDEST): no figures */
+		st = window_stmt(s,
+				 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code, NULL, NULL,"
+				 " NULL, NULL, NULL, NULL, NULL, NULL FROM findings"
+				 " WHERE t1_ns >= ? AND t0_ns < ? ORDER BY t0_ns, gpu, kind, code",
+				 t0_ns, t1_ns);
 	if (!st)
 		return;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -455,6 +512,7 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 		snprintf(f->evidence, sizeof(f->evidence), "%s",
 			 sqlite3_column_text(st, 7) ? (const char *)sqlite3_column_text(st, 7) : "");
 		f->code = sqlite3_column_int(st, 8);
+		restore_figures(st, f);
 	}
 	sqlite3_finalize(st);
 }

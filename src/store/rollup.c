@@ -834,9 +834,52 @@ static void keep_finding(struct store_writer *w, int64_t gpu, const char *kind, 
 	sqlite3_finalize(st);
 }
 
+/*
+ * A finding's figures besides its row (schema v8), bound from column i on:
+ * nstretch, nlinked, total_s, energy_j, longest, fit_mib0, fit_mib1,
+ * full_ns.  What the ranking reads (total_s, else the span) and the
+ * writers show, so that report --db ranks and shows it as report did.
+ * The longest stretches are one "t0_ns TAB t1_ns TAB energy_j TAB cause"
+ * a line (energy empty: unknown), in buf; %.17g keeps every double.
+ */
+static void bind_figures(sqlite3_stmt *st, int i, const struct finding *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < f->ndetail && k < FIND_DETAILS; k++) {
+		const struct find_detail *d = &f->detail[k];
+		char e[32] = "", c[sizeof(d->cause)];
+		int m;
+		/* a tab or line break in a path would cut the line: a space */
+		for (size_t j = 0; j < sizeof(c); j++)
+			if (!(c[j] = d->cause[j] == '\t' || d->cause[j] == '\n' ? ' ' : d->cause[j]))
+				break;
+		c[sizeof(c) - 1] = 0;
+		if (!isnan(d->energy_j))
+			snprintf(e, sizeof(e), "%.17g", d->energy_j);
+		m = snprintf(buf + n, cap - n, "%lld\t%lld\t%s\t%s\n", (long long)d->t0_ns, (long long)d->t1_ns, e, c);
+		if (m < 0 || (size_t)m >= cap - n)
+			break;
+		n += (size_t)m;
+	}
+	sqlite3_bind_int64(st, i++, (int64_t)f->nstretch);
+	sqlite3_bind_int64(st, i++, (int64_t)f->nlinked);
+	sqlite3_bind_double(st, i++, f->total_s);
+	bind_real(st, i++, f->energy_j);
+	if (n)
+		sqlite3_bind_text(st, i++, buf, (int)n, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i++);
+	bind_real(st, i++, f->fit_mib0);
+	bind_real(st, i++, f->fit_mib1);
+	sqlite3_bind_int64(st, i, f->full_ns);
+}
+
 static void store_findings(struct store_writer *w)
 {
 	sqlite3_stmt *get, *put, *del;
+	char longest[FIND_DETAILS * 200];
 
 	/* the same finding: same GPU, kind and code (a row stored before codes
 	 * were, code -2, matches any), overlapping in time (another log of the
@@ -860,7 +903,8 @@ static void store_findings(struct store_writer *w)
 	}
 	if (sqlite3_prepare_v2(w->s->db,
 			       "INSERT OR REPLACE INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message,"
-			       " evidence, code) VALUES (?,?,?,?,?,?,?,?,?)",
+			       " evidence, code, nstretch, nlinked, total_s, energy_j, longest, fit_mib0, fit_mib1,"
+			       " full_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &put, NULL) != SQLITE_OK) {
 		sqlite3_finalize(get);
 		fail(w);
@@ -927,6 +971,7 @@ static void store_findings(struct store_writer *w)
 		sqlite3_bind_text(put, 7, f->message, -1, SQLITE_STATIC);
 		sqlite3_bind_text(put, 8, f->evidence, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(put, 9, f->code);
+		bind_figures(put, 10, f, longest, sizeof(longest));
 		if (sqlite3_step(put) != SQLITE_DONE)
 			fail(w);
 		sqlite3_reset(put);

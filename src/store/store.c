@@ -137,6 +137,20 @@ static const char *const migrations[STORE_VERSION] = {
 	"CREATE TABLE job_minutes (t INTEGER NOT NULL, gpu INTEGER NOT NULL, job TEXT NOT NULL,\n"
 	"  held_ms INTEGER, busy_ms INTEGER, busy_known_ms INTEGER, energy_j REAL,\n"
 	"  PRIMARY KEY (t, gpu, job)) WITHOUT ROWID;\n",
+	/* v8: what the ranking and the writers read of a finding besides its
+	 * row (docs/store.md "findings"): a summary's stretches, those right
+	 * after an event, total seconds (idle_power's idle seconds too) and
+	 * energy, its longest stretches (one "t0_ns TAB t1_ns TAB energy_j TAB
+	 * cause" a line), and a leak's fitted line; NULL in the rows before,
+	 * restored as unknown */
+	"ALTER TABLE findings ADD COLUMN nstretch INTEGER;\n"
+	"ALTER TABLE findings ADD COLUMN nlinked INTEGER;\n"
+	"ALTER TABLE findings ADD COLUMN total_s REAL;\n"
+	"ALTER TABLE findings ADD COLUMN energy_j REAL;\n"
+	"ALTER TABLE findings ADD COLUMN longest TEXT;\n"
+	"ALTER TABLE findings ADD COLUMN fit_mib0 REAL;\n"
+	"ALTER TABLE findings ADD COLUMN fit_mib1 REAL;\n"
+	"ALTER TABLE findings ADD COLUMN full_ns INTEGER;\n",
 };
 
 const char *store_migration_sql(int v)
@@ -220,6 +234,8 @@ static int check_version(struct store *s, enum store_mode mode, struct gl_err *e
 	if (ver < 1)
 		return gl_err_set(err, GL_EPARSE, "%s: marked as a gputally store but with no schema version", s->path);
 	if (ver < STORE_VERSION) {
+		if (mode == STORE_READ && ver >= STORE_READ_OLDEST)
+			return 0;	/* read as it is: what it lacks is unknown */
 		if (mode == STORE_READ)
 			return gl_err_set(err, GL_EUNSUPPORTED,
 					  "%s: store schema version %lld is older than this program's (%d); 'gputally ingest --db %s' upgrades it",

@@ -213,13 +213,18 @@ done
 printf 'not a database at all\n' >"$T/text.db"
 if "$BIN" trend --db "$T/text.db" >"$T/out" 2>&1; then fail "a text file is refused"; else pass "a text file is refused"; fi
 
-# ---- 5. migration: v1 to v6 stores (made by hand from a v7 one) are upgraded ------
+# ---- 5. migration: v1 to v7 stores (made by hand from a v8 one) are upgraded ------
 hours_of() { count "$1" "SELECT t, gpu, covered_ms, busy_ms, s_compute_bound, round(e_counter_j + e_power_j, 3), mem_max_mib FROM hours ORDER BY 1, 2"; }
 hours_now=$(hours_of "$T/h.db")
-check "v7 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
+check "v8 store: the hours table sums the minutes" test "$(count "$T/h.db" "SELECT sum(covered_ms) FROM hours")" = "$(count "$T/h.db" "SELECT sum(covered_ms) FROM minutes")"
 finds_now=$(count "$T/h.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")
+# findings as they were before v8 (no stretches, totals, longest or fit)
+v8drop="ALTER TABLE findings DROP COLUMN nstretch; ALTER TABLE findings DROP COLUMN nlinked;
+  ALTER TABLE findings DROP COLUMN total_s; ALTER TABLE findings DROP COLUMN energy_j;
+  ALTER TABLE findings DROP COLUMN longest; ALTER TABLE findings DROP COLUMN fit_mib0;
+  ALTER TABLE findings DROP COLUMN fit_mib1; ALTER TABLE findings DROP COLUMN full_ns;"
 # proc_minutes as it was before v7 (no share_ms, task, ctr) and no Slurm jobs' tables
-v7drop="ALTER TABLE proc_minutes DROP COLUMN share_ms; ALTER TABLE proc_minutes DROP COLUMN task;
+v7drop="$v8drop ALTER TABLE proc_minutes DROP COLUMN share_ms; ALTER TABLE proc_minutes DROP COLUMN task;
   ALTER TABLE proc_minutes DROP COLUMN ctr; DROP TABLE jobs; DROP TABLE job_minutes;"
 # proc_minutes as it was before v6 (no user, no job)
 v6drop="$v7drop ALTER TABLE proc_minutes DROP COLUMN user; ALTER TABLE proc_minutes DROP COLUMN job;"
@@ -242,44 +247,64 @@ cp "$T/h.db" "$T/v5.db"
 sqlite3 "$T/v5.db" "$v6drop PRAGMA user_version = 5"
 cp "$T/h.db" "$T/v6.db"
 sqlite3 "$T/v6.db" "$v7drop PRAGMA user_version = 6"
-for v in 1 2 3 4 5 6; do
-	if "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
+cp "$T/h.db" "$T/v7.db"
+sqlite3 "$T/v7.db" "$v8drop PRAGMA user_version = 7"
+# a v7 store is read as it is by trend and report --db (STORE_READ_OLDEST):
+# the same trend, the same findings with their figures unknown (no stretches)
+"$BIN" trend --db "$T/h.db" --json >"$T/trend-v8.json"
+"$BIN" report --db "$T/v7.db" --json >"$T/v7-read.json"
+check "v7 store: trend reads it as it is, the same as at v8" sh -c \
+	"'$BIN' trend --db '$T/v7.db' --json | cmp - '$T/trend-v8.json'"
+check "v7 store: report --db reads it, the findings' figures unknown, the store untouched" python3 - "$T/db.json" "$T/v7-read.json" "$(count "$T/v7.db" "PRAGMA user_version")" <<'EOF2'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert sys.argv[3] == "7", sys.argv[3]
+assert sorted((f["kind"], f["start"]) for f in a["findings"]) == sorted((f["kind"], f["start"]) for f in b["findings"])
+assert any("stretches" in f for f in a["findings"]), "the v8 store keeps stretches"
+assert not any("stretches" in f or "fit" in f for f in b["findings"]), "a v7 row has no figures"
+assert a["gpus"][0]["states"] == b["gpus"][0]["states"]
+EOF2
+for v in 1 2 3 4 5 6 7; do
+	if [ "$v" -eq 7 ]; then :
+	elif "$BIN" trend --db "$T/v$v.db" >"$T/out" 2>&1; then fail "trend on a v$v store asks for an upgrade"
 	else grep -q "older than this program" "$T/out" && pass "trend on a v$v store asks for an upgrade" || fail "v$v message"; fi
 	"$BIN" ingest --db "$T/v$v.db" "$EX" >"$T/mig.txt"
-	check "v$v -> v7: user_version 7" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 7
-	check "v$v -> v7: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
+	check "v$v -> v8: the findings' figures NULL in the rows before" test \
+		"$(count "$T/v$v.db" "SELECT count(*) FROM findings WHERE nstretch IS NOT NULL OR total_s IS NOT NULL OR longest IS NOT NULL OR fit_mib0 IS NOT NULL")" = 0
+	check "v$v -> v8: user_version 8" test "$(count "$T/v$v.db" "PRAGMA user_version")" = 8
+	check "v$v -> v8: runs table and files.run" count "$T/v$v.db" "SELECT count(*) FROM runs; SELECT run FROM files LIMIT 1"
 	if [ "$v" -lt 4 ]; then
-		check "v$v -> v7: events and outages tables, empty (no file was read again)" test \
+		check "v$v -> v8: events and outages tables, empty (no file was read again)" test \
 			"$(count "$T/v$v.db" "SELECT count(*) FROM events; SELECT count(*) FROM outages")" = "$(printf '0\n0')"
 	fi
 	if [ "$v" -lt 5 ]; then
-		check "v$v -> v7: the findings kept, their code not recorded (-2)" test \
+		check "v$v -> v8: the findings kept, their code not recorded (-2)" test \
 			"$(count "$T/v$v.db" "SELECT gpu, kind, t0_ns, t1_ns, value, message FROM findings ORDER BY 1, 2, 3")" = "$finds_now" -a \
 			"$(count "$T/v$v.db" "SELECT DISTINCT code FROM findings")" = -2
 	fi
 	if [ "$v" -lt 6 ]; then
-		check "v$v -> v7: proc_minutes has user and job, NULL in the rows before" test \
+		check "v$v -> v8: proc_minutes has user and job, NULL in the rows before" test \
 			"$(count "$T/v$v.db" "SELECT count(*) FROM proc_minutes WHERE user IS NOT NULL OR job IS NOT NULL")" = 0
 	fi
-	check "v$v -> v7: proc_minutes has share_ms, task and ctr, NULL in the rows before; jobs tables empty" test \
+	[ "$v" -lt 7 ] && check "v$v -> v8: proc_minutes has share_ms, task and ctr, NULL in the rows before; jobs tables empty" test \
 		"$(count "$T/v$v.db" "SELECT count(*) FROM proc_minutes WHERE share_ms IS NOT NULL OR task IS NOT NULL OR ctr IS NOT NULL;
 		  SELECT count(*) FROM jobs; SELECT count(*) FROM job_minutes")" = "$(printf '0\n0\n0')"
-	check "v$v -> v7: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
-	check "v$v -> v7: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
+	check "v$v -> v8: the data kept, nothing added" grep -q "^ingest: 0 new, 0 grown, 7 already there" "$T/mig.txt"
+	check "v$v -> v8: hours filled from the stored minutes" test "$(hours_of "$T/v$v.db")" = "$hours_now"
 	"$BIN" report --db "$T/v$v.db" --json >"$T/v$v.json"
-	check "v$v -> v7: report --db unchanged" python3 -c "
+	check "v$v -> v8: report --db unchanged" python3 -c "
 import json,sys
 a=json.load(open('$T/db.json'))['gpus'][0]; b=json.load(open('$T/v$v.json'))['gpus'][0]
 assert a['states']==b['states'] and a['energy_j']==b['energy_j']"
 	# the processes' minutes from before v7 keep no share of the GPU: who
 	# spent it is said to be unknown, not split as if it were 0
-	check "v$v -> v7: report --db says who spent it is unknown, with no rows" python3 -c "
+	[ "$v" -lt 7 ] && check "v$v -> v8: report --db says who spent it is unknown, with no rows" python3 -c "
 import json
 a=json.load(open('$T/v$v.json'))['attribution']
 assert set(a) == {'unknown'} and 'before schema v7' in a['unknown'], a"
 	"$BIN" report --db "$T/v$v.db" >"$T/v$v.txt"
-	check "v$v -> v7: report --db (text) says who spent it is unknown" grep -q '^Who spent it: unknown (minutes stored before schema v7' "$T/v$v.txt"
-	check "v$v -> v7: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
+	[ "$v" -lt 7 ] && check "v$v -> v8: report --db (text) says who spent it is unknown" grep -q '^Who spent it: unknown (minutes stored before schema v7' "$T/v$v.txt"
+	check "v$v -> v8: integrity" test "$(count "$T/v$v.db" "PRAGMA integrity_check")" = ok
 done
 
 # ---- 5b. events and outages: report --db lists what report on the files does ------
@@ -390,6 +415,62 @@ sqlite3 "$T/xid4.db" "$v5drop PRAGMA user_version = 4"
 "$BIN" ingest --db "$T/xid4.db" "$T/node7b.csv" "$T/kern2.log" >"$T/xid4-again.txt"
 check "after a v4 -> v5 upgrade the same events add no finding" sh -c \
 	"grep -q 'findings 0 new' $T/xid4-again.txt && test \"\$(sqlite3 $T/xid4.db \"SELECT group_concat(code) FROM findings WHERE kind = 'xid_error'\")\" = '-2,-2,-2'"
+
+# ---- 5d. findings: report --db ranks and shows them as report on the files ------
+# The store keeps each finding's stretches, total and idle seconds, energy,
+# longest stretches and fitted line (schema v8): the same findings in the
+# same order with the same figures, for a generated 4-GPU, 2-hour log and
+# for the capture.  The same store cut back to v7 (no figures, read as it
+# is) ranks the summaries by their span: the check below fails on it.
+cat >"$T/samefind.py" <<'EOF2'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+want_same = sys.argv[3] == "same"
+def key(f):
+    return (f["kind"], f["gpu"], f["start"], f["end"], f["severity"], f["value"], f["message"], f["evidence"])
+def figs(f):
+    s = f.get("stretches")
+    if s:
+        s = dict(s, total_s=round(s["total_s"], 3), energy_j=None if s["energy_j"] is None else round(s["energy_j"], 1),
+                 cost=None if s["cost"] is None else round(s["cost"], 4))
+    return (s, f.get("fit"))
+fa, fb = a["findings"], b["findings"]
+ok = len(fa) == len(fb) and all(key(x) == key(y) and figs(x) == figs(y) for x, y in zip(fa, fb))
+ok = ok and a.get("finding_groups") == b.get("finding_groups")
+if ok != want_same:
+    bad = [(i, key(x), key(y), figs(x), figs(y)) for i, (x, y) in enumerate(zip(fa, fb)) if key(x) != key(y) or figs(x) != figs(y)]
+    sys.exit("%d findings against %d; %d differ, first: %r" % (len(fa), len(fb), len(bad), bad[:1]))
+if want_same:
+    assert sum(1 for f in fa if "stretches" in f) > 0, "no summary to compare"
+EOF2
+sect() { sed -n '/^Findings (/,/^$/p' "$1"; }
+"$GEN" --seconds 7200 --gpus 4 --seed 1 -o "$T/g4.log" >/dev/null
+"$BIN" ingest --db "$T/g4.db" "$T/g4.log" >/dev/null
+"$BIN" report --json "$T/g4.log" >"$T/g4-files.json"
+"$BIN" report --db "$T/g4.db" --json >"$T/g4-db.json"
+check "findings: 4 GPUs, 2 hours: report --db lists the findings of report in its order, with its stretches, totals and costs" \
+	python3 "$T/samefind.py" "$T/g4-files.json" "$T/g4-db.json" same
+"$BIN" report "$T/g4.log" | sect /dev/stdin >"$T/g4-files.txt"
+"$BIN" report --db "$T/g4.db" | sect /dev/stdin >"$T/g4-db.txt"
+check "findings: 4 GPUs, 2 hours: the text's Findings section line for line" cmp "$T/g4-files.txt" "$T/g4-db.txt"
+cp "$T/g4.db" "$T/g4-v7.db"
+sqlite3 "$T/g4-v7.db" "$v8drop PRAGMA user_version = 7"
+"$BIN" report --db "$T/g4-v7.db" --json >"$T/g4-v7.json"
+check "findings: the same store at v7 (no figures) ranks them otherwise: the check can fail" \
+	python3 "$T/samefind.py" "$T/g4-files.json" "$T/g4-v7.json" differ
+"$BIN" report --json "$EX" >"$T/ex-files.json"
+check "findings: the capture: report --db lists the findings of report in its order, with its figures" \
+	python3 "$T/samefind.py" "$T/ex-files.json" "$T/db.json" same
+# a grown log: the later run read the whole file again, so its figures
+# replace the stored ones (the finding's whole, not a sum)
+head -c 2600000 "$T/g4.log" | sed '$d' >"$T/grow.log"
+"$BIN" ingest --db "$T/grow.db" "$T/grow.log" >/dev/null
+cp "$T/g4.log" "$T/grow.log"
+"$BIN" ingest --db "$T/grow.db" "$T/grow.log" >"$T/grow.txt"
+check "findings: a grown log ingested again: read as grown" grep -q "1 grown" "$T/grow.txt"
+"$BIN" report --db "$T/grow.db" --json >"$T/grow-db.json"
+check "findings: a grown log: report --db over both runs equals report on the whole file" \
+	python3 "$T/samefind.py" "$T/g4-files.json" "$T/grow-db.json" same
 
 # ---- 6. trend against a recount of the input ------------------------------------
 "$GEN" -o "$T/days.log" --seconds 180000 --gpus 2 --start 2026-11-01

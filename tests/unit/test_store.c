@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The store: fingerprints cut anywhere, migrations from every older version,
  * and the stored files a later ingest reads again. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,9 +133,20 @@ static void test_migrations(void **state)
 		assert_int_equal(exec(db, "INSERT INTO gpus (idx, uuid) VALUES (3, 'GPU-x')"), SQLITE_OK);
 		sqlite3_close(db);
 
-		/* read-only: refused and left alone */
-		assert_int_not_equal(store_open(&s, path, STORE_READ, &err), 0);
-		assert_non_null(strstr(err.msg, "older"));
+		/* read-only: refused and left alone, except from STORE_READ_OLDEST
+		 * on, read as it is (not migrated) */
+		if (v < STORE_READ_OLDEST) {
+			assert_int_not_equal(store_open(&s, path, STORE_READ, &err), 0);
+			assert_non_null(strstr(err.msg, "older"));
+		} else {
+			assert_int_equal(store_open(&s, path, STORE_READ, &err), 0);
+			assert_int_equal(s.version_found, v);
+			assert_int_equal(sqlite3_prepare_v2(s.db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+			assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+			assert_int_equal(sqlite3_column_int(st, 0), v);
+			sqlite3_finalize(st);
+			store_close(&s);
+		}
 		assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
 		assert_int_equal(s.version_found, v);
 		assert_int_equal(sqlite3_prepare_v2(s.db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
@@ -328,6 +340,82 @@ static void test_findings_rank_as_files(void **state)
 }
 
 /*
+ * A finding's figures of schema v8 come back as stored: the stretches, the
+ * total (which the rank weighs instead of the span), energy, the longest
+ * stretches (energy unknown on one, a cause on another) and a leak's fit;
+ * a row without them (stored before v8) comes back unknown: no stretches,
+ * ranked by its span, no fit (NAN, not a fit at 0 MiB).  Two info host
+ * findings: held_idle spans 1000 s but holds 30 s of stretches, idle_power
+ * spans 500 s of which 400 s idle: idle_power first, as report ranks them
+ * (without the figures held_idle would come first), after memory_leak, a
+ * kind that always appears.
+ */
+static void test_findings_figures(void **state)
+{
+	char path[] = "/tmp/gputally-store-XXXXXX";
+	const int64_t s_ns = 1000000000, T = INT64_C(1800000000) * s_ns;
+	struct analysis *db = xcalloc(1, sizeof(*db));
+	struct store s;
+	struct gl_err err = { 0 };
+	char sql[1024];
+	int fd = mkstemp(path);
+	const struct finding *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	analysis_init(db, NULL);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code, nstretch,"
+		 " nlinked, total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns) VALUES"
+		 " (-1, 'held_idle', %lld, %lld, 0, 30, 'h', '', 0, 3, 1, 30.25, 1500.5,"
+		 " '%lld\t%lld\t1000.125\tXid 79 at x, kern.log:12\n%lld\t%lld\t\t\n', NULL, NULL, 0),"
+		 " (-1, 'idle_power', %lld, %lld, 0, 90, 'i', '', 0, 0, 0, 400, NULL, NULL, NULL, NULL, 0),"
+		 " (-1, 'memory_leak', %lld, %lld, 0, 12.5, 'l', '', 0, NULL, NULL, NULL, NULL, NULL, 100, 350.5, %lld)",
+		 (long long)T, (long long)(T + 1000 * s_ns), (long long)(T + 10 * s_ns), (long long)(T + 30 * s_ns),
+		 (long long)(T + 100 * s_ns), (long long)(T + 110 * s_ns), (long long)(T + 2000 * s_ns),
+		 (long long)(T + 2500 * s_ns), (long long)(T + 5000 * s_ns), (long long)(T + 5001 * s_ns),
+		 (long long)(T + 9000 * s_ns));
+	assert_int_equal(store_exec(&s, sql, &err), 0);
+	assert_int_equal(store_load_analysis(&s, db, INT64_MIN, INT64_MAX, &err), 0);
+	assert_int_equal(db->nfinds, 3);
+	f = &db->finds[1];
+	assert_string_equal(f->kind, "idle_power");
+	assert_int_equal(f->nstretch, 0);
+	assert_true(f->total_s == 400);
+	assert_true(isnan(f->fit_mib0));
+	f = &db->finds[2];
+	assert_string_equal(f->kind, "held_idle");
+	assert_int_equal(f->nstretch, 3);
+	assert_int_equal(f->nlinked, 1);
+	assert_true(f->total_s == 30.25 && f->energy_j == 1500.5);
+	assert_int_equal(f->ndetail, 2);
+	assert_true(f->detail[0].t0_ns == T + 10 * s_ns && f->detail[0].t1_ns == T + 30 * s_ns);
+	assert_true(f->detail[0].energy_j == 1000.125);
+	assert_string_equal(f->detail[0].cause, "Xid 79 at x, kern.log:12");
+	assert_true(f->detail[1].t0_ns == T + 100 * s_ns && f->detail[1].t1_ns == T + 110 * s_ns);
+	assert_true(isnan(f->detail[1].energy_j));
+	assert_string_equal(f->detail[1].cause, "");
+	/* a row without figures: span-ranked, unknown energy, but its fit kept */
+	f = &db->finds[0];
+	assert_string_equal(f->kind, "memory_leak");
+	assert_int_equal(f->nstretch, 0);
+	assert_true(f->total_s == 0 && isnan(f->energy_j));
+	assert_true(f->fit_mib0 == 100 && f->fit_mib1 == 350.5 && f->full_ns == T + 9000 * s_ns);
+	assert_int_equal(store_exec(&s, "UPDATE findings SET fit_mib0 = NULL, fit_mib1 = NULL, full_ns = NULL", &err), 0);
+	analysis_release(db);
+	memset(db, 0, sizeof(*db));
+	analysis_init(db, NULL);
+	assert_int_equal(store_load_analysis(&s, db, INT64_MIN, INT64_MAX, &err), 0);
+	assert_true(isnan(db->finds[0].fit_mib0) && db->finds[0].full_ns == 0);
+	store_close(&s);
+	unlink(path);
+	analysis_release(db);
+	free(db);
+}
+
+/*
  * store_check_file_lazy() on a new store: a file past its first megabyte is
  * left with the rest of its hash to take, and store_finish_hash() (also on
  * the thread ingest starts) gives the hash of one whole pass; a file of one
@@ -419,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_stored_files),
 		cmocka_unit_test(test_findings_rank_as_files),
+		cmocka_unit_test(test_findings_figures),
 		cmocka_unit_test(test_lazy_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
