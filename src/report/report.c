@@ -889,14 +889,19 @@ static void by_day(struct report *r)
 }
 
 /* The zone the inputs' zone-less stamps were assumed to be in, if any, and
- * how many inputs rest on their file times. */
+ * how many inputs rest on their file times: those whose records fall in
+ * the window (after window_totals()); one placed outside it, a snapshot of
+ * a copied directory placed at the copy's time, moves nothing the report
+ * says, and its own line in the inputs says how it was placed. */
 static void assumed_zone(struct report *r)
 {
 	r->zone_assumed = NULL;
 	r->zone_assumed_inputs = r->file_time_inputs = 0;
 	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
-		r->file_time_inputs += in->file_time_assumed && in->records && !in->skip_reason[0];
+		bool outside = r->t0_ns <= r->t1_ns && in->t_first_ns != INT64_MIN &&
+			       (in->t_last_ns < r->t0_ns || in->t_first_ns > r->t1_ns);
+		r->file_time_inputs += in->file_time_assumed && in->records && !in->skip_reason[0] && !outside;
 		if (!in->zone_assumed)
 			continue;
 		r->zone_assumed = r->zone_assumed ? r->zone_assumed : in->zone_assumed;
@@ -910,12 +915,12 @@ void report_compute(struct report *r)
 	double covered_s = 0;
 
 	assumed_prices(r);
-	assumed_zone(r);
 	measured_power(r);
 	gpu_figures(r);
 	kind_tally(r);
 	proc_order(r);
 	window_totals(r);
+	assumed_zone(r);
 	price_ages(r);
 	r->co2e_kg = r->params.grid_gco2_per_kwh > 0 ?
 		     r->energy_j / 3.6e6 * r->params.pue * r->params.grid_gco2_per_kwh / 1000 : NAN;
