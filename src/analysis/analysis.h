@@ -45,6 +45,17 @@ struct outage *analysis_outage_new(struct analysis *an, int gi, int64_t t0_ns, i
 struct proc_stat *analysis_proc_new(struct analysis *an, int gi, int64_t pid, const char *name);
 /* A finding as stored, unbounded (the store kept what the detectors capped). */
 struct finding *analysis_finding_restore(struct analysis *an);
+/*
+ * A summary finding's message and evidence written again from its figures
+ * by its detector's own sentences (the store merges two runs' rows of one
+ * summary, docs/store.md): the stretch kinds read fk, nstretch, nlinked,
+ * total_s, energy_j, the span and detail[] (longest first), with power_w
+ * the stretches' mean power (NAN unknown) and first_cause the first linked
+ * stretch's event; idle_power reads value (mean W) and total_s (idle
+ * seconds) and keeps its evidence (the idle floors).  False: a kind it
+ * does not write (left as it is).
+ */
+bool analysis_summary_text(struct finding *f, const char *gpu_name, double power_w, const char *first_cause);
 /* A batch job as stored (not live: no interval is shared out to it); its
  * reported energy and Slurm figures NAN until the caller fills them. */
 struct an_job *analysis_job_restore(struct analysis *an);

@@ -9,6 +9,15 @@
 #include <math.h>
 #include <stdio.h>
 
+/* The message from the idle seconds and their energy (also the store's,
+ * when it merges two runs' rows, docs/store.md); total_s: the idle seconds. */
+void det_idle_power_text(struct finding *f, const char *name, double idle_s, double idle_ws)
+{
+	f->total_s = idle_s;	/* what it costs: the idle seconds */
+	snprintf(f->message, sizeof(f->message), "%s drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
+		 name, idle_ws / idle_s, idle_s, idle_ws / 3.6e6);
+}
+
 static void idle_power_finish(struct analysis *an, int gi, void *st)
 {
 	char nm[48];
@@ -21,10 +30,7 @@ static void idle_power_finish(struct analysis *an, int gi, void *st)
 	f = det_finding(an, FK_IDLE_POWER, gi, g->first_ns, g->last_ns, SEV_INFO, g->idle_ws / g->idle_s);
 	if (!f)
 		return;
-	f->total_s = g->idle_s;	/* what it costs: the idle seconds */
-	snprintf(f->message, sizeof(f->message),
-		 "%s drew %.0f W on average while doing nothing (%.0f s, %.3f kWh)",
-		 analysis_gpu_name(an, gi, nm, sizeof(nm)), g->idle_ws / g->idle_s, g->idle_s, g->idle_ws / 3.6e6);
+	det_idle_power_text(f, analysis_gpu_name(an, gi, nm, sizeof(nm)), g->idle_s, g->idle_ws);
 	if (!isnan(g->held_floor_w) && !isnan(g->noctx_floor_w))
 		snprintf(f->evidence, sizeof(f->evidence),
 			 "median idle power %.0f W with memory or a context held, %.0f W with nothing held: holding costs %.0f W",

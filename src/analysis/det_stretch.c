@@ -105,31 +105,49 @@ static void stretch_interval(struct analysis *an, int gi, void *st, const struct
 	}
 }
 
+/*
+ * The message and evidence of a summary of stretches from its figures
+ * (f->fk, nstretch, total_s, energy_j, nlinked, the span and detail[],
+ * longest first): what stretch_finish writes, and what the store writes
+ * again when it merges two runs' rows of one summary (docs/store.md).
+ */
+bool det_stretch_text(struct finding *f, const char *name, double power_w, const char *first_cause)
+{
+	const struct stretch_finding *sf = NULL;
+	char d[32], tot[32], lon[32];
+
+	for (size_t k = 0; k < NSF && !sf; k++)
+		if (stretch_findings[k].kind == f->fk)
+			sf = &stretch_findings[k];
+	if (!sf || !f->nstretch)
+		return false;
+	if (f->nstretch == 1) {
+		time_human_dur(d, sizeof(d), f->t1_ns - f->t0_ns);
+		snprintf(f->message, sizeof(f->message), sf->message, name, d);
+	} else {
+		time_human_dur(tot, sizeof(tot), (int64_t)(f->total_s * 1e9));
+		time_human_dur(lon, sizeof(lon),
+			       f->ndetail ? f->detail[0].t1_ns - f->detail[0].t0_ns : f->t1_ns - f->t0_ns);
+		snprintf(f->message, sizeof(f->message), sf->many, name, (unsigned long long)f->nstretch, tot, lon);
+	}
+	snprintf(f->evidence, sizeof(f->evidence), sf->evidence, f->total_s, power_w,
+		 isnan(f->energy_j) ? 0.0 : f->energy_j);
+	det_cause_text(f, f->nstretch, f->nlinked, first_cause);
+	return true;
+}
+
 static void stretch_finish(struct analysis *an, int gi, void *st)
 {
 	struct stretches *ss = st;
-	char name[48], d[32], tot[32], lon[32];
+	char name[48];
 
 	close_stretch(an, gi, ss);
 	analysis_gpu_name(an, gi, name, sizeof(name));
 	for (size_t k = 0; k < NSF; k++) {
-		const struct stretch_finding *sf = &stretch_findings[k];
 		const struct gather *g = &ss->g[k];
-		struct finding *f = det_gather_emit(an, gi, g, sf->kind);
-		double pw = g->power_s > 0 ? g->power_ws / g->power_s : NAN;
-		if (!f)
-			continue;
-		if (g->n == 1) {
-			time_human_dur(d, sizeof(d), g->t1_ns - g->t0_ns);
-			snprintf(f->message, sizeof(f->message), sf->message, name, d);
-		} else {
-			time_human_dur(tot, sizeof(tot), (int64_t)(g->total_s * 1e9));
-			time_human_dur(lon, sizeof(lon), g->longest_ns);
-			snprintf(f->message, sizeof(f->message), sf->many, name, (unsigned long long)g->n, tot, lon);
-		}
-		snprintf(f->evidence, sizeof(f->evidence), sf->evidence, g->total_s, pw,
-			 isnan(f->energy_j) ? 0.0 : f->energy_j);
-		det_gather_cause(f, g);
+		struct finding *f = det_gather_emit(an, gi, g, stretch_findings[k].kind);
+		if (f)
+			det_stretch_text(f, name, g->power_s > 0 ? g->power_ws / g->power_s : NAN, g->first_cause);
 	}
 }
 

@@ -127,6 +127,14 @@ struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather
 /* Append "; after Xid 79 at T, src:line" (one stretch) or "; N of the M
  * stretches came right after an event, the first after ..." to the evidence. */
 void det_gather_cause(struct finding *f, const struct gather *g);
+/* The same from the figures: n stretches, linked of them after an event,
+ * the first after first_cause. */
+void det_cause_text(struct finding *f, uint64_t n, uint64_t linked, const char *first_cause);
+/* det_stretch.c: a stretch summary's message and evidence from f's figures
+ * (false: not a kind of that detector); det_idle_power.c: idle_power's
+ * message from its idle seconds and energy. */
+bool det_stretch_text(struct finding *f, const char *name, double power_w, const char *first_cause);
+void det_idle_power_text(struct finding *f, const char *name, double idle_s, double idle_ws);
 
 /*
  * Give a memory-leak finding its fitted line: mib0 at f->t0_ns, mib1 at

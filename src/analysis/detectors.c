@@ -7,6 +7,7 @@
  * at offsets fixed by the table.
  */
 #include "analysis/detector.h"
+#include "analysis/analysis.h"
 
 #include <math.h>
 #include <stdalign.h>
@@ -312,15 +313,29 @@ struct finding *det_gather_emit(struct analysis *an, int gi, const struct gather
 
 void det_gather_cause(struct finding *f, const struct gather *g)
 {
-	size_t n = strlen(f->evidence);
+	det_cause_text(f, g->n, g->linked, g->first_cause);
+}
 
-	if (!g->linked)
+void det_cause_text(struct finding *f, uint64_t n, uint64_t linked, const char *first_cause)
+{
+	size_t len = strlen(f->evidence);
+
+	if (!linked)
 		return;
-	if (g->n == 1)
-		snprintf(f->evidence + n, sizeof(f->evidence) - n, "%safter %s", n ? "; " : "", g->first_cause);
+	if (n == 1)
+		snprintf(f->evidence + len, sizeof(f->evidence) - len, "%safter %s", len ? "; " : "", first_cause);
 	else
-		snprintf(f->evidence + n, sizeof(f->evidence) - n, "%s%llu of the %llu came right after an event, the first after %s",
-			 n ? "; " : "", (unsigned long long)g->linked, (unsigned long long)g->n, g->first_cause);
+		snprintf(f->evidence + len, sizeof(f->evidence) - len, "%s%llu of the %llu came right after an event, the first after %s",
+			 len ? "; " : "", (unsigned long long)linked, (unsigned long long)n, first_cause);
+}
+
+bool analysis_summary_text(struct finding *f, const char *gpu_name, double power_w, const char *first_cause)
+{
+	if (f->fk == FK_IDLE_POWER && f->total_s > 0) {
+		det_idle_power_text(f, gpu_name, f->total_s, f->value * f->total_s);
+		return true;
+	}
+	return det_stretch_text(f, gpu_name, power_w, first_cause);
 }
 
 void det_leak_fit(struct finding *f, double total_mib, double mib0, double mib1)

@@ -420,25 +420,10 @@ static void jobs(struct store *s, struct analysis *an, const int64_t *rows, int6
 	sqlite3_finalize(st);
 }
 
-/*
- * A finding's figures of schema v8 (columns 9 on: nstretch, nlinked,
- * total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns), as rollup.c
- * wrote them.  NULL (a row stored before v8, or a v7 store read as it is):
- * unknown, as restored before: no stretches, no total (ranked by its span),
- * energy and fit unknown.
- */
-static void restore_figures(sqlite3_stmt *st, struct finding *f)
+/* The longest stretches as stored: "t0_ns TAB t1_ns TAB energy_j TAB cause"
+ * a line (energy empty: unknown), appended to f->detail[]. */
+void store_longest_parse(const char *p, struct finding *f)
 {
-	const char *p = (const char *)sqlite3_column_text(st, 13);
-
-	f->nstretch = (uint64_t)(sqlite3_column_int64(st, 9) > 0 ? sqlite3_column_int64(st, 9) : 0);
-	f->nlinked = (uint64_t)(sqlite3_column_int64(st, 10) > 0 ? sqlite3_column_int64(st, 10) : 0);
-	f->total_s = sqlite3_column_type(st, 11) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 11);
-	f->energy_j = col(st, 12);
-	f->fit_mib0 = col(st, 14);
-	f->fit_mib1 = col(st, 15);
-	f->full_ns = sqlite3_column_int64(st, 16);
-	/* the longest stretches: "t0_ns TAB t1_ns TAB energy_j TAB cause" a line */
 	while (p && *p && f->ndetail < FIND_DETAILS) {
 		struct find_detail *d = &f->detail[f->ndetail];
 		const char *nl = strchr(p, '\n'), *c;
@@ -468,6 +453,27 @@ static void restore_figures(sqlite3_stmt *st, struct finding *f)
 		f->ndetail++;
 		p = *nl ? nl + 1 : nl;
 	}
+}
+
+/*
+ * A finding's figures of schema v8 (columns 9 on: nstretch, nlinked,
+ * total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns), as rollup.c
+ * wrote them.  NULL (a row stored before v8, or a v7 store read as it is):
+ * unknown, as restored before: no stretches, no total (ranked by its span),
+ * energy and fit unknown.
+ */
+static void restore_figures(sqlite3_stmt *st, struct finding *f)
+{
+	const char *p = (const char *)sqlite3_column_text(st, 13);
+
+	f->nstretch = (uint64_t)(sqlite3_column_int64(st, 9) > 0 ? sqlite3_column_int64(st, 9) : 0);
+	f->nlinked = (uint64_t)(sqlite3_column_int64(st, 10) > 0 ? sqlite3_column_int64(st, 10) : 0);
+	f->total_s = sqlite3_column_type(st, 11) == SQLITE_NULL ? 0 : sqlite3_column_double(st, 11);
+	f->energy_j = col(st, 12);
+	f->fit_mib0 = col(st, 14);
+	f->fit_mib1 = col(st, 15);
+	f->full_ns = sqlite3_column_int64(st, 16);
+	store_longest_parse(p, f);
 }
 
 static void findings(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0_ns, int64_t t1_ns)
