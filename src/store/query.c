@@ -422,7 +422,7 @@ static void jobs(struct store *s, struct analysis *an, const int64_t *rows, int6
 
 /* The longest stretches as stored: "t0_ns TAB t1_ns TAB energy_j TAB cause"
  * a line (energy empty: unknown), appended to f->detail[]. */
-void store_longest_parse(const char *p, struct finding *f)
+static void store_longest_parse(const char *p, struct finding *f)
 {
 	while (p && *p && f->ndetail < FIND_DETAILS) {
 		struct find_detail *d = &f->detail[f->ndetail];
@@ -455,6 +455,125 @@ void store_longest_parse(const char *p, struct finding *f)
 	}
 }
 
+/* The event the first linked stretch came after, as det_cause_text() wrote
+ * it at the end of the evidence ("" when none). */
+static void first_cause(const char *evidence, uint64_t nstretch, uint64_t nlinked, char *buf, size_t cap)
+{
+	const char *p = NULL;
+
+	buf[0] = 0;
+	if (!nlinked)
+		return;
+	if (nstretch > 1 && (p = strstr(evidence, "the first after ")))
+		p += strlen("the first after ");
+	else if (nstretch == 1 && (p = strstr(evidence, "; after ")))
+		p += strlen("; after ");
+	else if (nstretch == 1 && !strncmp(evidence, "after ", 6))
+		p = evidence + 6;
+	if (p)
+		snprintf(buf, cap, "%s", p);
+}
+
+/* A stretch that sorts first: longer, else earlier (det_gather_add keeps
+ * the earlier of two equal ones). */
+static bool detail_before(const struct find_detail *a, const struct find_detail *b)
+{
+	int64_t la = a->t1_ns - a->t0_ns, lb = b->t1_ns - b->t0_ns;
+
+	return la != lb ? la > lb : a->t0_ns < b->t0_ns;
+}
+
+/* A summary of a GPU's stretches or idle time stored with its figures:
+ * one row per run (rollup.c), joined here. */
+static bool split_summary(const struct finding *f)
+{
+	return f->gpu >= 0 && ((f->fk == FK_IDLE_POWER && f->total_s > 0) ||
+			       (f->nstretch > 0 && (f->fk == FK_HELD_IDLE || f->fk == FK_INPUT_STARVED ||
+						    f->fk == FK_LAUNCH_BOUND || f->fk == FK_GPU_DOWN)));
+}
+
+/*
+ * Summary b (a later run's row, starting where a ends or after) added to a:
+ * the span joined, the higher severity, stretches, linked ones, seconds and
+ * energy added, the longest few of both in the detector's order, and the
+ * sentences written again by the detector (analysis_summary_text()), the
+ * mean power as the stretches' energy over their time (the power readings'
+ * own sums are not stored).  idle_power adds idle seconds and their energy
+ * and keeps the evidence (the idle floors, medians of one run) of the row
+ * with more idle time.
+ */
+static void summary_join(const struct analysis *an, struct finding *a, const struct finding *b)
+{
+	struct finding m = *a;
+	char name[48], ca[112], cb[112];
+
+	m.t1_ns = b->t1_ns > a->t1_ns ? b->t1_ns : a->t1_ns;
+	if (b->severity > m.severity)
+		m.severity = b->severity;
+	analysis_gpu_name(an, a->gpu, name, sizeof(name));
+	if (a->fk == FK_IDLE_POWER) {
+		double ws = a->value * a->total_s + b->value * b->total_s;
+		m.total_s = a->total_s + b->total_s;
+		m.value = ws / m.total_s;
+		if (b->total_s > a->total_s)
+			memcpy(m.evidence, b->evidence, sizeof(m.evidence));
+		analysis_summary_text(&m, name, NAN, "");
+	} else {
+		size_t i = 0, j = 0;
+		m.nstretch = a->nstretch + b->nstretch;
+		m.nlinked = a->nlinked + b->nlinked;
+		m.total_s = a->total_s + b->total_s;
+		m.value = m.total_s;
+		m.energy_j = isnan(a->energy_j) ? b->energy_j : isnan(b->energy_j) ? a->energy_j : a->energy_j + b->energy_j;
+		m.ndetail = 0;
+		while (m.ndetail < FIND_DETAILS && (i < a->ndetail || j < b->ndetail)) {
+			if (j >= b->ndetail || (i < a->ndetail && detail_before(&a->detail[i], &b->detail[j])))
+				m.detail[m.ndetail++] = a->detail[i++];
+			else
+				m.detail[m.ndetail++] = b->detail[j++];
+		}
+		/* the first stretch after an event is in the earlier row */
+		first_cause(a->evidence, a->nstretch, a->nlinked, ca, sizeof(ca));
+		first_cause(b->evidence, b->nstretch, b->nlinked, cb, sizeof(cb));
+		m.evidence[0] = 0;
+		analysis_summary_text(&m, name, !isnan(m.energy_j) && m.total_s > 0 ? m.energy_j / m.total_s : NAN,
+				      *ca ? ca : cb);
+	}
+	*a = m;
+}
+
+/*
+ * The findings loaded from from on (by start): each run stored its own
+ * summary of a GPU and kind; rows of one GPU, kind and code that do not
+ * overlap (the halves of a log, ingested apart, in either order) are one
+ * summary, as report on the files makes one (docs/store.md).
+ */
+static void join_summaries(struct analysis *an, size_t from)
+{
+	size_t n = from;
+
+	for (size_t i = from; i < an->nfinds; i++) {
+		struct finding *f = &an->finds[i];
+		if (!f->kind)
+			continue;	/* joined into an earlier one */
+		for (size_t j = i + 1; split_summary(f) && j < an->nfinds; j++) {
+			struct finding *g = &an->finds[j];
+			if (g->kind && g->fk == f->fk && g->gpu == f->gpu && g->code == f->code && split_summary(g) &&
+			    g->t0_ns >= f->t1_ns) {
+				summary_join(an, f, g);
+				g->kind = NULL;
+			}
+		}
+	}
+	for (size_t i = from; i < an->nfinds; i++)
+		if (an->finds[i].kind) {
+			if (n != i)
+				an->finds[n] = an->finds[i];
+			n++;
+		}
+	an->nfinds = n;
+}
+
 /*
  * A finding's figures of schema v8 (columns 9 on: nstretch, nlinked,
  * total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns), as rollup.c
@@ -479,6 +598,7 @@ static void restore_figures(sqlite3_stmt *st, struct finding *f)
 static void findings(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0_ns, int64_t t1_ns)
 {
 	sqlite3_stmt *st;
+	size_t from = an->nfinds;
 
 	st = window_stmt(s,
 			 "SELECT gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code, nstretch, nlinked,"
@@ -521,6 +641,7 @@ static void findings(struct store *s, struct analysis *an, const int64_t *rows, 
 		restore_figures(st, f);
 	}
 	sqlite3_finalize(st);
+	join_summaries(an, from);
 }
 
 static int name_index(const char *const *names, int n, const char *s)

@@ -876,168 +876,13 @@ static void bind_figures(sqlite3_stmt *st, int i, const struct finding *f, char 
 	sqlite3_bind_int64(st, i, f->full_ns);
 }
 
-/* The event the first linked stretch came after, as det_cause_text() wrote
- * it at the end of the evidence ("" when none). */
-static void first_cause(const char *evidence, uint64_t nstretch, uint64_t nlinked, char *buf, size_t cap)
-{
-	const char *p = NULL;
-
-	buf[0] = 0;
-	if (!nlinked)
-		return;
-	if (nstretch > 1 && (p = strstr(evidence, "the first after ")))
-		p += strlen("the first after ");
-	else if (nstretch == 1 && (p = strstr(evidence, "; after ")))
-		p += strlen("; after ");
-	else if (nstretch == 1 && !strncmp(evidence, "after ", 6))
-		p = evidence + 6;
-	if (p)
-		snprintf(buf, cap, "%s", p);
-}
-
-/* A stretch that sorts first: longer, else earlier (det_gather_add keeps
- * the earlier of two equal ones). */
-static bool detail_before(const struct find_detail *a, const struct find_detail *b)
-{
-	int64_t la = a->t1_ns - a->t0_ns, lb = b->t1_ns - b->t0_ns;
-
-	return la != lb ? la > lb : a->t0_ns < b->t0_ns;
-}
-
+/* A summary of a GPU's stretches or idle time (idle_power, det_stretch.c's
+ * kinds): one row per run, joined when read (query.c, docs/store.md). */
 static bool is_summary(const struct finding *f)
 {
 	return f->gpu >= 0 && ((f->fk == FK_IDLE_POWER && f->total_s > 0) ||
 			       (f->nstretch > 0 && (f->fk == FK_HELD_IDLE || f->fk == FK_INPUT_STARVED ||
 						    f->fk == FK_LAUNCH_BOUND || f->fk == FK_GPU_DOWN)));
-}
-
-/*
- * A summary this run made (idle_power, or one of det_stretch.c's kinds)
- * and the stored row of the same GPU, kind and code that lies wholly
- * outside the time this run read of that GPU (another part of the log,
- * ingested in another run): one row, the two sets of stretches together
- * (docs/store.md "findings").  Returns true when merged and written.
- */
-static bool merge_summary(struct store_writer *w, const struct finding *f, int64_t gpu)
-{
-	const struct gpu_stats *g = &w->an->gpus[f->gpu];
-	sqlite3_stmt *st;
-	struct finding m, s;
-	char name[48], ca[112], cb[112], longest[FIND_DETAILS * 200];
-	const char *cause;
-	bool done = false;
-
-	if (sqlite3_prepare_v2(w->s->db,
-			       "SELECT t0_ns, t1_ns, severity, value, evidence, nstretch, nlinked, total_s, energy_j,"
-			       " longest FROM findings WHERE gpu = ?1 AND kind = ?2 AND code = ?3 AND total_s IS NOT NULL"
-			       " AND (t1_ns <= ?4 OR t0_ns >= ?5) ORDER BY t0_ns DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK) {
-		fail(w);
-		return false;
-	}
-	sqlite3_bind_int64(st, 1, gpu);
-	sqlite3_bind_text(st, 2, f->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, f->code);
-	sqlite3_bind_int64(st, 4, g->first_ns);
-	sqlite3_bind_int64(st, 5, g->last_ns);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return false;
-	}
-	memset(&s, 0, sizeof(s));
-	s.t0_ns = sqlite3_column_int64(st, 0);
-	s.t1_ns = sqlite3_column_int64(st, 1);
-	s.severity = sqlite3_column_int(st, 2);
-	s.value = sqlite3_column_double(st, 3);
-	snprintf(s.evidence, sizeof(s.evidence), "%s", (const char *)sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
-	s.nstretch = (uint64_t)(sqlite3_column_int64(st, 5) > 0 ? sqlite3_column_int64(st, 5) : 0);
-	s.nlinked = (uint64_t)(sqlite3_column_int64(st, 6) > 0 ? sqlite3_column_int64(st, 6) : 0);
-	s.total_s = sqlite3_column_double(st, 7);
-	s.energy_j = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 8);
-	store_longest_parse((const char *)sqlite3_column_text(st, 9), &s);
-	sqlite3_finalize(st);
-	/* a stretch summary stored with no stretches (a row of before v8) is
-	 * not one to add to */
-	if (f->fk != FK_IDLE_POWER && !s.nstretch)
-		return false;
-
-	m = *f;
-	m.t0_ns = s.t0_ns < f->t0_ns ? s.t0_ns : f->t0_ns;
-	m.t1_ns = s.t1_ns > f->t1_ns ? s.t1_ns : f->t1_ns;
-	if (s.severity > m.severity)
-		m.severity = s.severity;
-	if (f->fk == FK_IDLE_POWER) {
-		/* idle seconds and their energy add up; the floors are medians
-		 * of one run: the evidence of the run with more idle time */
-		double ws = f->value * f->total_s + s.value * s.total_s;
-		m.total_s = f->total_s + s.total_s;
-		m.value = ws / m.total_s;
-		if (s.total_s > f->total_s || (s.total_s == f->total_s && s.t0_ns < f->t0_ns))
-			memcpy(m.evidence, s.evidence, sizeof(m.evidence));
-		analysis_summary_text(&m, analysis_gpu_name(w->an, f->gpu, name, sizeof(name)), NAN, "");
-	} else {
-		size_t i = 0, j = 0;
-		m.nstretch = f->nstretch + s.nstretch;
-		m.nlinked = f->nlinked + s.nlinked;
-		m.total_s = f->total_s + s.total_s;
-		m.value = m.total_s;
-		m.energy_j = isnan(f->energy_j) ? s.energy_j : isnan(s.energy_j) ? f->energy_j : f->energy_j + s.energy_j;
-		/* the longest few of both, in the detector's order */
-		m.ndetail = 0;
-		while (m.ndetail < FIND_DETAILS && (i < f->ndetail || j < s.ndetail)) {
-			if (j >= s.ndetail || (i < f->ndetail && detail_before(&f->detail[i], &s.detail[j])))
-				m.detail[m.ndetail++] = f->detail[i++];
-			else
-				m.detail[m.ndetail++] = s.detail[j++];
-		}
-		/* the first stretch after an event is in the earlier row's */
-		first_cause(f->evidence, f->nstretch, f->nlinked, ca, sizeof(ca));
-		first_cause(s.evidence, s.nstretch, s.nlinked, cb, sizeof(cb));
-		cause = s.t0_ns < f->t0_ns ? (*cb ? cb : ca) : (*ca ? ca : cb);
-		/* the stretches' mean power: their energy over their time (the
-		 * power readings' own sums are not stored) */
-		m.evidence[0] = 0;
-		analysis_summary_text(&m, analysis_gpu_name(w->an, f->gpu, name, sizeof(name)),
-				      !isnan(m.energy_j) && m.total_s > 0 ? m.energy_j / m.total_s : NAN, cause);
-	}
-	if (sqlite3_prepare_v2(w->s->db, "DELETE FROM findings WHERE gpu = ? AND kind = ? AND code = ? AND t0_ns = ?",
-			       -1, &st, NULL) != SQLITE_OK) {
-		fail(w);
-		return false;
-	}
-	sqlite3_bind_int64(st, 1, gpu);
-	sqlite3_bind_text(st, 2, f->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, f->code);
-	sqlite3_bind_int64(st, 4, s.t0_ns);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		fail(w);
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(w->s->db,
-			       "INSERT OR REPLACE INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message,"
-			       " evidence, code, nstretch, nlinked, total_s, energy_j, longest, fit_mib0, fit_mib1,"
-			       " full_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		fail(w);
-		return false;
-	}
-	sqlite3_bind_int64(st, 1, gpu);
-	sqlite3_bind_text(st, 2, m.kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, m.t0_ns);
-	sqlite3_bind_int64(st, 4, m.t1_ns);
-	sqlite3_bind_int(st, 5, m.severity);
-	bind_real(st, 6, m.value);
-	sqlite3_bind_text(st, 7, m.message, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, m.evidence, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, m.code);
-	bind_figures(st, 10, &m, longest, sizeof(longest));
-	if (sqlite3_step(st) == SQLITE_DONE)
-		done = true;
-	else
-		fail(w);
-	sqlite3_finalize(st);
-	if (done && w->nrepl)
-		keep_finding(w, gpu, m.kind, m.code, m.t0_ns);
-	return done;
 }
 
 static void store_findings(struct store_writer *w)
@@ -1096,10 +941,6 @@ static void store_findings(struct store_writer *w)
 			rows_of(w, f->gpu);
 			gpu = gpu_row(w, f->gpu);
 		}
-		if (is_summary(f) && merge_summary(w, f, gpu)) {
-			w->c.findings_updated++;
-			continue;
-		}
 		sqlite3_bind_int64(get, 1, gpu);
 		sqlite3_bind_text(get, 2, f->kind, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(get, 3, f->t0_ns);
@@ -1112,6 +953,12 @@ static void store_findings(struct store_writer *w)
 			have_code = sqlite3_column_int64(get, 2);
 		}
 		sqlite3_reset(get);
+		/* a summary stored by a run of other times (the other half of a
+		 * log) only touches this one's span: not the same finding, its
+		 * own row (query.c joins them) */
+		if (exists && is_summary(f) &&
+		    (have <= w->an->gpus[f->gpu].first_ns || have_t0 >= w->an->gpus[f->gpu].last_ns))
+			exists = false;
 		if (w->nrepl)
 			keep_finding(w, gpu, f->kind, exists && (have_t0 != f->t0_ns || f->t1_ns <= have) ? have_code : f->code,
 				     exists && (have_t0 != f->t0_ns || f->t1_ns <= have) ? have_t0 : f->t0_ns);

@@ -143,9 +143,6 @@ void store_writer_replace(struct store_writer *w, const int64_t (*spans)[2], siz
 /* After analysis_finish: flush the last minutes and store the findings. */
 int store_writer_finish(struct store_writer *w, struct store_counts *c, struct gl_err *err);
 void store_writer_free(struct store_writer *w);
-/* The longest stretches of a finding as stored (findings.longest, query.c),
- * appended to f->detail[] (rollup.c merges two runs' rows with it). */
-void store_longest_parse(const char *p, struct finding *f);
 
 int64_t store_run_begin(struct store *s, int nfiles, struct gl_err *err);
 int store_run_end(struct store *s, int64_t run, const struct store_counts *c, int files_new,

@@ -477,7 +477,9 @@ check "findings: a grown log: report --db over both runs equals report on the wh
 # summary (idle_power, held_idle, input_starved, launch_bound) is one row,
 # its stretches, totals and energy those of both halves added, its message
 # written again by the detector's sentence (docs/store.md "findings").
-# Before, each run's summary stayed its own row: 162 findings against 150.
+# Each run stores its own row (a grown half replaces its own); report --db
+# joins the rows of one GPU, kind and code that do not overlap.  Before,
+# each run's summary was listed apart: 162 findings against 150.
 # Against report on both files the count, kinds, severities and group order
 # are the same; the figures differ only by the stretches at the cut (each
 # run's analysis starts afresh there: within 5 %), so the exact check is
@@ -534,6 +536,17 @@ for f in d:
         o = files[("idle_power", f["gpu"])]
         assert (f["start"], f["end"]) == (o["start"], o["end"]) and abs(f["value"] - o["value"]) < 1, (f, o)
 EOF2
+# the second half first read while it was growing, then whole: the grown
+# run replaces its own row, and the halves still join as above
+head -2 "$T/h2.log" >"$T/h2g.log"
+grep -v '^#' "$T/h2.log" | awk '$2 < "01:30:00"' >>"$T/h2g.log"
+"$BIN" ingest --db "$T/h1g.db" "$T/h1.log" >/dev/null
+"$BIN" ingest --db "$T/h1g.db" "$T/h2g.log" >/dev/null
+cp "$T/h2.log" "$T/h2g.log"
+"$BIN" ingest --db "$T/h1g.db" "$T/h2g.log" >/dev/null
+"$BIN" report --db "$T/h1g.db" --json >"$T/h1g.json"
+check "halves: the second half read growing, then whole: the same as in two runs" \
+	python3 "$T/samefind.py" "$T/h12.json" "$T/h1g.json" same
 "$BIN" report "$T/h1.log" "$T/h2.log" | sect /dev/stdin | sed '1!s/[0-9][0-9]*/#/g' >"$T/hboth.txt"
 "$BIN" report --db "$T/h12.db" | sect /dev/stdin | sed '1!s/[0-9][0-9]*/#/g' >"$T/h12.txt"
 check "halves: the text's Findings section line for line (figures aside)" cmp "$T/hboth.txt" "$T/h12.txt"
