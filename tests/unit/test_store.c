@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "analysis/detector.h"
 #include "store/store.h"
+#include "util/timeutil.h"
 #include "util/xalloc.h"
 
 static void fill(unsigned char *buf, size_t n, unsigned seed)
@@ -416,6 +417,105 @@ static void test_findings_figures(void **state)
 }
 
 /*
+ * Summaries of one GPU stored by two runs (the halves of a log) come back
+ * as one (query.c join_summaries, docs/store.md): held_idle rows that touch
+ * join (stretches, linked ones, seconds and energy added, an unknown energy
+ * the other's; the longest stretches merged longest first, the earlier of
+ * two equal ones first; the sentences the detector's, the first cause the
+ * earlier row's); a third row overlapping the joined span stays apart;
+ * idle_power adds idle seconds and energy and keeps the evidence of the
+ * longer idle time; point findings (memory_leak) never join.
+ */
+static void test_findings_join(void **state)
+{
+	char path[] = "/tmp/gputally-store-XXXXXX";
+	const int64_t s_ns = 1000000000, T = INT64_C(1800000020) * s_ns;
+	struct analysis *db = xcalloc(1, sizeof(*db));
+	struct store s;
+	struct gl_err err = { 0 };
+	char sql[4096], want[320], d1[32], d2[32];
+	int fd = mkstemp(path);
+	const struct finding *f = NULL, *c = NULL, *ip = NULL;
+	int leaks = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	analysis_init(db, NULL);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &err), 0);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO gpus (id, idx, uuid, name) VALUES (1, 0, 'GPU-a', 'NVIDIA H200');"
+		 "INSERT INTO minutes (t, gpu, covered_ms, gaps_ms) VALUES (%lld, 1, 60000, 0);"
+		 "INSERT INTO findings (gpu, kind, t0_ns, t1_ns, severity, value, message, evidence, code, nstretch,"
+		 " nlinked, total_s, energy_j, longest, fit_mib0, fit_mib1, full_ns) VALUES"
+		 " (1, 'held_idle', %lld, %lld, 1, 50, 'a', 'x; 1 of the 2 came right after an event, the first after"
+		 " Xid 79 at x, kern.log:12', 0, 2, 1, 50, 4800, '%lld\t%lld\t100\tXid 79 at x, kern.log:12\n%lld\t%lld\t\t\n',"
+		 " NULL, NULL, 0),"
+		 " (1, 'held_idle', %lld, %lld, 0, 30, 'b', 'y; after Xid 13 at y, kern.log:40', 0, 1, 1, 30, NULL,"
+		 " '%lld\t%lld\t\tXid 13 at y, kern.log:40\n', NULL, NULL, 0),"
+		 " (1, 'held_idle', %lld, %lld, 0, 10, 'c', 'z', 0, 1, 0, 10, 50, '%lld\t%lld\t50\t\n', NULL, NULL, 0),"
+		 " (1, 'idle_power', %lld, %lld, 0, 100, 'i1', 'e1', 0, NULL, NULL, 400, NULL, NULL, NULL, NULL, 0),"
+		 " (1, 'idle_power', %lld, %lld, 0, 130, 'i2', 'e2', 0, NULL, NULL, 600, NULL, NULL, NULL, NULL, 0),"
+		 " (1, 'memory_leak', %lld, %lld, 2, 5, 'l1', '', 0, NULL, NULL, NULL, NULL, NULL, 100, 200, 0),"
+		 " (1, 'memory_leak', %lld, %lld, 2, 5, 'l2', '', 0, NULL, NULL, NULL, NULL, NULL, 100, 200, 0)",
+		 (long long)(T / s_ns / 60 * 60),
+		 (long long)T, (long long)(T + 1000 * s_ns), (long long)(T + 10 * s_ns), (long long)(T + 40 * s_ns),
+		 (long long)(T + 900 * s_ns), (long long)(T + 920 * s_ns),
+		 (long long)(T + 1000 * s_ns), (long long)(T + 2000 * s_ns), (long long)(T + 1500 * s_ns),
+		 (long long)(T + 1530 * s_ns),
+		 (long long)(T + 1500 * s_ns), (long long)(T + 1600 * s_ns), (long long)(T + 1500 * s_ns),
+		 (long long)(T + 1510 * s_ns),
+		 (long long)T, (long long)(T + 1000 * s_ns), (long long)(T + 1000 * s_ns), (long long)(T + 2000 * s_ns),
+		 (long long)(T + 100 * s_ns), (long long)(T + 200 * s_ns), (long long)(T + 1100 * s_ns),
+		 (long long)(T + 1200 * s_ns));
+	assert_int_equal(store_exec(&s, sql, &err), 0);
+	assert_int_equal(store_load_analysis(&s, db, INT64_MIN, INT64_MAX, &err), 1);
+	assert_int_equal(db->nfinds, 5);
+	for (size_t i = 0; i < db->nfinds; i++) {
+		const struct finding *x = &db->finds[i];
+		if (!strcmp(x->kind, "held_idle") && x->nstretch == 3)
+			f = x;
+		else if (!strcmp(x->kind, "held_idle"))
+			c = x;
+		else if (!strcmp(x->kind, "idle_power"))
+			ip = x;
+		else if (!strcmp(x->kind, "memory_leak"))
+			leaks++;
+	}
+	assert_non_null(f);
+	assert_non_null(c);
+	assert_non_null(ip);
+	assert_int_equal(leaks, 2);
+	/* the two halves, one summary */
+	assert_true(f->t0_ns == T && f->t1_ns == T + 2000 * s_ns);
+	assert_int_equal(f->severity, 1);
+	assert_int_equal(f->nlinked, 2);
+	assert_true(f->total_s == 80 && f->value == 80 && f->energy_j == 4800);
+	assert_int_equal(f->ndetail, 3);
+	assert_true(f->detail[0].t0_ns == T + 10 * s_ns && f->detail[1].t0_ns == T + 1500 * s_ns &&
+		    f->detail[2].t0_ns == T + 900 * s_ns);
+	assert_string_equal(f->detail[1].cause, "Xid 13 at y, kern.log:40");
+	time_human_dur(d1, sizeof(d1), 80 * s_ns);
+	time_human_dur(d2, sizeof(d2), 30 * s_ns);
+	snprintf(want, sizeof(want), "GPU 0 held memory or a process but did no work in 3 stretches, %s in all (the longest %s)",
+		 d1, d2);
+	assert_string_equal(f->message, want);
+	assert_string_equal(f->evidence, "utilization 0 % for 80 s with memory held; mean power 60 W, 4800 J spent; "
+					 "2 of the 3 came right after an event, the first after Xid 79 at x, kern.log:12");
+	/* the row overlapping the joined span: apart, as stored */
+	assert_true(c->t0_ns == T + 1500 * s_ns && c->nstretch == 1);
+	assert_string_equal(c->message, "c");
+	/* idle_power: 400 s at 100 W and 600 s at 130 W */
+	assert_true(ip->t0_ns == T && ip->t1_ns == T + 2000 * s_ns && ip->total_s == 1000 && ip->value == 118);
+	assert_string_equal(ip->message, "GPU 0 drew 118 W on average while doing nothing (1000 s, 0.033 kWh)");
+	assert_string_equal(ip->evidence, "e2");
+	store_close(&s);
+	unlink(path);
+	analysis_release(db);
+	free(db);
+}
+
+/*
  * store_check_file_lazy() on a new store: a file past its first megabyte is
  * left with the rest of its hash to take, and store_finish_hash() (also on
  * the thread ingest starts) gives the hash of one whole pass; a file of one
@@ -508,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_stored_files),
 		cmocka_unit_test(test_findings_rank_as_files),
 		cmocka_unit_test(test_findings_figures),
+		cmocka_unit_test(test_findings_join),
 		cmocka_unit_test(test_lazy_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
