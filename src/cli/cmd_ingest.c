@@ -221,7 +221,7 @@ static void __attribute__((format(printf, 2, 3))) set_detail(struct file_item *i
 /* The line for one file read in this run. */
 static void describe_read(struct file_item *it, const struct input_stat *in)
 {
-	char a[40], b[40];
+	char a[40], b[256];
 
 	if (!in->format) {
 		it->outcome = "skipped";
@@ -234,6 +234,12 @@ static void describe_read(struct file_item *it, const struct input_stat *in)
 	} else {
 		snprintf(a, sizeof(a), "no time");
 		snprintf(b, sizeof(b), "-");
+	}
+	if (in->zone_assumed) {
+		/* the store keeps UTC: say the zone that was assumed to get it */
+		size_t n = strlen(b);
+		snprintf(b + n, sizeof(b) - n, "; read in %s, the zone assumed (no zone in its stamps, "
+			 "nothing zoned beside it; --tz sets it)", in->zone_assumed);
 	}
 	if (it->fc.status == FILE_GROWN) {
 		char at[40];
@@ -264,8 +270,10 @@ static void add_counts(struct store_counts *t, const struct store_counts *c)
 
 #define GROUP_AGAIN (-100)	/* read the group again with more companions */
 
+#define GROUP_PASSES 8	/* passes of one group at most: the last one stores what it read */
+
 static int ingest_group_pass(struct ingest_state *s, struct file_item **items, size_t n, struct companion **comp,
-			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl);
+			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl, bool last);
 
 /*
  * Read items[0..n) with the held logs still on disk; where their minutes
@@ -278,10 +286,12 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
 	struct companion *comp = NULL;
 	size_t ncomp = held_companions(s, items, n, &comp), nrepl = 0;
 	int64_t (*repl)[2] = NULL;
-	int ret = ingest_group_pass(s, items, n, &comp, &ncomp, &repl, &nrepl);
+	int ret = GROUP_AGAIN;
 
-	if (ret == GROUP_AGAIN)
-		ret = ingest_group_pass(s, items, n, &comp, &ncomp, &repl, &nrepl);
+	/* another ingest may store a file that shares these minutes between
+	 * one pass and the next: each pass looks again, inside its write lock */
+	for (int pass = 1; ret == GROUP_AGAIN; pass++)
+		ret = ingest_group_pass(s, items, n, &comp, &ncomp, &repl, &nrepl, pass == GROUP_PASSES);
 	for (size_t k = 0; k < ncomp; k++) {
 		if (comp[k].detail && ret == EXIT_OK) {
 			ALLOC_GROW(s->again, s->nagain + 1, s->again_alloc);
@@ -302,10 +312,14 @@ static int ingest_group(struct ingest_state *s, struct file_item **items, size_t
  * rolls the whole transaction back, so the store is as it was before.
  * *repl NULL (the first pass): when stored files share minutes with what
  * was read, they are added to comp, the spans read go to *repl, everything
- * is rolled back and GROUP_AGAIN returned.
+ * is rolled back and GROUP_AGAIN returned.  A later pass does the same for
+ * files stored since, by another ingest, that meet *repl's spans: the
+ * check is made under the same write lock as the commit, so two ingests
+ * started at once store what one after the other would.  The last pass
+ * checks nothing.
  */
 static int ingest_group_pass(struct ingest_state *s, struct file_item **items, size_t n, struct companion **comp,
-			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl)
+			     size_t *ncomp, int64_t (**repl)[2], size_t *nrepl, bool last)
 {
 	struct pipeline_opts popts;
 	struct pipeline pl;
@@ -381,6 +395,12 @@ static int ingest_group_pass(struct ingest_state *s, struct file_item **items, s
 			goto out_nofail;
 		}
 		free(spans);
+	} else if (!first && !last && st == PIPE_OK && pl.res.nr == np &&
+		   sharing_companions(s, items, n, (const int64_t (*)[2]) * repl, *nrepl, comp, ncomp) > 0) {
+		ret = GROUP_AGAIN;
+		store_writer_free(w);
+		store_exec(&s->st, "ROLLBACK", NULL);
+		goto out_nofail;
 	}
 	pipeline_say_bad(&pl);
 	if (st != PIPE_OK) {

@@ -93,6 +93,61 @@ static void expand(struct ingest_result *res, const char *path, int depth)
 		(stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode));
 }
 
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t i;
+};
+
+static int cmp_file_id(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * One file named twice (given again, or found again through its directory)
+ * is one input: its later names are dropped.  Read twice, its samples
+ * merged into themselves, but what no GPU takes (records that name none)
+ * was counted twice.
+ */
+static void read_once(struct ingest_result *res)
+{
+	struct file_id *ids = xcalloc(res->nr ? res->nr : 1, sizeof(*ids));
+	bool *drop = xcalloc(res->nr ? res->nr : 1, sizeof(*drop));
+	size_t n = 0, w = 0;
+	struct stat sb;
+
+	for (size_t i = 0; i < res->nr; i++)
+		if (!res->inputs[i].stream && !res->inputs[i].skip_reason[0] &&
+		    stat(res->inputs[i].path, &sb) == 0 && S_ISREG(sb.st_mode))
+			ids[n++] = (struct file_id){ sb.st_dev, sb.st_ino, i };
+	if (n > 1)
+		qsort(ids, n, sizeof(*ids), cmp_file_id);
+	for (size_t k = 1, first = n ? ids[0].i : 0; k < n; k++) {
+		if (ids[k].dev != ids[k - 1].dev || ids[k].ino != ids[k - 1].ino) {
+			first = ids[k].i;
+			continue;
+		}
+		drop[ids[k].i] = true;
+		res->inputs[first].named |= res->inputs[ids[k].i].named;	/* named: its errors are errors */
+	}
+	for (size_t i = 0; i < res->nr; i++) {
+		if (drop[i]) {
+			free(res->inputs[i].path);
+			continue;
+		}
+		res->inputs[w++] = res->inputs[i];
+	}
+	res->nr = w;
+	free(drop);
+	free(ids);
+}
+
 int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts *o,
 	       struct ingest_sink *sink, struct ingest_result *res, struct gl_err *err)
 {
@@ -107,6 +162,7 @@ int ingest_run(const char *const *paths, size_t npaths, const struct ingest_opts
 
 	for (size_t i = 0; i < npaths; i++)
 		expand(res, paths[i], 0);
+	read_once(res);
 	/* a stream is read once, into a copy that each pass reads (spool.h) */
 	for (size_t i = 0; i < res->nr; i++)
 		if (res->inputs[i].stream && !res->inputs[i].skip_reason[0])
@@ -233,6 +289,7 @@ void ingest_result_release(struct ingest_result *res)
 		anc_plan_free(res->inputs[i].anchor);
 		spool_release(&res->inputs[i]);
 		free(res->inputs[i].zone_note);
+		free(res->inputs[i].zone_assumed);
 		free(res->inputs[i].tod_note);
 		free(res->inputs[i].time_note);
 	}

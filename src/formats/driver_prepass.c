@@ -460,6 +460,8 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o, struct 
 			 * part of a zoned span lies beside the run when the whole does */
 			later[i] = zi[i].zoneless;
 		}
+	if (!any_zoned)
+		zn_say_assumed(res, zi, ZN_AGREE, false);
 	if (!(any_local && any_zoned) && !(any_tod && any_dated)) {
 		zn_hold_undated(res, zi, o);
 		free(zi);
@@ -478,6 +480,8 @@ void place_zones(struct ingest_result *res, const struct ingest_opts *o, struct 
 	zn_hold_undated(res, zi, o);
 	pl_collect_release(&pc);
 	v = zn_decide(zi, res->nr, names, &shift, note, sizeof(note));
+	if (any_zoned)
+		zn_say_assumed(res, zi, v, true);
 	if (v != ZN_AGREE)
 		for (size_t i = 0; i < res->nr; i++) {
 			if (!zi[i].zoneless)

@@ -132,6 +132,23 @@ bool open_source(struct source *s, struct input_stat *st, const struct ingest_op
 			snprintf(st->why, sizeof(st->why), "sniffed %s (score %d)", s->fmt->id,
 				 st->sniff_score);
 	}
+	if (!s->fmt && !o->format) {
+		/*
+		 * A file that starts inside a line (a log split at a byte, split -b,
+		 * a tail -c): its first line is a fragment no format knows.  Sniffed
+		 * past it, it is read whole, and the fragment is one bad line.
+		 */
+		const char *nl = memchr(head, '\n', head_n);
+		size_t skip = nl ? (size_t)(nl + 1 - head) : head_n;
+		if (skip < head_n) {
+			if (o->columns && (s->fmt = format_by_columns(head + skip, head_n - skip, o->columns)))
+				snprintf(st->why, sizeof(st->why), "--columns: %s rows past a first-line fragment",
+					 s->fmt->id);
+			else if ((s->fmt = format_sniff(head + skip, head_n - skip, name, &st->sniff_score)))
+				snprintf(st->why, sizeof(st->why), "sniffed %s (score %d) past a first-line fragment",
+					 s->fmt->id, st->sniff_score);
+		}
+	}
 	if (s->fmt && s->fmt->sibling_header && !o->columns && !st->columns_tried) {
 		/* issue 14: a headerless loop beside the same query with its header */
 		st->columns_tried = true;

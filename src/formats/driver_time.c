@@ -150,6 +150,8 @@ void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts
 			} else {
 				s->tod_base_days = local_days_of(s->rd.mtime_ns);
 				s->st->time_basis = "time of day in file, date from file modification time";
+				s->st->file_time_assumed = true;
+				s->st->file_time_ns = s->rd.mtime_ns;
 			}
 			s->tod_last_ns = r->t_ns;
 		}
@@ -168,6 +170,8 @@ void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts
 			} else {
 				count_ticks(s, o);
 				s->tick_anchor_ns = s->rd.mtime_ns - s->ticks * o->interval_ns;
+				s->st->file_time_assumed = true;
+				s->st->file_time_ns = s->rd.mtime_ns;
 			}
 			s->ticks = 0;
 			tick_seq_release(&s->tick);
@@ -183,6 +187,10 @@ void resolve_time_slow(struct source *s, struct rec *r, const struct ingest_opts
 	case TK_FILE:
 		r->t_ns = s->st->placed_ns ? s->st->placed_ns[0]
 			: o->has_start ? o->start_ns : s->rd.mtime_ns;
+		if (!s->st->placed_ns && !o->has_start) {
+			s->st->file_time_assumed = true;
+			s->st->file_time_ns = s->rd.mtime_ns;
+		}
 		if (!s->st->time_basis)
 			s->st->time_basis = s->st->basis[0] ? s->st->basis
 				: "snapshot without time: file modification time";

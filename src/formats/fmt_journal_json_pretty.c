@@ -34,6 +34,9 @@ struct jp_state {
 	size_t nstarts, starts_alloc;
 	bool in;		/* inside an entry */
 	bool skipping;		/* inside an entry too long to read */
+	bool stray;		/* lines outside an entry were reported: the rest
+				 * of the run up to the next '{' are the same
+				 * stray text (a file that starts inside an entry) */
 	uint64_t first_line;	/* the entry's "{" line */
 	uint64_t lines;
 };
@@ -77,11 +80,15 @@ static void jp_line(struct parse_ctx *ctx, struct jp_state *st, const char *p, s
 		} else if (only(p, n, '{')) {
 			st->in = true;
 			st->skipping = false;
+			st->stray = false;
 			st->first_line = ctx->line;
 			st->text_len = st->nstarts = 0;
 			jp_add(st, p, n);
-		} else if (!blank(p, n)) {
-			ctx_bad(ctx, 1, "not a json-pretty journal entry: expected a line that is '{'");
+		} else if (!blank(p, n) && !st->stray) {
+			st->stray = true;
+			ctx_bad(ctx, 1, "not a json-pretty journal entry: expected a line that is '{'%s",
+				ctx->line == 1 ? " (the file starts inside an entry: nothing up to the next '{' "
+						 "line is read)" : " (nothing up to the next '{' line is read)");
 		}
 		return;
 	}

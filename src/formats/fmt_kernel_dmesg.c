@@ -36,6 +36,7 @@ struct kd_state {
 	bool have_last;
 	enum kd_shape_saved { KD_SAVED_BOOT, KD_SAVED_ABS } last_kind;
 	int64_t last_t_ns;
+	bool orphan_said;	/* the record the file starts inside was reported */
 };
 
 static bool kd_digit(char c)
@@ -283,8 +284,18 @@ static void kd_line(struct parse_ctx *ctx, const char *line, size_t n)
 		if ((bin = kd_binary(line, n)))
 			ctx_bad(ctx, ctx_col(line, bin), "not a kernel log line (control byte 0x%02x)",
 				(unsigned char)*bin);
-		else if (kmsg_maybe(line, n) && kd_is_event(line, n))
+		else if ((line[0] == ' ' || line[0] == '\t') && !st->have_last) {
+			/* indented before any stamped line: the file starts
+			 * inside a multi-line record (a log split in two):
+			 * one bad record, however many of its lines are here */
+			if (!st->orphan_said && kmsg_maybe(line, n) && kd_is_event(line, n)) {
+				ctx_bad(ctx, 1, "kernel event with no time stamp: a further line of a record "
+						"whose stamped first line is not in this file (it starts inside the record)");
+				st->orphan_said = true;
+			}
+		} else if (kmsg_maybe(line, n) && kd_is_event(line, n)) {
 			ctx_bad(ctx, 1, "kernel event with no time stamp (not placeable)");
+		}
 		return;
 	}
 	mn = (size_t)(e - msg);
@@ -343,6 +354,7 @@ static int kd_sniff(const char *head, size_t n, const char *name)
 {
 	const char *p = head, *end = head + n;
 	int good = 0, total = 0, journal = 0;
+	bool after_good = false;
 
 	while (p < end && total < 200) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -354,10 +366,15 @@ static int kd_sniff(const char *head, size_t n, const char *name)
 			le--;
 		if (le > p && kd_binary(p, (size_t)(le - p))) {
 			/* junk says nothing either way: counted as bad when read */
+		} else if (le > p && after_good && (*p == ' ' || *p == '\t')) {
+			/* a further line of the record above, indented under its
+			 * message: part of that record, not a line of another kind
+			 * (a log of few records, or half of one, is still dmesg) */
 		} else if (le > p) {
 			enum kd_shape sh = kd_envelope(p, (size_t)(le - p), &t, &msg);
 			total++;
-			if (sh != KD_NONE && sh != KD_RELATIVE) {
+			after_good = sh != KD_NONE && sh != KD_RELATIVE;
+			if (after_good) {
 				good++;
 				if (kd_journal_like(msg, le))
 					journal++;

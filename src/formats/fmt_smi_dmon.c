@@ -553,7 +553,7 @@ static void read_row(struct parse_ctx *ctx, struct mon_state *st, const char *li
 	while (nf < fixed && scan_token(&p, end, &tok[nf]))
 		nf++;
 	if (nf < fixed) {
-		ctx_bad(ctx, 0, rest ? "%sexpected at least %d fields, got %d" :
+		ctx_bad(ctx, ctx_col(line, end), rest ? "%sexpected at least %d fields, got %d" :
 			"%sexpected %d fields, got %d", cut, fixed, nf);
 		return;
 	}

@@ -104,6 +104,8 @@ struct qproc {
 struct smi_q {
 	struct textlines tl;
 	bool in_doc;		/* a banner or a Timestamp line was seen */
+	bool orphan_said;	/* a line before any document was reported: the
+				 * rest of that run is the same cut document */
 	bool has_time;
 	int64_t t_ns;
 	int gpus;		/* GPU blocks so far in the document */
@@ -382,6 +384,23 @@ static bool is_banner(struct slice t)
 	return slice_starts_with(t, "====") && t.n >= 12 && memmem(t.p, t.n, "NVSMI LOG", 9);
 }
 
+/*
+ * A line before any banner or Timestamp.  A file that starts inside a
+ * document (one log split in two, a copy cut at its head) has the rest of
+ * that document there: it is one bad record, reported at its first line,
+ * not one bad line per orphaned line.
+ */
+#define ORPHAN "the file starts inside a -q document; skipped to the next banner"
+
+static void q_orphan(struct parse_ctx *ctx, struct smi_q *q, const char *line, struct slice t,
+		     const char *what)
+{
+	if (q->orphan_said)
+		return;
+	q->orphan_said = true;
+	ctx_bad(ctx, ctx_col(line, t.p), what, fmt_quote_len(t), t.p);
+}
+
 static void q_line(struct parse_ctx *ctx, const char *line, size_t n)
 {
 	struct smi_q *q = ctx->state;
@@ -417,8 +436,11 @@ static void q_line(struct parse_ctx *ctx, const char *line, size_t n)
 		}
 		if (smi_csv_tool_text(ctx, line, n))
 			return;
-		ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" is not nvidia-smi -q text%s",
-			fmt_quote_len(t), t.p, q->in_doc ? "" : " (no NVSMI LOG banner or Timestamp yet)");
+		if (q->in_doc)
+			ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" is not nvidia-smi -q text", fmt_quote_len(t), t.p);
+		else
+			q_orphan(ctx, q, line, t,
+				 "\"%.*s\" is not nvidia-smi -q text (no NVSMI LOG banner or Timestamp yet)");
 		return;
 	}
 	if (level >= MAX_LEVEL)
@@ -448,16 +470,13 @@ static void q_line(struct parse_ctx *ctx, const char *line, size_t n)
 			}
 			q->gpus = 0;
 		} else if (!q->in_doc) {
-			ctx_bad(ctx, ctx_col(line, t.p),
-				"\"%.*s\" before the NVSMI LOG banner or Timestamp: not nvidia-smi -q text",
-				fmt_quote_len(t), t.p);
+			q_orphan(ctx, q, line, t, "\"%.*s\" before the NVSMI LOG banner or Timestamp: " ORPHAN);
 		}
 		return;
 	}
 	if (!q->gpu_open) {
 		if (!q->in_doc)
-			ctx_bad(ctx, ctx_col(line, t.p), "\"%.*s\" outside a GPU block: not nvidia-smi -q text",
-				fmt_quote_len(t), t.p);
+			q_orphan(ctx, q, line, t, "\"%.*s\" outside a GPU block: " ORPHAN);
 		return;
 	}
 	gpu_key(ctx, q, line, level, key, val);

@@ -112,7 +112,7 @@ size_t smi_csv_split(const char *line, size_t n, uint32_t *start, size_t cap)
 	return nf;
 }
 
-/* A row of nf fields where ncols were expected: said at the first extra field. */
+/* A row of nf fields where ncols were expected: said at the first extra field, or at its end. */
 void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const uint32_t *start,
 		       size_t cap, size_t nf, size_t ncols)
 {
@@ -122,8 +122,8 @@ void smi_csv_bad_count(struct parse_ctx *ctx, const char *line, size_t n, const 
 		const char *x = line + start[ncols];
 		scan_skip_space(&x, line + n);
 		ctx_bad(ctx, ctx_col(line, x), "%sexpected %zu fields, got %zu", cut, ncols, nf);
-	} else {
-		ctx_bad(ctx, 0, "%sexpected %zu fields, got %zu", cut, ncols, nf);
+	} else {	/* said where the first missing field would start */
+		ctx_bad(ctx, ctx_col(line, line + n), "%sexpected %zu fields, got %zu", cut, ncols, nf);
 	}
 }
 

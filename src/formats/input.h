@@ -60,6 +60,15 @@ struct input_stat {
 	 * (a directory of thousands of logs keeps its inputs small) */
 	int64_t zone_shift_ns;
 	char *zone_note;
+	/* the zone its zone-less stamps were read in when no zoned evidence
+	 * set it (zn_say_assumed()): an assumption the report states; owned,
+	 * NULL when the stamps carry a zone or evidence set it */
+	char *zone_assumed;
+	/* its times rest on its file modification time (file_time_ns): a log
+	 * with no time, a snapshot, or times of day with no date, that nothing
+	 * else placed; an assumption a copy moves, which the report states */
+	bool file_time_assumed;
+	int64_t file_time_ns;
 	bool tod_by_evidence;
 	int64_t tod_days;
 	char *tod_note;

@@ -14,11 +14,13 @@
 #include "formats/zone.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/driver.h"
 #include "formats/format.h"
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 
 #define QUARTER_NS (INT64_C(900) * NS_PER_S)
 #define HOUR_NS (INT64_C(3600) * NS_PER_S)
@@ -174,5 +176,24 @@ void zn_hold_undated(struct ingest_result *res, const struct zn_input *in, const
 			 "times of day without a date, and no dated log of the same GPU in this ingest or the "
 			 "store meets them: not stored by its file time; held, and read again by the next "
 			 "ingest that brings one (or give --date)");
+	}
+}
+
+void zn_say_assumed(struct ingest_result *res, const struct zn_input *in, enum zn_verdict v, bool evidence)
+{
+	const char *tz = getenv("TZ");
+
+	if (v == ZN_SHIFT || (evidence && v == ZN_AGREE))
+		return;		/* the evidence set it */
+	if (tz && *tz == ':')
+		tz++;
+	if (!tz || !*tz)
+		tz = "the machine's local time";
+	for (size_t i = 0; i < res->nr; i++) {
+		struct input_stat *st = &res->inputs[i];
+		if (!in[i].zoneless || in[i].first_ns == INT64_MIN || st->skip_reason[0])
+			continue;
+		free(st->zone_assumed);
+		st->zone_assumed = xstrdup(tz);
 	}
 }

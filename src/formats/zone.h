@@ -55,6 +55,17 @@ struct ingest_opts;
  */
 void zn_hold_undated(struct ingest_result *res, const struct zn_input *in, const struct ingest_opts *o);
 
+/*
+ * The zone-less inputs of in[0..n) that no zoned evidence set (there is
+ * none in the run, or it conflicts or is ambiguous and they are left as
+ * read: v) are read in the process zone, which is then an assumption, not
+ * a finding: each gets the zone's name in res->inputs[i].zone_assumed ($TZ
+ * as set by --tz or the environment, else "the machine's local time"): the
+ * report says it once, not in every input's time_basis (a directory of
+ * thousands of logs would list each).
+ */
+void zn_say_assumed(struct ingest_result *res, const struct zn_input *in, enum zn_verdict v, bool evidence);
+
 /* "+5h30" / "-5h" / "0" for an offset in nanoseconds.  buf: 16 bytes. */
 char *zn_offset_str(char *buf, size_t cap, int64_t off_ns);
 

@@ -18,6 +18,8 @@ static bool keep_bad(struct pipeline *p, const char *path, uint64_t line, uint32
 {
 	struct bad_line *bl;
 
+	if (!col && line)
+		col = 1;	/* a fault of the whole line (a reader that says no column) */
 	p->bad_total++;
 	if (p->nbad < PIPELINE_BAD_KEPT) {
 		bl = &p->bad[p->nbad++];

@@ -413,7 +413,18 @@ static void summary(struct hw *h, const struct finding **byw)
 	when(h, r->t0_ns);
 	fprintf(h->out, " to ");
 	when(h, r->t1_ns);
-	fprintf(h->out, " (UTC)</td></tr>\n<tr><th>GPUs</th><td>%d</td></tr>\n", an->tl.ngpus);
+	fprintf(h->out, " (UTC)</td></tr>\n");
+	if (r->zone_assumed) {
+		fprintf(h->out, "<tr><th>Zone</th><td>%zu input(s) whose stamps carry no zone were read in ",
+			r->zone_assumed_inputs);
+		esc(h, r->zone_assumed);
+		fprintf(h->out, ": no zoned evidence set their zone, so it is assumed (--tz sets it)</td></tr>\n");
+	}
+	if (r->file_time_inputs)
+		fprintf(h->out, "<tr><th>File time</th><td>%zu input(s) with no time or no date in them were placed "
+			"by their file modification times, an assumption a copy moves (--start, --date set "
+			"it)</td></tr>\n", r->file_time_inputs);
+	fprintf(h->out, "<tr><th>GPUs</th><td>%d</td></tr>\n", an->tl.ngpus);
 	fprintf(h->out, "<tr><th>Covered</th><td>");
 	vnum(h, r->covered_h, 6, 1, 3, "cost.window.covered_h");
 	fprintf(h->out, " GPU-hours, ");

@@ -53,6 +53,11 @@ static void inputs(struct jsonw *w, const struct report *r)
 			jsonw_kbool(w, "partial_last_line_read", in->partial_last_read);
 		jsonw_kint(w, "dst_repeated_hour_records", (int64_t)in->dst_repeats);
 		jsonw_kstr(w, "time_basis", in->time_basis);
+		jsonw_kstr(w, "zone_assumed", in->zone_assumed);
+		if (in->file_time_assumed)
+			jsonw_ktime(w, "file_time_assumed", in->file_time_ns);
+		else
+			jsonw_kstr(w, "file_time_assumed", NULL);
 		if (in->columns_note[0])	/* a headerless CSV: where its columns came from */
 			jsonw_kstr(w, "columns", in->columns_note);
 		if (in->columns_unread[0]) {	/* header columns that map to no field, as written */
@@ -1006,6 +1011,8 @@ void report_json(FILE *out, const struct report *r)
 	jsonw_kint(&w, "schema", 1);
 	jsonw_version(&w);
 	jsonw_kstr(&w, "tz", r->tz);
+	jsonw_kstr(&w, "zone_assumed", r->zone_assumed);
+	jsonw_kint(&w, "file_time_inputs", (int64_t)r->file_time_inputs);
 	if (r->now_ns)
 		jsonw_ktime(&w, "generated_at", r->now_ns);
 	if (r->t0_ns != INT64_MAX) {

@@ -57,6 +57,14 @@ static void summary(FILE *out, const struct report *r)
 	}
 	fprintf(out, "| | |\n|---|---|\n");
 	fprintf(out, "| Window | %s to %s (UTC) |\n", time_rfc3339(a, sizeof(a), r->t0_ns), time_rfc3339(b, sizeof(b), r->t1_ns));
+	if (r->zone_assumed) {
+		fprintf(out, "| Zone | %zu input(s) whose stamps carry no zone were read in ", r->zone_assumed_inputs);
+		md(out, r->zone_assumed);
+		fprintf(out, ": no zoned evidence set their zone, so it is assumed (--tz sets it) |\n");
+	}
+	if (r->file_time_inputs)
+		fprintf(out, "| File time | %zu input(s) with no time or no date in them were placed by their file "
+			"modification times, an assumption a copy moves (--start, --date set it) |\n", r->file_time_inputs);
 	fprintf(out, "| GPUs | %d |\n", r->an->tl.ngpus);
 	fprintf(out, "| Covered | %s GPU-hours, %s h in gaps (not counted as idle) |\n", num(a, sizeof(a), r->covered_h, 3),
 		num(b, sizeof(b), r->gaps_h, 3));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashidx.h"
 #include "util/numfmt.h"
 #include "util/strfmt.h"
 #include "util/timeutil.h"
@@ -164,73 +165,22 @@ static void gpu_figures(struct report *r)
 			r->gpus[an->segs[i].gpu].nsegs++;
 }
 
-/*
- * Groups found by a key in one pass: an open-addressing index from a key's
- * hash to the group's number, so grouping n items costs n, not n times the
- * groups.  The caller compares keys (same()); SIZE_MAX marks a free slot.
- */
-struct gindex {
-	uint64_t *hash;
-	size_t *id;
-	size_t mask;
-};
-
-static void gindex_init(struct gindex *x, size_t n)
+/* The group of a key: its number, or *n (and *n grows) when it is new. */
+static size_t group_of(struct hashidx *x, uint64_t h, bool (*same)(const void *ctx, size_t id), const void *ctx,
+		       size_t *n)
 {
-	size_t cap = 16;
+	size_t k = hashidx_find(x, h, same, ctx);
 
-	while (cap < 2 * n)
-		cap *= 2;
-	x->hash = xcalloc(cap, sizeof(*x->hash));
-	x->id = xreallocarray(NULL, cap, sizeof(*x->id));
-	for (size_t i = 0; i < cap; i++)
-		x->id[i] = SIZE_MAX;
-	x->mask = cap - 1;
-}
-
-static void gindex_free(struct gindex *x)
-{
-	free(x->hash);
-	free(x->id);
+	if (k == HASHIDX_NONE) {
+		k = (*n)++;
+		hashidx_add(x, h, k);
+	}
+	return k;
 }
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;	/* FNV-1a */
-	return h;
-}
-
-static uint64_t hash_int(uint64_t h, uint64_t v)
-{
-	for (int i = 0; i < 8; i++, v >>= 8)
-		h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
-	return h;
-}
-
-#define HASH_SEED 0xcbf29ce484222325ULL
-
-/* The slot of the group whose key hashes to h and is the same (same(ctx, id)), else the free slot it goes in. */
-static size_t gindex_slot(const struct gindex *x, uint64_t h, bool (*same)(const void *ctx, size_t id), const void *ctx)
-{
-	size_t s = (size_t)h & x->mask;
-
-	while (x->id[s] != SIZE_MAX && (x->hash[s] != h || !same(ctx, x->id[s])))
-		s = (s + 1) & x->mask;
-	return s;
-}
-
-/* The group of a key: its number, or n (and *n grows) when it is new. */
-static size_t gindex_get(struct gindex *x, uint64_t h, bool (*same)(const void *ctx, size_t id), const void *ctx,
-			 size_t *n)
-{
-	size_t s = gindex_slot(x, h, same, ctx);
-
-	if (x->id[s] == SIZE_MAX) {
-		x->id[s] = (*n)++;
-		x->hash[s] = h;
-	}
-	return x->id[s];
+	return hash_bytes(h, s, strlen(s));
 }
 
 /* A finding's key by kind, or by severity and kind: what same_*() compare against. */
@@ -257,7 +207,7 @@ static bool same_sev_kind(const void *ctx, size_t id)
 
 static uint64_t hash_sev_kind(const struct finding *f)
 {
-	return hash_int(hash_str(HASH_SEED, f->kind), (uint64_t)(int64_t)f->severity);
+	return hash_u64(hash_str(HASH_SEED, f->kind), (uint64_t)(int64_t)f->severity);
 }
 
 /* The findings by kind, in the order the kinds first come (the ranked order). */
@@ -266,20 +216,19 @@ static void kind_tally(struct report *r)
 	const struct analysis *an = r->an;
 	size_t *first = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*first));
 	struct find_key key = { an, first, NULL };
-	struct gindex x;
+	struct hashidx x = { 0 };
 
-	gindex_init(&x, an->nfinds);
 	r->kinds = xcalloc(an->nfinds ? an->nfinds : 1, sizeof(*r->kinds));
 	r->nkinds = 0;
 	for (size_t i = 0; i < an->nfinds; i++) {
 		size_t k;
 		key.f = &an->finds[i];
 		first[r->nkinds] = i;	/* taken only when the kind is new */
-		k = gindex_get(&x, hash_str(HASH_SEED, key.f->kind), same_kind, &key, &r->nkinds);
+		k = group_of(&x, hash_str(HASH_SEED, key.f->kind), same_kind, &key, &r->nkinds);
 		r->kinds[k].kind = an->finds[first[k]].kind;
 		r->kinds[k].n++;
 	}
-	gindex_free(&x);
+	hashidx_release(&x);
 	free(first);
 }
 
@@ -304,9 +253,8 @@ static void finding_rests(struct report *r)
 	size_t n = an->nfinds, ngroups = 0;
 	size_t *last = xcalloc(n ? n : 1, sizeof(*last));	/* per group: its finding seen last (the next after g) */
 	struct find_key key = { an, last, NULL };
-	struct gindex x;
+	struct hashidx x = { 0 };
 
-	gindex_init(&x, n);
 	r->finding_rest = xcalloc(n ? n : 1, sizeof(*r->finding_rest));
 	for (size_t g = n; g-- > 0;) {
 		const struct finding *f = &an->finds[g];
@@ -314,7 +262,7 @@ static void finding_rests(struct report *r)
 		size_t k, was = ngroups;
 		key.f = f;
 		last[ngroups] = g;
-		k = gindex_get(&x, hash_sev_kind(f), same_sev_kind, &key, &ngroups);
+		k = group_of(&x, hash_sev_kind(f), same_sev_kind, &key, &ngroups);
 		if (k < was)
 			*o = r->finding_rest[last[k]];
 		last[k] = g;
@@ -326,7 +274,7 @@ static void finding_rests(struct report *r)
 			o->costed = true;
 		}
 	}
-	gindex_free(&x);
+	hashidx_release(&x);
 	free(last);
 }
 
@@ -358,7 +306,7 @@ static void finding_groups(struct report *r)
 	int *pair_gpu;
 	struct find_key key;
 	struct group_gpu gk;
-	struct gindex x, y;
+	struct hashidx x = { 0 }, y = { 0 };
 
 	for (size_t i = 0; i < n; i++)
 		lines += 3 + (an->finds[i].nstretch > 1);
@@ -374,15 +322,13 @@ static void finding_groups(struct report *r)
 	pair_gpu = xcalloc(n, sizeof(*pair_gpu));
 	key = (struct find_key){ an, first, NULL };
 	gk = (struct group_gpu){ pair_group, pair_gpu, 0, 0 };
-	gindex_init(&x, n - r->nfind_full);
-	gindex_init(&y, n - r->nfind_full);
 	for (size_t i = r->nfind_full; i < n; i++) {
 		const struct finding *f = &an->finds[i];
 		struct report_find_group *grp;
 		size_t k, was = npairs;
 		key.f = f;
 		first[ng] = i;
-		k = gindex_get(&x, hash_sev_kind(f), same_sev_kind, &key, &ng);
+		k = group_of(&x, hash_sev_kind(f), same_sev_kind, &key, &ng);
 		grp = &r->find_groups[k];
 		if (k == r->nfind_groups) {
 			grp->first = i;
@@ -392,15 +338,15 @@ static void finding_groups(struct report *r)
 		gk.g = f->gpu;
 		pair_group[npairs] = k;
 		pair_gpu[npairs] = f->gpu;
-		gindex_get(&y, hash_int(hash_int(HASH_SEED, k), (uint64_t)(int64_t)f->gpu), same_group_gpu, &gk, &npairs);
+		group_of(&y, hash_u64(hash_u64(HASH_SEED, k), (uint64_t)(int64_t)f->gpu), same_group_gpu, &gk, &npairs);
 		if (npairs > was) {	/* a GPU new to the group */
 			if (grp->ngpus < REPORT_GROUP_GPUS)
 				grp->gpu[grp->ngpus] = f->gpu;
 			grp->ngpus++;
 		}
 	}
-	gindex_free(&x);
-	gindex_free(&y);
+	hashidx_release(&x);
+	hashidx_release(&y);
 	free(first);
 	free(pair_group);
 	free(pair_gpu);
@@ -440,14 +386,13 @@ static void by_format(struct report *r)
 	const struct format **seen = xcalloc(nf + 1, sizeof(*seen));
 	struct report_format_sum *sum = xcalloc(nf + 1, sizeof(*sum));
 	struct format_key key = { seen, NULL };
-	struct gindex x;
+	struct hashidx x = { 0 };
 
 	r->by_format = xcalloc(nf ? nf : 1, sizeof(*r->by_format));
 	r->nby_format = 0;
-	gindex_init(&x, nf);
 	for (size_t f = 0; f < nf; f++) {	/* each format's group, in registry order */
 		key.f = seen[ng] = format_at(f);
-		gindex_get(&x, hash_int(HASH_SEED, (uint64_t)(uintptr_t)key.f), same_format, &key, &ng);
+		group_of(&x, hash_u64(HASH_SEED, (uint64_t)(uintptr_t)key.f), same_format, &key, &ng);
 	}
 	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
 		const struct input_stat *in = &r->inputs->inputs[i];
@@ -455,20 +400,20 @@ static void by_format(struct report *r)
 		if (!in->format)
 			continue;
 		key.f = in->format;
-		s = gindex_slot(&x, hash_int(HASH_SEED, (uint64_t)(uintptr_t)in->format), same_format, &key);
-		if (x.id[s] == SIZE_MAX)
+		s = hashidx_find(&x, hash_u64(HASH_SEED, (uint64_t)(uintptr_t)in->format), same_format, &key);
+		if (s == HASHIDX_NONE)
 			continue;	/* not a registered format (cannot happen) */
-		sum[x.id[s]].files++;
-		sum[x.id[s]].lines += in->lines;
-		sum[x.id[s]].records += in->records;
-		sum[x.id[s]].bad += in->bad;
+		sum[s].files++;
+		sum[s].lines += in->lines;
+		sum[s].records += in->records;
+		sum[s].bad += in->bad;
 	}
 	for (size_t g = 0; g < ng; g++)
 		if (sum[g].files) {
 			sum[g].format = seen[g];
 			r->by_format[r->nby_format++] = sum[g];
 		}
-	gindex_free(&x);
+	hashidx_release(&x);
 	free(seen);
 	free(sum);
 }
@@ -476,22 +421,21 @@ static void by_format(struct report *r)
 /* The kept bad lines by file and reason, in the order they first come. */
 static void bad_groups(struct report *r)
 {
-	struct gindex x;
+	struct hashidx x = { 0 };
 	struct bad_key key;
 
 	r->bad_groups = xcalloc(r->nbad ? r->nbad : 1, sizeof(*r->bad_groups));
 	r->nbad_groups = 0;
 	key = (struct bad_key){ r->bad, r->bad_groups, NULL };
-	gindex_init(&x, r->nbad);
 	for (size_t i = 0; i < r->nbad; i++) {
 		size_t g;
 		key.b = &r->bad[i];
 		r->bad_groups[r->nbad_groups].first = i;	/* kept only when new */
-		g = gindex_get(&x, hash_int(hash_str(HASH_SEED, key.b->msg), (uint64_t)(uintptr_t)key.b->path),
+		g = group_of(&x, hash_u64(hash_str(HASH_SEED, key.b->msg), (uint64_t)(uintptr_t)key.b->path),
 			       same_bad, &key, &r->nbad_groups);
 		r->bad_groups[g].n++;
 	}
-	gindex_free(&x);
+	hashidx_release(&x);
 }
 
 /* The processes, busiest first (the HTML chart's order). */
@@ -653,7 +597,7 @@ static void event_groups(struct report *r)
 	const struct analysis *an = r->an;
 	struct report_evgroup *g0;
 	struct ev_key key;
-	struct gindex x;
+	struct hashidx x = { 0 };
 	size_t ng = 0, *start;
 	int ngpus = an->tl.ngpus;
 
@@ -663,7 +607,6 @@ static void event_groups(struct report *r)
 		return;
 	g0 = xcalloc(an->nevs, sizeof(*g0));
 	key = (struct ev_key){ an, g0, NULL };
-	gindex_init(&x, an->nevs);
 	for (size_t i = 0; i < an->nevs; i++) {
 		const struct an_event *e = &an->evs[i];
 		struct report_evgroup *g;
@@ -671,13 +614,13 @@ static void event_groups(struct report *r)
 		uint64_t h = HASH_SEED;
 		if (e->gpu >= ngpus || e->gpu < -1)
 			continue;	/* no GPU of the report's (as before: not listed) */
-		h = hash_int(h, (uint64_t)(int64_t)e->gpu);
-		h = hash_int(h, (uint64_t)e->ev);
-		h = hash_int(h, (uint64_t)(int64_t)e->code);
-		h = hash_int(h, (uint64_t)e->unplaced);
+		h = hash_u64(h, (uint64_t)(int64_t)e->gpu);
+		h = hash_u64(h, (uint64_t)e->ev);
+		h = hash_u64(h, (uint64_t)(int64_t)e->code);
+		h = hash_u64(h, (uint64_t)e->unplaced);
 		key.e = e;
 		g0[ng].ev = i;	/* kept only when the group is new */
-		k = gindex_get(&x, h, same_ev_group, &key, &ng);
+		k = group_of(&x, h, same_ev_group, &key, &ng);
 		g = &g0[k];
 		if (k == was) {
 			g->copied = SIZE_MAX;
@@ -696,7 +639,7 @@ static void event_groups(struct report *r)
 		if (e->copies && g->copied == SIZE_MAX)
 			g->copied = i;
 	}
-	gindex_free(&x);
+	hashidx_release(&x);
 	/* GPU order, host (-1) last: slot gpu, or ngpus for the host */
 	start = xcalloc((size_t)ngpus + 2, sizeof(*start));
 	for (size_t k = 0; k < ng; k++) {
@@ -945,12 +888,29 @@ static void by_day(struct report *r)
 		r->day_cost[k] = r->win.local_cost > 0 ? r->day_covered_s[k] / 3600 * r->cost_per_gpu_hour : NAN;
 }
 
+/* The zone the inputs' zone-less stamps were assumed to be in, if any, and
+ * how many inputs rest on their file times. */
+static void assumed_zone(struct report *r)
+{
+	r->zone_assumed = NULL;
+	r->zone_assumed_inputs = r->file_time_inputs = 0;
+	for (size_t i = 0; r->inputs && i < r->inputs->nr; i++) {
+		const struct input_stat *in = &r->inputs->inputs[i];
+		r->file_time_inputs += in->file_time_assumed && in->records && !in->skip_reason[0];
+		if (!in->zone_assumed)
+			continue;
+		r->zone_assumed = r->zone_assumed ? r->zone_assumed : in->zone_assumed;
+		r->zone_assumed_inputs++;
+	}
+}
+
 void report_compute(struct report *r)
 {
 	struct cost_window_in in;
 	double covered_s = 0;
 
 	assumed_prices(r);
+	assumed_zone(r);
 	measured_power(r);
 	gpu_figures(r);
 	kind_tally(r);

@@ -180,6 +180,13 @@ struct report {
 	size_t nbad;
 	uint64_t bad_total;
 	const char *tz;		/* the zone timestamps without one were read in */
+	/* where no zoned evidence set it, the zone stamps without one were
+	 * assumed to be in (inputs' zone_assumed), and for how many inputs;
+	 * NULL and 0 where nothing was assumed */
+	const char *zone_assumed;
+	size_t zone_assumed_inputs;
+	/* inputs whose times rest on their file modification times */
+	size_t file_time_inputs;
 	/* cost model, after measured values were applied */
 	struct cost_params params;
 	const char *energy_source;	/* "counter", "power", "counter+power", "profile estimate" */

@@ -202,6 +202,12 @@ static void summary(FILE *out, const struct report *r)
 	}
 	fprintf(out, "What ran:  %d GPU(s) from %zu of %zu input(s), %s to %s (times in UTC)\n",
 		an->tl.ngpus, nread, r->inputs->nr, when(a, sizeof(a), r->t0_ns), when(b, sizeof(b), r->t1_ns));
+	if (r->zone_assumed)
+		fprintf(out, "Zone:      %zu input(s) whose stamps carry no zone were read in %s: no zoned evidence "
+			"set their zone, so it is assumed (--tz sets it)\n", r->zone_assumed_inputs, r->zone_assumed);
+	if (r->file_time_inputs)
+		fprintf(out, "File time: %zu input(s) with no time or no date in them were placed by their file "
+			"modification times, an assumption a copy moves (--start, --date set it)\n", r->file_time_inputs);
 	time_human_dur(c, sizeof(c), (int64_t)(r->covered_h * 3600e9));
 	time_human_dur(d, sizeof(d), (int64_t)(r->gaps_h * 3600e9));
 	fprintf(out, "Coverage:  %s of GPU time covered, %s in gaps (not counted as idle)\n", c, d);
