@@ -824,7 +824,7 @@ void alert_eval_sample(struct alert_eval *ev, const char *path, bool recorder, i
 			       !strcmp(ev->inputs[ev->last_input - 1].path, path))) {
 		in = &ev->inputs[ev->last_input - 1];
 	} else {
-		uint64_t h = hashidx_bytes(HASHIDX_SEED, path, strlen(path));
+		uint64_t h = hash_bytes(HASH_SEED, path, strlen(path));
 		struct input_key k = { ev, path };
 		size_t i = hashidx_find(&ev->input_idx, h, input_eq, &k);
 		if (i != HASHIDX_NONE) {

@@ -692,7 +692,7 @@ static void job_index(struct analysis *an, size_t i)
 {
 	const char *id = an->jobs[i].id;
 	struct job_key k = { an, id };
-	uint64_t h = hashidx_bytes(HASHIDX_SEED, id, strlen(id));
+	uint64_t h = hash_bytes(HASH_SEED, id, strlen(id));
 	size_t at = hashidx_find(&an->job_idx, h, job_eq, &k);
 
 	if (at != HASHIDX_NONE) {
@@ -725,7 +725,7 @@ static void job_add(struct analysis *an, const struct rec *r, const struct batch
 	if (batch_str(b, r->job.id)) {
 		const char *id = batch_str(b, r->job.id);
 		struct job_key k = { an, id };
-		size_t i = hashidx_find(&an->job_idx, hashidx_bytes(HASHIDX_SEED, id, strlen(id)), job_eq, &k);
+		size_t i = hashidx_find(&an->job_idx, hash_bytes(HASH_SEED, id, strlen(id)), job_eq, &k);
 		if (i != HASHIDX_NONE) {
 			j = &an->jobs[an->job_last[i]];
 			if (r->t_ns < j->t0_ns)
@@ -903,9 +903,9 @@ static void on_interval(void *ud, int gi, const struct ival *iv_in)
 /* A process's key: its GPU, pid and name as kept (name[] holds the first 63 bytes). */
 static uint64_t proc_hash(int gi, int64_t pid, const char *name)
 {
-	uint64_t h = hashidx_u64(hashidx_u64(HASHIDX_SEED, (uint64_t)gi), (uint64_t)pid);
+	uint64_t h = hash_u64(hash_u64(HASH_SEED, (uint64_t)gi), (uint64_t)pid);
 
-	return hashidx_bytes(h, name, strnlen(name, sizeof(((struct proc_stat *)0)->name) - 1));
+	return hash_bytes(h, name, strnlen(name, sizeof(((struct proc_stat *)0)->name) - 1));
 }
 
 struct proc_key {

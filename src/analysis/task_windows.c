@@ -59,7 +59,7 @@ static const char *busiest_of(const struct analysis *an, bool labels)
 		size_t k;
 		if (!name[0] || (an->procs[i].pid == PID_TASK) != labels)
 			continue;
-		h = hashidx_bytes(HASHIDX_SEED, name, strlen(name));
+		h = hash_bytes(HASH_SEED, name, strlen(name));
 		k = hashidx_find(&by_name, h, name_eq, &nk);
 		if (k == HASHIDX_NONE) {
 			k = nnames++;

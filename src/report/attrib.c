@@ -231,7 +231,7 @@ static void one_dim(struct report *r, const double *upu, int d, bool tasks)
 			 * process names none, so its account is unknown */
 			snprintf(o[i].key, sizeof(o[i].key), "%s", d == AB_USER ? "(unknown user)" :
 				 d == AB_ACCOUNT ? (an->njobs ? "(no account)" : "(unknown account)") : "(none)");
-		uint64_t h = hashidx_bytes(HASHIDX_SEED, o[i].key, strlen(o[i].key));
+		uint64_t h = hash_bytes(HASH_SEED, o[i].key, strlen(o[i].key));
 		struct row_key rk = { rows, o[i].key };
 		size_t k = hashidx_find(&by_key, h, row_eq, &rk);
 		if (k != HASHIDX_NONE)

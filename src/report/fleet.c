@@ -58,7 +58,7 @@ static struct fleet_row *row_find(struct fleet_row **rows, size_t *n, struct has
 {
 	struct fleet_row *row;
 	struct row_key k = { rows, name };
-	size_t i = hashidx_find(by_name, hashidx_bytes(HASHIDX_SEED, name, strlen(name)), row_eq, &k);
+	size_t i = hashidx_find(by_name, hash_bytes(HASH_SEED, name, strlen(name)), row_eq, &k);
 
 	if (i != HASHIDX_NONE)
 		return &(*rows)[i];
@@ -68,7 +68,7 @@ static struct fleet_row *row_find(struct fleet_row **rows, size_t *n, struct has
 	snprintf(row->name, sizeof(row->name), "%s", name);
 	snprintf(row->ns, sizeof(row->ns), "%s", ns ? ns : "");
 	/* the name as kept: one cut to fit is found by no longer name, as before */
-	hashidx_add(by_name, hashidx_bytes(HASHIDX_SEED, row->name, strlen(row->name)), *n - 1);
+	hashidx_add(by_name, hash_bytes(HASH_SEED, row->name, strlen(row->name)), *n - 1);
 	return row;
 }
 

@@ -6,7 +6,7 @@
 
 #include "util/xalloc.h"
 
-uint64_t hashidx_bytes(uint64_t h, const void *p, size_t n)
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 
@@ -17,13 +17,13 @@ uint64_t hashidx_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-uint64_t hashidx_u64(uint64_t h, uint64_t v)
+uint64_t hash_u64(uint64_t h, uint64_t v)
 {
 	unsigned char b[8];
 
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	return hashidx_bytes(h, b, sizeof(b));
+	return hash_bytes(h, b, sizeof(b));
 }
 
 /* The slot to start probing at: the high bits mixed down (FNV's low bits

@@ -22,10 +22,10 @@ struct hashidx {
 
 #define HASHIDX_NONE ((size_t)-1)
 
-/* FNV-1a of n bytes, continued from h (start with HASHIDX_SEED). */
-#define HASHIDX_SEED 14695981039346656037ULL
-uint64_t hashidx_bytes(uint64_t h, const void *p, size_t n);
-uint64_t hashidx_u64(uint64_t h, uint64_t v);
+/* FNV-1a of n bytes, continued from h (start with HASH_SEED). */
+#define HASH_SEED 14695981039346656037ULL
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+uint64_t hash_u64(uint64_t h, uint64_t v);
 
 /* The first position added with hash h whose element eq(ctx, pos) says
  * has the key, or HASHIDX_NONE. */
