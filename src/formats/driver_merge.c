@@ -142,6 +142,57 @@ void merge_add_waiting(struct merge *m, struct source *s)
 	free(s);
 }
 
+/*
+ * Which of two sources' heads goes first: the earlier record; records of one
+ * time from several inputs by path, not by the order the inputs were given
+ * in (the last reading of a time is the one a GPU's state keeps); one file
+ * given twice, the first given.
+ */
+static inline bool head_before(const struct source *a, const struct source *b)
+{
+	int c;
+
+	if (a->next->t_ns != b->next->t_ns)
+		return a->next->t_ns < b->next->t_ns;
+	c = strcmp(a->st->path, b->st->path);
+	return c ? c < 0 : a->order < b->order;
+}
+
+/* The heap of open sources by head (open[0] the earliest): move open[i] down. */
+static void heap_down(struct source **h, size_t n, size_t i)
+{
+	struct source *s = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && head_before(h[c + 1], h[c]))
+			c++;
+		if (!head_before(h[c], s))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = s;
+}
+
+static void heap_up(struct source **h, size_t i)
+{
+	struct source *s = h[i];
+
+	while (i > 0 && head_before(s, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = s;
+}
+
+/*
+ * The sources are a heap by their heads, so each record costs log(inputs),
+ * not a look at every open input: many logs read side by side (a rank's
+ * file per GPU, a directory of nodes) merge in n log k.
+ */
 int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, unsigned window,
 	      struct gl_err *err)
 {
@@ -149,7 +200,7 @@ int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, uns
 	 * calls (through m, every record reloaded them), and put back at the end */
 	struct source **open = m->open;
 	struct waiting *wait = m->wait;
-	size_t nopen = m->nopen, open_alloc = m->open_alloc, nwait = m->nwait, wpos = m->wpos;
+	size_t nopen = 0, open_alloc = m->open_alloc, nwait = m->nwait, wpos = m->wpos;
 	struct workpool *pl = m->pl;
 	const struct ingest_opts *o = m->o;
 	const size_t in_cap = m->in_cap;
@@ -157,34 +208,23 @@ int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, uns
 
 	if (nwait)
 		qsort(wait, nwait, sizeof(*wait), cmp_waiting);
-	for (size_t i = 0; i < nopen; i++)
+	for (size_t i = 0; i < m->nopen; i++)
 		source_start(open[i], window, pl, chunk_bytes, err);
+	/* the heap: each source with a head; the finished are freed now */
+	for (size_t i = 0; i < m->nopen; i++) {
+		struct source *s = open[i];
+		if (!source_peek(s, pl, chunk_bytes, o, err)) {
+			source_release(s);
+			free(s);
+			continue;
+		}
+		open[nopen] = s;
+		heap_up(open, nopen++);
+	}
 
 	for (;;) {
-		struct source *best = NULL;
-		int64_t best_t = 0;
-		/* the earliest record; of equal times, by path (below) */
-		for (size_t i = 0; i < nopen; i++) {
-			struct source *s = open[i];
-			int64_t t;
-			if (!source_peek(s, pl, chunk_bytes, o, err)) {
-				source_release(s);	/* finished: free it now */
-				free(s);
-				open[i--] = open[--nopen];
-				continue;
-			}
-			/* records of one time from several inputs: by path, not by
-			 * the order the inputs were given in (the last reading of a
-			 * time is the one a GPU's state keeps); one file given twice:
-			 * the first given */
-			t = s->next->t_ns;
-			if (!best || t < best_t ||
-			    (t == best_t && (strcmp(s->st->path, best->st->path) < 0 ||
-					     (!strcmp(s->st->path, best->st->path) && s->order < best->order)))) {
-				best = s;
-				best_t = t;
-			}
-		}
+		struct source *best = nopen ? open[0] : NULL;
+		int64_t best_t = best ? best->next->t_ns : 0;
 		if (wpos < nwait && (!best || wait[wpos].t_first < best_t ||
 				     (wait[wpos].t_first == best_t && wait[wpos].order < best->order))) {
 			/* the merge has reached a waiting input: open it and look again */
@@ -196,8 +236,14 @@ int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, uns
 				continue;
 			}
 			source_start(s, window, pl, chunk_bytes, err);
+			if (!source_peek(s, pl, chunk_bytes, o, err)) {
+				source_release(s);
+				free(s);
+				continue;
+			}
 			ALLOC_GROW(open, nopen + 1, open_alloc);
-			open[nopen++] = s;
+			open[nopen] = s;
+			heap_up(open, nopen++);
 			continue;
 		}
 		if (!best)
@@ -205,34 +251,44 @@ int merge_run(struct merge *m, struct ingest_sink *sink, size_t chunk_bytes, uns
 		{
 			struct rec *r = best->next;
 			struct input_stat *st = best->st;
+			best->have_head = false;
 			if (r->kind == REC_ANCHOR) {
-				best->have_head = false;	/* used by the pre-pass; no sink sees it */
+				/* used by the pre-pass; no sink sees it */
 				if (!st->time_basis && st->basis[0])
 					st->time_basis = st->basis;
-				continue;
-			}
-			if (r->kind == REC_BAD) {
-				st->bad++;
-			} else if (r->time_kind == TK_BOOT) {
-				st->records++;
-				st->unplaced++;
-				if (!st->time_basis)
-					st->time_basis = st->basis[0] ? st->basis : "unplaced: no anchor; give --boot-time";
 			} else {
-				st->records++;
-				if (st->t_first_ns == INT64_MIN || r->t_ns < st->t_first_ns)
-					st->t_first_ns = r->t_ns;
-				if (r->t_ns > st->t_last_ns)
-					st->t_last_ns = r->t_ns;
-				if (!st->time_basis)
-					st->time_basis = st->anchor && st->basis[0] ? st->basis
-						: best->head_batch->time_basis ? best->head_batch->time_basis
-						: "timestamps in the file";
+				if (r->kind == REC_BAD) {
+					st->bad++;
+				} else if (r->time_kind == TK_BOOT) {
+					st->records++;
+					st->unplaced++;
+					if (!st->time_basis)
+						st->time_basis = st->basis[0] ? st->basis : "unplaced: no anchor; give --boot-time";
+				} else {
+					st->records++;
+					if (st->t_first_ns == INT64_MIN || r->t_ns < st->t_first_ns)
+						st->t_first_ns = r->t_ns;
+					if (r->t_ns > st->t_last_ns)
+						st->t_last_ns = r->t_ns;
+					if (!st->time_basis)
+						st->time_basis = st->anchor && st->basis[0] ? st->basis
+							: best->head_batch->time_basis ? best->head_batch->time_basis
+							: "timestamps in the file";
+				}
+				rc = sink->rec(sink->ud, st, r, best->head_batch);
+				if (rc)
+					break;
 			}
-			best->have_head = false;
-			rc = sink->rec(sink->ud, st, r, best->head_batch);
-			if (rc)
-				break;
+		}
+		/* the source's next head goes back in its place, or it is done */
+		if (source_peek(best, pl, chunk_bytes, o, err)) {
+			heap_down(open, nopen, 0);
+		} else {
+			source_release(best);
+			free(best);
+			open[0] = open[--nopen];
+			if (nopen)
+				heap_down(open, nopen, 0);
 		}
 	}
 	m->open = open;

@@ -193,45 +193,61 @@ static void series_minute(struct gpu_stats *g, int64_t t_s, sqlite3_stmt *st)
 		b->state_s[i] += (float)(col(st, 10 + i) / 1000);
 }
 
-/* The per-minute busy and covered seconds, a utilization histogram of minute
- * means, and the display series. */
+/*
+ * The per-minute busy and covered seconds, a utilization histogram of minute
+ * means, and the display series.  One query over the window in the primary
+ * key's order (time, GPU), each row to its GPU: a query per GPU filtered by
+ * gpu walked every GPU's minutes of the window, GPUs squared.  Each GPU
+ * still gets its minutes in time order, so the sums are the same.
+ */
 static void minutes(struct store *s, struct analysis *an, const int64_t *rows, int64_t t0, int64_t t1)
 {
 	char sql[1024] = "SELECT t, covered_ms, busy_ms, util_known_ms, util_max, mem_max_mib, temp_max_c,"
 			 " power_ws, power_known_ms, power_max_w";
 	sqlite3_stmt *st;
+	int64_t maxrow = -1;
+	int *gi_of;
 
 	for (int k = 0; k < ST__COUNT; k++)
 		append(sql, sizeof(sql), ", s_%s", state_name[k]);
-	append(sql, sizeof(sql), "%s", " FROM minutes WHERE gpu = ? AND t >= ? AND t < ? ORDER BY t");
+	append(sql, sizeof(sql), "%s", ", gpu FROM minutes WHERE t >= ? AND t < ? ORDER BY t, gpu");
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
-	for (int i = 0; i < an->tl.ngpus; i++) {
-		struct gpu_stats *g = &an->gpus[i];
-		sqlite3_bind_int64(st, 1, rows[i]);
-		sqlite3_bind_int64(st, 2, t0);
-		sqlite3_bind_int64(st, 3, t1);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t t = sqlite3_column_int64(st, 0);
-			double cov = sqlite3_column_double(st, 1) / 1000, busy = sqlite3_column_double(st, 2) / 1000;
-			double known = sqlite3_column_double(st, 3) / 1000;
-			size_t m;
-			if (g->nmin == 0)
-				g->min_base_ns = t * NS_PER_S;
-			m = (size_t)((t * NS_PER_S - g->min_base_ns) / (60 * NS_PER_S));
-			gpu_minute_grow(g, m);
-			g->min_busy_s[m] = (float)busy;
-			g->min_cov_s[m] = (float)cov;
-			if (known > 0) {
-				double u = 100 * busy / known;
-				int b = u < 0 ? 0 : u > 100 ? 100 : (int)(u + 0.5);
-				g->util_hist_s[b] += known;
-			}
-			series_minute(g, t, st);
+	/* the GPU of a row id (gpus.id, small integers) */
+	for (int i = 0; i < an->tl.ngpus; i++)
+		maxrow = rows[i] > maxrow ? rows[i] : maxrow;
+	gi_of = xreallocarray(NULL, (size_t)(maxrow + 1 > 0 ? maxrow + 1 : 1), sizeof(*gi_of));
+	for (int64_t r = 0; r <= maxrow; r++)
+		gi_of[r] = -1;
+	for (int i = 0; i < an->tl.ngpus; i++)
+		if (rows[i] >= 0)
+			gi_of[rows[i]] = i;
+	sqlite3_bind_int64(st, 1, t0);
+	sqlite3_bind_int64(st, 2, t1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0), row = sqlite3_column_int64(st, 10 + ST__COUNT);
+		double cov = sqlite3_column_double(st, 1) / 1000, busy = sqlite3_column_double(st, 2) / 1000;
+		double known = sqlite3_column_double(st, 3) / 1000;
+		struct gpu_stats *g;
+		size_t m;
+		if (row < 0 || row > maxrow || gi_of[row] < 0)
+			continue;	/* a GPU outside the window's */
+		g = &an->gpus[gi_of[row]];
+		if (g->nmin == 0)
+			g->min_base_ns = t * NS_PER_S;
+		m = (size_t)((t * NS_PER_S - g->min_base_ns) / (60 * NS_PER_S));
+		gpu_minute_grow(g, m);
+		g->min_busy_s[m] = (float)busy;
+		g->min_cov_s[m] = (float)cov;
+		if (known > 0) {
+			double u = 100 * busy / known;
+			int b = u < 0 ? 0 : u > 100 ? 100 : (int)(u + 0.5);
+			g->util_hist_s[b] += known;
 		}
-		sqlite3_reset(st);
+		series_minute(g, t, st);
 	}
 	sqlite3_finalize(st);
+	free(gi_of);
 }
 
 static int gpu_of_row(const struct analysis *an, const int64_t *rows, int64_t gpu);
