@@ -135,3 +135,10 @@ bool finding_always(const char *kind)
 {
 	return kind_always[finding_kind_of(kind)];
 }
+
+bool finding_is_run_summary(const struct finding *f)
+{
+	return f->gpu >= 0 && ((f->fk == FK_IDLE_POWER && f->total_s > 0) ||
+			       (f->nstretch > 0 && (f->fk == FK_HELD_IDLE || f->fk == FK_INPUT_STARVED ||
+						    f->fk == FK_LAUNCH_BOUND || f->fk == FK_GPU_DOWN)));
+}

@@ -61,6 +61,14 @@ enum finding_kind finding_kind_of(const char *name);
 bool finding_always(const char *kind);
 /* The same for a kind known by its enum (no name to look up). */
 bool finding_kind_always(enum finding_kind fk);
+struct finding;
+/*
+ * A GPU's summary of its stretches or idle time (idle_power, and
+ * det_stretch.c's held_idle, input_starved, launch_bound, gpu_down): what
+ * two runs over disjoint time each write once, and the store joins when
+ * read (docs/store.md).  Point findings (an Xid, a leak's fit) are not.
+ */
+bool finding_is_run_summary(const struct finding *f);
 
 struct finding {
 	const char *kind;	/* static: finding_kind_name[fk], or the store's name */

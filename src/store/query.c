@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashidx.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -499,15 +500,6 @@ static bool detail_before(const struct find_detail *a, const struct find_detail 
 	return la != lb ? la > lb : a->t0_ns < b->t0_ns;
 }
 
-/* A summary of a GPU's stretches or idle time stored with its figures:
- * one row per run (rollup.c), joined here. */
-static bool split_summary(const struct finding *f)
-{
-	return f->gpu >= 0 && ((f->fk == FK_IDLE_POWER && f->total_s > 0) ||
-			       (f->nstretch > 0 && (f->fk == FK_HELD_IDLE || f->fk == FK_INPUT_STARVED ||
-						    f->fk == FK_LAUNCH_BOUND || f->fk == FK_GPU_DOWN)));
-}
-
 /*
  * Summary b (a later run's row, starting where a ends or after) added to a:
  * the span joined, the higher severity, stretches, linked ones, seconds and
@@ -558,29 +550,65 @@ static void summary_join(const struct analysis *an, struct finding *a, const str
 	*a = m;
 }
 
+/* The summaries being joined, by GPU, kind and code: the first of a key
+ * (hashidx) and each one's next of the same key, in the order they began. */
+struct joins {
+	const struct analysis *an;
+	size_t *acc, *next, n;	/* acc[k]: an->finds index; next[k]: the next of its key, or SIZE_MAX */
+	struct hashidx by_key;
+	const struct finding *f;	/* the key asked for */
+};
+
+static bool join_key_eq(const void *ctx, size_t k)
+{
+	const struct joins *J = ctx;
+	const struct finding *a = &J->an->finds[J->acc[k]];
+
+	return a->fk == J->f->fk && a->gpu == J->f->gpu && a->code == J->f->code;
+}
+
 /*
  * The findings loaded from from on (by start): each run stored its own
  * summary of a GPU and kind; rows of one GPU, kind and code that do not
  * overlap (the halves of a log, ingested apart, in either order) are one
- * summary, as report on the files makes one (docs/store.md).
+ * summary, as report on the files makes one (docs/store.md).  A row goes
+ * into the first summary of its key that it does not overlap, in the order
+ * those began, else starts one: one pass, each row looked up by its key.
  */
 static void join_summaries(struct analysis *an, size_t from)
 {
-	size_t n = from;
+	size_t n = from, cap = an->nfinds - from;
+	struct joins J = { an, NULL, NULL, 0, { 0 }, NULL };
 
+	J.acc = xcalloc(cap ? cap : 1, sizeof(*J.acc));
+	J.next = xcalloc(cap ? cap : 1, sizeof(*J.next));
 	for (size_t i = from; i < an->nfinds; i++) {
-		struct finding *f = &an->finds[i];
-		if (!f->kind)
-			continue;	/* joined into an earlier one */
-		for (size_t j = i + 1; split_summary(f) && j < an->nfinds; j++) {
-			struct finding *g = &an->finds[j];
-			if (g->kind && g->fk == f->fk && g->gpu == f->gpu && g->code == f->code && split_summary(g) &&
-			    g->t0_ns >= f->t1_ns) {
-				summary_join(an, f, g);
-				g->kind = NULL;
-			}
+		struct finding *g = &an->finds[i];
+		uint64_t h;
+		size_t k, last = SIZE_MAX;
+		if (!finding_is_run_summary(g))
+			continue;
+		J.f = g;
+		h = hash_u64(hash_u64(hash_u64(HASH_SEED, g->fk), (uint64_t)(int64_t)g->gpu), (uint64_t)(int64_t)g->code);
+		for (k = hashidx_find(&J.by_key, h, join_key_eq, &J); k != SIZE_MAX; last = k, k = J.next[k])
+			if (g->t0_ns >= an->finds[J.acc[k]].t1_ns)
+				break;
+		if (k != SIZE_MAX) {
+			summary_join(an, &an->finds[J.acc[k]], g);
+			g->kind = NULL;
+			continue;
 		}
+		J.acc[J.n] = i;
+		J.next[J.n] = SIZE_MAX;
+		if (last == SIZE_MAX)
+			hashidx_add(&J.by_key, h, J.n);
+		else
+			J.next[last] = J.n;
+		J.n++;
 	}
+	hashidx_release(&J.by_key);
+	free(J.acc);
+	free(J.next);
 	for (size_t i = from; i < an->nfinds; i++)
 		if (an->finds[i].kind) {
 			if (n != i)

@@ -876,15 +876,6 @@ static void bind_figures(sqlite3_stmt *st, int i, const struct finding *f, char 
 	sqlite3_bind_int64(st, i, f->full_ns);
 }
 
-/* A summary of a GPU's stretches or idle time (idle_power, det_stretch.c's
- * kinds): one row per run, joined when read (query.c, docs/store.md). */
-static bool is_summary(const struct finding *f)
-{
-	return f->gpu >= 0 && ((f->fk == FK_IDLE_POWER && f->total_s > 0) ||
-			       (f->nstretch > 0 && (f->fk == FK_HELD_IDLE || f->fk == FK_INPUT_STARVED ||
-						    f->fk == FK_LAUNCH_BOUND || f->fk == FK_GPU_DOWN)));
-}
-
 static void store_findings(struct store_writer *w)
 {
 	sqlite3_stmt *get, *put, *del;
@@ -956,7 +947,7 @@ static void store_findings(struct store_writer *w)
 		/* a summary stored by a run of other times (the other half of a
 		 * log) only touches this one's span: not the same finding, its
 		 * own row (query.c joins them) */
-		if (exists && is_summary(f) &&
+		if (exists && finding_is_run_summary(f) &&
 		    (have <= w->an->gpus[f->gpu].first_ns || have_t0 >= w->an->gpus[f->gpu].last_ns))
 			exists = false;
 		if (w->nrepl)
