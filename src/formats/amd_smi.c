@@ -177,6 +177,27 @@ size_t amd_words(struct slice s, struct slice *c, size_t cap)
 	return n;
 }
 
+bool amd_row_columns(struct parse_ctx *ctx, const char *line, struct slice s, uint32_t ncols,
+		     uint32_t name_col, struct slice *v, struct slice *c, size_t cap)
+{
+	size_t n = amd_words(s, c, cap), extra;
+
+	if (n > cap || n < ncols || (n > ncols && name_col >= ncols)) {
+		ctx_bad(ctx, ctx_col(line, s.p), "%s%zu values where the header names %u columns",
+			ctx->last_line_partial ? "line cut short: " : "", n, ncols);
+		return false;
+	}
+	extra = n - ncols;
+	for (uint32_t i = 0, j = 0; i < ncols; i++, j++) {
+		v[i] = c[j];
+		if (i == name_col && extra) {	/* a name with spaces */
+			j += extra;
+			v[i].n = (size_t)(c[j].p + c[j].n - v[i].p);
+		}
+	}
+	return true;
+}
+
 int amd_pair(const struct amd_field *fa, const struct amd_field *fb, struct slice v, double *a,
 	     int *ra, double *b, int *rb, const char **why)
 {

@@ -49,6 +49,16 @@ int amd_value(const struct amd_field *f, struct slice num, struct slice unit, do
 size_t amd_words(struct slice s, struct slice *c, size_t cap);
 
 /*
+ * A process row of such a table as the header's ncols columns (into v):
+ * its words (amd_words, into c, cap of them), the column name_col (a
+ * process name; ncols or more: none) taking the words of a name with
+ * spaces.  False, said at file:line:col, when the words cannot be the
+ * header's columns.
+ */
+bool amd_row_columns(struct parse_ctx *ctx, const char *line, struct slice s, uint32_t ncols,
+		     uint32_t name_col, struct slice *v, struct slice *c, size_t cap);
+
+/*
  * "3.0/191.7 GB", "10/212 W", "N/A": two values over the one unit after
  * them, of fields fa and fb; *ra and *rb as amd_value() returns for each.
  * -1 (and *why) when either is not a reading of its field.

@@ -280,7 +280,6 @@ static void mon_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, 
 static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line, struct slice s)
 {
 	struct slice c[MAX_COLS + 16];
-	size_t n = amd_words(s, c, MAX_COLS + 16), extra;
 	struct slice v[MAX_COLS];
 	int64_t idx = -1, pid = -1, t_ns = -1;
 	double vram = -1, mem = -1, x;
@@ -290,20 +289,8 @@ static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line,
 	struct rec *r;
 
 	/* a name with spaces: its words are the row's words over the labels */
-	if (n > MAX_COLS + 16 || n < m->ncols || (n > m->ncols && m->name_col >= m->ncols)) {
-		ctx_bad(ctx, ctx_col(line, s.p), "%s%zu values where the header names %u columns",
-			ctx->last_line_partial ? "line cut short: " : "",
-			n > MAX_COLS + 16 ? (size_t)MAX_COLS + 17 : n, m->ncols);
+	if (!amd_row_columns(ctx, line, s, m->ncols, m->name_col, v, c, MAX_COLS + 16))
 		return;
-	}
-	extra = n - m->ncols;
-	for (uint32_t i = 0, j = 0; i < m->ncols; i++, j++) {
-		v[i] = c[j];
-		if (i == m->name_col && extra) {
-			j += extra;
-			v[i].n = (size_t)(c[j].p + c[j].n - v[i].p);
-		}
-	}
 	for (uint32_t i = 0; i < m->ncols; i++) {
 		switch (m->role[i]) {
 		case R_GPU:
@@ -374,8 +361,7 @@ static void am_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 	if (!s.n)
 		return;
-	if (s.n >= 24 && slice_starts_with(s, "Every ") &&
-	    !smi_ctime((struct slice){ s.p + s.n - 24, 24 }, &tn)) {
+	if (!smi_watch_header(s, &tn)) {
 		m->has_time = true;
 		m->t_ns = tn;
 		m->sect = S_NONE;

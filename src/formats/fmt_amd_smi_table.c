@@ -238,7 +238,6 @@ static void proc_header(struct amd_table *t, struct slice s)
 static void proc_row(struct parse_ctx *ctx, struct amd_table *t, const char *line, struct slice s)
 {
 	struct slice c[MAX_COLS + 16], v[MAX_COLS];
-	size_t n = amd_words(s, c, MAX_COLS + 16), extra;
 	int64_t idx = -1, pid = -1;
 	double vram = -1, mem = -1, x;
 	bool has_vram = false;
@@ -246,20 +245,8 @@ static void proc_row(struct parse_ctx *ctx, struct amd_table *t, const char *lin
 	const char *why = NULL;
 	struct rec *r;
 
-	if (n > MAX_COLS + 16 || n < t->np || (n > t->np && t->pname >= t->np)) {
-		ctx_bad(ctx, ctx_col(line, s.p), "%s%zu values where the header names %u columns",
-			ctx->last_line_partial ? "line cut short: " : "",
-			n > MAX_COLS + 16 ? (size_t)MAX_COLS + 17 : n, t->np);
+	if (!amd_row_columns(ctx, line, s, t->np, t->pname, v, c, MAX_COLS + 16))
 		return;
-	}
-	extra = n - t->np;
-	for (uint32_t i = 0, j = 0; i < t->np; i++, j++) {
-		v[i] = c[j];
-		if (i == t->pname && extra) {	/* a name with spaces */
-			j += extra;
-			v[i].n = (size_t)(c[j].p + c[j].n - v[i].p);
-		}
-	}
 	for (uint32_t i = 0; i < t->np; i++) {
 		int rc;
 		switch (t->pr[i]) {
@@ -333,8 +320,7 @@ static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 	if (!s.n)
 		return;
-	if (s.n >= 24 && slice_starts_with(s, "Every ") &&
-	    !smi_ctime((struct slice){ s.p + s.n - 24, 24 }, &tn)) {
+	if (!smi_watch_header(s, &tn)) {
 		t->has_time = true;
 		t->t_ns = tn;
 		return;

@@ -229,8 +229,7 @@ static void rt_line(struct parse_ctx *ctx, const char *line, size_t n)
 
 	if (!s.n)
 		return;
-	if (s.n >= 24 && slice_starts_with(s, "Every ") &&
-	    !smi_ctime((struct slice){ s.p + s.n - 24, 24 }, &tn)) {
+	if (!smi_watch_header(s, &tn)) {
 		t->has_time = true;
 		t->t_ns = tn;
 		return;

@@ -95,6 +95,9 @@ void smi_csv_emit(struct parse_ctx *ctx, const struct rec *r, struct slice uuid,
 /* "Sun Nov 29 22:46:33 2026" (C ctime, day padded with a space), local time,
  * to UTC ns: 0, or -1 when s is not such a time. */
 int smi_ctime(struct slice s, int64_t *t_ns);
+/* The header watch(1) prints ("Every 2.0s: rocm-smi   host: Sun Nov 29
+ * 22:46:33 2026"): its time to UTC ns, 0; -1 when s is no such header. */
+int smi_watch_header(struct slice s, int64_t *t_ns);
 /* A number, bare or followed by exactly `unit` ("18.00 W" with "W", "16x"
  * with "x", "127W" with "W"); false for anything else ("59kW"), and for the
  * tokens of smi_missing_token() (which set *status bits). */

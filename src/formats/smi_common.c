@@ -89,6 +89,13 @@ int smi_ctime(struct slice s, int64_t *t_ns)
 	return 0;
 }
 
+int smi_watch_header(struct slice s, int64_t *t_ns)
+{
+	if (s.n < 24 || !slice_starts_with(s, "Every "))
+		return -1;
+	return smi_ctime((struct slice){ s.p + s.n - 24, 24 }, t_ns);
+}
+
 bool smi_value_unit(struct slice v, const char *unit, double *out, uint8_t *status)
 {
 	const char *p, *end;
