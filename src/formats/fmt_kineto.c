@@ -1068,6 +1068,12 @@ static enum sp sp_bytes(struct par *pp, size_t from, size_t to)
 
 #ifdef __SSE2__
 #include <emmintrin.h>
+#include <immintrin.h>
+
+/* One 64-byte block's masks, bit i for byte i. */
+struct sp_masks {
+	uint64_t backslash, quote, open, close, nl;
+};
 
 /* Bit i set: byte i of the 64 in v0..v3, with the bits of `mask` kept, is c. */
 static inline uint64_t eq64(__m128i v0, __m128i v1, __m128i v2, __m128i v3, char mask, char c)
@@ -1078,6 +1084,23 @@ static inline uint64_t eq64(__m128i v0, __m128i v1, __m128i v2, __m128i v3, char
 	uint64_t c2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v2, m), k));
 	uint64_t d = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v3, m), k));
 	return a | b << 16 | c2 << 32 | d << 48;
+}
+
+/* '{' and '[' differ only in bit 5 (0x20), as do '}' and ']' */
+static inline struct sp_masks masks_sse2(const char *p)
+{
+	const __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+	const __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+	const __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+	const __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
+	struct sp_masks m;
+
+	m.backslash = eq64(v0, v1, v2, v3, '\xff', '\\');
+	m.quote = eq64(v0, v1, v2, v3, '\xff', '"');
+	m.open = eq64(v0, v1, v2, v3, '\xdf', '[');
+	m.close = eq64(v0, v1, v2, v3, '\xdf', ']');
+	m.nl = eq64(v0, v1, v2, v3, '\xff', '\n');
+	return m;
 }
 
 /* Bit i: an odd number of bits set at or below i. */
@@ -1092,8 +1115,38 @@ static inline uint64_t prefix_xor(uint64_t x)
 	return x;
 }
 
+/* The same 64 bytes two 32-byte halves at a time (AVX2). */
+__attribute__((target("avx2"))) static inline uint64_t eq64_avx2(__m256i lo, __m256i hi, char mask, char c)
+{
+	const __m256i k = _mm256_set1_epi8(c), m = _mm256_set1_epi8(mask);
+	uint64_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(lo, m), k));
+	uint64_t b = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(hi, m), k));
+	return a | b << 32;
+}
+
+__attribute__((target("avx2"))) static inline struct sp_masks masks_avx2(const char *p)
+{
+	const __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	const __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+	struct sp_masks m;
+
+	m.backslash = eq64_avx2(lo, hi, '\xff', '\\');
+	m.quote = eq64_avx2(lo, hi, '\xff', '"');
+	m.open = eq64_avx2(lo, hi, '\xdf', '[');
+	m.close = eq64_avx2(lo, hi, '\xdf', ']');
+	m.nl = eq64_avx2(lo, hi, '\xff', '\n');
+	return m;
+}
+
+/* prefix_xor() as one carry-less multiply by all ones. */
+__attribute__((target("pclmul"))) static inline uint64_t prefix_xor_clmul(uint64_t x)
+{
+	return (uint64_t)_mm_cvtsi128_si64(
+		_mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xff), 0));
+}
+
 /* Newlines of the block at base below bit `below` (64: all). */
-static void sp_lines(struct par *pp, uint64_t nl, const char *b, const char *base, unsigned below)
+static inline void sp_lines(struct par *pp, uint64_t nl, const char *b, const char *base, unsigned below)
 {
 	if (below < 64)
 		nl &= (UINT64_C(1) << below) - 1;
@@ -1102,70 +1155,86 @@ static void sp_lines(struct par *pp, uint64_t nl, const char *b, const char *bas
 	pp->sp_line += (uint64_t)__builtin_popcountll(nl);
 	pp->sp_line_off = pp->fill_off + (uint64_t)(base - b) + 64 - (uint64_t)__builtin_clzll(nl);
 }
-#endif
 
 /*
  * Scan fill from sp_pos: SP_CUT at the first end of an event at or past the
  * target (sp_pos is then just after it), SP_END at a ']' or '}' that closes
- * the array (sp_pos on it), else SP_MORE.  64 bytes at a time where SSE2
- * is there: masks of quotes, brackets and newlines, strings as the running
- * parity of quotes; a block with a backslash, or after one, goes a byte at
- * a time (rare in traces).  A tail of under 64 bytes may stay unscanned: a cut there is
+ * the array (sp_pos on it), else SP_MORE.  64 bytes at a time: masks of
+ * quotes, brackets and newlines, strings as the running parity of quotes; a
+ * block with a backslash, or after one, goes a byte at a time (rare in
+ * traces).  A tail of under 64 bytes may stay unscanned: a cut there is
  * only found later, and at the end those bytes are read in line anyway.
  * Newlines are counted outside strings only in the byte path and everywhere
  * in the block path: valid JSON has none inside strings, and a job with one
- * fails whatever the count.
+ * fails whatever the count.  One body, built twice: with SSE2 (every
+ * x86-64) and with AVX2, carry-less multiply and popcnt where the CPU has
+ * them (sp_scan() asks it).
  */
+#define SP_SCAN_BODY(MASKS, PREFIX_XOR)                                                          \
+	{                                                                                          \
+		const char *b = pp->fill, *p = b + pp->sp_pos, *end = b + pp->fill_n;            \
+		for (; end - p >= 64; p += 64) {                                                 \
+			struct sp_masks m = MASKS(p);                                            \
+			uint64_t in_str, open, close;                                            \
+			/* a backslash here, or just before (it may escape a quote here) */      \
+			if (m.backslash || (p > b && p[-1] == '\\')) {                           \
+				enum sp r = sp_bytes(pp, (size_t)(p - b), (size_t)(p + 64 - b)); \
+				if (r != SP_MORE)                                                \
+					return r;                                                \
+				continue;                                                        \
+			}                                                                        \
+			in_str = PREFIX_XOR(m.quote) ^ (pp->sp_str ? ~UINT64_C(0) : 0);          \
+			open = m.open & ~in_str;                                                 \
+			close = m.close & ~in_str;                                               \
+			if (open | close) {                                                      \
+				uint64_t st = open | close;                                      \
+				while (st) {                                                     \
+					unsigned i = (unsigned)__builtin_ctzll(st);              \
+					enum sp r;                                               \
+					st &= st - 1;                                            \
+					if (open >> i & 1) {                                     \
+						pp->sp_depth++;                                  \
+						continue;                                        \
+					}                                                        \
+					if ((r = sp_close(pp, b, p + i)) != SP_MORE) {           \
+						sp_lines(pp, m.nl, b, p, i);                     \
+						pp->sp_str = false;                              \
+						return r;                                        \
+					}                                                        \
+				}                                                                \
+			}                                                                        \
+			sp_lines(pp, m.nl, b, p, 64);                                            \
+			pp->sp_str = in_str >> 63;                                               \
+		}                                                                                \
+		pp->sp_pos = (size_t)(p - b);                                                    \
+		return SP_MORE;                                                                  \
+	}
+
+static enum sp sp_scan_sse2(struct par *pp)
+SP_SCAN_BODY(masks_sse2, prefix_xor)
+
+__attribute__((target("avx2,pclmul,popcnt"))) static enum sp sp_scan_avx2(struct par *pp)
+SP_SCAN_BODY(masks_avx2, prefix_xor_clmul)
+
+#define SP_HAVE_AVX2() \
+	(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt"))
+/* Test seam: tests/unit/test_kineto.c takes both scans in turn. */
+#ifndef KT_TEST_SCAN_AVX2
+#define KT_TEST_SCAN_AVX2() SP_HAVE_AVX2()
+#endif
+
 static enum sp sp_scan(struct par *pp)
 {
-#ifdef __SSE2__
-	const char *b = pp->fill, *p = b + pp->sp_pos, *end = b + pp->fill_n;
-
-	for (; end - p >= 64; p += 64) {
-		const __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
-		const __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-		const __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
-		const __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
-		uint64_t quote, in_str, open, close, nl;
-		/* a backslash here, or just before (it may escape a quote here) */
-		if (eq64(v0, v1, v2, v3, '\xff', '\\') || (p > b && p[-1] == '\\')) {
-			enum sp r = sp_bytes(pp, (size_t)(p - b), (size_t)(p + 64 - b));
-			if (r != SP_MORE)
-				return r;
-			continue;
-		}
-		quote = eq64(v0, v1, v2, v3, '\xff', '"');
-		in_str = prefix_xor(quote) ^ (pp->sp_str ? ~UINT64_C(0) : 0);
-		/* '{' and '[' differ only in bit 5 (0x20), as do '}' and ']' */
-		open = eq64(v0, v1, v2, v3, '\xdf', '[') & ~in_str;
-		close = eq64(v0, v1, v2, v3, '\xdf', ']') & ~in_str;
-		nl = eq64(v0, v1, v2, v3, '\xff', '\n');
-		if (open | close) {
-			uint64_t st = open | close;
-			while (st) {
-				unsigned i = (unsigned)__builtin_ctzll(st);
-				enum sp r;
-				st &= st - 1;
-				if (open >> i & 1) {
-					pp->sp_depth++;
-					continue;
-				}
-				if ((r = sp_close(pp, b, p + i)) != SP_MORE) {
-					sp_lines(pp, nl, b, p, i);
-					pp->sp_str = false;
-					return r;
-				}
-			}
-		}
-		sp_lines(pp, nl, b, p, 64);
-		pp->sp_str = in_str >> 63;
-	}
-	pp->sp_pos = (size_t)(p - b);
-	return SP_MORE;
-#else
-	return sp_bytes(pp, pp->sp_pos, pp->fill_n);
-#endif
+	if (KT_TEST_SCAN_AVX2())
+		return sp_scan_avx2(pp);
+	return sp_scan_sse2(pp);
 }
+#else
+static enum sp sp_scan(struct par *pp)
+{
+	return sp_bytes(pp, pp->sp_pos, pp->fill_n);
+}
+#endif
 
 /*
  * The events are over (or one is too long to split): queue the events

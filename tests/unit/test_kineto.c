@@ -35,6 +35,10 @@ static void after_submit(bool *in_str)
 	submits++;
 }
 
+/* both splitter scans in turn, block by block, where the CPU has AVX2:
+ * each must cut where the other would (a wrong cut is a job read again) */
+static unsigned scans;
+#define KT_TEST_SCAN_AVX2() (SP_HAVE_AVX2() && (__atomic_fetch_add(&scans, 1, __ATOMIC_RELAXED) & 1))
 #define KT_TEST_AFTER_SUBMIT(pp) after_submit(&(pp)->sp_str)
 #define KT_TEST_REREAD() ((void)rereads++)
 #include "formats/fmt_kineto.c"
