@@ -698,7 +698,7 @@ static void test_many_jobs(void **state)
 
 	(void)state;
 	for (int i = 0; i < NJ; i++)
-		snprintf(ids + i * 6, 6, "J%04d", i);
+		snprintf(ids + i * 6, 6, "J%04u", (unsigned)i % 10000u);
 	memset(ids + longid, 'L', 60);
 	analysis_init(an, NULL);
 	for (int i = 0; i < NJ; i++) {
@@ -716,7 +716,7 @@ static void test_many_jobs(void **state)
 	for (int i = 0; i < NJ; i++) {
 		const struct an_job *j = &an->jobs[i];
 		char want[8];
-		snprintf(want, sizeof(want), "J%04d", i);
+		snprintf(want, sizeof(want), "J%04u", (unsigned)i % 10000u);
 		assert_string_equal(j->id, want);
 		if (i >= NJ - 40) {
 			assert_int_equal(j->gpu_mask, 0);

@@ -358,7 +358,7 @@ static void test_find_groups_many(void **state)
 	struct ingest_result res = { 0 };
 	struct report rep;
 	uint32_t x = 12345;
-	static char names[30][16];
+	static char names[30][24];
 
 	(void)state;
 	analysis_release(an);
