@@ -152,7 +152,8 @@ bool det_cause(const struct analysis *an, int gi, int64_t t0_ns, char *buf, size
 			ALLOC_GROW(x->found, nfound + 1, x->found_alloc);
 			x->found[nfound++] = x->at[j].i;
 		}
-		qsort(x->found, nfound, sizeof(*x->found), cmp_size);
+		if (nfound > 1)	/* none found: x->found may still be NULL */
+			qsort(x->found, nfound, sizeof(*x->found), cmp_size);
 	} else {
 		nfound = an->nevs;
 	}
