@@ -469,6 +469,12 @@ static void on_state(void *ud, int gi, const struct ival *iv, int st)
 	struct gpu_rows *g = rows_of(w, gi);
 	int64_t t0 = iv->t0_ns;
 
+	/* most intervals lie inside the minute already open: no division */
+	if (g->m.t_s != INT64_MIN && t0 < iv->t1_ns && t0 >= g->m.t_s * NS_PER_S &&
+	    iv->t1_ns <= g->m.t_s * NS_PER_S + MIN_NS) {
+		add_piece(&g->m, iv, st, t0, iv->t1_ns);
+		return;
+	}
 	while (t0 < iv->t1_ns) {
 		int64_t mi = floor_div(t0, MIN_NS), end = (mi + 1) * MIN_NS;
 		int64_t t1 = iv->t1_ns < end ? iv->t1_ns : end;
