@@ -198,6 +198,31 @@ bool amd_row_columns(struct parse_ctx *ctx, const char *line, struct slice s, ui
 	return true;
 }
 
+void amd_proc_row_emit(struct parse_ctx *ctx, const char *line, struct slice s, int64_t idx, int64_t pid,
+		       uint32_t name, int64_t t_ns, bool timed, double vram, double mem, bool has_vram_col)
+{
+	struct rec *r;
+
+	if (idx < 0 || pid < 0) {
+		ctx_bad(ctx, ctx_col(line, s.p), "a process row with no %s column", idx < 0 ? "GPU" : "PID");
+		return;
+	}
+	if (!(r = ctx_rec(ctx, REC_PROC)))
+		return;
+	r->t_ns = timed ? t_ns : 0;
+	r->time_kind = timed ? TK_ABS : TK_NONE;
+	r->gpu_index = (int32_t)idx;
+	r->pid = pid;
+	r->name = name;
+	r->present = 0;
+	if (!has_vram_col)
+		vram = mem;
+	if (vram >= 0) {
+		r->v[2] = vram;
+		r->present |= PF_FB;
+	}
+}
+
 int amd_pair(const struct amd_field *fa, const struct amd_field *fb, struct slice v, double *a,
 	     int *ra, double *b, int *rb, const char **why)
 {

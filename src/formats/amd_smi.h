@@ -59,6 +59,16 @@ bool amd_row_columns(struct parse_ctx *ctx, const char *line, struct slice s, ui
 		     uint32_t name_col, struct slice *v, struct slice *c, size_t cap);
 
 /*
+ * A process row's record: GPU index, pid, name (a batch string or
+ * STR_NONE), its time (TK_ABS when timed, else none), and its device
+ * memory: VRAM_MEM, or MEM_USAGE (VRAM + GTT + CPU) only where the table
+ * has no VRAM_MEM column (has_vram_col); -1 is not read.  A row with no
+ * GPU or PID (idx or pid < 0) is said at s instead.
+ */
+void amd_proc_row_emit(struct parse_ctx *ctx, const char *line, struct slice s, int64_t idx, int64_t pid,
+		       uint32_t name, int64_t t_ns, bool timed, double vram, double mem, bool has_vram_col);
+
+/*
  * "3.0/191.7 GB", "10/212 W", "N/A": two values over the one unit after
  * them, of fields fa and fb; *ra and *rb as amd_value() returns for each.
  * -1 (and *why) when either is not a reading of its field.

@@ -286,7 +286,6 @@ static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line,
 	bool has_vram_col = false;
 	uint32_t name = STR_NONE;
 	uint8_t st = 0;
-	struct rec *r;
 
 	/* a name with spaces: its words are the row's words over the labels */
 	if (!amd_row_columns(ctx, line, s, m->ncols, m->name_col, v, c, MAX_COLS + 16))
@@ -329,27 +328,9 @@ static void proc_row(struct parse_ctx *ctx, struct amd_mon *m, const char *line,
 			break;
 		}
 	}
-	if (idx < 0 || pid < 0) {
-		ctx_bad(ctx, ctx_col(line, s.p), "a process row with no %s column",
-			idx < 0 ? "GPU" : "PID");
-		return;
-	}
-	if (!(r = ctx_rec(ctx, REC_PROC)))
-		return;
-	r->t_ns = t_ns >= 0 ? t_ns : m->has_time ? m->t_ns : 0;
-	r->time_kind = t_ns >= 0 || m->has_time ? TK_ABS : TK_NONE;
-	r->gpu_index = (int32_t)idx;
-	r->pid = pid;
-	r->name = name;
-	r->present = 0;
-	/* VRAM_MEM is the device memory; MEM_USAGE (VRAM + GTT + CPU) only
-	 * where the table has no VRAM_MEM */
-	if (!has_vram_col)
-		vram = mem;
-	if (vram >= 0) {
-		r->v[2] = vram;
-		r->present |= PF_FB;
-	}
+	/* VRAM_MEM is the device memory; MEM_USAGE only without that column */
+	amd_proc_row_emit(ctx, line, s, idx, pid, name, t_ns >= 0 ? t_ns : m->t_ns, t_ns >= 0 || m->has_time, vram,
+			  mem, has_vram_col);
 }
 
 static void am_line(struct parse_ctx *ctx, const char *line, size_t n)

@@ -243,7 +243,6 @@ static void proc_row(struct parse_ctx *ctx, struct amd_table *t, const char *lin
 	bool has_vram = false;
 	uint32_t name = STR_NONE;
 	const char *why = NULL;
-	struct rec *r;
 
 	if (!amd_row_columns(ctx, line, s, t->np, t->pname, v, c, MAX_COLS + 16))
 		return;
@@ -289,25 +288,7 @@ static void proc_row(struct parse_ctx *ctx, struct amd_table *t, const char *lin
 			break;
 		}
 	}
-	if (idx < 0 || pid < 0) {
-		ctx_bad(ctx, ctx_col(line, s.p), "a process row with no %s column",
-			idx < 0 ? "GPU" : "PID");
-		return;
-	}
-	if (!(r = ctx_rec(ctx, REC_PROC)))
-		return;
-	r->t_ns = t->has_time ? t->t_ns : 0;
-	r->time_kind = t->has_time ? TK_ABS : TK_NONE;
-	r->gpu_index = (int32_t)idx;
-	r->pid = pid;
-	r->name = name;
-	r->present = 0;
-	if (!has_vram)
-		vram = mem;	/* MEM_USAGE only where there is no VRAM_MEM */
-	if (vram >= 0) {
-		r->v[2] = vram;
-		r->present |= PF_FB;
-	}
+	amd_proc_row_emit(ctx, line, s, idx, pid, name, t->t_ns, t->has_time, vram, mem, has_vram);
 }
 
 static void at_line(struct parse_ctx *ctx, const char *line, size_t n)
