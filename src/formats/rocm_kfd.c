@@ -81,26 +81,6 @@ void rocm_kfd_banner(struct parse_ctx *ctx, struct rocm_kfd *k, struct slice s)
 	}
 }
 
-static size_t tokens(struct slice s, struct slice *t, size_t cap)
-{
-	const char *p = s.p, *end = s.p + s.n;
-	size_t n = 0;
-
-	while (n < cap) {
-		const char *q;
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p >= end)
-			break;
-		q = p;
-		while (q < end && *q != ' ' && *q != '\t')
-			q++;
-		t[n++] = (struct slice){ p, (size_t)(q - p) };
-		p = q;
-	}
-	return n;
-}
-
 static int find_pid(const struct rocm_kfd *k, int64_t pid)
 {
 	for (uint32_t i = 0; i < k->npid; i++)
@@ -148,7 +128,7 @@ static void kfd_row(struct parse_ctx *ctx, struct rocm_kfd *k, const char *line,
 		    int64_t t_ns, uint8_t time_kind)
 {
 	struct slice t[MAX_TOK];
-	size_t nt = tokens(s, t, MAX_TOK);
+	size_t nt = scan_tokens(s, t, MAX_TOK);
 	struct slice name, gpus, vram;
 	int64_t pid, count = 0, bytes = -1;
 	uint8_t st = 0;
@@ -301,7 +281,7 @@ bool rocm_kfd_line(struct parse_ctx *ctx, struct rocm_kfd *k, const char *line, 
 		return true;
 	if (k->sect == S_GPUS && k->list_pid >= 0 && s.p[0] >= '0' && s.p[0] <= '9') {
 		struct slice t[MAX_TOK];
-		size_t nt = tokens(s, t, MAX_TOK);
+		size_t nt = scan_tokens(s, t, MAX_TOK);
 		for (size_t i = 0; i < nt; i++) {
 			int64_t idx;
 			if (slice_to_i64(t[i], &idx) || idx < 0 || idx > 65535) {
